@@ -1,0 +1,247 @@
+package journal
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Doc is a document as the journal knows it.
+type Doc struct {
+	ID             int64
+	SourceID       string
+	SHA256         string
+	Path           string
+	Line           int
+	Size           int64
+	Pages          int
+	State          State
+	Reason         string
+	Attempts       int
+	Abandoned      int
+	LeaseOwner     string
+	LeaseExpires   time.Time
+	NextAttemptAt  time.Time
+	TraceID        string
+	MeanConfidence float64
+	Band           string
+	Artifact       string
+	ArtifactSHA256 string
+	AdmittedAt     time.Time
+	StartedAt      time.Time
+	FinishedAt     time.Time
+}
+
+const docColumns = `id, source_id, sha256, path, manifest_line, size, pages, state, reason,
+	attempts, abandoned, COALESCE(lease_owner,''), lease_expires, next_attempt_at, trace_id,
+	COALESCE(mean_confidence,0), band, artifact, artifact_sha256, admitted_at, started_at, finished_at`
+
+type scanner interface{ Scan(...any) error }
+
+func scanDoc(s scanner) (Doc, error) {
+	var d Doc
+	var leaseExp, next, admitted, started, finished sql.NullInt64
+	err := s.Scan(&d.ID, &d.SourceID, &d.SHA256, &d.Path, &d.Line, &d.Size, &d.Pages, &d.State, &d.Reason,
+		&d.Attempts, &d.Abandoned, &d.LeaseOwner, &leaseExp, &next, &d.TraceID,
+		&d.MeanConfidence, &d.Band, &d.Artifact, &d.ArtifactSHA256, &admitted, &started, &finished)
+	d.LeaseExpires, d.NextAttemptAt = fromMS(leaseExp), fromMS(next)
+	d.AdmittedAt, d.StartedAt, d.FinishedAt = fromMS(admitted), fromMS(started), fromMS(finished)
+	return d, err
+}
+
+// Document returns the document with the given id.
+func (j *Journal) Document(id int64) (Doc, error) {
+	d, err := scanDoc(j.db.QueryRow(`SELECT `+docColumns+` FROM documents WHERE id=?`, id))
+	if err != nil {
+		return d, fmt.Errorf("journal: document %d: %w", id, err)
+	}
+	return d, nil
+}
+
+// Documents calls fn for every document in manifest order.
+func (j *Journal) Documents(fn func(Doc) error) error {
+	rows, err := j.db.Query(`SELECT ` + docColumns + ` FROM documents ORDER BY manifest_line`)
+	if err != nil {
+		return fmt.Errorf("journal: listing documents: %w", err)
+	}
+	defer rows.Close()
+	var docs []Doc
+	for rows.Next() {
+		d, err := scanDoc(rows)
+		if err != nil {
+			return fmt.Errorf("journal: listing documents: %w", err)
+		}
+		docs = append(docs, d)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	// fn runs after the query is closed: with one connection, fn may
+	// itself use the journal.
+	for _, d := range docs {
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Admission is what admission learned about a row whose file passed.
+type Admission struct {
+	Line     int
+	SourceID string
+	SHA256   string
+	Path     string
+	Size     int64
+	Pages    int
+}
+
+// RowStatus is how a manifest row stands in the journal.
+type RowStatus struct {
+	Line     int
+	SourceID string
+	State    State // the row's own state: rejected, duplicate, or its document's
+	Reason   string
+	SHA256   string
+	DocID    int64 // 0 for a rejected row
+}
+
+// Row returns the status of the row at a manifest line; ok is false when the
+// journal has not seen that line.
+func (j *Journal) Row(line int) (st RowStatus, ok bool, err error) {
+	var kind string
+	var docID sql.NullInt64
+	var docState, docReason sql.NullString
+	err = j.db.QueryRow(`SELECT r.line, r.source_id, r.kind, r.reason, r.sha256, r.document_id, d.state, d.reason
+		FROM rows r LEFT JOIN documents d ON d.id = r.document_id WHERE r.line=?`, line).
+		Scan(&st.Line, &st.SourceID, &kind, &st.Reason, &st.SHA256, &docID, &docState, &docReason)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, false, nil
+	}
+	if err != nil {
+		return st, false, fmt.Errorf("journal: row %d: %w", line, err)
+	}
+	st.DocID = docID.Int64
+	switch kind {
+	case "rejected":
+		st.State = Rejected
+	case "duplicate":
+		st.State, st.Reason = Duplicate, ""
+	default:
+		st.State, st.Reason = State(docState.String), docReason.String
+	}
+	return st, true, nil
+}
+
+// Reject records a row refused by parsing or admission. A row recorded
+// earlier keeps its first verdict, unless it owned a document still queued:
+// then the document is rejected too (its file changed or vanished between
+// runs, so it cannot be trusted).
+func (j *Journal) Reject(line int, sourceID, sha256, reason string) error {
+	return j.tx(func(tx *sql.Tx) error {
+		var oldSource, kind string
+		var docID sql.NullInt64
+		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE line=?`, line).Scan(&oldSource, &kind, &docID)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			_, err = tx.Exec(`INSERT INTO rows(line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?)`,
+				line, sourceID, "rejected", reason, sha256, ms(time.Now()))
+			return err
+		case err != nil:
+			return err
+		case oldSource != sourceID:
+			return fmt.Errorf("line %d: journal has source_id %q: %w", line, oldSource, ErrManifestChanged)
+		case kind == "doc":
+			_, err = tx.Exec(`UPDATE documents SET state='rejected', reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
+				WHERE id=? AND state='queued'`, reason, ms(time.Now()), docID.Int64)
+			return err
+		}
+		return nil
+	})
+}
+
+// Admit records a row whose file passed admission and returns its status:
+//
+//   - a new source_id creates a queued document owned by this row;
+//   - the same source_id with the same bytes as an earlier row's document
+//     makes this row a duplicate of it (no second OCR);
+//   - the same source_id with different bytes rejects this row as conflict;
+//     the first document is never overwritten;
+//   - a row seen before returns its recorded status. If it owns a document
+//     still queued whose bytes have since changed, that document is rejected
+//     as conflict.
+func (j *Journal) Admit(a Admission) (RowStatus, error) {
+	err := j.tx(func(tx *sql.Tx) error {
+		now := ms(time.Now())
+		var oldSource, kind string
+		var docID sql.NullInt64
+		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE line=?`, a.Line).Scan(&oldSource, &kind, &docID)
+		if err == nil {
+			if oldSource != a.SourceID {
+				return fmt.Errorf("line %d: journal has source_id %q: %w", a.Line, oldSource, ErrManifestChanged)
+			}
+			if kind == "doc" {
+				_, err = tx.Exec(`UPDATE documents SET state='rejected', reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
+					WHERE id=? AND state='queued' AND sha256<>?`, ReasonConflict, now, docID.Int64, a.SHA256)
+			}
+			return err
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var existing int64
+		var existingSHA string
+		err = tx.QueryRow(`SELECT id, sha256 FROM documents WHERE source_id=?`, a.SourceID).Scan(&existing, &existingSHA)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			res, err := tx.Exec(`INSERT INTO documents(source_id, sha256, path, manifest_line, size, pages, state, trace_id, admitted_at)
+				VALUES(?,?,?,?,?,?,?,?,?)`, a.SourceID, a.SHA256, a.Path, a.Line, a.Size, a.Pages, Queued, NewToken(), now)
+			if err != nil {
+				return err
+			}
+			id, _ := res.LastInsertId()
+			_, err = tx.Exec(`INSERT INTO rows(line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?)`,
+				a.Line, a.SourceID, "doc", a.SHA256, id, now)
+			return err
+		case err != nil:
+			return err
+		case existingSHA == a.SHA256:
+			_, err = tx.Exec(`INSERT INTO rows(line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?)`,
+				a.Line, a.SourceID, "duplicate", a.SHA256, existing, now)
+			return err
+		default:
+			_, err = tx.Exec(`INSERT INTO rows(line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?)`,
+				a.Line, a.SourceID, "rejected", ReasonConflict, a.SHA256, now)
+			return err
+		}
+	})
+	if err != nil {
+		return RowStatus{}, fmt.Errorf("journal: admitting line %d: %w", a.Line, err)
+	}
+	st, _, err := j.Row(a.Line)
+	return st, err
+}
+
+// Unfinished returns how many documents are not yet in a final state, and
+// how many of those are leased by a live owner.
+func (j *Journal) Unfinished() (queued, leased int, err error) {
+	now := ms(time.Now())
+	err = j.db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(lease_token IS NOT NULL AND lease_expires > ?),0) FROM documents WHERE state='queued'`, now).
+		Scan(&queued, &leased)
+	if err != nil {
+		return 0, 0, fmt.Errorf("journal: counting unfinished documents: %w", err)
+	}
+	return queued, leased, nil
+}
+
+// LeasedByOther reports whether the document is held by a live lease of an
+// owner other than o: one that has not expired and whose process, when on
+// this host, still runs.
+func (d Doc) LeasedByOther(o Owner, now time.Time) bool {
+	if d.LeaseOwner == "" || Owner(d.LeaseOwner) == o {
+		return false
+	}
+	return d.LeaseExpires.After(now) && !Owner(d.LeaseOwner).dead()
+}

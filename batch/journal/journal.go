@@ -1,0 +1,286 @@
+// Package journal is refbatch's record of progress: the only source of truth
+// for which manifest rows were seen, which documents were admitted, who holds
+// a lease on which document, every attempt and its cause, and the final state
+// of every row. It is the only importer of the SQLite driver.
+//
+// The journal is a SQLite database in WAL mode (modernc.org/sqlite, no cgo).
+// Every write is a short IMMEDIATE transaction, so several refbatch processes
+// may share one journal: the database serialises them, and every write that
+// publishes a result is conditional on the caller's lease token.
+//
+// The model:
+//
+//   - a row is one manifest record, keyed by its manifest line. It is
+//     rejected (with a reason), a duplicate of a document, or the owner of a
+//     document whose state it shares;
+//   - a document is one referral to OCR, keyed by source_id, with the SHA-256
+//     of its bytes. Its state is queued until it ends done or review;
+//   - a lease (owner, token, expiry) on a queued document gives one process
+//     the right to work on it; Claim counts the attempt before any work, so a
+//     document that keeps failing reaches the attempt cap;
+//   - an attempt records who tried, when, and how it ended (done, review, or
+//     a transient cause such as crash, oom, io).
+//
+// The journal never stores document text or participant IDs.
+package journal
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"time"
+
+	_ "modernc.org/sqlite" // the journal's SQLite driver
+)
+
+// State is the state of a row or a document.
+type State string
+
+// The states of DESIGN.md §4, plus queued for admitted work in progress.
+const (
+	Queued    State = "queued"
+	Done      State = "done"
+	Review    State = "review"
+	Rejected  State = "rejected"
+	Duplicate State = "duplicate"
+)
+
+// Final reports whether s is an end state.
+func (s State) Final() bool { return s != Queued && s != "" }
+
+// Review and attempt reasons set by the journal itself.
+const (
+	ReasonAttemptsExhausted = "attempts_exhausted"
+	ReasonConflict          = "conflict"
+)
+
+// Errors returned by the lease operations.
+var (
+	// ErrNotClaimable means the document is final, leased by a live owner,
+	// or waiting out a retry backoff.
+	ErrNotClaimable = errors.New("document is not claimable")
+	// ErrLeaseLost means the caller's lease token is no longer current:
+	// another owner took the document, so the caller must not publish.
+	ErrLeaseLost = errors.New("lease lost")
+	// ErrManifestChanged means a manifest line now names another source_id
+	// than the journal recorded for it.
+	ErrManifestChanged = errors.New("manifest changed since the journal was written")
+)
+
+// Journal is an open journal database.
+type Journal struct {
+	db   *sql.DB
+	path string
+}
+
+const schemaVersion = 1
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS documents (
+		id              INTEGER PRIMARY KEY,
+		source_id       TEXT NOT NULL UNIQUE,
+		sha256          TEXT NOT NULL,
+		path            TEXT NOT NULL,
+		manifest_line   INTEGER NOT NULL,
+		size            INTEGER NOT NULL,
+		pages           INTEGER NOT NULL,
+		state           TEXT NOT NULL,
+		reason          TEXT NOT NULL DEFAULT '',
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		abandoned       INTEGER NOT NULL DEFAULT 0,
+		lease_owner     TEXT,
+		lease_token     TEXT,
+		lease_expires   INTEGER,
+		next_attempt_at INTEGER NOT NULL DEFAULT 0,
+		trace_id        TEXT NOT NULL,
+		mean_confidence REAL,
+		band            TEXT NOT NULL DEFAULT '',
+		artifact        TEXT NOT NULL DEFAULT '',
+		artifact_sha256 TEXT NOT NULL DEFAULT '',
+		admitted_at     INTEGER NOT NULL,
+		started_at      INTEGER,
+		finished_at     INTEGER
+	)`,
+	`CREATE INDEX IF NOT EXISTS documents_state ON documents(state)`,
+	`CREATE TABLE IF NOT EXISTS rows (
+		line        INTEGER PRIMARY KEY,
+		source_id   TEXT NOT NULL,
+		kind        TEXT NOT NULL,
+		reason      TEXT NOT NULL DEFAULT '',
+		sha256      TEXT NOT NULL DEFAULT '',
+		document_id INTEGER REFERENCES documents(id),
+		recorded_at INTEGER NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS attempts (
+		id          INTEGER PRIMARY KEY,
+		document_id INTEGER NOT NULL REFERENCES documents(id),
+		number      INTEGER NOT NULL,
+		owner       TEXT NOT NULL,
+		token       TEXT NOT NULL,
+		started_at  INTEGER NOT NULL,
+		ended_at    INTEGER,
+		outcome     TEXT NOT NULL DEFAULT '',
+		cause       TEXT NOT NULL DEFAULT ''
+	)`,
+	`CREATE INDEX IF NOT EXISTS attempts_document ON attempts(document_id)`,
+	`CREATE TABLE IF NOT EXISTS pages (
+		attempt_id  INTEGER NOT NULL REFERENCES attempts(id),
+		document_id INTEGER NOT NULL,
+		page        INTEGER NOT NULL,
+		dpi         INTEGER NOT NULL,
+		render_ms   REAL NOT NULL,
+		ocr_ms      REAL NOT NULL,
+		words       INTEGER NOT NULL,
+		mean_confidence REAL NOT NULL,
+		finished_at INTEGER NOT NULL,
+		PRIMARY KEY (attempt_id, page)
+	)`,
+	`CREATE TABLE IF NOT EXISTS runs (
+		id          INTEGER PRIMARY KEY,
+		owner       TEXT NOT NULL,
+		started_at  INTEGER NOT NULL,
+		finished_at INTEGER,
+		exit        TEXT NOT NULL DEFAULT '',
+		settings    TEXT NOT NULL DEFAULT '{}',
+		versions    TEXT NOT NULL DEFAULT '{}',
+		cpu_seconds REAL NOT NULL DEFAULT 0,
+		peak_inflight_bytes INTEGER NOT NULL DEFAULT 0
+	)`,
+}
+
+// Open opens (creating if needed) the journal at path. The file is created
+// with mode 0600.
+func Open(path string) (*Journal, error) {
+	// Create the file ourselves so its mode is 0600 from the first byte.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	f.Close()
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(30000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	// One connection: writes in this process are serialised here, and
+	// SQLite serialises them across processes.
+	db.SetMaxOpenConns(1)
+	j := &Journal{db: db, path: path}
+	if err := j.migrate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+func (j *Journal) migrate() error {
+	return j.tx(func(tx *sql.Tx) error {
+		for _, s := range schema {
+			if _, err := tx.Exec(s); err != nil {
+				return fmt.Errorf("creating journal schema: %w", err)
+			}
+		}
+		var v string
+		err := tx.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			_, err = tx.Exec(`INSERT INTO meta(key,value) VALUES('schema_version',?)`, fmt.Sprint(schemaVersion))
+			return err
+		case err != nil:
+			return fmt.Errorf("reading journal schema version: %w", err)
+		case v != fmt.Sprint(schemaVersion):
+			return fmt.Errorf("journal schema version %s, this refbatch reads %d", v, schemaVersion)
+		}
+		return nil
+	})
+}
+
+// Close closes the journal.
+func (j *Journal) Close() error { return j.db.Close() }
+
+// Path is the journal's file.
+func (j *Journal) Path() string { return j.path }
+
+func (j *Journal) tx(fn func(*sql.Tx) error) error {
+	tx, err := j.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("journal commit: %w", err)
+	}
+	return nil
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v sql.NullInt64) time.Time {
+	if !v.Valid || v.Int64 == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64)
+}
+
+// NewToken returns a random identifier for a lease or a trace.
+func NewToken() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// SetMeta records a key/value pair (settings, the encryption choice).
+func (j *Journal) SetMeta(key, value string) error {
+	_, err := j.db.Exec(`INSERT INTO meta(key,value) VALUES(?,?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("journal meta %s: %w", key, err)
+	}
+	return nil
+}
+
+// Meta returns a value set by SetMeta, or "" when unset.
+func (j *Journal) Meta(key string) (string, error) {
+	var v string
+	err := j.db.QueryRow(`SELECT value FROM meta WHERE key=?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+// IntegrityCheck runs SQLite's integrity check and returns its findings,
+// empty when the database is sound.
+func (j *Journal) IntegrityCheck() ([]string, error) {
+	rows, err := j.db.Query(`PRAGMA integrity_check`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		if s != "ok" {
+			out = append(out, s)
+		}
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,304 @@
+package journal
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Owner names a process that holds leases: host, pid, the process's start
+// time (so a recycled pid is not mistaken for it) and a random suffix (so
+// two runs inside one process are distinct).
+type Owner string
+
+// NewOwner returns an Owner for the calling process.
+func NewOwner() Owner {
+	host, _ := os.Hostname()
+	pid := os.Getpid()
+	return Owner(fmt.Sprintf("%s/%d/%s/%s", host, pid, procStart(pid), NewToken()[:8]))
+}
+
+// procStart returns the start time of a process in clock ticks since boot
+// (field 22 of /proc/PID/stat), or "" when it cannot be read.
+func procStart(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// The command name (field 2) may hold spaces; fields restart after ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
+}
+
+// dead reports whether the owner is a process on this host that no longer
+// runs. An owner on another host is never declared dead: only its lease
+// expiry frees its work.
+func (o Owner) dead() bool {
+	parts := strings.Split(string(o), "/")
+	if len(parts) != 4 {
+		return false
+	}
+	host, _ := os.Hostname()
+	if parts[0] != host {
+		return false
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil {
+		return false
+	}
+	return procStart(pid) != parts[2]
+}
+
+// Lease is the right to work on one document, for one attempt.
+type Lease struct {
+	DocID     int64
+	Owner     Owner
+	Token     string
+	Attempt   int   // 1-based attempt number
+	AttemptID int64 // row in the attempts table
+}
+
+// Policy bounds how often a document is tried.
+type Policy struct {
+	MaxAttempts int           // attempts that failed transiently before review attempts_exhausted
+	LeaseTTL    time.Duration // how long a lease lives without renewal
+}
+
+// Claim takes a lease on a queued document and counts the attempt before any
+// work is done. It returns ErrNotClaimable when the document is final, leased
+// by a live owner, or in its retry backoff.
+//
+// A lease whose owner died (expired, or a dead process on this host) is
+// taken over; that attempt is recorded as abandoned. Abandoned attempts do not
+// count against MaxAttempts (the worker did not fail: the process running it
+// was killed), but a document abandoned 3×MaxAttempts times goes to review as
+// attempts_exhausted, so not even a document that kills its whole process can
+// circulate forever.
+func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
+	l := Lease{DocID: docID, Owner: owner, Token: NewToken()}
+	// Some refusals still write (taking over a dead lease, moving an
+	// exhausted document to review), so they commit and report afterwards.
+	refused := false
+	err := j.tx(func(tx *sql.Tx) error {
+		now := time.Now()
+		var state State
+		var attempts, abandoned int
+		var leaseOwner, leaseToken sql.NullString
+		var leaseExp sql.NullInt64
+		var next int64
+		err := tx.QueryRow(`SELECT state, attempts, abandoned, lease_owner, lease_token, lease_expires, next_attempt_at
+			FROM documents WHERE id=?`, docID).Scan(&state, &attempts, &abandoned, &leaseOwner, &leaseToken, &leaseExp, &next)
+		if err != nil {
+			return err
+		}
+		if state != Queued {
+			refused = true
+			return nil
+		}
+		if leaseToken.Valid {
+			if leaseExp.Int64 > ms(now) && !Owner(leaseOwner.String).dead() {
+				refused = true
+				return nil
+			}
+			cause := "lease_expired"
+			if Owner(leaseOwner.String).dead() {
+				cause = "owner_died"
+			}
+			if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome='abandoned', cause=? WHERE document_id=? AND token=? AND ended_at IS NULL`,
+				ms(now), cause, docID, leaseToken.String); err != nil {
+				return err
+			}
+			abandoned++
+			if _, err := tx.Exec(`UPDATE documents SET abandoned=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`,
+				abandoned, docID); err != nil {
+				return err
+			}
+		}
+		if next > ms(now) {
+			refused = true
+			return nil
+		}
+		if attempts-abandoned >= p.MaxAttempts || abandoned >= 3*p.MaxAttempts {
+			_, err := tx.Exec(`UPDATE documents SET state='review', reason=?, finished_at=? WHERE id=?`,
+				ReasonAttemptsExhausted, ms(now), docID)
+			refused = true
+			return err
+		}
+		l.Attempt = attempts + 1
+		if _, err := tx.Exec(`UPDATE documents SET attempts=?, lease_owner=?, lease_token=?, lease_expires=?,
+			started_at=COALESCE(started_at, ?) WHERE id=?`,
+			l.Attempt, string(owner), l.Token, ms(now.Add(p.LeaseTTL)), ms(now), docID); err != nil {
+			return err
+		}
+		res, err := tx.Exec(`INSERT INTO attempts(document_id, number, owner, token, started_at) VALUES(?,?,?,?,?)`,
+			docID, l.Attempt, string(owner), l.Token, ms(now))
+		if err != nil {
+			return err
+		}
+		l.AttemptID, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return Lease{}, fmt.Errorf("journal: claiming document %d: %w", docID, err)
+	}
+	if refused {
+		return Lease{}, ErrNotClaimable
+	}
+	return l, nil
+}
+
+// current runs fn in a transaction only if l is still the document's lease.
+func (j *Journal) current(l Lease, fn func(tx *sql.Tx, now time.Time) error) error {
+	return j.tx(func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM documents WHERE id=? AND lease_token=? AND state='queued'`, l.DocID, l.Token).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrLeaseLost
+		}
+		return fn(tx, time.Now())
+	})
+}
+
+// Renew extends the lease; ErrLeaseLost when it is no longer current.
+func (j *Journal) Renew(l Lease, ttl time.Duration) error {
+	return j.current(l, func(tx *sql.Tx, now time.Time) error {
+		_, err := tx.Exec(`UPDATE documents SET lease_expires=? WHERE id=?`, ms(now.Add(ttl)), l.DocID)
+		return err
+	})
+}
+
+// PageMetric is what one recognised page cost.
+type PageMetric struct {
+	Page           int
+	DPI            int
+	Render, OCR    time.Duration
+	Words          int
+	MeanConfidence float64
+}
+
+// PageDone records a page's metrics and renews the lease in one transaction.
+func (j *Journal) PageDone(l Lease, m PageMetric, ttl time.Duration) error {
+	return j.current(l, func(tx *sql.Tx, now time.Time) error {
+		if _, err := tx.Exec(`INSERT OR REPLACE INTO pages(attempt_id, document_id, page, dpi, render_ms, ocr_ms, words, mean_confidence, finished_at)
+			VALUES(?,?,?,?,?,?,?,?,?)`, l.AttemptID, l.DocID, m.Page, m.DPI,
+			float64(m.Render.Microseconds())/1000, float64(m.OCR.Microseconds())/1000, m.Words, m.MeanConfidence, ms(now)); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`UPDATE documents SET lease_expires=? WHERE id=?`, ms(now.Add(ttl)), l.DocID)
+		return err
+	})
+}
+
+// Result is how an attempt ended with a verdict.
+type Result struct {
+	State          State // Done or Review
+	Reason         string
+	MeanConfidence float64
+	Band           string
+	Artifact       string
+	ArtifactSHA256 string
+}
+
+// Finish publishes an attempt's verdict, only if l is still current
+// (ErrLeaseLost otherwise: the caller must then discard its artifact).
+func (j *Journal) Finish(l Lease, r Result) error {
+	if !r.State.Final() {
+		return fmt.Errorf("journal: finish with non-final state %q", r.State)
+	}
+	return j.current(l, func(tx *sql.Tx, now time.Time) error {
+		if _, err := tx.Exec(`UPDATE documents SET state=?, reason=?, mean_confidence=?, band=?, artifact=?, artifact_sha256=?,
+			lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
+			r.State, r.Reason, r.MeanConfidence, r.Band, r.Artifact, r.ArtifactSHA256, ms(now), l.DocID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE id=?`, ms(now), r.State, r.Reason, l.AttemptID)
+		return err
+	})
+}
+
+// Fail records a transient failure (cause: crash, oom, io, ...). The document
+// goes back to the queue, claimable again at retryAt, or to review as
+// attempts_exhausted when this was its last allowed attempt. exhausted
+// reports which.
+func (j *Journal) Fail(l Lease, cause string, retryAt time.Time, p Policy) (exhausted bool, err error) {
+	err = j.current(l, func(tx *sql.Tx, now time.Time) error {
+		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome='failed', cause=? WHERE id=?`, ms(now), cause, l.AttemptID); err != nil {
+			return err
+		}
+		var attempts, abandoned int
+		if err := tx.QueryRow(`SELECT attempts, abandoned FROM documents WHERE id=?`, l.DocID).Scan(&attempts, &abandoned); err != nil {
+			return err
+		}
+		if attempts-abandoned >= p.MaxAttempts {
+			exhausted = true
+			_, err := tx.Exec(`UPDATE documents SET state='review', reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
+				ReasonAttemptsExhausted, ms(now), l.DocID)
+			return err
+		}
+		_, err := tx.Exec(`UPDATE documents SET next_attempt_at=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`,
+			ms(retryAt), l.DocID)
+		return err
+	})
+	return exhausted, err
+}
+
+// Release gives a lease back without a verdict, because the run was
+// interrupted: the attempt is recorded as interrupted and not counted.
+func (j *Journal) Release(l Lease) error {
+	err := j.current(l, func(tx *sql.Tx, now time.Time) error {
+		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome='interrupted' WHERE id=?`, ms(now), l.AttemptID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`UPDATE documents SET attempts=attempts-1, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`, l.DocID)
+		return err
+	})
+	if errors.Is(err, ErrLeaseLost) {
+		return nil
+	}
+	return err
+}
+
+// Attempt is one recorded attempt.
+type Attempt struct {
+	DocID     int64
+	Number    int
+	Owner     string
+	StartedAt time.Time
+	EndedAt   time.Time
+	Outcome   string
+	Cause     string
+}
+
+// Attempts returns the attempts on a document, oldest first.
+func (j *Journal) Attempts(docID int64) ([]Attempt, error) {
+	rows, err := j.db.Query(`SELECT document_id, number, owner, started_at, ended_at, outcome, cause FROM attempts WHERE document_id=? ORDER BY id`, docID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Attempt
+	for rows.Next() {
+		var a Attempt
+		var start, end sql.NullInt64
+		if err := rows.Scan(&a.DocID, &a.Number, &a.Owner, &start, &end, &a.Outcome, &a.Cause); err != nil {
+			return nil, err
+		}
+		a.StartedAt, a.EndedAt = fromMS(start), fromMS(end)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

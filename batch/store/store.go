@@ -1,0 +1,328 @@
+// Package store is refbatch's artifacts folder: the one place where document
+// text is written to disk.
+//
+// A Store is a single flat folder (mode 0700) of artifact files (mode 0600).
+// When it is opened with age recipients every artifact is encrypted to all of
+// them and the folder holds only ciphertext; with no recipients it holds
+// plaintext (refbatch's --plaintext).
+//
+// Put is the handoff of DESIGN.md §1 step 7. It never exposes a partly written
+// artifact under its final name:
+//
+//  1. the bytes are encrypted while they are written to a temp file with a
+//     random name (TempPrefix + random) in the store's folder, mode 0600;
+//  2. the temp file is fsynced and closed, then renamed to the artifact's
+//     name, and the folder is fsynced so that the rename survives a crash;
+//  3. the destination is read back and its SHA-256 (of the bytes on disk,
+//     i.e. of the ciphertext when encrypted) is returned for the journal.
+//
+// On any error before the rename the temp file is removed. A crash can still
+// leave a temp file behind; SweepTemp removes those and is meant to run at
+// start, before any Put. Disk-full errors keep syscall.ENOSPC in their chain
+// so that callers can tell them apart with IsNoSpace.
+//
+// Artifact names are plain file names: no path separators and no leading
+// dot, which also keeps them apart from temp files.
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"filippo.io/age"
+)
+
+// TempPrefix starts the name of every temp file Put creates. Artifact names
+// cannot start with it, so SweepTemp never removes an artifact.
+const TempPrefix = ".tmp-"
+
+// ageMagic is the first line of every binary age file.
+const ageMagic = "age-encryption.org/v1\n"
+
+// ErrNoIdentities is returned by Read for an encrypted artifact when no
+// identity was given.
+var ErrNoIdentities = errors.New("artifact is encrypted and no identity was given")
+
+// Store is an artifacts folder. Its methods may be called from several
+// goroutines at once, as long as they do not Put the same name concurrently.
+type Store struct {
+	dir        string
+	recipients []age.Recipient
+}
+
+// wrapTempWriter lets tests inject a failing writer between the encryptor and
+// the temp file. Nil in production.
+var wrapTempWriter func(io.Writer) io.Writer
+
+// Open opens the artifacts folder dir, creating it (and its parents) with mode
+// 0700 if needed, and tightening an existing folder to 0700 if it was looser.
+// With nil or empty recipients artifacts are stored in plaintext.
+func Open(dir string, recipients []age.Recipient) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("opening artifacts folder: empty path")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating artifacts folder: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening artifacts folder: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("opening artifacts folder: %s is not a folder", dir)
+	}
+	if fi.Mode().Perm()&^0o700 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("restricting artifacts folder to 0700: %w", err)
+		}
+	}
+	s := &Store{dir: dir}
+	if len(recipients) > 0 {
+		s.recipients = append([]age.Recipient(nil), recipients...)
+	}
+	return s, nil
+}
+
+// Dir returns the store's folder as given to Open.
+func (s *Store) Dir() string { return s.dir }
+
+// Encrypted reports whether Put encrypts artifacts.
+func (s *Store) Encrypted() bool { return len(s.recipients) > 0 }
+
+// SweepTemp removes the temp files (names starting with TempPrefix) that a
+// crash left in the folder and returns how many it removed. It must not run
+// while a Put is in progress on the same folder, since that Put's temp file
+// would be swept too.
+func (s *Store) SweepTemp() (removed int, err error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return 0, fmt.Errorf("listing artifacts folder: %w", err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), TempPrefix) || e.IsDir() {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("removing temp file %s: %w", e.Name(), err)
+		}
+		removed++
+	}
+	if removed > 0 {
+		if err := syncDir(s.dir); err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
+}
+
+// Put writes plaintext as the artifact name, atomically, encrypted when the
+// store has recipients, and returns the SHA-256 (hex) of the file as read
+// back from disk. An existing artifact of that name is replaced atomically.
+// On error no file named name is left half-written and the temp file is
+// removed; if the error came after the rename (folder fsync, re-read) the
+// complete artifact stays in place.
+func (s *Store) Put(name string, plaintext []byte) (sha256hex string, err error) {
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(s.dir, TempPrefix+"*")
+	if err != nil {
+		return "", fmt.Errorf("creating temp file for artifact %s: %w", name, err)
+	}
+	tmp := f.Name()
+	renamed := false
+	defer func() {
+		if !renamed {
+			f.Close() // already closed on the success path; a second Close is harmless
+			os.Remove(tmp)
+		}
+	}()
+	// CreateTemp already uses 0600, but a umask cannot widen it and an
+	// explicit mode documents the contract.
+	if err := f.Chmod(0o600); err != nil {
+		return "", fmt.Errorf("restricting temp file for artifact %s: %w", name, err)
+	}
+
+	written := sha256.New()
+	if err := s.encode(io.MultiWriter(tempWriter(f), written), plaintext); err != nil {
+		return "", fmt.Errorf("writing artifact %s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		return "", fmt.Errorf("syncing artifact %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("closing artifact %s: %w", name, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(s.dir, name)); err != nil {
+		return "", fmt.Errorf("renaming artifact %s into place: %w", name, err)
+	}
+	renamed = true
+	if err := syncDir(s.dir); err != nil {
+		return "", fmt.Errorf("publishing artifact %s: %w", name, err)
+	}
+
+	// The hash recorded in the journal must be of what is on disk, not of
+	// what we meant to write; comparing the two catches a store that lies.
+	onDisk, err := s.Hash(name)
+	if err != nil {
+		return "", err
+	}
+	if want := hexSum(written); onDisk != want {
+		return "", fmt.Errorf("artifact %s reads back as sha256 %s, wrote %s", name, onDisk, want)
+	}
+	return onDisk, nil
+}
+
+func tempWriter(f *os.File) io.Writer {
+	if wrapTempWriter != nil {
+		return wrapTempWriter(f)
+	}
+	return f
+}
+
+// encode writes plaintext to w, through age when the store encrypts.
+func (s *Store) encode(w io.Writer, plaintext []byte) error {
+	if !s.Encrypted() {
+		_, err := w.Write(plaintext)
+		return err
+	}
+	enc, err := age.Encrypt(w, s.recipients...)
+	if err != nil {
+		return fmt.Errorf("starting encryption: %w", err)
+	}
+	if _, err := enc.Write(plaintext); err != nil {
+		return fmt.Errorf("encrypting: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("finishing encryption: %w", err)
+	}
+	return nil
+}
+
+// Hash returns the SHA-256 (hex) of the artifact name as it is on disk.
+func (s *Store) Hash(name string) (string, error) {
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	f, err := os.Open(filepath.Join(s.dir, name))
+	if err != nil {
+		return "", fmt.Errorf("hashing artifact %s: %w", name, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hashing artifact %s: %w", name, err)
+	}
+	return hexSum(h), nil
+}
+
+// Read returns the plaintext of the artifact name. An age-encrypted artifact
+// is decrypted with ids (ErrNoIdentities when there are none); a plaintext
+// artifact is returned as is, except that an encrypting store refuses one,
+// since it should hold only ciphertext.
+//
+// Whether to decrypt is decided by the file, not by the store's recipients,
+// so an auditor can open the store without recipients and read with an
+// identity.
+func (s *Store) Read(name string, ids []age.Identity) ([]byte, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(s.dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("reading artifact %s: %w", name, err)
+	}
+	if !bytes.HasPrefix(data, []byte(ageMagic)) {
+		if s.Encrypted() {
+			return nil, fmt.Errorf("reading artifact %s: not age-encrypted in an encrypted store", name)
+		}
+		return data, nil
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("reading artifact %s: %w", name, ErrNoIdentities)
+	}
+	r, err := age.Decrypt(bytes.NewReader(data), ids...)
+	if err != nil {
+		return nil, fmt.Errorf("decrypting artifact %s: %w", name, err)
+	}
+	plain, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("decrypting artifact %s: %w", name, err)
+	}
+	return plain, nil
+}
+
+// List returns the names of the files in the folder, sorted, temp files
+// included. Subfolders are left out.
+func (s *Store) List() ([]string, error) {
+	entries, err := os.ReadDir(s.dir) // sorted by name
+	if err != nil {
+		return nil, fmt.Errorf("listing artifacts folder: %w", err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// Remove deletes the artifact name.
+func (s *Store) Remove(name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(s.dir, name)); err != nil {
+		return fmt.Errorf("removing artifact %s: %w", name, err)
+	}
+	return syncDir(s.dir)
+}
+
+// IsNoSpace reports whether err was caused by a full disk (ENOSPC), so that a
+// caller can stop the batch rather than retry every document into the same
+// wall.
+func IsNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC)
+}
+
+// checkName accepts plain file names only: a name with a separator could
+// escape the folder, and a leading dot is reserved for temp files.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("artifact name is empty")
+	case strings.HasPrefix(name, "."):
+		return fmt.Errorf("artifact name %q starts with a dot", name)
+	case strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, os.PathSeparator):
+		return fmt.Errorf("artifact name %q contains a path separator", name)
+	case strings.ContainsRune(name, 0):
+		return fmt.Errorf("artifact name %q contains a NUL byte", name)
+	}
+	return nil
+}
+
+// syncDir makes a rename or removal in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("opening folder for sync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("syncing folder: %w", err)
+	}
+	return nil
+}
+
+func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }

@@ -1,0 +1,468 @@
+// Package manifest reads a refbatch manifest: the CSV file that lists the
+// referrals of one batch, one row per referral.
+//
+// # Format
+//
+// The manifest is CSV as in RFC 4180, encoded in UTF-8 (a leading byte order
+// mark is accepted and dropped), with LF or CRLF line ends. The first record
+// is the header. Header names are matched case-insensitively after trimming
+// spaces; columns may come in any order and unknown columns are ignored.
+//
+//	column          required  value
+//	source_id       yes       the referral's identity
+//	participant_id  yes       expected to appear in the OCR text
+//	referral_date   yes       YYYY-MM-DD, a real calendar date
+//	consent         yes       yes/no, true/false, y/n, 1/0 (any case)
+//	path            yes       the PDF, as written (not resolved here)
+//	sha256          no        64 hex digits, any case
+//
+// Values are trimmed of surrounding white space. A record with fewer fields
+// than the header is read as if the missing fields were empty; extra fields
+// are ignored. Blank lines are skipped.
+//
+// # Errors
+//
+// Problems come in two kinds. A *FileError means the manifest as a whole
+// cannot be trusted — no header, a required column missing, a known column named
+// twice, invalid UTF-8, broken CSV quoting — and the run must stop before any
+// work. A *RowError rejects one row only; it travels inside the Row that
+// Reader.Next returns, with a stable snake_case Reason (see the Reason
+// constants) that ends up in the report. When a row has several problems the
+// first of these wins: missing_field (required columns in the order of the
+// table above), bad_date, bad_consent, bad_sha256, no_consent.
+//
+// Error messages name lines and columns but never echo a cell's value: a
+// shifted column can put a participant ID into any field.
+//
+// # Use
+//
+//	r, err := manifest.NewReader(f)
+//	if err != nil {
+//		return err // *FileError or an I/O error
+//	}
+//	for {
+//		row, err := r.Next()
+//		if err == io.EOF {
+//			break
+//		}
+//		if err != nil {
+//			return err // *FileError or an I/O error
+//		}
+//		if row.Err != nil {
+//			// rejected: row.Err.Reason
+//			continue
+//		}
+//		// admit row
+//	}
+//
+// The Reader streams: it holds one record at a time, whatever the size of
+// the manifest.
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Reason codes carried by RowError.Reason. They are part of the report's
+// contract (DESIGN.md §4) and never change spelling.
+const (
+	ReasonMissingField = "missing_field"
+	ReasonBadDate      = "bad_date"
+	ReasonNoConsent    = "no_consent"
+	ReasonBadConsent   = "bad_consent"
+	ReasonBadSHA256    = "bad_sha256"
+)
+
+// Column names as they appear (case-insensitively) in the header.
+const (
+	ColSourceID      = "source_id"
+	ColParticipantID = "participant_id"
+	ColReferralDate  = "referral_date"
+	ColConsent       = "consent"
+	ColPath          = "path"
+	ColSHA256        = "sha256"
+)
+
+// Row is one manifest record.
+type Row struct {
+	Line          int       // 1-based line where the record starts in the file (header is line 1)
+	SourceID      string    // trimmed
+	ParticipantID string    // trimmed; never log it
+	ReferralDate  string    // YYYY-MM-DD as given (validated as a real date)
+	Consent       bool      // meaningful only when the consent cell parsed
+	Path          string    // as written in the manifest (not resolved)
+	SHA256        string    // lowercase hex, "" when absent/empty or invalid
+	Err           *RowError // non-nil: the row is rejected with Err.Reason; other fields may be partial
+}
+
+// RowError rejects one row only. Reason is one of the Reason constants;
+// Field is the column at fault; Detail says what was wrong without quoting
+// the value.
+type RowError struct {
+	Line   int
+	Field  string
+	Reason string
+	Detail string
+}
+
+// Error names the line, the column and the reason. It never includes the
+// cell's value.
+func (e *RowError) Error() string {
+	msg := fmt.Sprintf("manifest line %d: column %s: %s", e.Line, e.Field, e.Reason)
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// FileError stops the whole run (exit 2): no header, missing required
+// column, duplicate column, invalid UTF-8 or a CSV syntax error. Line is the
+// 1-based line of the problem; Err, when set, is the underlying
+// encoding/csv error (for errors.Is with csv.ErrBareQuote and friends).
+type FileError struct {
+	Line int
+	Msg  string
+	Err  error
+}
+
+// Error names the line and the problem.
+func (e *FileError) Error() string {
+	return fmt.Sprintf("manifest line %d: %s", e.Line, e.Msg)
+}
+
+// Unwrap returns the underlying encoding/csv error, if any.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// column indexes the known columns; the order of the required ones is the
+// order in which missing_field is reported.
+type column int
+
+const (
+	colSourceID column = iota
+	colParticipantID
+	colReferralDate
+	colConsent
+	colPath
+	colSHA256
+	numColumns
+)
+
+var columnNames = [numColumns]string{
+	colSourceID:      ColSourceID,
+	colParticipantID: ColParticipantID,
+	colReferralDate:  ColReferralDate,
+	colConsent:       ColConsent,
+	colPath:          ColPath,
+	colSHA256:        ColSHA256,
+}
+
+// numRequired counts the required columns, which come first in column order.
+const numRequired = int(colSHA256)
+
+// Reader reads manifest rows one at a time. It is not safe for concurrent use.
+type Reader struct {
+	csv *csv.Reader
+	// idx maps each known column to its field index in a record, or -1 when
+	// the header does not name it (only sha256 may be absent).
+	idx [numColumns]int
+	// err is sticky: once the file is known to be broken, every later Next
+	// reports the same problem rather than guessing at what follows.
+	err error
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// NewReader reads and checks the header. It returns a *FileError when the
+// header is absent, lacks a required column, names a known column twice, is
+// not valid UTF-8 or is not valid CSV; other errors come from r.
+func NewReader(r io.Reader) (*Reader, error) {
+	br := bufio.NewReader(r)
+	head, err := br.Peek(len(utf8BOM))
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("reading manifest: %w", err)
+	}
+	if bytes.HasPrefix(head, utf8BOM) {
+		if _, err := br.Discard(len(utf8BOM)); err != nil {
+			return nil, fmt.Errorf("reading manifest: %w", err)
+		}
+	} else if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return nil, &FileError{Line: 1, Msg: "invalid UTF-8: the manifest looks like UTF-16; save it as UTF-8"}
+	}
+
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = false
+	cr.ReuseRecord = true
+	m := &Reader{csv: cr}
+
+	header, err := m.read()
+	if err == io.EOF {
+		return nil, &FileError{Line: 1, Msg: "no header row: the manifest is empty"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	line, _ := cr.FieldPos(0)
+	if err := m.mapHeader(header, line); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// mapHeader fills m.idx from the header record found at line.
+func (m *Reader) mapHeader(header []string, line int) error {
+	for i := range m.idx {
+		m.idx[i] = -1
+	}
+	for i, h := range header {
+		name := asciiLower(strings.TrimSpace(h))
+		for c, known := range columnNames {
+			if name != known {
+				continue
+			}
+			if prev := m.idx[c]; prev >= 0 {
+				return &FileError{Line: line, Msg: fmt.Sprintf("duplicate column %q (fields %d and %d)", known, prev+1, i+1)}
+			}
+			m.idx[c] = i
+		}
+	}
+	var missing []string
+	for c := range numRequired {
+		if m.idx[c] < 0 {
+			missing = append(missing, columnNames[c])
+		}
+	}
+	switch {
+	case len(missing) == numRequired:
+		// A data row where the header should be names none of the columns;
+		// say so rather than listing five "missing" columns.
+		return &FileError{Line: line, Msg: "no header row: the first record names none of the required columns " + strings.Join(columnNames[:numRequired], ", ")}
+	case len(missing) == 1:
+		return &FileError{Line: line, Msg: fmt.Sprintf("missing required column %q", missing[0])}
+	case len(missing) > 1:
+		return &FileError{Line: line, Msg: "missing required columns " + strings.Join(missing, ", ")}
+	}
+	return nil
+}
+
+// read returns the next record after checking its encoding, translating
+// CSV errors into *FileError. Errors are sticky.
+func (m *Reader) read() ([]string, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	rec, err := m.csv.Read()
+	if err == io.EOF {
+		return nil, io.EOF
+	}
+	if err != nil {
+		m.err = m.translate(err)
+		return nil, m.err
+	}
+	for i, f := range rec {
+		if utf8.ValidString(f) {
+			continue
+		}
+		line, _ := m.csv.FieldPos(i)
+		// A quoted field may span lines; point at the line of the bad byte.
+		bad := validPrefix(f)
+		line += strings.Count(f[:bad], "\n")
+		m.err = &FileError{Line: line, Msg: fmt.Sprintf("invalid UTF-8 in field %d", i+1)}
+		return nil, m.err
+	}
+	return rec, nil
+}
+
+// translate turns an encoding/csv error into a *FileError, and wraps
+// anything else (an I/O error from the underlying reader) with context.
+func (m *Reader) translate(err error) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("reading manifest: %w", err)
+	}
+	var msg string
+	switch {
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		msg = fmt.Sprintf("CSV syntax: bare \" in an unquoted field at byte %d; quote the field and double the \"", pe.Column)
+	case errors.Is(pe.Err, csv.ErrQuote):
+		msg = fmt.Sprintf("CSV syntax: extraneous or missing \" in a quoted field at byte %d", pe.Column)
+	default:
+		msg = fmt.Sprintf("CSV syntax: %v at byte %d", pe.Err, pe.Column)
+	}
+	if pe.StartLine != pe.Line {
+		msg += fmt.Sprintf(" (record starts at line %d)", pe.StartLine)
+	}
+	return &FileError{Line: pe.Line, Msg: msg, Err: pe.Err}
+}
+
+// Next returns the next row. Row-level problems come back in Row.Err with a
+// nil error. At the end it returns io.EOF; a broken file gives a *FileError,
+// and a failing underlying reader a wrapped I/O error. After any error other
+// than io.EOF, every later call returns the same error.
+func (m *Reader) Next() (Row, error) {
+	rec, err := m.read()
+	if err != nil {
+		return Row{}, err
+	}
+	line, _ := m.csv.FieldPos(0)
+	var vals [numColumns]string
+	for c, i := range m.idx {
+		if i >= 0 && i < len(rec) {
+			vals[c] = strings.TrimSpace(rec[i])
+		}
+	}
+	row := Row{
+		Line:          line,
+		SourceID:      vals[colSourceID],
+		ParticipantID: vals[colParticipantID],
+		ReferralDate:  vals[colReferralDate],
+		Path:          vals[colPath],
+	}
+	row.Err = check(&row, &vals)
+	if row.Err != nil {
+		row.Err.Line = line
+	}
+	return row, nil
+}
+
+// check validates vals in the documented order of precedence and fills the
+// parsed fields of row. It returns the first problem found.
+func check(row *Row, vals *[numColumns]string) *RowError {
+	for c := range numRequired {
+		if vals[c] == "" {
+			return &RowError{Field: columnNames[c], Reason: ReasonMissingField, Detail: "empty or absent"}
+		}
+	}
+	if detail := checkDate(vals[colReferralDate]); detail != "" {
+		return &RowError{Field: ColReferralDate, Reason: ReasonBadDate, Detail: detail}
+	}
+	consent, err := ParseConsent(vals[colConsent])
+	if err != nil {
+		return &RowError{Field: ColConsent, Reason: ReasonBadConsent, Detail: err.Error()}
+	}
+	row.Consent = consent
+	if sum := vals[colSHA256]; sum != "" {
+		if detail := checkSHA256(sum); detail != "" {
+			return &RowError{Field: ColSHA256, Reason: ReasonBadSHA256, Detail: detail}
+		}
+		row.SHA256 = asciiLower(sum)
+	}
+	if !consent {
+		return &RowError{Field: ColConsent, Reason: ReasonNoConsent, Detail: "consent is no"}
+	}
+	return nil
+}
+
+// errBadConsent leaves the value out on purpose (see the package doc).
+var errBadConsent = errors.New("consent must be yes/no, true/false, y/n or 1/0")
+
+// ParseConsent reads a consent value: yes/no, true/false, y/n or 1/0, in any
+// case, with surrounding white space ignored. Anything else is an error that
+// does not quote s.
+func ParseConsent(s string) (bool, error) {
+	switch asciiLower(strings.TrimSpace(s)) {
+	case "yes", "true", "y", "1":
+		return true, nil
+	case "no", "false", "n", "0":
+		return false, nil
+	}
+	return false, errBadConsent
+}
+
+// checkDate returns "" when s is a real calendar date written YYYY-MM-DD,
+// otherwise what is wrong with it. time.Parse would do, but this spells out
+// the rules and reports the problem without echoing the value.
+func checkDate(s string) string {
+	const form = "want YYYY-MM-DD"
+	if len(s) != len("2006-01-02") || s[4] != '-' || s[7] != '-' {
+		return form
+	}
+	num := func(p string) (int, bool) {
+		n := 0
+		for i := 0; i < len(p); i++ {
+			if p[i] < '0' || p[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(p[i]-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(s[0:4])
+	mo, ok2 := num(s[5:7])
+	d, ok3 := num(s[8:10])
+	switch {
+	case !ok1 || !ok2 || !ok3:
+		return form
+	case y == 0:
+		return "year 0000 does not exist"
+	case mo < 1 || mo > 12:
+		return "month out of range"
+	case d < 1 || d > daysIn(mo, y):
+		return "day out of range for the month"
+	}
+	return ""
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// checkSHA256 returns "" when s is 64 hex digits, otherwise what is wrong.
+func checkSHA256(s string) string {
+	if len(s) != 64 {
+		return fmt.Sprintf("want 64 hex digits, got %d bytes", len(s))
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return fmt.Sprintf("want 64 hex digits, byte %d is not hex", i+1)
+		}
+	}
+	return ""
+}
+
+// asciiLower lowercases ASCII letters only. strings.ToLower would also fold
+// look-alikes such as the Kelvin sign into ASCII, accepting values that do
+// not spell a column name or a consent word.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// validPrefix returns the length of the longest valid UTF-8 prefix of s.
+func validPrefix(s string) int {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(s)
+}

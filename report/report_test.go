@@ -1,0 +1,450 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// fixture is a small batch with every final state, reasons in two states,
+// rows out of manifest order and a settings map.
+func fixture() *Report {
+	start := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
+	rows := []Row{
+		{ManifestLine: 5, SourceID: "R-0004", State: "rejected", Reason: "not_pdf", SHA256: "4c1f0e4b1a0d2b0e6f1c9a7d3e5b8c2a4f6e8d0c1b3a5f7e9d2c4b6a8f0e1d3c"},
+		{ManifestLine: 2, SourceID: "R-0001", State: "done", SHA256: "9f2b6c1d8e3a4f5b0c7d2e9a1b6c3d8e4f0a5b2c7d1e6f3a9b4c8d2e5f0a7b1c", Pages: 2, MeanConfidence: 91.4, Band: "high", Attempts: 1, Artifact: "artifacts/R-0001.txt.age", TraceID: "7d3c0a2e9b1f4c68"},
+		{ManifestLine: 3, SourceID: "R-0002", State: "review", Reason: "low_confidence", SHA256: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809", Pages: 3, MeanConfidence: 42.75, Band: "low", Attempts: 1, Artifact: "artifacts/R-0002.txt.age", TraceID: "a1b2c3d4e5f60718"},
+		{ManifestLine: 4, SourceID: "R-0003", State: "review", Reason: "attempts_exhausted", SHA256: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", Pages: 1, Attempts: 3, TraceID: "0f1e2d3c4b5a6978"},
+		{ManifestLine: 6, SourceID: "R-0001", State: "duplicate", SHA256: "9f2b6c1d8e3a4f5b0c7d2e9a1b6c3d8e4f0a5b2c7d1e6f3a9b4c8d2e5f0a7b1c", Pages: 2},
+		{ManifestLine: 7, SourceID: "", State: "rejected", Reason: "missing_field"},
+		{ManifestLine: 8, SourceID: "R-0006", State: "rejected", Reason: "not_pdf", SHA256: "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"},
+		{ManifestLine: 9, SourceID: "R-0007", State: "done", SHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", Pages: 4, MeanConfidence: 88, Band: "medium", Attempts: 2, Artifact: "artifacts/R-0007.txt.age", TraceID: "5566778899aabbcc"},
+	}
+	s := Summarize(rows)
+	s.PagesPerMinute = 10.0 / 1.5
+	s.OCRPageSeconds = NewQuantiles([]float64{2.1, 2.4, 3.9, 2.2, 2.8, 5.6, 2.3, 2.5, 2.6, 2.7})
+	s.QueueAgeSeconds = NewQuantiles([]float64{0.01, 4.2, 9.75, 12.5})
+	s.AdmissionToStartSeconds = NewQuantiles([]float64{0.02, 0.05, 0.04, 0.3})
+	s.Retries = 1
+	s.PeakInflightBytes = 3*1024*1024 + 512*1024
+	s.SLOSeconds = 600
+	s.WithinSLO = 0.5
+	return &Report{
+		SchemaVersion: SchemaVersion,
+		GeneratedAt:   start.Add(95 * time.Second),
+		Complete:      true,
+		Run: Run{
+			Manifest:    "referrals-2025-03.csv",
+			StartedAt:   start,
+			FinishedAt:  start.Add(90 * time.Second),
+			WallSeconds: 90,
+			CPUSeconds:  171.25,
+			Encrypted:   true,
+			Settings:    map[string]string{"workers": "2", "dpi": "300", "attempts": "3", "max_pages": "200"},
+			Versions:    map[string]string{"refbatch": "v0.1.0", "tesseract": "5.3.0", "mupdf": "1.24.15"},
+		},
+		Rows:    rows,
+		Summary: s,
+	}
+}
+
+// incompleteFixture is a run interrupted with one document still queued.
+func incompleteFixture() *Report {
+	r := fixture()
+	r.Complete = false
+	r.Rows = append(slices.Clone(r.Rows), Row{ManifestLine: 10, SourceID: "R-0008", State: "queued", SHA256: "ab", Attempts: 1})
+	sum := Summarize(r.Rows)
+	sum.PagesPerMinute = 0
+	r.Summary = sum
+	r.Run.WallSeconds = 7.25
+	r.Run.CPUSeconds = 0.04
+	return r
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./report -update to accept)\ngot:\n%s", path, got)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name   string
+		report *Report
+		write  func(*Report, *bytes.Buffer) error
+	}{
+		{"complete.json", fixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteJSON(b) }},
+		{"complete.txt", fixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteText(b) }},
+		{"complete.html", fixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteHTML(b) }},
+		{"incomplete.json", incompleteFixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteJSON(b) }},
+		{"incomplete.txt", incompleteFixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteText(b) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tt.write(tt.report, &buf); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, buf.Bytes())
+			// Rendering must be deterministic (map order, sorting).
+			var again bytes.Buffer
+			if err := tt.write(tt.report, &again); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+				t.Error("two renderings of the same report differ")
+			}
+		})
+	}
+}
+
+func TestWriteDoesNotModify(t *testing.T) {
+	r := fixture()
+	before := fixture()
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r, before) {
+		t.Error("rendering changed the report (rows re-ordered in place?)")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	zeroStates := map[string]int{"done": 0, "review": 0, "rejected": 0, "duplicate": 0}
+	tests := []struct {
+		name string
+		rows []Row
+		want Summary
+	}{
+		{
+			name: "no rows",
+			want: Summary{States: zeroStates, Reasons: map[string]int{}},
+		},
+		{
+			name: "one of each",
+			rows: []Row{
+				{State: "done", Pages: 2},
+				{State: "review", Reason: "low_confidence", Pages: 3},
+				{State: "rejected", Reason: "not_pdf", Pages: 7},
+				{State: "duplicate", Pages: 2},
+			},
+			want: Summary{
+				Rows:    4,
+				States:  map[string]int{"done": 1, "review": 1, "rejected": 1, "duplicate": 1},
+				Reasons: map[string]int{"low_confidence": 1, "not_pdf": 1},
+				Pages:   5,
+			},
+		},
+		{
+			name: "unfinished rows are counted under their state",
+			rows: []Row{
+				{State: "done", Pages: 1},
+				{State: "queued", Pages: 4},
+				{State: "queued"},
+				{State: "rejected", Reason: "no_consent"},
+				{State: "rejected", Reason: "no_consent"},
+				{State: "rejected", Reason: "too_large"},
+			},
+			want: Summary{
+				Rows:    6,
+				States:  map[string]int{"done": 1, "review": 0, "rejected": 3, "duplicate": 0, "queued": 2},
+				Reasons: map[string]int{"no_consent": 2, "too_large": 1},
+				Pages:   1,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Summarize(tt.rows); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Summarize() = %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func seq(from, to float64) []float64 {
+	var s []float64
+	for v := from; v <= to; v++ {
+		s = append(s, v)
+	}
+	return s
+}
+
+func TestNewQuantiles(t *testing.T) {
+	tests := []struct {
+		name    string
+		samples []float64
+		want    Quantiles
+	}{
+		{name: "nil", samples: nil, want: Quantiles{}},
+		{name: "empty", samples: []float64{}, want: Quantiles{}},
+		{name: "one", samples: []float64{2.5}, want: Quantiles{N: 1, P50: 2.5, P95: 2.5, Max: 2.5}},
+		{name: "two", samples: []float64{3, 1}, want: Quantiles{N: 2, P50: 1, P95: 3, Max: 3}},
+		{name: "1..10 unsorted", samples: []float64{7, 3, 10, 1, 9, 2, 8, 4, 6, 5}, want: Quantiles{N: 10, P50: 5, P95: 10, Max: 10}},
+		{name: "1..20", samples: seq(1, 20), want: Quantiles{N: 20, P50: 10, P95: 19, Max: 20}},
+		{name: "1..100", samples: seq(1, 100), want: Quantiles{N: 100, P50: 50, P95: 95, Max: 100}},
+		{name: "1..101", samples: seq(1, 101), want: Quantiles{N: 101, P50: 51, P95: 96, Max: 101}},
+		{name: "ties", samples: []float64{1, 1, 1, 9}, want: Quantiles{N: 4, P50: 1, P95: 9, Max: 9}},
+		{name: "non-finite dropped", samples: []float64{math.NaN(), 4, math.Inf(1), 2, math.Inf(-1)}, want: Quantiles{N: 2, P50: 2, P95: 4, Max: 4}},
+		{name: "only NaN", samples: []float64{math.NaN()}, want: Quantiles{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := slices.Clone(tt.samples)
+			if got := NewQuantiles(tt.samples); got != tt.want {
+				t.Errorf("NewQuantiles(%v) = %+v, want %+v", tt.samples, got, tt.want)
+			}
+			if !slices.EqualFunc(in, tt.samples, func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }) {
+				t.Error("NewQuantiles modified its input")
+			}
+		})
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	r := fixture()
+	if err := WriteFiles(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadJSON(filepath.Join(dir, JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r.normalized()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ReadJSON(WriteJSON(r)) differs:\ngot  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestWriteJSONNeverNull(t *testing.T) {
+	var buf bytes.Buffer
+	if err := (&Report{}).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "null") {
+		t.Errorf("an empty report renders null:\n%s", out)
+	}
+	for _, want := range []string{`"schema_version": 1`, `"done": 0`, `"review": 0`, `"rejected": 0`, `"duplicate": 0`, `"rows": []`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("empty report lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestReadJSONErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		content string
+	}{
+		{name: "not json", content: "<html>"},
+		{name: "no schema version", content: `{"rows": []}`},
+		{name: "newer schema", content: `{"schema_version": 2, "rows": []}`},
+		{name: "wrong type", content: `{"schema_version": 1, "rows": {}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".json")
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ReadJSON(path); err == nil {
+				t.Error("ReadJSON succeeded, want an error")
+			}
+		})
+	}
+	if _, err := ReadJSON(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("ReadJSON of a missing file succeeded")
+	}
+}
+
+func TestWriteFiles(t *testing.T) {
+	t.Run("writes both files 0600 with no temp left", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "out")
+		for range 2 { // the second run replaces the first
+			if err := WriteFiles(dir, fixture()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+			fi, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := fi.Mode().Perm(); m != 0o600 {
+				t.Errorf("%s mode = %o, want 600", e.Name(), m)
+			}
+		}
+		if want := []string{HTMLFile, JSONFile}; !slices.Equal(names, want) {
+			t.Errorf("folder holds %q, want %q", names, want)
+		}
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("created folder: %v, %v; want mode 700", fi.Mode().Perm(), err)
+		}
+	})
+	t.Run("a render error writes nothing", func(t *testing.T) {
+		dir := t.TempDir()
+		r := fixture()
+		r.Summary.PagesPerMinute = math.Inf(1) // JSON cannot carry it
+		if err := WriteFiles(dir, r); err == nil {
+			t.Fatal("WriteFiles succeeded with an infinite number")
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("a failed WriteFiles left %d files", len(entries))
+		}
+	})
+}
+
+func TestHTMLSelfContained(t *testing.T) {
+	for name, r := range map[string]*Report{"fixture": fixture(), "incomplete": incompleteFixture(), "empty": {}} {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := r.WriteHTML(&buf); err != nil {
+				t.Fatal(err)
+			}
+			out := strings.ToLower(buf.String())
+			for _, banned := range []string{"http://", "https://", "<script", "<link", "<img", "<iframe", "@import", "url(", "src=", "href=", "@font-face"} {
+				if strings.Contains(out, banned) {
+					t.Errorf("page contains %q", banned)
+				}
+			}
+			for _, tag := range []string{"table", "tr", "section", "html", "body"} {
+				if open, closed := strings.Count(out, "<"+tag+">")+strings.Count(out, "<"+tag+" "), strings.Count(out, "</"+tag+">"); open != closed {
+					t.Errorf("<%s> opened %d times, closed %d", tag, open, closed)
+				}
+			}
+			if !strings.HasPrefix(out, "<!doctype html>") || !strings.Contains(out, "@media print") {
+				t.Error("page lacks doctype or print CSS")
+			}
+		})
+	}
+}
+
+func TestHTMLEscapesHostileValues(t *testing.T) {
+	const hostile = `"><script>alert(1)</script><img src=x onerror=alert(2)>`
+	r := fixture()
+	r.Run.Manifest = hostile
+	r.Run.Settings[hostile] = hostile
+	r.Run.Versions["v"] = hostile
+	for i := range r.Rows {
+		r.Rows[i].SourceID = hostile
+		r.Rows[i].TraceID = hostile
+		r.Rows[i].Artifact = hostile
+	}
+	r.Rows[0].Reason = hostile // a rejected row, grouped by reason
+	r.Rows[2].Reason = hostile // a review row
+	r.Rows[1].State = hostile  // an unknown state, used for a CSS class
+	r.Summary = Summarize(r.Rows)
+
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.ToLower(buf.String())
+	for _, banned := range []string{"<script", "<img", "onerror=alert(2)>"} {
+		if strings.Contains(out, banned) {
+			t.Errorf("hostile value reached the page unescaped: %q", banned)
+		}
+	}
+	if !strings.Contains(out, "&lt;script&gt;") {
+		t.Error("the hostile source_id is not shown escaped")
+	}
+}
+
+func TestTemplateParses(t *testing.T) {
+	if page == nil || page.Lookup("report") == nil {
+		t.Fatal("report template not parsed")
+	}
+	// A zero Report exercises every empty branch of the template.
+	var buf bytes.Buffer
+	if err := (&Report{}).WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoDocumentData guards the rule that a report never carries document
+// text or participant IDs: no field of a Report may be named for them.
+func TestNoDocumentData(t *testing.T) {
+	banned := []string{"participant", "text", "ocr_output", "content", "words", "page_image"}
+	var walk func(path string, typ reflect.Type)
+	walk = func(path string, typ reflect.Type) {
+		switch typ.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			walk(path, typ.Elem())
+		case reflect.Struct:
+			if typ == reflect.TypeFor[time.Time]() {
+				return
+			}
+			for f := range typ.Fields() {
+				name := strings.ToLower(f.Name + " " + f.Tag.Get("json"))
+				for _, b := range banned {
+					if strings.Contains(name, b) {
+						t.Errorf("%s.%s looks like document data (%q)", path, f.Name, b)
+					}
+				}
+				walk(path+"."+f.Name, f.Type)
+			}
+		}
+	}
+	walk("Report", reflect.TypeFor[Report]())
+}
+
+func TestFormatSeconds(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0s"},
+		{0.04, "0s"},
+		{0.25, "0.3s"},
+		{7.25, "7.3s"},
+		{59.94, "59.9s"},
+		{90, "1m30s"},
+		{171.25, "2m51s"},
+		{3725.6, "1h2m6s"},
+	}
+	for _, tt := range tests {
+		if got := formatSeconds(tt.in); got != tt.want {
+			t.Errorf("formatSeconds(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteText writes the short summary printed at the end of a run: the
+// batch's status, rows per state with the reasons behind each state, pages
+// and throughput, wall and CPU time, and the SLO share when an SLO was set.
+// Plain text, no colour, the same bytes for the same Report.
+//
+//	batch        complete
+//	rows         8
+//	  done       2
+//	  review     2   attempts_exhausted 1, low_confidence 1
+//	  rejected   3   not_pdf 2, missing_field 1
+//	  duplicate  1
+//	pages        10  6.7 pages/min
+//	time         1m30s wall, 2m51s cpu
+//	retries      1
+//	within slo   50.0%  of admitted documents done within 10m0s
+//
+// Reasons are listed most frequent first. Unfinished states (such as queued
+// in an interrupted run) follow the final ones.
+func (r *Report) WriteText(w io.Writer) error {
+	n := r.normalized()
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	status := "complete"
+	if !n.Complete {
+		status = "incomplete"
+	}
+	fmt.Fprintf(tw, "batch\t%s\n", status)
+	fmt.Fprintf(tw, "rows\t%d\n", n.Summary.Rows)
+	byState := reasonsByState(n.Rows)
+	for _, st := range orderedStates(n.Summary.States) {
+		fmt.Fprintf(tw, "  %s\t%d\t%s\n", st, n.Summary.States[st], formatReasons(byState[st]))
+	}
+	fmt.Fprintf(tw, "pages\t%d\t%.1f pages/min\n", n.Summary.Pages, n.Summary.PagesPerMinute)
+	fmt.Fprintf(tw, "time\t%s wall, %s cpu\n", formatSeconds(n.Run.WallSeconds), formatSeconds(n.Run.CPUSeconds))
+	fmt.Fprintf(tw, "retries\t%d\n", n.Summary.Retries)
+	if n.Summary.SLOSeconds > 0 {
+		fmt.Fprintf(tw, "within slo\t%.1f%%\tof admitted documents done within %s\n",
+			100*n.Summary.WithinSLO, formatSeconds(n.Summary.SLOSeconds))
+	}
+	tw.Flush() // cannot fail on a bytes.Buffer
+	// An empty last column leaves padding behind; trim it so the output has
+	// no trailing spaces.
+	lines := strings.Split(buf.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	if _, err := io.WriteString(w, strings.Join(lines, "\n")); err != nil {
+		return fmt.Errorf("writing summary: %w", err)
+	}
+	return nil
+}
+
+// reasonCount is one reason and how many rows gave it.
+type reasonCount struct {
+	Reason string
+	N      int
+}
+
+// reasonsByState counts the rows' reasons per state, most frequent first,
+// ties by name.
+func reasonsByState(rows []Row) map[string][]reasonCount {
+	counts := map[string]map[string]int{}
+	for _, r := range rows {
+		if r.Reason == "" {
+			continue
+		}
+		if counts[r.State] == nil {
+			counts[r.State] = map[string]int{}
+		}
+		counts[r.State][r.Reason]++
+	}
+	out := make(map[string][]reasonCount, len(counts))
+	for st, m := range counts {
+		var list []reasonCount
+		for reason, n := range m {
+			list = append(list, reasonCount{reason, n})
+		}
+		slices.SortFunc(list, func(a, b reasonCount) int {
+			return cmp.Or(b.N-a.N, strings.Compare(a.Reason, b.Reason))
+		})
+		out[st] = list
+	}
+	return out
+}
+
+func formatReasons(list []reasonCount) string {
+	parts := make([]string, len(list))
+	for i, rc := range list {
+		parts[i] = fmt.Sprintf("%s %d", rc.Reason, rc.N)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// formatSeconds renders a duration in seconds for people: tenths below a
+// minute, whole seconds above.
+func formatSeconds(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	if d >= time.Minute {
+		return d.Round(time.Second).String()
+	}
+	// Duration.String would say 300ms; seconds read better beside minutes.
+	return strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64) + "s"
+}
