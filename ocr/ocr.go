@@ -1,0 +1,156 @@
+package ocr
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// DefaultMemoryLimit is the address-space limit (RLIMIT_AS) a worker child
+// should run under. RLIMIT_AS counts reserved address space, not memory
+// used, and an idle child already has about 1.3 GiB of it (VmPeak), almost
+// all PROT_NONE reservations of the Go runtime (about 1 GiB) and glibc;
+// its resident size is about 40 MiB. Measured peaks (VmPeak / VmHWM):
+//
+//	idle, Tesseract initialised               1.32 GiB / 0.04 GiB
+//	300 dpi US Letter text page (8.4 Mpx)     1.44–1.50 GiB / 0.15 GiB
+//	45.8 Mpx text page                        1.92 GiB / 0.62 GiB
+//	50 Mpx text page                          1.93 GiB / 0.65 GiB
+//	enormous.pdf at 235 dpi (49.7 Mpx RGB)    2.12 GiB / 0.82 GiB
+//	ten 50 Mpx pages in a row (plateau)       2.5–2.7 GiB / 1.1 GiB
+//
+// The plateau comes from the Go heap: go-fitz copies every render twice
+// into Go memory (8 bytes a pixel), and the freed space fragments. 50 Mpx
+// is the default pixel cap, so 4 GiB leaves over 1 GiB of margin above the
+// worst plateau, while a render bomb still dies in its own child. TestMeasure
+// (OCR_MEASURE=1) reproduces the figures.
+const DefaultMemoryLimit int64 = 4 << 30
+
+// Word is one recognised word: its text, Tesseract's confidence (0–100) and
+// its bounding box in pixels of the rendered page (x0, y0, x1, y1).
+type Word struct {
+	Text string  `json:"text"`
+	Conf float64 `json:"conf"`
+	Box  [4]int  `json:"box"`
+}
+
+// PageResult is the outcome of rendering and recognising one page.
+// Width and Height are the rendered size in pixels at DPI, which may be
+// lower than the configured DPI when the page was over the pixel cap.
+// Text is rebuilt from Words: words joined by spaces, lines by a newline,
+// paragraphs and blocks separated by a blank line. MeanConf is the mean of
+// the words' confidences, 0 when there are none.
+type PageResult struct {
+	Index         int           `json:"index"`
+	DPI           int           `json:"dpi"`
+	Width         int           `json:"width"`
+	Height        int           `json:"height"`
+	Text          string        `json:"text"`
+	Words         []Word        `json:"words"`
+	MeanConf      float64       `json:"mean_confidence"`
+	RenderTime    time.Duration `json:"render_ns"`
+	RecogniseTime time.Duration `json:"recognise_ns"`
+}
+
+// Versions names the engine versions a worker runs, for provenance.
+type Versions struct {
+	Tesseract string `json:"tesseract"`
+	MuPDF     string `json:"mupdf"`
+	Leptonica string `json:"leptonica,omitempty"`
+}
+
+// Cause is the stable reason an engine operation failed.
+type Cause string
+
+// The causes of an [EngineError].
+const (
+	// CauseCrash: the child died of a signal or exited unexpectedly.
+	CauseCrash Cause = "crash"
+	// CauseOOM: the child ran out of memory (its address-space limit or the
+	// kernel's OOM killer).
+	CauseOOM Cause = "oom"
+	// CauseTimeout: the page overran its deadline and the child was killed.
+	CauseTimeout Cause = "timeout"
+	// CauseTooLarge: even at the minimum DPI the page is over the pixel cap.
+	CauseTooLarge Cause = "page_too_large"
+	// CauseOpen: the document cannot be opened, needs a password or has no
+	// pages.
+	CauseOpen Cause = "open"
+	// CauseRender: MuPDF could not render the page.
+	CauseRender Cause = "render"
+	// CauseTransient: a failure expected to go away on a retry.
+	CauseTransient Cause = "transient"
+)
+
+// ErrNotAlive is returned by a [Worker] whose child has died or been killed.
+var ErrNotAlive = errors.New("ocr: worker is not alive")
+
+// EngineError is a failure of the engine boundary. Page is the page index,
+// or -1 when the failure concerns the whole document or the worker.
+type EngineError struct {
+	Cause Cause
+	Page  int
+	Err   error
+}
+
+// Error describes the failure without any document content.
+func (e *EngineError) Error() string {
+	if e.Page >= 0 {
+		return fmt.Sprintf("ocr: %s on page %d: %v", e.Cause, e.Page, e.Err)
+	}
+	return fmt.Sprintf("ocr: %s: %v", e.Cause, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *EngineError) Unwrap() error { return e.Err }
+
+// Transient reports whether a retry in a fresh worker may succeed: true for
+// crash, oom and transient, false for timeout, page_too_large, open and
+// render, which the same document would hit again.
+func (e *EngineError) Transient() bool {
+	switch e.Cause {
+	case CauseCrash, CauseOOM, CauseTransient:
+		return true
+	}
+	return false
+}
+
+// FitDPI returns the DPI at which a wPt×hPt page (in points, 1/72 in) is at
+// most maxPixels pixels, starting at dpi and lowering it one step at a time
+// but never below minDPI. ok is false when even minDPI is over the cap.
+// A maxPixels of 0 or less means no cap. The pixel size is computed the way
+// MuPDF rounds a page's box, so the answer holds for the rendered image.
+func FitDPI(wPt, hPt float64, dpi, minDPI int, maxPixels int64) (int, bool) {
+	if maxPixels <= 0 || PagePixels(wPt, hPt, dpi) <= maxPixels {
+		return dpi, true
+	}
+	// Jump close to the answer instead of stepping down from dpi: the
+	// pixel count grows with the square of the DPI.
+	d := dpi
+	if area := wPt * hPt; area > 0 {
+		est := int(72*math.Sqrt(float64(maxPixels)/area)) + 1
+		d = min(d, est)
+	}
+	for ; d >= minDPI && d > 0; d-- {
+		if PagePixels(wPt, hPt, d) <= maxPixels {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// PagePixels returns the number of pixels MuPDF renders for a wPt×hPt page
+// at dpi. MuPDF rounds a box outwards with a small tolerance
+// (fz_round_rect), which this mirrors.
+func PagePixels(wPt, hPt float64, dpi int) int64 {
+	return int64(pixelSpan(wPt, dpi)) * int64(pixelSpan(hPt, dpi))
+}
+
+func pixelSpan(pt float64, dpi int) int {
+	const eps = 0.001 // FZ_EPSILON in fz_round_rect
+	if pt <= 0 {
+		return 0
+	}
+	return int(math.Ceil(pt*float64(dpi)/72 - eps))
+}

@@ -1,0 +1,391 @@
+package ocr
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gen2brain/go-fitz"
+	"github.com/otiai10/gosseract/v2"
+)
+
+// File descriptors of the pipes in the child; the parent passes them as
+// exec.Cmd.ExtraFiles, which start at 3.
+const (
+	requestFD  = 3
+	responseFD = 4
+)
+
+// ServeMain is the worker child's entry point, called by the binary's
+// hidden worker command: it disables core dumps (a core file would hold
+// page images), opens fd 3 (requests) and fd 4 (responses) and runs [Serve],
+// which applies the memory limit from the parent's configuration before
+// initialising Tesseract. It returns the process exit code: 0 when the
+// parent closed the request pipe, 1 on a failure, 2 when the pipes are
+// missing (the command was run by hand).
+func ServeMain() int {
+	// Keep every cgo call on the main thread: MuPDF and Tesseract then
+	// run on the process stack, and glibc does not open a malloc arena
+	// for each thread the Go scheduler happens to use.
+	runtime.LockOSThread()
+	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
+
+	in := os.NewFile(requestFD, "requests")
+	out := os.NewFile(responseFD, "responses")
+	for _, f := range []*os.File{in, out} {
+		if _, err := f.Stat(); err != nil {
+			fmt.Fprintln(os.Stderr, "refbatch worker: this command is started by refbatch itself, not by hand")
+			return 2
+		}
+	}
+	defer in.Close()
+	defer out.Close()
+	if err := Serve(in, out); err != nil {
+		fmt.Fprintf(os.Stderr, "refbatch worker: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// Serve is the worker child's main loop. It reads the configuration from
+// in, applies its memory limit to the calling process (RLIMIT_AS, when the
+// limit is above 0), initialises Tesseract once, answers with a hello and
+// then serves one request at a time, answering each on out. It returns nil
+// when in reaches EOF, which is how the parent asks it to exit.
+func Serve(in io.Reader, out io.Writer) error {
+	dec := gob.NewDecoder(bufio.NewReader(in))
+	enc := gob.NewEncoder(out)
+
+	var cfg childConfig
+	if err := dec.Decode(&cfg); err != nil {
+		return fmt.Errorf("reading worker configuration: %w", err)
+	}
+	if cfg.MemoryLimit > 0 {
+		if err := limitAddressSpace(cfg.MemoryLimit); err != nil {
+			_ = enc.Encode(hello{Err: err.Error()})
+			return err
+		}
+	}
+	flt, err := parseFaults(os.Getenv(FaultsEnv))
+	if err != nil {
+		_ = enc.Encode(hello{Err: err.Error()})
+		return err
+	}
+	eng, err := newEngine(cfg, flt)
+	if err != nil {
+		_ = enc.Encode(hello{Err: err.Error()})
+		return err
+	}
+	defer eng.close()
+	if err := enc.Encode(hello{Versions: eng.versions}); err != nil {
+		return fmt.Errorf("sending hello: %w", err)
+	}
+
+	for {
+		var req request
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("reading request: %w", err)
+		}
+		var resp response
+		switch req.Op {
+		case opOpen:
+			resp = eng.open(req.PDF, req.Tag)
+		case opPage:
+			resp = eng.page(req.Index)
+		default:
+			return fmt.Errorf("unknown request %d", req.Op)
+		}
+		resp.Memory = readMemoryUsage()
+		if err := enc.Encode(resp); err != nil {
+			return fmt.Errorf("sending response: %w", err)
+		}
+	}
+}
+
+// limitAddressSpace lowers the soft RLIMIT_AS to limit bytes (never above
+// the hard limit), so a runaway allocation kills this child only.
+func limitAddressSpace(limit int64) error {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil {
+		return fmt.Errorf("reading address-space limit: %w", err)
+	}
+	rl.Cur = min(uint64(limit), rl.Max)
+	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &rl); err != nil {
+		return fmt.Errorf("limiting address space to %d bytes: %w", limit, err)
+	}
+	return nil
+}
+
+// engine is the child's state: one Tesseract client for the child's life,
+// at most one open document, and a page buffer reused across pages.
+type engine struct {
+	cfg      childConfig
+	faults   *faults
+	tess     *gosseract.Client
+	versions Versions
+
+	doc *fitz.Document
+	tag string
+
+	pgm []byte // PGM header and gray pixels of the last page
+}
+
+func newEngine(cfg childConfig, flt *faults) (*engine, error) {
+	if cfg.Lang == "" {
+		cfg.Lang = "eng"
+	}
+	tess := gosseract.NewClient()
+	if err := tess.SetLanguage(strings.Split(cfg.Lang, "+")...); err != nil {
+		tess.Close()
+		return nil, fmt.Errorf("setting Tesseract language %q: %w", cfg.Lang, err)
+	}
+	// PSM_AUTO is Tesseract's default today; saying so keeps a future
+	// default from changing results silently.
+	_ = tess.SetPageSegMode(gosseract.PSM_AUTO)
+	// Tesseract's warnings would only push death evidence out of the
+	// parent's stderr buffer.
+	_ = tess.DisableOutput()
+
+	e := &engine{cfg: cfg, faults: flt, tess: tess}
+	// gosseract initialises Tesseract lazily on the first recognition, so
+	// recognise a blank image now: the hello then means "ready", and a
+	// missing language fails the start, not the first document.
+	if err := tess.SetImageFromBytes(blankPGM); err != nil {
+		tess.Close()
+		return nil, fmt.Errorf("initialising Tesseract: %w", err)
+	}
+	if _, err := tess.GetBoundingBoxesVerbose(); err != nil {
+		tess.Close()
+		return nil, fmt.Errorf("initialising Tesseract: %w", err)
+	}
+	e.versions = Versions{
+		Tesseract: gosseract.Version(),
+		// go-fitz exports the version of the MuPDF it bundles (its headers'
+		// FZ_VERSION) as FzVersion.
+		MuPDF:     fitz.FzVersion,
+		Leptonica: leptonicaVersion(),
+	}
+	return e, nil
+}
+
+// forget makes Tesseract drop the last page's images and results, which
+// it otherwise keeps until the next recognition: through the next page's
+// render, when memory peaks, and through idle time. gosseract exposes no
+// Clear, so recognise a tiny blank image instead; it costs about a
+// millisecond.
+func (e *engine) forget() {
+	if err := e.tess.SetImageFromBytes(blankPGM); err == nil {
+		_, _ = e.tess.GetBoundingBoxesVerbose()
+	}
+}
+
+func (e *engine) close() {
+	e.closeDoc()
+	e.tess.Close()
+}
+
+func (e *engine) closeDoc() {
+	if e.doc != nil {
+		e.doc.Close()
+		e.doc = nil
+	}
+	e.tag = ""
+}
+
+func (e *engine) open(pdf []byte, tag string) response {
+	e.closeDoc()
+	if e.faults.openFails(tag) {
+		return response{Cause: CauseTransient, Err: "injected transient failure"}
+	}
+	doc, err := fitz.NewFromMemory(pdf)
+	if err != nil {
+		if doc != nil {
+			// go-fitz returns its half-built document alongside the
+			// error; closing it frees the MuPDF context.
+			doc.Close()
+		}
+		return response{Cause: CauseOpen, Err: fmt.Sprintf("opening document: %v", err)}
+	}
+	n := doc.NumPage()
+	if n <= 0 {
+		doc.Close()
+		return response{Cause: CauseOpen, Err: "opening document: no pages"}
+	}
+	e.doc, e.tag = doc, tag
+	return response{Pages: n}
+}
+
+func (e *engine) page(index int) response {
+	fail := func(c Cause, format string, args ...any) response {
+		return response{Cause: c, Err: fmt.Sprintf(format, args...)}
+	}
+	if e.doc == nil {
+		return fail(CauseRender, "no document open")
+	}
+	e.faults.beforePage(e.tag)
+	if index < 0 || index >= e.doc.NumPage() {
+		return fail(CauseRender, "page %d out of range", index)
+	}
+
+	start := time.Now()
+	bound, err := e.doc.Bound(index)
+	if err != nil {
+		return fail(CauseRender, "reading page size: %v", err)
+	}
+	// Bound truncates the page box to whole points; one more point on
+	// each side keeps the rendered image, which MuPDF rounds outwards,
+	// under the cap.
+	wPt, hPt := float64(bound.Dx()+1), float64(bound.Dy()+1)
+	dpi, ok := FitDPI(wPt, hPt, e.cfg.DPI, e.cfg.MinDPI, e.cfg.MaxPagePixels)
+	if !ok {
+		return fail(CauseTooLarge, "page is %d×%d pt: over %d pixels even at %d dpi",
+			bound.Dx(), bound.Dy(), e.cfg.MaxPagePixels, e.cfg.MinDPI)
+	}
+	img, err := e.doc.ImageDPI(index, float64(dpi))
+	if err != nil {
+		return fail(CauseRender, "rendering at %d dpi: %v", dpi, err)
+	}
+	width, height := img.Rect.Dx(), img.Rect.Dy()
+	pgm := e.grayPGM(img)
+	// img is dead from here on. The RGBA image is 4 bytes a pixel, and go-fitz made it from a second
+	// copy of MuPDF's pixmap: collect both now rather than let them sit
+	// beside Tesseract's own buffers, and the next page's.
+	runtime.GC()
+	res := PageResult{Index: index, DPI: dpi, Width: width, Height: height, RenderTime: time.Since(start)}
+	if width == 0 || height == 0 {
+		return response{Result: res}
+	}
+
+	start = time.Now()
+	if err := e.tess.SetImageFromBytes(pgm); err != nil {
+		return fail(CauseRender, "handing page to Tesseract: %v", err)
+	}
+	// A PGM carries no resolution; without this Tesseract guesses it from
+	// the text size.
+	if err := e.tess.SetVariable("user_defined_dpi", strconv.Itoa(dpi)); err != nil {
+		return fail(CauseRender, "setting Tesseract resolution: %v", err)
+	}
+	boxes, err := e.tess.GetBoundingBoxesVerbose()
+	if err != nil {
+		return fail(CauseRender, "recognising: %v", err)
+	}
+	res.Words, res.Text, res.MeanConf = assemble(boxes)
+	res.RecogniseTime = time.Since(start)
+	e.forget()
+	return response{Result: res}
+}
+
+// grayPGM converts img to 8-bit gray and encodes it as a binary PGM in the
+// engine's reused buffer. The returned slice is valid until the next call.
+// Tesseract reads a PGM about twice as fast as an RGBA PNG, and it takes a
+// few milliseconds to write where a PNG takes tens.
+func (e *engine) grayPGM(img *image.RGBA) []byte {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	header := fmt.Appendf(nil, "P5\n%d %d\n255\n", w, h)
+	need := len(header) + w*h
+	if cap(e.pgm) < need {
+		e.pgm = make([]byte, need)
+	}
+	buf := e.pgm[:need]
+	copy(buf, header)
+	px := buf[len(header):]
+	for y := range h {
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		dst := px[y*w : (y+1)*w]
+		for x := range dst {
+			r, g, b := uint32(row[4*x]), uint32(row[4*x+1]), uint32(row[4*x+2])
+			// ITU-R 601 luma, the weights image/color uses. MuPDF's
+			// pixmap is opaque white underneath, so alpha is ignored.
+			dst[x] = uint8((19595*r + 38470*g + 7471*b + 1<<15) >> 16)
+		}
+	}
+	return buf
+}
+
+// blankPGM is a 32×32 white page.
+var blankPGM = append([]byte("P5\n32 32\n255\n"), bytes.Repeat([]byte{0xff}, 32*32)...)
+
+// assemble turns Tesseract's words, in reading order and numbered by block,
+// paragraph and line, into Words, the page text and the mean confidence.
+// Words are joined by spaces, lines by a newline, and paragraphs and blocks
+// are separated by a blank line, as Tesseract's own text output does, so
+// that one recognition pass yields both.
+func assemble(boxes []gosseract.BoundingBox) ([]Word, string, float64) {
+	words := make([]Word, 0, len(boxes))
+	var sb strings.Builder
+	var sum float64
+	var prev gosseract.BoundingBox
+	for _, b := range boxes {
+		text := strings.TrimSpace(b.Word)
+		if text == "" {
+			continue
+		}
+		if len(words) > 0 {
+			switch {
+			case b.BlockNum != prev.BlockNum || b.ParNum != prev.ParNum:
+				sb.WriteString("\n\n")
+			case b.LineNum != prev.LineNum:
+				sb.WriteByte('\n')
+			default:
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteString(text)
+		conf := max(b.Confidence, 0)
+		sum += conf
+		words = append(words, Word{
+			Text: text,
+			Conf: conf,
+			Box:  [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y},
+		})
+		prev = b
+	}
+	var mean float64
+	if len(words) > 0 {
+		mean = sum / float64(len(words))
+	}
+	return words, sb.String(), mean
+}
+
+// readMemoryUsage reads the process's high-water marks from
+// /proc/self/status; fields it cannot read stay 0.
+func readMemoryUsage() MemoryUsage {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return MemoryUsage{}
+	}
+	var m MemoryUsage
+	for line := range bytes.Lines(data) {
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		var dst *int64
+		switch string(name) {
+		case "VmPeak":
+			dst = &m.VmPeak
+		case "VmHWM":
+			dst = &m.VmHWM
+		default:
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(value)), "kB")), 10, 64)
+		if err == nil {
+			*dst = kb << 10
+		}
+	}
+	return m
+}
