@@ -1,0 +1,430 @@
+package admit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// testRoot builds a root folder holding the committed fixtures plus the
+// files that must be made at test time, and an "outside" folder next to it
+// for escapes. It returns both paths, unresolved.
+func testRoot(t *testing.T) (root, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	root = filepath.Join(base, "root")
+	outside = filepath.Join(base, "outside")
+	for _, d := range []string{root, outside, filepath.Join(root, "sub"), filepath.Join(root, "a-dir.pdf")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(path string, b []byte) {
+		t.Helper()
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name := range fixtures {
+		b, err := os.ReadFile(filepath.Join(fixtureDir, name))
+		if err != nil {
+			t.Fatalf("%v (run with -update to write the fixtures)", err)
+		}
+		write(filepath.Join(root, name), b)
+	}
+	good := goodPDF()
+	write(filepath.Join(outside, "secret.pdf"), good)
+	write(filepath.Join(root, "empty.pdf"), nil)
+	write(filepath.Join(root, "pages-200.pdf"), manyPages(200))
+	write(filepath.Join(root, "pages-201.pdf"), manyPages(201))
+	write(filepath.Join(root, "enc-aes-empty.pdf"), encryptPDF(t, good, "", true, 256))
+	write(filepath.Join(root, "enc-aes-user.pdf"), encryptPDF(t, good, "user-secret", true, 256))
+	write(filepath.Join(root, "enc-rc4-empty.pdf"), encryptPDF(t, good, "", false, 128))
+	write(filepath.Join(root, "enc-rc4-user.pdf"), encryptPDF(t, good, "user-secret", false, 128))
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.pdf"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{
+		"link-inside.pdf":      "good.pdf",
+		"link-outside.pdf":     "../outside/secret.pdf",
+		"link-outside-abs.pdf": filepath.Join(outside, "secret.pdf"),
+		"dangling-inside.pdf":  "sub/nope.pdf",
+		"dangling-outside.pdf": "../outside/nope.pdf",
+		"loop-a.pdf":           "loop-b.pdf",
+		"loop-b.pdf":           "loop-a.pdf",
+		"escape":               "../outside",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, outside
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func TestCheck(t *testing.T) {
+	root, outside := testRoot(t)
+	goodSHA := sha256Hex(goodPDF())
+	small := DefaultLimits()
+	small.MaxBytes = 100
+	fiveMpx := DefaultLimits()
+	fiveMpx.MaxPagePixels = 5_000_000
+	bigImages := DefaultLimits()
+	bigImages.MaxPagePixels = 500_000_000
+
+	tests := []struct {
+		name   string
+		path   string
+		sha    string
+		lim    Limits
+		reason string // "" means admitted
+		file   string // for an admitted file: the file Doc.Path must name, relative to root
+		dpi    []int  // for an admitted file: Doc.PageDPI, whose length is the page count
+	}{
+		// Admitted.
+		{name: "good", path: "good.pdf", file: "good.pdf", dpi: []int{300}},
+		{name: "expected hash", path: "good.pdf", sha: goodSHA, file: "good.pdf", dpi: []int{300}},
+		{name: "expected hash in upper case", path: "good.pdf", sha: strings.ToUpper(goodSHA), file: "good.pdf", dpi: []int{300}},
+		{name: "dot-dot that stays inside", path: "sub/../good.pdf", file: "good.pdf", dpi: []int{300}},
+		{name: "absolute path inside root", path: filepath.Join(root, "good.pdf"), file: "good.pdf", dpi: []int{300}},
+		{name: "symlink inside root", path: "link-inside.pdf", file: "good.pdf", dpi: []int{300}},
+		{name: "inherited rotate and crop box", path: "rotated.pdf", file: "rotated.pdf", dpi: []int{300, 300}},
+		{name: "rotated pages under a lower cap", path: "rotated.pdf", lim: fiveMpx, file: "rotated.pdf", dpi: []int{227, 300}},
+		{name: "30-inch page rendered at a lower dpi", path: "large-page.pdf", file: "large-page.pdf", dpi: []int{235}},
+		{name: "broken xref repaired", path: "broken-xref.pdf", file: "broken-xref.pdf", dpi: []int{300}},
+		{name: "startxref into an object repaired", path: "bad-startxref.pdf", file: "bad-startxref.pdf", dpi: []int{300}},
+		{name: "junk before the header", path: "junk-header.pdf", file: "junk-header.pdf", dpi: []int{300}},
+		{name: "200 pages", path: "pages-200.pdf", file: "pages-200.pdf", dpi: slices.Repeat([]int{300}, 200)},
+		{name: "huge image under a higher cap", path: "huge-image.pdf", lim: bigImages, file: "huge-image.pdf", dpi: []int{300}},
+
+		// 1. Path.
+		{name: "empty path", path: "", reason: ReasonMissingFile},
+		{name: "missing file", path: "nope.pdf", reason: ReasonMissingFile},
+		{name: "missing file in missing folder", path: "nosuch/nope.pdf", reason: ReasonMissingFile},
+		{name: "file used as a folder", path: "good.pdf/nope.pdf", reason: ReasonMissingFile},
+		{name: "dangling symlink inside", path: "dangling-inside.pdf", reason: ReasonMissingFile},
+		{name: "symlink loop", path: "loop-a.pdf", reason: ReasonMissingFile},
+		{name: "dot-dot escape", path: "../outside/secret.pdf", reason: ReasonPathOutsideRoot},
+		{name: "absolute path outside", path: filepath.Join(outside, "secret.pdf"), reason: ReasonPathOutsideRoot},
+		{name: "absolute missing path outside", path: filepath.Join(outside, "nope.pdf"), reason: ReasonPathOutsideRoot},
+		{name: "symlink escaping the root", path: "link-outside.pdf", reason: ReasonPathOutsideRoot},
+		{name: "absolute symlink escaping the root", path: "link-outside-abs.pdf", reason: ReasonPathOutsideRoot},
+		{name: "dangling symlink outside", path: "dangling-outside.pdf", reason: ReasonPathOutsideRoot},
+		{name: "folder symlink escaping the root", path: "escape/secret.pdf", reason: ReasonPathOutsideRoot},
+		{name: "missing file behind a folder symlink", path: "escape/nope.pdf", reason: ReasonPathOutsideRoot},
+		{name: "directory", path: "a-dir.pdf", reason: ReasonNotPDF},
+		{name: "root itself", path: ".", reason: ReasonNotPDF},
+		{name: "fifo", path: "fifo.pdf", reason: ReasonNotPDF},
+
+		// 2. Size.
+		{name: "empty file", path: "empty.pdf", reason: ReasonEmptyFile},
+		{name: "over the byte cap", path: "good.pdf", lim: small, reason: ReasonTooLarge},
+
+		// 3. Hash.
+		{name: "hash mismatch", path: "good.pdf", sha: strings.Repeat("0", 64), reason: ReasonHashMismatch},
+		{name: "expected hash not hex", path: "good.pdf", sha: "not-a-hash", reason: ReasonHashMismatch},
+
+		// 4. Signature.
+		{name: "png renamed .pdf", path: "png.pdf", reason: ReasonNotPDF},
+		{name: "header after 1024 bytes", path: "late-header.pdf", reason: ReasonNotPDF},
+
+		// 5. Encryption.
+		{name: "aes-256 empty user password", path: "enc-aes-empty.pdf", reason: ReasonEncrypted},
+		{name: "aes-256 user password", path: "enc-aes-user.pdf", reason: ReasonEncrypted},
+		{name: "rc4-128 empty user password", path: "enc-rc4-empty.pdf", reason: ReasonEncrypted},
+		{name: "rc4-128 user password", path: "enc-rc4-user.pdf", reason: ReasonEncrypted},
+		{name: "direct encrypt dictionary", path: "direct-encrypt.pdf", reason: ReasonEncrypted},
+
+		// 5½. Streams pdfcpu would decode in full.
+		{name: "metadata decompression bomb", path: "bomb-metadata.pdf", reason: ReasonMalformedPDF},
+		{name: "object stream decompression bomb", path: "bomb-objstm.pdf", reason: ReasonMalformedPDF},
+		{name: "startxref at a decompression bomb", path: "bomb-xref.pdf", reason: ReasonMalformedPDF},
+
+		// 6. Validation.
+		{name: "signature then prose", path: "prose.pdf", reason: ReasonMalformedPDF},
+		{name: "truncated", path: "truncated.pdf", reason: ReasonMalformedPDF},
+
+		// 7. Page count.
+		{name: "no pages", path: "no-pages.pdf", reason: ReasonMalformedPDF},
+		{name: "page-count bomb", path: "pages-201.pdf", reason: ReasonTooManyPages},
+
+		// 8. Page size.
+		{name: "giant MediaBox", path: "giant-page.pdf", reason: ReasonPageTooLarge},
+		{name: "UserUnit makes the page giant", path: "userunit.pdf", reason: ReasonPageTooLarge},
+
+		// 9. Images.
+		{name: "20000x20000 bitonal image in 3 KB", path: "huge-image.pdf", reason: ReasonPageTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := Check(root, tt.path, tt.sha, tt.lim)
+			if tt.reason != "" {
+				r, ok := IsRejection(err)
+				if !ok {
+					t.Fatalf("Check() = %+v, %v; want a %s rejection", doc, err, tt.reason)
+				}
+				if r.Reason != tt.reason {
+					t.Fatalf("Check() rejected with %q; want %s", r, tt.reason)
+				}
+				if r.Detail == "" || strings.Contains(r.Detail, root) || strings.Contains(r.Detail, filepath.Base(tt.path)) && tt.path != "" && tt.path != "." {
+					t.Errorf("detail %q is empty or names the path", r.Detail)
+				}
+				if doc != nil {
+					t.Errorf("Check() returned a Doc with a rejection")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Check() error = %v; want admitted", err)
+			}
+			want, err := filepath.EvalSymlinks(filepath.Join(root, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Path != want || doc.Size != int64(len(b)) || doc.SHA256 != sha256Hex(b) {
+				t.Errorf("Check() = {Path %s, Size %d, SHA256 %s}; want {%s, %d, %s}",
+					doc.Path, doc.Size, doc.SHA256, want, len(b), sha256Hex(b))
+			}
+			if doc.Pages != len(tt.dpi) || !slices.Equal(doc.PageDPI, tt.dpi) {
+				t.Errorf("Check() pages = %d, dpi %v; want %d, %v", doc.Pages, doc.PageDPI, len(tt.dpi), tt.dpi)
+			}
+		})
+	}
+}
+
+// TestCheckRootSymlink checks that a root reached through a symlink works
+// with relative and absolute manifest paths, and that Doc.Path is resolved.
+func TestCheckRootSymlink(t *testing.T) {
+	root, _ := testRoot(t)
+	link := filepath.Join(t.TempDir(), "root-link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, "good.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"good.pdf", filepath.Join(link, "good.pdf"), filepath.Join(root, "good.pdf")} {
+		doc, err := Check(link, path, "", DefaultLimits())
+		if err != nil {
+			t.Fatalf("Check(%s) error = %v", path, err)
+		}
+		if doc.Path != real {
+			t.Errorf("Check(%s).Path = %s; want %s", path, doc.Path, real)
+		}
+	}
+}
+
+// TestCheckUnexpectedErrors checks that problems that are not the file's
+// fault are plain errors, never rejections.
+func TestCheckUnexpectedErrors(t *testing.T) {
+	root, _ := testRoot(t)
+	tests := []struct {
+		name string
+		root string
+		path string
+		lim  Limits
+	}{
+		{name: "missing root", root: filepath.Join(root, "no-such-root"), path: "good.pdf"},
+		{name: "min dpi above dpi", root: root, path: "good.pdf", lim: Limits{DPI: 100, MinDPI: 200}},
+		{name: "negative byte cap", root: root, path: "good.pdf", lim: Limits{MaxBytes: -1}},
+	}
+	if os.Geteuid() != 0 { // root reads anything, so EACCES cannot be provoked
+		locked := filepath.Join(root, "locked.pdf")
+		if err := os.WriteFile(locked, goodPDF(), 0o000); err != nil {
+			t.Fatal(err)
+		}
+		tests = append(tests, struct {
+			name string
+			root string
+			path string
+			lim  Limits
+		}{name: "unreadable file", root: root, path: "locked.pdf"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Check(tt.root, tt.path, "", tt.lim)
+			if err == nil {
+				t.Fatal("Check() error = nil; want an unexpected error")
+			}
+			if r, ok := IsRejection(err); ok {
+				t.Fatalf("Check() = rejection %v; want a plain error", r)
+			}
+		})
+	}
+}
+
+// TestCheckWritesNothing points the user's home and config dir at an empty
+// folder and checks that admitting, rejecting and decrypting-to-detect
+// leave it empty: pdfcpu's config dir must never be created.
+func TestCheckWritesNothing(t *testing.T) {
+	root, _ := testRoot(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	for _, path := range []string{"good.pdf", "enc-aes-empty.pdf", "enc-rc4-user.pdf", "prose.pdf", "huge-image.pdf"} {
+		if _, err := Check(root, path, "", DefaultLimits()); err != nil {
+			if _, ok := IsRejection(err); !ok {
+				t.Fatalf("Check(%s) error = %v", path, err)
+			}
+		}
+	}
+	ents, err := os.ReadDir(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 0 {
+		t.Errorf("admission wrote %v under the home folder", ents)
+	}
+}
+
+func TestHashFile(t *testing.T) {
+	root, _ := testRoot(t)
+	got, n, err := HashFile(filepath.Join(root, "good.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sha256Hex(goodPDF()); got != want || n != int64(len(goodPDF())) {
+		t.Errorf("HashFile() = %s, %d; want %s, %d", got, n, want, len(goodPDF()))
+	}
+	if _, _, err := HashFile(filepath.Join(root, "nope.pdf")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("HashFile(missing) error = %v; want ErrNotExist", err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	root, _ := testRoot(t)
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path   string
+		want   string // relative to the resolved root, when admitted
+		reason string
+	}{
+		{path: "good.pdf", want: "good.pdf"},
+		{path: "link-inside.pdf", want: "good.pdf"},
+		{path: "a-dir.pdf", want: "a-dir.pdf"}, // Resolve does not look at the file type
+		{path: "nope.pdf", reason: ReasonMissingFile},
+		{path: "link-outside.pdf", reason: ReasonPathOutsideRoot},
+		{path: "dangling-outside.pdf", reason: ReasonPathOutsideRoot},
+		{path: "../root/good.pdf", want: "good.pdf"},
+		{path: "../outside/secret.pdf", reason: ReasonPathOutsideRoot},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			got, err := Resolve(root, tt.path)
+			if tt.reason != "" {
+				if r, ok := IsRejection(err); !ok || r.Reason != tt.reason {
+					t.Fatalf("Resolve() = %q, %v; want %s", got, err, tt.reason)
+				}
+				return
+			}
+			if want := filepath.Join(realRoot, tt.want); err != nil || got != want {
+				t.Fatalf("Resolve() = %q, %v; want %q", got, err, want)
+			}
+		})
+	}
+}
+
+func TestFitDPI(t *testing.T) {
+	lim := DefaultLimits()
+	tests := []struct {
+		name   string
+		w, h   float64
+		want   int
+		wantOK bool
+	}{
+		{name: "letter", w: 612, h: 792, want: 300, wantOK: true},
+		{name: "empty page", w: 0, h: 0, want: 300, wantOK: true},
+		{name: "exactly 50 Mpx at 250 dpi", w: 72 * 20, h: 72 * 40, want: 250, wantOK: true},
+		{name: "30 inches square", w: 2160, h: 2160, want: 235, wantOK: true},
+		{name: "just fits at 150 dpi", w: 72 * 47, h: 72 * 47, want: 150, wantOK: true},
+		{name: "too large at 150 dpi", w: 72 * 48, h: 72 * 48, wantOK: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := fitDPI(tt.w, tt.h, lim)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("fitDPI(%g, %g) = %d, %t; want %d, %t", tt.w, tt.h, got, ok, tt.want, tt.wantOK)
+			}
+			if ok && pagePixels(tt.w, tt.h, got) > float64(lim.MaxPagePixels) {
+				t.Errorf("fitDPI(%g, %g) = %d leaves the page over the cap", tt.w, tt.h, got)
+			}
+		})
+	}
+}
+
+func TestEncryptScans(t *testing.T) {
+	tests := []struct {
+		name            string
+		data            string
+		trailer, anyKey bool
+	}{
+		{name: "indirect in a classic trailer", data: "trailer\n<< /Size 3 /Encrypt 5 0 R /Root 1 0 R >>", trailer: true, anyKey: true},
+		{name: "direct in a classic trailer", data: "trailer<</Encrypt<</Filter/Standard>>/Root 1 0 R>>", trailer: true, anyKey: true},
+		{name: "xref stream", data: "%PDF-1.5\n7 0 obj\n<< /Type /XRef /Encrypt 6 0 R /Size 8 >>\nstream\n...\nendstream\nendobj\nstartxref\n9\n%%EOF", trailer: true, anyKey: true},
+		{name: "no encrypt", data: "trailer\n<< /Size 3 /Root 1 0 R >>\nstartxref\n0\n%%EOF"},
+		{name: "encrypt in a non-trailer dictionary", data: "1 0 obj << /Encrypt 5 0 R >> endobj\ntrailer << /Root 1 0 R >>", anyKey: true},
+		{name: "EncryptMetadata is another key", data: "trailer << /EncryptMetadata false >>"},
+		{name: "name in text", data: "BT (/Encrypt) Tj ET /Encrypt Do"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := trailerHasEncrypt([]byte(tt.data)); got != tt.trailer {
+				t.Errorf("trailerHasEncrypt() = %t; want %t", got, tt.trailer)
+			}
+			if got := mentionsEncrypt([]byte(tt.data)); got != tt.anyKey {
+				t.Errorf("mentionsEncrypt() = %t; want %t", got, tt.anyKey)
+			}
+		})
+	}
+}
+
+func TestScrub(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{in: "pdfcpu: Catalog: missing root dict", want: "pdfcpu: Catalog: missing root dict"},
+		{in: "dereferenceInteger: wrong type <(Jane Doe, NHS 123)>", want: "dereferenceInteger: wrong type"},
+		{in: "corrupt dict: <<\n<Title, (secret)>\n>>", want: "corrupt dict"},
+		{in: "missing \"Pages\"", want: "missing"},
+		{in: "(all quoted)", want: "no detail"},
+	}
+	for _, tt := range tests {
+		if got := scrub(errors.New(tt.in)); got != tt.want {
+			t.Errorf("scrub(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzInspect feeds mutated fixtures to the pdfcpu stage: it must never
+// panic and must answer with a rejection or an admission, never a plain
+// error.
+func FuzzInspect(f *testing.F) {
+	for _, build := range fixtures {
+		f.Add(build())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := inspect(data, DefaultLimits())
+		if err != nil {
+			if _, ok := IsRejection(err); !ok {
+				t.Fatalf("inspect() error %v is not a rejection", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,158 @@
+package admit
+
+import (
+	"bufio"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// corpusDir returns ../shared/corpus/real next to the module root, or skips
+// the test when it is absent.
+func corpusDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Skip("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+	corpus := filepath.Join(dir, "..", "shared", "corpus", "real")
+	if _, err := os.Stat(filepath.Join(corpus, "README.md")); err != nil {
+		tb.Skipf("real corpus not found: %v", err)
+	}
+	return corpus
+}
+
+// corpusHashes reads the SHA-256 list at the end of the corpus README.
+func corpusHashes(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line := regexp.MustCompile(`^([0-9a-f]{64})  (\S+\.pdf)$`)
+	sums := map[string]string{}
+	for s := bufio.NewScanner(f); s.Scan(); {
+		if m := line.FindStringSubmatch(s.Text()); m != nil {
+			sums[m[2]] = m[1]
+		}
+	}
+	return sums
+}
+
+// TestCorpus checks every real file against the outcome its README
+// expects, with the default limits and the README's hashes.
+func TestCorpus(t *testing.T) {
+	dir := corpusDir(t)
+	rejected := map[string]string{
+		"invalid.pdf":                     ReasonMalformedPDF,
+		"unreadablemetadata.pdf":          ReasonMalformedPDF,
+		"encrypted_algo4.pdf":             ReasonEncrypted,
+		"libreoffice-writer-password.pdf": ReasonEncrypted,
+		"skew-encrypted.pdf":              ReasonEncrypted,
+		"hugemono.pdf":                    ReasonPageTooLarge,
+		"enormous.pdf":                    ReasonPageTooLarge, // a 9000×9000 image: 81 Mpx
+		"multipage.pdf":                   ReasonPageTooLarge, // the same image on page 2
+	}
+	pages := map[string]int{"cardinal.pdf": 4} // every other admitted file has 1 page
+	sums := corpusHashes(t, dir)
+	if len(sums) < 25 {
+		t.Fatalf("found %d hashes in the corpus README; want 25", len(sums))
+	}
+	names := slices.Sorted(maps.Keys(sums))
+	var total time.Duration
+	for _, name := range names {
+		sum := sums[name]
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			doc, err := Check(dir, name, sum, DefaultLimits())
+			elapsed := time.Since(start)
+			total += elapsed
+			if want, ok := rejected[name]; ok {
+				r, ok := IsRejection(err)
+				if !ok || r.Reason != want {
+					t.Fatalf("Check() = %+v, %v; want %s", doc, err, want)
+				}
+				t.Logf("%v: %s", elapsed, r)
+				return
+			}
+			if err != nil {
+				t.Fatalf("Check() error = %v; want admitted", err)
+			}
+			want := max(pages[name], 1)
+			if doc.Pages != want || len(doc.PageDPI) != want {
+				t.Errorf("Check() pages = %d (dpi %v); want %d", doc.Pages, doc.PageDPI, want)
+			}
+			for i, d := range doc.PageDPI {
+				if d != 300 {
+					t.Errorf("page %d renders at %d dpi; want 300", i+1, d)
+				}
+			}
+			t.Logf("%v: %d pages", elapsed, doc.Pages)
+		})
+	}
+	t.Logf("%d files in %v", len(sums), total)
+}
+
+// TestCheckConcurrent admits the corpus from several goroutines at once,
+// as the batch does; run it with -race to catch shared state in pdfcpu.
+func TestCheckConcurrent(t *testing.T) {
+	dir := corpusDir(t)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, e := range ents {
+		want[e.Name()] = outcome(Check(dir, e.Name(), "", DefaultLimits()))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		for _, e := range ents {
+			wg.Go(func() {
+				if got := outcome(Check(dir, e.Name(), "", DefaultLimits())); got != want[e.Name()] {
+					t.Errorf("%s: concurrent outcome %q; alone %q", e.Name(), got, want[e.Name()])
+				}
+			})
+		}
+	}
+	wg.Wait()
+}
+
+func outcome(doc *Doc, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprint(doc.Pages, doc.PageDPI, doc.SHA256)
+}
+
+// BenchmarkCheck admits a 100 KB scanned page (ccitt.pdf).
+func BenchmarkCheck(b *testing.B) {
+	dir := corpusDir(b)
+	fi, err := os.Stat(filepath.Join(dir, "ccitt.pdf"))
+	if err != nil {
+		b.Skip(err)
+	}
+	b.SetBytes(fi.Size())
+	for b.Loop() {
+		if _, err := Check(dir, "ccitt.pdf", "", DefaultLimits()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

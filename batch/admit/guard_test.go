@@ -1,0 +1,72 @@
+package admit
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+func TestSpend(t *testing.T) {
+	zeros := make([]byte, 10_000)
+	flate := func(names ...string) []types.PDFFilter {
+		var fs []types.PDFFilter
+		for _, n := range names {
+			fs = append(fs, types.PDFFilter{Name: n})
+		}
+		return fs
+	}
+	ccitt := []types.PDFFilter{{Name: "CCITTFaxDecode", DecodeParms: types.Dict{"Columns": types.Integer(8000), "Rows": types.Integer(1000)}}}
+	tests := []struct {
+		name    string
+		raw     []byte
+		filters []types.PDFFilter
+		budget  int64
+		over    bool
+		left    int64
+	}{
+		{name: "no filter", raw: zeros, budget: 20_000, left: 10_000},
+		{name: "flate within budget", raw: deflate(zeros), filters: flate("FlateDecode"), budget: 10_000, left: 0},
+		{name: "flate over budget", raw: deflate(zeros), filters: flate("FlateDecode"), budget: 9_999, over: true},
+		{name: "flate twice over budget", raw: deflate(deflate(zeros)), filters: flate("FlateDecode", "FlateDecode"), budget: 9_999, over: true},
+		{name: "abbreviated name", raw: deflate(zeros), filters: pipeline(types.Dict{"Filter": types.Name("Fl")}), budget: 9_999, over: true},
+		{name: "run length", raw: bytes.Repeat([]byte{129, 0}, 100), filters: flate("RunLengthDecode"), budget: 12_799, over: true},
+		{name: "run length within budget", raw: bytes.Repeat([]byte{129, 0}, 100), filters: flate("RunLengthDecode"), budget: 12_800, left: 0},
+		{name: "flate then run length", raw: deflate(bytes.Repeat([]byte{129, 0}, 100)), filters: flate("FlateDecode", "RunLengthDecode"), budget: 12_799, over: true},
+		{name: "ascii hex", raw: []byte("00ff>"), filters: flate("ASCIIHexDecode"), budget: 10, left: 8},
+		{name: "ascii85", raw: []byte("z~>"), filters: flate("ASCII85Decode"), budget: 10, left: 6},
+		{name: "ccitt from parameters", raw: []byte{0xff}, filters: ccitt, budget: 999_999, over: true},
+		{name: "ccitt within budget", raw: []byte{0xff}, filters: ccitt, budget: 1_000_000, left: 0},
+		{name: "not flate data", raw: zeros, filters: flate("FlateDecode"), budget: 10, left: 10},
+		{name: "dct is left encoded", raw: zeros, filters: flate("DCTDecode"), budget: 10, left: 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inf := &inflation{left: tt.budget}
+			r := inf.spend(tt.raw, tt.filters, types.Dict{}, "stream")
+			if (r != nil) != tt.over {
+				t.Fatalf("spend() = %v; want over budget %t", r, tt.over)
+			}
+			if !tt.over && inf.left != tt.left {
+				t.Errorf("budget left = %d; want %d", inf.left, tt.left)
+			}
+		})
+	}
+}
+
+func TestScanStreams(t *testing.T) {
+	data := []byte("%PDF-1.5\n" +
+		"1 0 obj\n<< /Type /Catalog >>\nendobj\n" +
+		"2 0 obj\n<< /Length 3 /X (3 0 obj << >> stream) >>\nstream\nabc\nendstream\nendobj\n" +
+		"10 0 obj<</N 1/First 2>>stream\r\nxy\nendstream endobj\n")
+	got := scanStreams(data)
+	if len(got) != 2 {
+		t.Fatalf("scanStreams() found %d streams; want 2", len(got))
+	}
+	if got[0].objNr != 2 || string(got[0].raw) != "abc" {
+		t.Errorf("first stream = object %d %q; want 2 \"abc\"", got[0].objNr, got[0].raw)
+	}
+	if got[1].objNr != 10 || string(got[1].raw) != "xy\n" || string(data[got[1].offset:got[1].offset+8]) != "10 0 obj" {
+		t.Errorf("second stream = object %d %q at %d; want 10 \"xy\\n\" at its header", got[1].objNr, got[1].raw, got[1].offset)
+	}
+}

@@ -1,0 +1,480 @@
+package admit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/validate"
+)
+
+// maxPageTreeDepth bounds the page tree walk; real files nest a few levels.
+const maxPageTreeDepth = 64
+
+// pdfcpuConfig is pdfcpu's built-in default configuration (the one
+// model.NewDefaultConfiguration returns when the config dir is disabled),
+// built here so that reading a PDF never creates pdfcpu's config directory.
+// Validation is relaxed: strict mode refuses good scans over metadata nits
+// (kcs.pdf's outline, cardinal.pdf's dates).
+func pdfcpuConfig() *model.Configuration {
+	return &model.Configuration{
+		CreationDate:      time.Now().Format("2006-01-02 15:04"),
+		Version:           model.VersionStr,
+		Reader15:          true,
+		ValidationMode:    model.ValidationRelaxed,
+		Eol:               types.EolLF,
+		WriteObjectStream: true,
+		WriteXRefStream:   true,
+		EncryptUsingAES:   true,
+		EncryptKeyLength:  256,
+		Permissions:       model.PermissionsPrint,
+		TimestampFormat:   "2006-01-02 15:04",
+		DateFormat:        "2006-01-02",
+		Offline:           true,
+		Timeout:           5,
+		Cmd:               model.VALIDATE,
+	}
+}
+
+// inspect runs checks 5 to 9 on a file's bytes and returns the DPI of each
+// page. Every failure is a *Rejection: the bytes are in memory, so nothing
+// pdfcpu reports can be an I/O problem.
+func inspect(data []byte, lim Limits) (dpis []int, err error) {
+	defer func() {
+		// pdfcpu is pure Go, so a crafted file can only make it panic, and
+		// the panic must not take the parent process down.
+		if p := recover(); p != nil {
+			dpis = nil
+			if mentionsEncrypt(data) {
+				err = reject(ReasonEncrypted, "the file has /Encrypt (pdfcpu crashed reading it)")
+				return
+			}
+			err = reject(ReasonMalformedPDF, "pdfcpu crashed reading the file (recovered panic)")
+		}
+	}()
+
+	// 5. Encryption. pdfcpu opens a file whose user password is empty
+	// without a word (encrypted_algo4.pdf), and ignores a direct /Encrypt
+	// dictionary, so look at the trailers first and ask pdfcpu afterwards.
+	if trailerHasEncrypt(data) {
+		return nil, reject(ReasonEncrypted, "the trailer has /Encrypt")
+	}
+	// pdfcpu decodes some streams in full while reading: bound them first.
+	inf := &inflation{left: maxInflated}
+	if r := inf.checkRawStreams(data); r != nil {
+		return nil, r
+	}
+	ctx, err := pdfcpu.Read(bytes.NewReader(data), pdfcpuConfig())
+	switch {
+	case errors.Is(err, pdfcpu.ErrWrongPassword):
+		return nil, reject(ReasonEncrypted, "a user password is required to open the file")
+	case err != nil && mentionsEncrypt(data):
+		return nil, reject(ReasonEncrypted, "the file has /Encrypt and pdfcpu cannot open it: %s", scrub(err))
+	case err != nil:
+		return nil, reject(ReasonMalformedPDF, "pdfcpu cannot read the file: %s", scrub(err))
+	case ctx.Encrypt != nil || ctx.E != nil:
+		return nil, reject(ReasonEncrypted, "the trailer has /Encrypt")
+	}
+
+	// 6. Validation, which decodes the catalog's metadata in full.
+	if r := inf.checkMetadata(ctx.XRefTable); r != nil {
+		return nil, r
+	}
+	if err := validate.XRefTable(ctx); err != nil {
+		if mentionsEncrypt(data) {
+			return nil, reject(ReasonEncrypted, "the file has /Encrypt and does not validate: %s", scrub(err))
+		}
+		return nil, reject(ReasonMalformedPDF, "pdfcpu validation failed: %s", scrub(err))
+	}
+
+	// 7. Page count.
+	switch n := ctx.PageCount; {
+	case n <= 0:
+		return nil, reject(ReasonMalformedPDF, "the document has no pages")
+	case n > lim.MaxPages:
+		return nil, reject(ReasonTooManyPages, "%d pages is over the %d-page cap", n, lim.MaxPages)
+	}
+
+	// 8. Page sizes.
+	pages, err := pageSizes(ctx.XRefTable)
+	if err != nil {
+		return nil, reject(ReasonMalformedPDF, "reading the page tree: %s", scrub(err))
+	}
+	if len(pages) != ctx.PageCount {
+		return nil, reject(ReasonMalformedPDF, "the page tree has %d pages, its /Count says %d", len(pages), ctx.PageCount)
+	}
+	dpis = make([]int, len(pages))
+	for i, p := range pages {
+		dpi, ok := fitDPI(p.w, p.h, lim)
+		if !ok {
+			return nil, reject(ReasonPageTooLarge, "page %d is %.0f×%.0f pt, %.0f Mpx even at %d dpi, over the %s cap",
+				i+1, p.w, p.h, pagePixels(p.w, p.h, lim.MinDPI)/1e6, lim.MinDPI, mpx(lim.MaxPagePixels))
+		}
+		dpis[i] = dpi
+	}
+
+	// 9. Images, at their decoded size.
+	if err := checkImages(ctx.XRefTable, lim); err != nil {
+		return nil, err
+	}
+	return dpis, nil
+}
+
+// fitDPI is the render-DPI rule the OCR worker follows too: the page
+// renders at lim.DPI, or, when that is over lim.MaxPagePixels, at the
+// highest integer DPI that fits, but never below lim.MinDPI (ok is false
+// then). w and h are the page's size in points (1/72 in) after UserUnit.
+func fitDPI(w, h float64, lim Limits) (dpi int, ok bool) {
+	for d := lim.DPI; d >= lim.MinDPI; d-- {
+		if pagePixels(w, h, d) <= float64(lim.MaxPagePixels) {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// pagePixels is the size in pixels of a w×h pt page rendered at dpi, with
+// MuPDF's rounding of the page bounds (fz_round_rect).
+func pagePixels(w, h float64, dpi int) float64 {
+	px := func(pt float64) float64 { return max(0, math.Ceil(pt*float64(dpi)/72-0.001)) }
+	return px(w) * px(h)
+}
+
+func mpx(n int64) string {
+	return fmt.Sprintf("%g Mpx", float64(n)/1e6)
+}
+
+// pageSize is a page's effective size in points, as rendered: CropBox
+// within MediaBox, scaled by UserUnit, turned by /Rotate.
+type pageSize struct{ w, h float64 }
+
+type rect struct{ x0, y0, x1, y1 float64 }
+
+func (r rect) empty() bool { return r.x1 <= r.x0 || r.y1 <= r.y0 }
+
+func (r rect) intersect(o rect) rect {
+	return rect{max(r.x0, o.x0), max(r.y0, o.y0), min(r.x1, o.x1), min(r.y1, o.y1)}
+}
+
+// inherited holds the page attributes a page tree node passes to its kids.
+type inherited struct {
+	media, crop *rect
+	rotate      int
+}
+
+// pageSizes walks the page tree in page order. It relies on validation
+// having run but still guards against loops, since relaxed mode repairs
+// rather than refuses.
+func pageSizes(xt *model.XRefTable) ([]pageSize, error) {
+	root, err := xt.Pages()
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		return nil, errors.New("the catalog has no /Pages")
+	}
+	var pages []pageSize
+	seen := map[int]bool{}
+	var walk func(o types.Object, inh inherited, depth int) error
+	walk = func(o types.Object, inh inherited, depth int) error {
+		if depth > maxPageTreeDepth {
+			return fmt.Errorf("page tree deeper than %d levels", maxPageTreeDepth)
+		}
+		if ir, ok := o.(types.IndirectRef); ok {
+			n := ir.ObjectNumber.Value()
+			if seen[n] {
+				return fmt.Errorf("page tree node object %d is reached twice", n)
+			}
+			seen[n] = true
+		}
+		d, err := xt.DereferenceDict(o)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			return errors.New("page tree node is not a dictionary")
+		}
+		if err := inheritFrom(xt, d, &inh); err != nil {
+			return err
+		}
+		kidsObj, isNode := d.Find("Kids")
+		if t := d.Type(); isNode && (t == nil || *t != "Page") {
+			kids, err := xt.DereferenceArray(kidsObj)
+			if err != nil {
+				return err
+			}
+			for _, k := range kids {
+				if k == nil {
+					continue
+				}
+				if err := walk(k, inh, depth+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		p, err := effectiveSize(xt, d, inh, len(pages)+1)
+		if err != nil {
+			return err
+		}
+		pages = append(pages, p)
+		return nil
+	}
+	if err := walk(*root, inherited{}, 0); err != nil {
+		return nil, err
+	}
+	return pages, nil
+}
+
+// inheritFrom applies a node's own MediaBox, CropBox and Rotate.
+func inheritFrom(xt *model.XRefTable, d types.Dict, inh *inherited) error {
+	if o, ok := d.Find("MediaBox"); ok && o != nil {
+		r, err := readRect(xt, o)
+		if err != nil {
+			return fmt.Errorf("reading MediaBox: %w", err)
+		}
+		inh.media = &r
+	}
+	if o, ok := d.Find("CropBox"); ok && o != nil {
+		r, err := readRect(xt, o)
+		if err != nil {
+			return fmt.Errorf("reading CropBox: %w", err)
+		}
+		inh.crop = &r
+	}
+	if o, ok := d.Find("Rotate"); ok && o != nil {
+		r, err := xt.DereferenceNumber(o)
+		if err != nil {
+			return fmt.Errorf("reading Rotate: %w", err)
+		}
+		inh.rotate = int(math.Round(r))
+	}
+	return nil
+}
+
+// effectiveSize is the size MuPDF renders a page at: the MediaBox cut by a
+// non-empty CropBox, times UserUnit (never inherited), with width and
+// height swapped for a /Rotate of 90 or 270.
+func effectiveSize(xt *model.XRefTable, d types.Dict, inh inherited, pageNr int) (pageSize, error) {
+	if inh.media == nil {
+		return pageSize{}, fmt.Errorf("page %d has no MediaBox", pageNr)
+	}
+	box := *inh.media
+	if inh.crop != nil {
+		if c := box.intersect(*inh.crop); !c.empty() {
+			box = c
+		}
+	}
+	unit := 1.0
+	if o, ok := d.Find("UserUnit"); ok && o != nil {
+		u, err := xt.DereferenceNumber(o)
+		if err != nil {
+			return pageSize{}, fmt.Errorf("page %d UserUnit: %w", pageNr, err)
+		}
+		if u > 0 {
+			unit = u
+		}
+	}
+	w, h := (box.x1-box.x0)*unit, (box.y1-box.y0)*unit
+	if math.IsNaN(w) || math.IsNaN(h) || math.IsInf(w, 0) || math.IsInf(h, 0) {
+		return pageSize{}, fmt.Errorf("page %d has a box of no finite size", pageNr)
+	}
+	if r := ((inh.rotate % 360) + 360) % 360; r == 90 || r == 270 {
+		w, h = h, w
+	}
+	return pageSize{w: max(w, 0), h: max(h, 0)}, nil
+}
+
+func readRect(xt *model.XRefTable, o types.Object) (rect, error) {
+	a, err := xt.DereferenceArray(o)
+	if err != nil {
+		return rect{}, err
+	}
+	if len(a) != 4 {
+		return rect{}, fmt.Errorf("a rectangle has %d numbers, not 4", len(a))
+	}
+	var v [4]float64
+	for i := range a {
+		if v[i], err = xt.DereferenceNumber(a[i]); err != nil {
+			return rect{}, err
+		}
+	}
+	// Corners may come in any order (ISO 32000 7.9.5).
+	return rect{min(v[0], v[2]), min(v[1], v[3]), max(v[0], v[2]), max(v[1], v[3])}, nil
+}
+
+// checkImages refuses any image XObject whose decoded size is over the
+// pixel cap, used or not: the renderer decodes an image at its full
+// Width×Height whatever the page DPI. A stream with /Width and /Height but
+// no /Subtype counts as an image too, as some producers omit it.
+func checkImages(xt *model.XRefTable, lim Limits) error {
+	nums := make([]int, 0, len(xt.Table))
+	for n := range xt.Table {
+		nums = append(nums, n)
+	}
+	slices.Sort(nums)
+	for _, n := range nums {
+		e := xt.Table[n]
+		if e == nil || e.Free {
+			continue
+		}
+		var d types.Dict
+		switch sd := e.Object.(type) {
+		case types.StreamDict:
+			d = sd.Dict
+		case *types.StreamDict:
+			d = sd.Dict
+		default:
+			continue
+		}
+		wObj, hasW := d.Find("Width")
+		hObj, hasH := d.Find("Height")
+		st := d.Subtype()
+		if !(st != nil && *st == "Image") && !(st == nil && hasW && hasH) {
+			continue
+		}
+		if !hasW || !hasH {
+			continue // the renderer cannot load it, so it cannot be a bomb
+		}
+		w, errW := xt.DereferenceNumber(wObj)
+		h, errH := xt.DereferenceNumber(hObj)
+		if errW != nil || errH != nil {
+			continue
+		}
+		if px := w * h; px > float64(lim.MaxPagePixels) {
+			return reject(ReasonPageTooLarge, "image object %d is %.0f×%.0f px, %.0f Mpx, over the %s cap",
+				n, w, h, px/1e6, mpx(lim.MaxPagePixels))
+		}
+	}
+	return nil
+}
+
+// trailerScanLimit bounds how much text after a trailer keyword or an xref
+// stream's "obj" is handed to the parser: a trailer dictionary is small.
+const trailerScanLimit = 64 << 10
+
+// trailerHasEncrypt reports whether any classic trailer, or the xref stream
+// that startxref points to, has an /Encrypt entry of any kind. pdfcpu
+// records only an indirect /Encrypt, so this catches the direct
+// dictionary some producers write.
+func trailerHasEncrypt(data []byte) bool {
+	hasEncrypt := func(b []byte) bool {
+		s := string(b[:min(len(b), trailerScanLimit)])
+		o, err := model.ParseObject(&s)
+		if err != nil {
+			return false
+		}
+		d, ok := o.(types.Dict)
+		if !ok {
+			return false
+		}
+		_, found := d.Find("Encrypt")
+		return found
+	}
+	kw := []byte("trailer")
+	for off := 0; ; {
+		i := bytes.Index(data[off:], kw)
+		if i < 0 {
+			break
+		}
+		off += i + len(kw)
+		if hasEncrypt(data[off:]) {
+			return true
+		}
+	}
+	// An xref stream: "startxref <offset>" names "<num> <gen> obj <<...>>".
+	i := bytes.LastIndex(data, []byte("startxref"))
+	if i < 0 {
+		return false
+	}
+	rest := skipSpace(data[i+len("startxref"):])
+	n := 0
+	for n < len(rest) && n < 19 && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	var xref int
+	for _, c := range rest[:n] {
+		xref = xref*10 + int(c-'0')
+	}
+	if n == 0 || xref >= len(data) {
+		return false
+	}
+	obj := data[xref:]
+	j := bytes.Index(obj[:min(len(obj), 64)], []byte("obj"))
+	if j < 0 {
+		return false
+	}
+	return hasEncrypt(obj[j+len("obj"):])
+}
+
+// mentionsEncrypt reports whether the raw bytes hold an /Encrypt key with a
+// dictionary or an indirect reference as value, as a trailer or an xref
+// stream does. It only names the cause when pdfcpu fails: a file pdfcpu
+// reads is judged by the trailer pdfcpu parsed.
+func mentionsEncrypt(data []byte) bool {
+	key := []byte("/Encrypt")
+	for off := 0; ; {
+		i := bytes.Index(data[off:], key)
+		if i < 0 {
+			return false
+		}
+		off += i + len(key)
+		rest := skipSpace(data[off:])
+		if bytes.HasPrefix(rest, []byte("<<")) || isIndirectRef(rest) {
+			return true
+		}
+	}
+}
+
+// isIndirectRef reports whether b starts with "<num> <gen> R".
+func isIndirectRef(b []byte) bool {
+	for range 2 {
+		n := 0
+		for n < len(b) && b[n] >= '0' && b[n] <= '9' {
+			n++
+		}
+		if n == 0 || n == len(b) || !isSpace(b[n]) {
+			return false
+		}
+		b = skipSpace(b[n:])
+	}
+	return len(b) > 0 && b[0] == 'R'
+}
+
+func skipSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// isSpace is PDF white space (ISO 32000 7.2.2).
+func isSpace(c byte) bool {
+	return c == 0 || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' '
+}
+
+// scrub keeps what a pdfcpu error says about the structure and drops what
+// it quotes from the document: pdfcpu prints objects with %v, so anything
+// from the first string, dictionary, array or quote on is cut.
+func scrub(err error) string {
+	s := err.Error()
+	if i := strings.IndexAny(s, "(<[\"'\n"); i >= 0 {
+		s = s[:i]
+	}
+	const maxLen = 160
+	if len(s) > maxLen {
+		s = s[:maxLen]
+	}
+	s = strings.TrimRight(s, " :,=")
+	if s == "" {
+		return "no detail"
+	}
+	return s
+}

@@ -1,0 +1,129 @@
+package admit
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// maxSymlinkHops bounds how many dangling symlinks Resolve follows by hand,
+// so that a symlink loop ends in a rejection rather than a stack overflow.
+const maxSymlinkHops = 255
+
+// Resolve applies the path-inside-root rule alone and returns the file's
+// absolute path with every symlink evaluated: the path to open afterwards.
+//
+// A relative path is joined to root (".." is applied lexically, as
+// filepath.Join does); an absolute path is accepted only inside root. The
+// joined path must lie inside root as written and, once the symlinks of both
+// root and path are resolved, still inside the resolved root: otherwise the
+// result is a *Rejection with ReasonPathOutsideRoot. A path that does not
+// exist is resolved as far as it goes (a dangling symlink is followed to its
+// target), so a missing file inside root is ReasonMissingFile while a
+// dangling symlink pointing outside is ReasonPathOutsideRoot.
+//
+// Resolve does not look at what the path names (a directory passes): that
+// is Check's job. A root that cannot be resolved, or a permission or I/O
+// error on the way, is returned as a plain error, never as a Rejection.
+func Resolve(root, path string) (string, error) {
+	if path == "" {
+		return "", reject(ReasonMissingFile, "the path is empty")
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("resolving root: %w", err)
+	}
+	realRoot, err := filepath.EvalSymlinks(absRoot)
+	if err != nil {
+		return "", fmt.Errorf("resolving root: %w", err)
+	}
+
+	joined := filepath.Clean(path)
+	if !filepath.IsAbs(joined) {
+		joined = filepath.Join(absRoot, joined)
+	}
+	if !within(absRoot, joined) && !within(realRoot, joined) {
+		return "", reject(ReasonPathOutsideRoot, "the path leads outside the root")
+	}
+
+	resolved, exists, err := resolveLoose(joined, 0)
+	if err != nil {
+		return "", fmt.Errorf("resolving path: %w", err)
+	}
+	if !within(realRoot, resolved) {
+		return "", reject(ReasonPathOutsideRoot, "the path resolves outside the root through a symlink")
+	}
+	if !exists {
+		return "", reject(ReasonMissingFile, "the file does not exist")
+	}
+	return resolved, nil
+}
+
+// resolveLoose evaluates the symlinks of p as far as the file system allows.
+// For an existing p it is filepath.EvalSymlinks. For a missing p it resolves
+// the longest existing prefix, follows dangling symlinks to their targets,
+// and appends the rest, reporting exists=false.
+func resolveLoose(p string, hops int) (resolved string, exists bool, err error) {
+	if hops > maxSymlinkHops {
+		return p, false, nil
+	}
+	r, evalErr := filepath.EvalSymlinks(p)
+	if evalErr == nil {
+		return r, true, nil
+	}
+	fi, err := os.Lstat(p)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		// A dangling symlink or one in a loop: follow it by hand.
+		target, err := os.Readlink(p)
+		if err != nil {
+			return "", false, err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		return resolveLoose(target, hops+1)
+	case err == nil:
+		// p exists and is no symlink, yet it could not be resolved.
+		if missingPathError(evalErr) {
+			return p, false, nil
+		}
+		return "", false, evalErr
+	case missingPathError(err):
+		parent := filepath.Dir(p)
+		if parent == p {
+			return p, false, nil
+		}
+		rp, _, err := resolveLoose(parent, hops)
+		if err != nil {
+			return "", false, err
+		}
+		return filepath.Join(rp, filepath.Base(p)), false, nil
+	default:
+		return "", false, err
+	}
+}
+
+// missingPathError reports whether err means the path names no file
+// (rather than that the file could not be reached, such as EACCES or EIO).
+func missingPathError(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) ||
+		errors.Is(err, syscall.ENOTDIR) ||
+		errors.Is(err, syscall.ELOOP) ||
+		errors.Is(err, syscall.ENAMETOOLONG) ||
+		errors.Is(err, syscall.EINVAL)
+}
+
+// within reports whether p is dir or lies under it; both must be clean and
+// absolute.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || filepath.IsAbs(rel) {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
