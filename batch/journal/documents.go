@@ -90,6 +90,7 @@ func (j *Journal) Documents(fn func(Doc) error) error {
 
 // Admission is what admission learned about a row whose file passed.
 type Admission struct {
+	Manifest string
 	Line     int
 	SourceID string
 	SHA256   string
@@ -100,6 +101,7 @@ type Admission struct {
 
 // RowStatus is how a manifest row stands in the journal.
 type RowStatus struct {
+	Manifest string
 	Line     int
 	SourceID string
 	State    State // the row's own state: rejected, duplicate, or its document's
@@ -110,13 +112,13 @@ type RowStatus struct {
 
 // Row returns the status of the row at a manifest line; ok is false when the
 // journal has not seen that line.
-func (j *Journal) Row(line int) (st RowStatus, ok bool, err error) {
+func (j *Journal) Row(manifest string, line int) (st RowStatus, ok bool, err error) {
 	var kind string
 	var docID sql.NullInt64
 	var docState, docReason sql.NullString
-	err = j.db.QueryRow(`SELECT r.line, r.source_id, r.kind, r.reason, r.sha256, r.document_id, d.state, d.reason
-		FROM rows r LEFT JOIN documents d ON d.id = r.document_id WHERE r.line=?`, line).
-		Scan(&st.Line, &st.SourceID, &kind, &st.Reason, &st.SHA256, &docID, &docState, &docReason)
+	err = j.db.QueryRow(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256, r.document_id, d.state, d.reason
+		FROM rows r LEFT JOIN documents d ON d.id = r.document_id WHERE r.manifest=? AND r.line=?`, manifest, line).
+		Scan(&st.Manifest, &st.Line, &st.SourceID, &kind, &st.Reason, &st.SHA256, &docID, &docState, &docReason)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, false, nil
 	}
@@ -139,15 +141,15 @@ func (j *Journal) Row(line int) (st RowStatus, ok bool, err error) {
 // earlier keeps its first verdict, unless it owned a document still queued:
 // then the document is rejected too (its file changed or vanished between
 // runs, so it cannot be trusted).
-func (j *Journal) Reject(line int, sourceID, sha256, reason string) error {
+func (j *Journal) Reject(manifest string, line int, sourceID, sha256, reason string) error {
 	return j.tx(func(tx *sql.Tx) error {
 		var oldSource, kind string
 		var docID sql.NullInt64
-		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE line=?`, line).Scan(&oldSource, &kind, &docID)
+		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`, manifest, line).Scan(&oldSource, &kind, &docID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			_, err = tx.Exec(`INSERT INTO rows(line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?)`,
-				line, sourceID, "rejected", reason, sha256, ms(time.Now()))
+			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?,?)`,
+				manifest, line, sourceID, "rejected", reason, sha256, ms(time.Now()))
 			return err
 		case err != nil:
 			return err
@@ -177,7 +179,7 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 		now := ms(time.Now())
 		var oldSource, kind string
 		var docID sql.NullInt64
-		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE line=?`, a.Line).Scan(&oldSource, &kind, &docID)
+		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`, a.Manifest, a.Line).Scan(&oldSource, &kind, &docID)
 		if err == nil {
 			if oldSource != a.SourceID {
 				return fmt.Errorf("line %d: journal has source_id %q: %w", a.Line, oldSource, ErrManifestChanged)
@@ -202,25 +204,25 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 				return err
 			}
 			id, _ := res.LastInsertId()
-			_, err = tx.Exec(`INSERT INTO rows(line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?)`,
-				a.Line, a.SourceID, "doc", a.SHA256, id, now)
+			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?,?)`,
+				a.Manifest, a.Line, a.SourceID, "doc", a.SHA256, id, now)
 			return err
 		case err != nil:
 			return err
 		case existingSHA == a.SHA256:
-			_, err = tx.Exec(`INSERT INTO rows(line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?)`,
-				a.Line, a.SourceID, "duplicate", a.SHA256, existing, now)
+			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?,?)`,
+				a.Manifest, a.Line, a.SourceID, "duplicate", a.SHA256, existing, now)
 			return err
 		default:
-			_, err = tx.Exec(`INSERT INTO rows(line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?)`,
-				a.Line, a.SourceID, "rejected", ReasonConflict, a.SHA256, now)
+			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?,?)`,
+				a.Manifest, a.Line, a.SourceID, "rejected", ReasonConflict, a.SHA256, now)
 			return err
 		}
 	})
 	if err != nil {
 		return RowStatus{}, fmt.Errorf("journal: admitting line %d: %w", a.Line, err)
 	}
-	st, _, err := j.Row(a.Line)
+	st, _, err := j.Row(a.Manifest, a.Line)
 	return st, err
 }
 

@@ -10,7 +10,8 @@
 //
 // The model:
 //
-//   - a row is one manifest record, keyed by its manifest line. It is
+//   - a row is one manifest record, keyed by its manifest (the absolute path
+//     of the CSV: one output folder may take several manifests) and line. It is
 //     rejected (with a reason), a duplicate of a document, or the owner of a
 //     document whose state it shares;
 //   - a document is one referral to OCR, keyed by source_id, with the SHA-256
@@ -109,13 +110,15 @@ var schema = []string{
 	)`,
 	`CREATE INDEX IF NOT EXISTS documents_state ON documents(state)`,
 	`CREATE TABLE IF NOT EXISTS rows (
-		line        INTEGER PRIMARY KEY,
+		manifest    TEXT NOT NULL,
+		line        INTEGER NOT NULL,
 		source_id   TEXT NOT NULL,
 		kind        TEXT NOT NULL,
 		reason      TEXT NOT NULL DEFAULT '',
 		sha256      TEXT NOT NULL DEFAULT '',
 		document_id INTEGER REFERENCES documents(id),
-		recorded_at INTEGER NOT NULL
+		recorded_at INTEGER NOT NULL,
+		PRIMARY KEY (manifest, line)
 	)`,
 	`CREATE TABLE IF NOT EXISTS attempts (
 		id          INTEGER PRIMARY KEY,

@@ -22,7 +22,7 @@ var policy = Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
 
 func admit(t *testing.T, j *Journal, line int, source, sha string) RowStatus {
 	t.Helper()
-	st, err := j.Admit(Admission{Line: line, SourceID: source, SHA256: sha, Path: source + ".pdf", Size: 10, Pages: 1})
+	st, err := j.Admit(Admission{Manifest: "m.csv", Line: line, SourceID: source, SHA256: sha, Path: source + ".pdf", Size: 10, Pages: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestAdmit(t *testing.T) {
 			}
 		})
 	}
-	if _, err := j.Admit(Admission{Line: 2, SourceID: "R-9", SHA256: "aaa"}); !errors.Is(err, ErrManifestChanged) {
+	if _, err := j.Admit(Admission{Manifest: "m.csv", Line: 2, SourceID: "R-9", SHA256: "aaa"}); !errors.Is(err, ErrManifestChanged) {
 		t.Errorf("changed source_id at a known line: %v, want ErrManifestChanged", err)
 	}
 	// The file of a queued document changed between runs: conflict, never overwritten.
@@ -93,7 +93,7 @@ func TestLeaseLifecycle(t *testing.T) {
 	if _, err := j.Claim(doc, b, policy); !errors.Is(err, ErrNotClaimable) {
 		t.Errorf("claiming a done document: %v, want ErrNotClaimable", err)
 	}
-	st, _, _ := j.Row(2)
+	st, _, _ := j.Row("m.csv", 2)
 	if st.State != Done {
 		t.Errorf("row state %s, want done", st.State)
 	}

@@ -21,12 +21,14 @@ type ReportRow struct {
 	TraceID        string
 }
 
-// ReportRows calls fn for every row in manifest order.
-func (j *Journal) ReportRows(fn func(ReportRow) error) error {
+// ReportRows calls fn for every row of one manifest (every manifest when
+// manifest is ""), in manifest order.
+func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 	rows, err := j.db.Query(`SELECT r.line, r.source_id, r.kind, r.reason, r.sha256,
 			COALESCE(d.state,''), COALESCE(d.reason,''), COALESCE(d.pages,0), COALESCE(d.attempts,0),
 			COALESCE(d.mean_confidence,0), COALESCE(d.band,''), COALESCE(d.artifact,''), COALESCE(d.trace_id,'')
-		FROM rows r LEFT JOIN documents d ON d.id = r.document_id ORDER BY r.line`)
+		FROM rows r LEFT JOIN documents d ON d.id = r.document_id
+		WHERE ?='' OR r.manifest=? ORDER BY r.manifest, r.line`, manifest, manifest)
 	if err != nil {
 		return fmt.Errorf("journal: listing rows: %w", err)
 	}

@@ -1,0 +1,62 @@
+# refbatch — build, test and demo on a Debian machine with Go.
+#
+#   make demo   run refbatch on the built-in sample (testdata/sample) and print the report's path
+#   make test   lint, vet and run every test (real Tesseract, MuPDF, SQLite)
+#
+# Both install the native dependencies first when they are missing (deps).
+
+GO            ?= go
+BIN           := bin/refbatch
+STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEBIAN_DEPS   := libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr pkg-config
+DEMO_OUT      ?= demo-out
+DEMO_KEY      ?= $(DEMO_OUT).key
+TEST_TIMEOUT  ?= 30m
+FUZZTIME      ?= 30s
+
+export OMP_THREAD_LIMIT = 1
+
+.PHONY: all deps build test lint fuzz demo clean
+
+all: build
+
+# deps installs Tesseract, its English and orientation data, and Leptonica
+# from Debian's packages when any is missing. It needs root (or sudo).
+deps:
+	@missing=""; for p in $(DEBIAN_DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; \
+	  else echo "deps: missing$$missing and not root; install them with apt-get as root" >&2; exit 1; fi; \
+	  $$sudo apt-get update -qq && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+	  { echo "deps: apt-get could not install$$missing (no network to Debian's mirrors?)" >&2; exit 1; }; \
+	fi
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/refbatch
+
+test: deps lint
+	$(GO) test -timeout $(TEST_TIMEOUT) ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME) ./manifest
+
+# demo imports the built-in sample with encrypted artifacts: it makes a demo
+# identity once (keep it out of the output folder), then runs the batch.
+demo: build
+	@[ -f $(DEMO_KEY) ] || ./$(BIN) keygen --out $(DEMO_KEY) >/dev/null
+	@rm -rf $(DEMO_OUT)
+	./$(BIN) run --quiet --out $(DEMO_OUT) \
+	  --recipient "$$(grep -o 'age1[0-9a-z]*' $(DEMO_KEY) | head -1)" testdata/sample/manifest.csv
+
+clean:
+	rm -rf bin $(DEMO_OUT) $(DEMO_KEY)

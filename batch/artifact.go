@@ -1,0 +1,225 @@
+package batch
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/ocr"
+)
+
+// ArtifactFormat names the artifact's schema.
+const ArtifactFormat = "refbatch-artifact/1"
+
+// Artifact is what refbatch publishes for one document: the text of every
+// page with its word confidences, and where it came from.
+type Artifact struct {
+	Format     string           `json:"format"`
+	Provenance Provenance       `json:"provenance"`
+	Pages      []ocr.PageResult `json:"pages"`
+	// ContentSHA256 is the SHA-256 of ContentText(Pages): it proves the text
+	// was not altered after it was read.
+	ContentSHA256 string `json:"content_sha256"`
+}
+
+// Provenance says which bytes, settings and engines produced an artifact.
+type Provenance struct {
+	SourceID      string            `json:"source_id"`
+	SourceSHA256  string            `json:"source_sha256"`
+	SourceSize    int64             `json:"source_size"`
+	ManifestLine  int               `json:"manifest_line"`
+	TraceID       string            `json:"trace_id"`
+	Attempt       int               `json:"attempt"`
+	Pages         int               `json:"pages"`
+	DPI           int               `json:"dpi"`
+	Lang          string            `json:"lang"`
+	Engines       map[string]string `json:"engines"`
+	PolicyVersion string            `json:"policy_version"`
+	Policy        map[string]any    `json:"policy"`
+	CreatedAt     time.Time         `json:"created_at"`
+	State         string            `json:"state"`
+	Reason        string            `json:"reason"`
+}
+
+// ContentText is the canonical text of a document: its pages' texts joined
+// by form feeds, as Tesseract separates pages.
+func ContentText(pages []ocr.PageResult) string {
+	texts := make([]string, len(pages))
+	for i, p := range pages {
+		texts[i] = p.Text
+	}
+	return strings.Join(texts, "\f")
+}
+
+// ContentHash is the SHA-256 of ContentText, in hex.
+func ContentHash(pages []ocr.PageResult) string {
+	sum := sha256.Sum256([]byte(ContentText(pages)))
+	return hex.EncodeToString(sum[:])
+}
+
+func newArtifact(doc journal.Doc, line, attempt int, out outcome, v verdict, o Options) *Artifact {
+	return &Artifact{
+		Format: ArtifactFormat,
+		Provenance: Provenance{
+			SourceID:     doc.SourceID,
+			SourceSHA256: doc.SHA256,
+			SourceSize:   doc.Size,
+			ManifestLine: line,
+			TraceID:      doc.TraceID,
+			Attempt:      attempt,
+			Pages:        len(out.pages),
+			DPI:          o.DPI,
+			Lang:         o.Lang,
+			Engines: map[string]string{
+				"tesseract": out.versions.Tesseract,
+				"mupdf":     out.versions.MuPDF,
+				"refbatch":  Version(),
+			},
+			PolicyVersion: o.PolicyVersion(),
+			Policy:        o.policySettings(),
+			CreatedAt:     time.Now().UTC(),
+			State:         string(v.state),
+			Reason:        v.reason,
+		},
+		Pages:         out.pages,
+		ContentSHA256: ContentHash(out.pages),
+	}
+}
+
+func (a *Artifact) marshal() ([]byte, error) {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("encoding artifact: %w", err)
+	}
+	return b, nil
+}
+
+// artifactName is the file name of one attempt's artifact. It carries the
+// attempt so that an attempt that lost its lease can never overwrite the
+// artifact of the attempt that won.
+func artifactName(sourceID, sha string, attempt int, encrypted bool) string {
+	name := fmt.Sprintf("%s_%s_a%d.json", safeName(sourceID), sha[:16], attempt)
+	if encrypted {
+		name += ".age"
+	}
+	return name
+}
+
+// artifactKey is the part of an artifact name that names its document.
+func artifactKey(sourceID, sha string) string {
+	return safeName(sourceID) + "_" + sha[:16] + "_a"
+}
+
+// safeName keeps a source_id readable in a file name: letters, digits, '-',
+// '.' and '_' pass; anything else becomes '_' and a short hash of the whole
+// ID keeps distinct IDs distinct.
+func safeName(id string) string {
+	var b strings.Builder
+	clean := true
+	for _, r := range id {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '.' || r == '_') {
+			b.WriteRune(r)
+			continue
+		}
+		b.WriteByte('_')
+		clean = false
+	}
+	s := b.String()
+	if len(s) > 64 {
+		s, clean = s[:64], false
+	}
+	if strings.HasPrefix(s, ".") {
+		s, clean = "_"+s[1:], false
+	}
+	if !clean || s == "" {
+		sum := sha256.Sum256([]byte(id))
+		s += "~" + hex.EncodeToString(sum[:4])
+	}
+	return s
+}
+
+// sweepOrphans removes artifacts that an attempt wrote but never committed
+// (the process died between the rename and the journal write). Files that
+// belong to a document another live process is working on, and files refbatch
+// did not name, are left alone: verify reports the latter.
+func sweepOrphans(j *journal.Journal, st *store.Store, owner journal.Owner) (int, error) {
+	names, err := st.List()
+	if err != nil {
+		return 0, err
+	}
+	if len(names) == 0 {
+		return 0, nil
+	}
+	present := map[string]bool{}
+	for _, n := range names {
+		present[n] = true
+	}
+	referenced := map[string]bool{}
+	keys := map[string]bool{} // documents whose stray attempts may go
+	now := time.Now()
+	err = j.Documents(func(d journal.Doc) error {
+		if d.Artifact != "" {
+			referenced[strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")] = true
+		}
+		if !d.LeasedByOther(owner, now) {
+			keys[artifactKey(d.SourceID, d.SHA256)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	for _, n := range names {
+		if referenced[n] || strings.HasPrefix(n, store.TempPrefix) {
+			continue
+		}
+		i := strings.LastIndex(n, "_a")
+		if i < 0 || !keys[n[:i+2]] {
+			continue
+		}
+		if err := st.Remove(n); err != nil {
+			return removed, err
+		}
+		removed++
+	}
+	return removed, nil
+}
+
+// Version is refbatch's version: the module version when built from a
+// release, else the VCS revision.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "devel-" + rev
+}

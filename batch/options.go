@@ -1,0 +1,207 @@
+// Package batch runs a refbatch import: it streams the manifest, admits each
+// row, records everything in the journal, drives a pool of OCR engines over
+// the admitted documents with leases, validates what they read, hands the
+// artifacts off to the store and builds the report.
+//
+// The journal is the only source of truth for progress, so a Run can be
+// stopped at any moment (Ctrl-C, SIGKILL, a full disk) and started again with
+// the same options: finished rows are skipped without being re-read, work that
+// was in flight is claimed again once its lease is free, and nothing done is
+// done twice.
+//
+// A Run never holds the manifest or the batch in memory: rows are streamed,
+// the queue between admission and the engines is bounded, and each engine
+// holds one document's bytes at a time.
+package batch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/batch/admit"
+	"github.com/refbatch/refbatch/ocr"
+)
+
+// Engine is one OCR engine: in production a supervised worker child process
+// (ocr.Worker), in tests possibly one with injected faults.
+type Engine interface {
+	Open(ctx context.Context, pdf []byte, tag string) (pages int, err error)
+	Page(ctx context.Context, index int, timeout time.Duration) (ocr.PageResult, error)
+	Versions() ocr.Versions
+	Alive() bool
+	Close() error
+}
+
+// EngineFactory starts an engine. Run calls it once per worker, and again to
+// replace an engine that died.
+type EngineFactory func(ctx context.Context) (Engine, error)
+
+// Options configure a Run. Zero values take the defaults of DESIGN.md §7.
+type Options struct {
+	Manifest string // the manifest CSV
+	Root     string // folder manifest paths are relative to; default: the manifest's folder
+	Out      string // output folder; default: refbatch-out beside the manifest
+
+	Workers       int
+	DPI           int
+	MinDPI        int
+	MaxBytes      int64
+	MaxPages      int
+	MaxPagePixels int64
+	PageTimeout   time.Duration
+	DocTimeout    time.Duration // 0: none
+	Attempts      int
+	Lang          string
+	SLO           time.Duration // admission to done; for the report's within_slo share
+
+	// Recipients encrypt the artifacts with age; with none, Plaintext must
+	// be set explicitly.
+	Recipients []age.Recipient
+	Plaintext  bool
+
+	// Confidence bands: a document's mean word confidence at or above High
+	// is high, at or above Low medium, and below Low it goes to review as
+	// low_confidence.
+	HighConfidence float64
+	LowConfidence  float64
+
+	Engine   EngineFactory
+	Logger   *slog.Logger
+	Progress Progress
+}
+
+// Defaults of DESIGN.md §7.
+const (
+	DefaultDPI            = 300
+	DefaultMinDPI         = 150
+	DefaultMaxBytes       = 64 << 20
+	DefaultMaxPages       = 200
+	DefaultMaxPagePixels  = 50_000_000
+	DefaultPageTimeout    = 120 * time.Second
+	DefaultAttempts       = 3
+	DefaultLang           = "eng"
+	DefaultSLO            = 24 * time.Hour
+	DefaultHighConfidence = 85
+	DefaultLowConfidence  = 60
+)
+
+// withDefaults fills zero values.
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.DPI <= 0 {
+		o.DPI = DefaultDPI
+	}
+	if o.MinDPI <= 0 {
+		o.MinDPI = min(DefaultMinDPI, o.DPI)
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.MaxPagePixels <= 0 {
+		o.MaxPagePixels = DefaultMaxPagePixels
+	}
+	if o.PageTimeout <= 0 {
+		o.PageTimeout = DefaultPageTimeout
+	}
+	if o.Attempts <= 0 {
+		o.Attempts = DefaultAttempts
+	}
+	if o.Lang == "" {
+		o.Lang = DefaultLang
+	}
+	if o.SLO <= 0 {
+		o.SLO = DefaultSLO
+	}
+	if o.HighConfidence == 0 {
+		o.HighConfidence = DefaultHighConfidence
+	}
+	if o.LowConfidence == 0 {
+		o.LowConfidence = DefaultLowConfidence
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Progress == nil {
+		o.Progress = NopProgress{}
+	}
+	return o
+}
+
+func (o Options) limits() admit.Limits {
+	return admit.Limits{
+		MaxBytes:      o.MaxBytes,
+		MaxPages:      o.MaxPages,
+		DPI:           o.DPI,
+		MinDPI:        o.MinDPI,
+		MaxPagePixels: o.MaxPagePixels,
+	}
+}
+
+// PolicyVersion is a short hash of every setting that changes what an
+// artifact says, so two artifacts made under different policies can be told
+// apart.
+func (o Options) PolicyVersion() string {
+	b, _ := json.Marshal(o.policySettings())
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+func (o Options) policySettings() map[string]any {
+	return map[string]any{
+		"dpi":             o.DPI,
+		"min_dpi":         o.MinDPI,
+		"max_page_pixels": o.MaxPagePixels,
+		"lang":            o.Lang,
+		"high_confidence": o.HighConfidence,
+		"low_confidence":  o.LowConfidence,
+		"validation":      "empty_text,low_confidence,id_not_found/1",
+	}
+}
+
+// Settings are the options as recorded in the journal and the report.
+func (o Options) Settings() map[string]string {
+	s := map[string]string{
+		"workers":         fmt.Sprint(o.Workers),
+		"dpi":             fmt.Sprint(o.DPI),
+		"min_dpi":         fmt.Sprint(o.MinDPI),
+		"max_bytes":       fmt.Sprint(o.MaxBytes),
+		"max_pages":       fmt.Sprint(o.MaxPages),
+		"max_page_pixels": fmt.Sprint(o.MaxPagePixels),
+		"page_timeout":    o.PageTimeout.String(),
+		"attempts":        fmt.Sprint(o.Attempts),
+		"lang":            o.Lang,
+		"slo":             o.SLO.String(),
+		"high_confidence": fmt.Sprint(o.HighConfidence),
+		"low_confidence":  fmt.Sprint(o.LowConfidence),
+		"encrypted":       fmt.Sprint(len(o.Recipients) > 0),
+		"policy_version":  o.PolicyVersion(),
+	}
+	if o.DocTimeout > 0 {
+		s["doc_timeout"] = o.DocTimeout.String()
+	}
+	return s
+}
+
+// Errors a Run returns; the CLI maps them to exit codes.
+var (
+	// ErrIncomplete: the run stopped before every row reached a state
+	// (interrupted, a full disk, or work still leased by another process).
+	// Running the same command again resumes.
+	ErrIncomplete = errors.New("batch incomplete")
+	// ErrNoRecipients: neither recipients nor an explicit plaintext choice.
+	ErrNoRecipients = errors.New("no recipients for artifact encryption")
+)

@@ -1,0 +1,350 @@
+package batch
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/report"
+)
+
+// The tests run real engines: the test binary re-executes itself as the
+// worker child process. Faults are injected through ocr.FaultsEnv only.
+
+const childEnv = "REFBATCH_BATCH_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(ocr.ServeMain())
+	}
+	os.Exit(m.Run())
+}
+
+// engine returns a factory of real worker children, with faults.
+func engine(o Options, faults string) EngineFactory {
+	return func(ctx context.Context) (Engine, error) {
+		env := []string{childEnv + "=1"}
+		if faults != "" {
+			env = append(env, ocr.FaultsEnv+"="+faults)
+		}
+		return ocr.StartWorker(ctx, ocr.WorkerConfig{
+			Path:          os.Args[0],
+			Env:           env,
+			Lang:          "eng",
+			MemoryLimit:   ocr.DefaultMemoryLimit,
+			DPI:           o.DPI,
+			MinDPI:        min(DefaultMinDPI, o.DPI),
+			MaxPagePixels: DefaultMaxPagePixels,
+		})
+	}
+}
+
+// sampleRow is a good document of the committed sample.
+type sampleRow struct{ sourceID, participantID, date, path string }
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+// goodSamples returns the sample's documents expected to be done.
+func goodSamples(t *testing.T) []sampleRow {
+	t.Helper()
+	dir := filepath.Join(repoRoot(t), "testdata", "sample")
+	if d := os.Getenv("REFBATCH_SAMPLE_DIR"); d != "" {
+		dir = d
+	}
+	expected := map[string]bool{}
+	for _, rec := range readCSV(t, filepath.Join(dir, "expected.csv")) {
+		if rec["state"] == "done" {
+			expected[rec["source_id"]] = true
+		}
+	}
+	var out []sampleRow
+	seen := map[string]bool{}
+	for _, rec := range readCSV(t, filepath.Join(dir, "manifest.csv")) {
+		id := rec["source_id"]
+		if expected[id] && !seen[id] {
+			seen[id] = true
+			out = append(out, sampleRow{id, rec["participant_id"], rec["referral_date"], filepath.Join(dir, rec["path"])})
+		}
+	}
+	if len(out) < 4 {
+		t.Fatalf("sample has %d good documents, want at least 4", len(out))
+	}
+	return out
+}
+
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[strings.TrimPrefix(h, "\ufeff")] = rec[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// writeManifest writes a manifest of rows (source_id, path, participant_id)
+// where path is absolute; the root is "/".
+func writeManifest(t *testing.T, dir string, rows [][3]string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("source_id,participant_id,referral_date,consent,path\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s,%s,2024-01-01,yes,%s\n", r[0], r[2], r[1])
+	}
+	p := filepath.Join(dir, fmt.Sprintf("manifest-%d.csv", time.Now().UnixNano()))
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func testOptions(t *testing.T, manifest, out, faults string) Options {
+	o := Options{
+		Manifest:    manifest,
+		Root:        "/",
+		Out:         out,
+		Workers:     2,
+		DPI:         150,
+		PageTimeout: 60 * time.Second,
+		Plaintext:   true,
+	}
+	o.Engine = engine(o.withDefaults(), faults)
+	return o
+}
+
+func rowsBySource(rep *report.Report) map[string]report.Row {
+	m := map[string]report.Row{}
+	for _, r := range rep.Rows {
+		if _, ok := m[r.SourceID]; !ok {
+			m[r.SourceID] = r
+		}
+	}
+	return m
+}
+
+func attemptsOf(t *testing.T, out, sourceID string) []journal.Attempt {
+	t.Helper()
+	j, err := journal.Open(filepath.Join(out, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var atts []journal.Attempt
+	err = j.Documents(func(d journal.Doc) error {
+		if d.SourceID == sourceID {
+			atts, err = j.Attempts(d.ID)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return atts
+}
+
+// TestFaults injects one fault per case into one document of a small batch:
+// the document ends as the design says, and every other document is done.
+func TestFaults(t *testing.T) {
+	good := goodSamples(t)[:3]
+	victim := goodSamples(t)[3]
+	tests := []struct {
+		name     string
+		fault    string
+		opts     func(*Options)
+		state    string
+		reason   string
+		attempts int // attempts recorded on the victim
+	}{
+		{"a worker that crashes every time exhausts the attempts", "crash=V", nil, "review", "attempts_exhausted", 3},
+		{"a page that hangs is a timeout, never retried", "hang=V", func(o *Options) { o.PageTimeout = 2 * time.Second }, "review", "timeout", 1},
+		{"a transient failure is retried", "transient1=V", func(o *Options) { o.Workers = 1 }, "done", "", 2},
+		{"a worker that allocates without bound dies at its limit and is retried", "alloc=V", func(o *Options) { o.Attempts = 2 }, "review", "attempts_exhausted", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rows := [][3]string{}
+			for _, g := range good {
+				rows = append(rows, [3]string{g.sourceID, g.path, g.participantID})
+			}
+			rows = append(rows, [3]string{"V", victim.path, victim.participantID})
+			o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), tc.fault)
+			if tc.opts != nil {
+				tc.opts(&o)
+			}
+			if tc.fault == "alloc=V" {
+				o.Engine = func(ctx context.Context) (Engine, error) {
+					return ocr.StartWorker(ctx, ocr.WorkerConfig{Path: os.Args[0], Env: []string{childEnv + "=1", ocr.FaultsEnv + "=alloc=V"},
+						Lang: "eng", MemoryLimit: 2 << 30, DPI: 150, MinDPI: 150, MaxPagePixels: DefaultMaxPagePixels})
+				}
+			}
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byID := rowsBySource(res.Report)
+			if v := byID["V"]; v.State != tc.state || v.Reason != tc.reason {
+				t.Errorf("victim %s/%s, want %s/%s", v.State, v.Reason, tc.state, tc.reason)
+			}
+			for _, g := range good {
+				if r := byID[g.sourceID]; r.State != "done" {
+					t.Errorf("%s: %s/%s, want done", g.sourceID, r.State, r.Reason)
+				}
+			}
+			atts := attemptsOf(t, o.Out, "V")
+			if len(atts) != tc.attempts {
+				t.Errorf("victim has %d attempts, want %d: %+v", len(atts), tc.attempts, atts)
+			}
+			for _, a := range atts {
+				t.Logf("attempt %d: %s %s", a.Number, a.Outcome, a.Cause)
+			}
+		})
+	}
+}
+
+func TestBreakerStopsBrokenEngines(t *testing.T) {
+	dir := t.TempDir()
+	var rows [][3]string
+	var faults []string
+	g := goodSamples(t)[0]
+	for i := 0; i < 7; i++ {
+		id := fmt.Sprintf("C-%d", i)
+		rows = append(rows, [3]string{id, g.path, g.participantID})
+		faults = append(faults, "crash="+id)
+	}
+	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), strings.Join(faults, ";"))
+	o.Attempts = 10
+	_, err := Run(context.Background(), o)
+	if !errors.Is(err, ErrEnginesBroken) {
+		t.Fatalf("err %v, want ErrEnginesBroken", err)
+	}
+}
+
+func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
+	dir := t.TempDir()
+	s := goodSamples(t)
+	out := filepath.Join(dir, "out")
+	first := writeManifest(t, dir, [][3]string{{"A", s[0].path, s[0].participantID}, {"A", s[0].path, s[0].participantID}})
+	res, err := Run(context.Background(), testOptions(t, first, out, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Report.Rows[1].State; got != "duplicate" {
+		t.Errorf("same source and bytes in one manifest: %s, want duplicate", got)
+	}
+	// A second manifest into the same output folder.
+	second := writeManifest(t, dir, [][3]string{{"A", s[0].path, s[0].participantID}, {"A", s[1].path, s[1].participantID}})
+	res, err = Run(context.Background(), testOptions(t, second, out, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{{"duplicate", ""}, {"rejected", "conflict"}}
+	for i, w := range want {
+		if r := res.Report.Rows[i]; r.State != w[0] || r.Reason != w[1] {
+			t.Errorf("second manifest row %d: %s/%s, want %s/%s", i, r.State, r.Reason, w[0], w[1])
+		}
+	}
+	if n := len(attemptsOf(t, out, "A")); n != 1 {
+		t.Errorf("A was attempted %d times, want 1", n)
+	}
+}
+
+// TestTwoProcessesShareTheWork stands two runs (separate journals handles,
+// owners and engines) on one output folder at once.
+func TestTwoRunsShareTheWork(t *testing.T) {
+	dir := t.TempDir()
+	var rows [][3]string
+	for i, g := range goodSamples(t) {
+		rows = append(rows, [3]string{fmt.Sprintf("S-%d", i), g.path, g.participantID})
+	}
+	manifest := writeManifest(t, dir, rows)
+	out := filepath.Join(dir, "out")
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := testOptions(t, manifest, out, "slow200ms=*")
+			o.Workers = 1
+			_, errs[i] = Run(context.Background(), o)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range rows {
+		atts := attemptsOf(t, out, fmt.Sprintf("S-%d", i))
+		if len(atts) != 1 || atts[0].Outcome != "done" {
+			t.Errorf("S-%d attempts %+v, want exactly one, done", i, atts)
+		}
+	}
+}
+
+func TestInterruptReleasesUncounted(t *testing.T) {
+	dir := t.TempDir()
+	s := goodSamples(t)
+	manifest := writeManifest(t, dir, [][3]string{{"A", s[0].path, s[0].participantID}, {"B", s[1].path, s[1].participantID}})
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	o := testOptions(t, manifest, out, "slow5s=*")
+	o.Progress = progressFunc(func(e Event) {
+		if e.Kind == EventStarted {
+			cancel()
+		}
+	})
+	_, err := Run(ctx, o)
+	if !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("interrupted run: %v, want ErrIncomplete", err)
+	}
+	res, err := Run(context.Background(), testOptions(t, manifest, out, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Report.Rows {
+		if r.State != "done" || r.Attempts != 1 {
+			t.Errorf("%s: %s after %d counted attempts, want done after 1", r.SourceID, r.State, r.Attempts)
+		}
+	}
+}
+
+type progressFunc func(Event)
+
+func (f progressFunc) Event(e Event) { f(e) }

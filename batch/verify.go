@@ -1,0 +1,299 @@
+package batch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
+)
+
+// Finding kinds reported by Verify. They are stable: scripts match on them.
+const (
+	FindingJournalMissing       = "journal_missing"
+	FindingJournalCorrupt       = "journal_corrupt"
+	FindingMissingArtifactEntry = "missing_artifact_entry" // a done document with no artifact recorded
+	FindingMissingArtifact      = "missing_artifact"
+	FindingArtifactHash         = "artifact_hash_mismatch"
+	FindingUnknownFile          = "unknown_file"
+	FindingArtifactUnreadable   = "artifact_unreadable" // cannot be decrypted or parsed
+	FindingContentHash          = "content_hash_mismatch"
+	FindingProvenance           = "provenance_mismatch"
+	FindingSourceMissing        = "source_missing"
+	FindingSourceChanged        = "source_changed"
+	FindingUnfinished           = "unfinished_document" // non-final while no run is in progress or interrupted
+)
+
+// Finding is one thing Verify found wrong, about one file.
+type Finding struct {
+	Kind     string `json:"kind"`
+	File     string `json:"file"`
+	SourceID string `json:"source_id,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// VerifyOptions configure Verify.
+type VerifyOptions struct {
+	Out string
+	// Identities decrypt the artifacts to check their content hash and
+	// provenance; without them only the ciphertext's hash is checked.
+	Identities []age.Identity
+	// Sources re-hashes every source file at its recorded path.
+	Sources bool
+	// Progress, when set, is called after each document is checked.
+	Progress func(done, total int)
+}
+
+// VerifyResult is what Verify checked and found.
+type VerifyResult struct {
+	Findings   []Finding `json:"findings"`
+	Documents  int       `json:"documents"`
+	Artifacts  int       `json:"artifacts_checked"`
+	Decrypted  int       `json:"artifacts_decrypted"`
+	Sources    int       `json:"sources_checked"`
+	Unfinished int       `json:"unfinished_documents"`
+	// Incomplete is true when the batch has not finished (its last run was
+	// interrupted or is still running): its non-final documents are then
+	// expected, not findings.
+	Incomplete bool `json:"incomplete"`
+}
+
+// OK reports whether nothing was found.
+func (r *VerifyResult) OK() bool { return len(r.Findings) == 0 }
+
+// Verify checks an output folder's chain of custody: the journal's
+// integrity, that every finished document's artifact is present and
+// unaltered, that no unknown file sits among the artifacts, and optionally
+// the artifacts' content (with identities) and the sources' bytes.
+func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
+	res := &VerifyResult{}
+	add := func(kind, file, source, detail string) {
+		res.Findings = append(res.Findings, Finding{Kind: kind, File: file, SourceID: source, Detail: detail})
+	}
+	dbPath := filepath.Join(o.Out, JournalFile)
+	if _, err := os.Stat(dbPath); err != nil {
+		add(FindingJournalMissing, dbPath, "", err.Error())
+		return res, nil
+	}
+	if !looksLikeSQLite(dbPath) {
+		add(FindingJournalCorrupt, dbPath, "", "not a SQLite database")
+		return res, nil
+	}
+	j, err := journal.Open(dbPath)
+	if err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
+	}
+	defer j.Close()
+	problems, err := j.IntegrityCheck()
+	if err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
+	}
+	if len(problems) > 0 {
+		add(FindingJournalCorrupt, dbPath, "", strings.Join(problems, "; "))
+		return res, nil
+	}
+	runs, err := j.Runs()
+	if err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
+	}
+	if len(runs) > 0 {
+		last := runs[len(runs)-1]
+		res.Incomplete = last.FinishedAt.IsZero() || last.Exit != "complete"
+	}
+
+	artDir := filepath.Join(o.Out, ArtifactsDir)
+	st, err := store.Open(artDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	var docs []journal.Doc
+	if err := j.Documents(func(d journal.Doc) error { docs = append(docs, d); return nil }); err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
+	}
+	res.Documents = len(docs)
+	referenced := map[string]bool{}
+	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !d.State.Final() {
+			res.Unfinished++
+			if !res.Incomplete {
+				add(FindingUnfinished, dbPath, d.SourceID, "the document is "+string(d.State)+" but no run is unfinished")
+			}
+		}
+		if d.Artifact != "" {
+			name := strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")
+			referenced[name] = true
+			verifyArtifact(st, d, name, o.Identities, res, add)
+		} else if d.State == journal.Done {
+			add(FindingMissingArtifactEntry, dbPath, d.SourceID, "a done document has no artifact recorded")
+		}
+		if o.Sources {
+			res.Sources++
+			sum, err := hashFile(d.Path)
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				add(FindingSourceMissing, d.Path, d.SourceID, "")
+			case err != nil:
+				add(FindingSourceMissing, d.Path, d.SourceID, err.Error())
+			case sum != d.SHA256:
+				add(FindingSourceChanged, d.Path, d.SourceID, "sha256 "+sum+", journal "+d.SHA256)
+			}
+		}
+		if o.Progress != nil {
+			o.Progress(i+1, len(docs))
+		}
+	}
+	names, err := st.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if !referenced[n] {
+			add(FindingUnknownFile, filepath.Join(artDir, n), "", "not recorded in the journal")
+		}
+	}
+	sort.SliceStable(res.Findings, func(a, b int) bool { return res.Findings[a].File < res.Findings[b].File })
+	return res, nil
+}
+
+func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) {
+	path := filepath.Join(st.Dir(), name)
+	sum, err := st.Hash(name)
+	if errors.Is(err, os.ErrNotExist) {
+		add(FindingMissingArtifact, path, d.SourceID, "")
+		return
+	}
+	if err != nil {
+		add(FindingMissingArtifact, path, d.SourceID, err.Error())
+		return
+	}
+	res.Artifacts++
+	if sum != d.ArtifactSHA256 {
+		add(FindingArtifactHash, path, d.SourceID, "sha256 "+sum+", journal "+d.ArtifactSHA256)
+		return
+	}
+	if len(ids) == 0 && st.Encrypted() {
+		return
+	}
+	if len(ids) == 0 && strings.HasSuffix(name, ".age") {
+		return
+	}
+	a, err := readArtifact(st, name, ids)
+	if err != nil {
+		add(FindingArtifactUnreadable, path, d.SourceID, err.Error())
+		return
+	}
+	res.Decrypted++
+	if got := ContentHash(a.Pages); got != a.ContentSHA256 {
+		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", artifact says "+a.ContentSHA256)
+	}
+	if a.Provenance.SourceSHA256 != d.SHA256 || a.Provenance.SourceID != d.SourceID {
+		add(FindingProvenance, path, d.SourceID, fmt.Sprintf("artifact names %s %s, journal %s %s",
+			a.Provenance.SourceID, a.Provenance.SourceSHA256, d.SourceID, d.SHA256))
+	}
+}
+
+func readArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, error) {
+	b, err := st.Read(name, ids)
+	if err != nil {
+		return nil, err
+	}
+	var a Artifact
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, fmt.Errorf("parsing artifact: %w", err)
+	}
+	if a.Format != ArtifactFormat {
+		return nil, fmt.Errorf("unknown artifact format %q", a.Format)
+	}
+	return &a, nil
+}
+
+func looksLikeSQLite(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false
+	}
+	return string(head) == "SQLite format 3\x00"
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ErrNotFound: no document with that source_id in the journal.
+var ErrNotFound = errors.New("no such document")
+
+// Show returns the artifact of the document with the given source_id, after
+// checking that its bytes hash to what the journal recorded.
+func Show(out, sourceID string, ids []age.Identity) (*Artifact, error) {
+	j, err := journal.Open(filepath.Join(out, JournalFile))
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	var doc *journal.Doc
+	err = j.Documents(func(d journal.Doc) error {
+		if d.SourceID == sourceID {
+			doc = &d
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		return nil, fmt.Errorf("%s: %w", sourceID, ErrNotFound)
+	}
+	if doc.Artifact == "" {
+		return nil, fmt.Errorf("%s is %s %s and has no artifact: %w", sourceID, doc.State, doc.Reason, ErrNotFound)
+	}
+	st, err := store.Open(filepath.Join(out, ArtifactsDir), nil)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimPrefix(doc.Artifact, ArtifactsDir+"/")
+	if sum, err := st.Hash(name); err != nil {
+		return nil, err
+	} else if sum != doc.ArtifactSHA256 {
+		return nil, fmt.Errorf("artifact %s was altered: sha256 %s, journal %s", doc.Artifact, sum, doc.ArtifactSHA256)
+	}
+	a, err := readArtifact(st, name, ids)
+	if err != nil {
+		return nil, err
+	}
+	if ContentHash(a.Pages) != a.ContentSHA256 {
+		return nil, fmt.Errorf("artifact %s: its text does not match its content hash", doc.Artifact)
+	}
+	return a, nil
+}

@@ -1,0 +1,208 @@
+package batch
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"filippo.io/age"
+	_ "modernc.org/sqlite" // to tamper with the journal as an attacker would
+)
+
+// finishedBatch runs a small encrypted batch once; each tamper case works
+// on its own copy, which is the same as a fresh finished batch.
+func finishedBatch(t *testing.T) (dir string, id *age.X25519Identity) {
+	t.Helper()
+	dir = t.TempDir()
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "sources")
+	os.MkdirAll(src, 0o700)
+	var rows [][3]string
+	for i, g := range goodSamples(t)[:3] {
+		b, err := os.ReadFile(g.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(src, filepath.Base(g.path))
+		os.WriteFile(p, b, 0o600)
+		rows = append(rows, [3]string{[]string{"A", "B", "C"}[i], p, g.participantID})
+	}
+	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), "")
+	o.Plaintext, o.Recipients = false, []age.Recipient{id.Recipient()}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	return dir, id
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if info.IsDir() {
+			return os.MkdirAll(dst, 0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func artifacts(t *testing.T, out string) []string {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(out, ArtifactsDir, "*.age"))
+	sort.Strings(names)
+	if len(names) < 2 {
+		t.Fatalf("%d artifacts, want at least 2", len(names))
+	}
+	return names
+}
+
+func TestVerifyTamperMatrix(t *testing.T) {
+	base, id := finishedBatch(t)
+	type finding struct{ kind, file string } // file: a suffix of the finding's file
+	tests := []struct {
+		name    string
+		tamper  func(t *testing.T, out, sources string) []finding
+		sources bool
+	}{
+		{"untouched", func(t *testing.T, out, _ string) []finding { return nil }, true},
+		{"flip one byte of an artifact", func(t *testing.T, out, _ string) []finding {
+			a := artifacts(t, out)[0]
+			b, _ := os.ReadFile(a)
+			b[len(b)/2] ^= 0x01
+			os.WriteFile(a, b, 0o600)
+			return []finding{{FindingArtifactHash, filepath.Base(a)}}
+		}, false},
+		{"swap two artifacts", func(t *testing.T, out, _ string) []finding {
+			a := artifacts(t, out)
+			x, _ := os.ReadFile(a[0])
+			y, _ := os.ReadFile(a[1])
+			os.WriteFile(a[0], y, 0o600)
+			os.WriteFile(a[1], x, 0o600)
+			return []finding{{FindingArtifactHash, filepath.Base(a[0])}, {FindingArtifactHash, filepath.Base(a[1])}}
+		}, false},
+		{"delete an artifact", func(t *testing.T, out, _ string) []finding {
+			a := artifacts(t, out)[1]
+			os.Remove(a)
+			return []finding{{FindingMissingArtifact, filepath.Base(a)}}
+		}, false},
+		{"add a stray file", func(t *testing.T, out, _ string) []finding {
+			os.WriteFile(filepath.Join(out, ArtifactsDir, "stray.json"), []byte("{}"), 0o600)
+			return []finding{{FindingUnknownFile, "stray.json"}}
+		}, false},
+		{"truncate an artifact", func(t *testing.T, out, _ string) []finding {
+			a := artifacts(t, out)[0]
+			os.Truncate(a, 100)
+			return []finding{{FindingArtifactHash, filepath.Base(a)}}
+		}, false},
+		{"change a source file", func(t *testing.T, out, sources string) []finding {
+			names, _ := filepath.Glob(filepath.Join(sources, "*.pdf"))
+			f, _ := os.OpenFile(names[0], os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("%%EOF\n")
+			f.Close()
+			return []finding{{FindingSourceChanged, filepath.Base(names[0])}}
+		}, true},
+		{"delete a source file", func(t *testing.T, out, sources string) []finding {
+			names, _ := filepath.Glob(filepath.Join(sources, "*.pdf"))
+			os.Remove(names[1])
+			return []finding{{FindingSourceMissing, filepath.Base(names[1])}}
+		}, true},
+		{"alter the journal's recorded hash", func(t *testing.T, out, _ string) []finding {
+			db, err := sql.Open("sqlite", filepath.Join(out, JournalFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var artifact string
+			if err := db.QueryRow(`SELECT artifact FROM documents WHERE source_id='B'`).Scan(&artifact); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(`UPDATE documents SET artifact_sha256=? WHERE source_id='B'`, strings.Repeat("0", 64)); err != nil {
+				t.Fatal(err)
+			}
+			return []finding{{FindingArtifactHash, filepath.Base(artifact)}}
+		}, false},
+		{"corrupt journal.db", func(t *testing.T, out, _ string) []finding {
+			p := filepath.Join(out, JournalFile)
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteAt([]byte(strings.Repeat("\xff", 8192)), 4096)
+			f.Close()
+			return []finding{{FindingJournalCorrupt, JournalFile}}
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyTree(t, base, dir)
+			// Sources are recorded by absolute path: tamper with the
+			// originals only in the cases that need it, on a copy of them.
+			sources := filepath.Join(base, "sources")
+			if tc.sources {
+				bak := filepath.Join(t.TempDir(), "sources")
+				copyTree(t, sources, bak)
+				t.Cleanup(func() { os.RemoveAll(sources); copyTree(t, bak, sources) })
+			}
+			out := filepath.Join(dir, "out")
+			want := tc.tamper(t, out, sources)
+			res, err := Verify(context.Background(), VerifyOptions{Out: out, Identities: []age.Identity{id}, Sources: tc.sources})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Findings) != len(want) {
+				t.Fatalf("findings %+v, want %+v", res.Findings, want)
+			}
+			for _, w := range want {
+				found := false
+				for _, f := range res.Findings {
+					if f.Kind == w.kind && strings.HasSuffix(f.File, w.file) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no %s finding naming %s in %+v", w.kind, w.file, res.Findings)
+				}
+			}
+			if tc.name == "untouched" && (res.Decrypted != 3 || res.Sources != 3) {
+				t.Errorf("clean verify decrypted %d and hashed %d sources, want 3 and 3", res.Decrypted, res.Sources)
+			}
+		})
+	}
+}
+
+func TestShowRoundTrips(t *testing.T) {
+	base, id := finishedBatch(t)
+	out := filepath.Join(base, "out")
+	a, err := Show(out, "A", []age.Identity{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.ToUpper(ContentText(a.Pages)), "PARTICIPANT") {
+		t.Errorf("shown text does not look like the referral")
+	}
+	if _, err := Show(out, "A", nil); err == nil {
+		t.Error("show without an identity decrypted an encrypted artifact")
+	}
+	if _, err := Show(out, "nope", []age.Identity{id}); err == nil {
+		t.Error("show of an unknown source_id succeeded")
+	}
+}

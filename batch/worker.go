@@ -1,0 +1,300 @@
+package batch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/ocr"
+)
+
+// worker owns one engine for its life (replacing it when it dies) and
+// processes documents from jobs one at a time.
+func (r *runner) worker(ctx context.Context, jobs <-chan job) {
+	var eng Engine
+	defer func() {
+		if eng != nil {
+			eng.Close()
+		}
+	}()
+	for jb := range jobs {
+		if ctx.Err() == nil {
+			if eng != nil && !eng.Alive() {
+				eng.Close()
+				eng = nil
+			}
+			if eng == nil {
+				var err error
+				if eng, err = r.o.Engine(ctx); err != nil {
+					eng = nil
+					if ctx.Err() == nil {
+						r.setFatal(fmt.Errorf("starting an OCR engine: %w", err))
+					}
+				} else {
+					r.noteVersions(eng.Versions())
+				}
+			}
+			if eng != nil {
+				r.process(ctx, eng, jb)
+			}
+		}
+		jb.wg.Done()
+	}
+}
+
+func (r *runner) noteVersions(v ocr.Versions) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.versions == nil {
+		r.versions = map[string]string{"tesseract": v.Tesseract, "mupdf": v.MuPDF}
+		if v.Leptonica != "" {
+			r.versions["leptonica"] = v.Leptonica
+		}
+	}
+}
+
+func (r *runner) policy() journal.Policy {
+	return journal.Policy{MaxAttempts: r.o.Attempts, LeaseTTL: leaseTTL}
+}
+
+// process claims one document and takes it to a verdict, a transient
+// failure, or a release when the run is interrupted.
+func (r *runner) process(ctx context.Context, eng Engine, jb job) {
+	l, err := r.j.Claim(jb.docID, r.owner, r.policy())
+	if errors.Is(err, journal.ErrNotClaimable) {
+		r.reportIfFinal(jb)
+		return
+	}
+	if err != nil {
+		r.setFatal(err)
+		return
+	}
+	doc, err := r.j.Document(jb.docID)
+	if err != nil {
+		r.setFatal(err)
+		return
+	}
+	log := r.log.With("source_id", doc.SourceID, "sha256", doc.SHA256, "trace_id", doc.TraceID, "attempt", l.Attempt)
+	start := time.Now()
+	r.o.Progress.Event(Event{Kind: EventStarted, Time: start, Line: jb.row.Line, SourceID: doc.SourceID, Pages: doc.Pages})
+	log.Info("document started")
+
+	// The heartbeat keeps the lease while the engine works; losing it
+	// cancels the work, since another owner now holds the document.
+	docCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if r.o.DocTimeout > 0 {
+		var c context.CancelFunc
+		docCtx, c = context.WithTimeoutCause(docCtx, r.o.DocTimeout, errDocTimeout)
+		defer c()
+	}
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		t := time.NewTicker(leaseTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-docCtx.Done():
+				return
+			case <-t.C:
+				if err := r.j.Renew(l, leaseTTL); err != nil {
+					cancel(errLeaseLost)
+					return
+				}
+			}
+		}
+	}()
+	out := r.ocrDocument(docCtx, eng, l, doc)
+	cancel(nil)
+	<-hbDone
+	out.elapsed = time.Since(start)
+	r.settle(ctx, l, doc, jb, out, log)
+}
+
+var (
+	errDocTimeout = errors.New("document timeout")
+	errLeaseLost  = errors.New("lease lost")
+)
+
+// outcome is what OCR of one document produced, before it is settled in the
+// journal.
+type outcome struct {
+	pages     []ocr.PageResult
+	versions  ocr.Versions
+	err       error // nil: pages are complete
+	transient string
+	elapsed   time.Duration
+}
+
+func (r *runner) ocrDocument(ctx context.Context, eng Engine, l journal.Lease, doc journal.Doc) outcome {
+	out := outcome{versions: eng.Versions()}
+	// doc.Path was resolved inside the root at admission; the hash check
+	// below proves the bytes are still the ones admitted.
+	data, err := os.ReadFile(doc.Path)
+	if err != nil {
+		out.err, out.transient = err, "io"
+		return out
+	}
+	r.holdBytes(int64(len(data)))
+	defer r.holdBytes(-int64(len(data)))
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != doc.SHA256 {
+		// The next pass re-admits the row and rejects it as a conflict.
+		out.err, out.transient = errors.New("source changed since admission"), "source_changed"
+		return out
+	}
+	n, err := eng.Open(ctx, data, doc.SourceID)
+	if err != nil {
+		out.err = err
+		return out
+	}
+	data = nil
+	for i := 0; i < n; i++ {
+		pr, err := eng.Page(ctx, i, r.o.PageTimeout)
+		if err != nil {
+			out.err = err
+			return out
+		}
+		if err := r.j.PageDone(l, journal.PageMetric{Page: i, DPI: pr.DPI, Render: pr.RenderTime, OCR: pr.RecogniseTime,
+			Words: len(pr.Words), MeanConfidence: pr.MeanConf}, leaseTTL); err != nil {
+			out.err = err
+			return out
+		}
+		r.o.Progress.Event(Event{Kind: EventPageDone, Time: time.Now(), SourceID: doc.SourceID, Page: i + 1, Pages: n, Elapsed: pr.RenderTime + pr.RecogniseTime})
+		out.pages = append(out.pages, pr)
+	}
+	return out
+}
+
+func (r *runner) holdBytes(n int64) {
+	v := r.inflight.Add(n)
+	for {
+		p := r.peakInflight.Load()
+		if v <= p || r.peakInflight.CompareAndSwap(p, v) {
+			return
+		}
+	}
+}
+
+// settle records the outcome of one attempt in the journal: a verdict, a
+// transient failure to retry, or a release when the run was interrupted.
+func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, jb job, out outcome, log interface {
+	Info(string, ...any)
+	Warn(string, ...any)
+}) {
+	finish := func(res journal.Result) {
+		if err := r.j.Finish(l, res); err != nil {
+			if errors.Is(err, journal.ErrLeaseLost) {
+				log.Warn("lease lost before publishing; another owner has the document")
+				if res.Artifact != "" {
+					r.st.Remove(filepath.Base(res.Artifact))
+				}
+				return
+			}
+			r.setFatal(err)
+			return
+		}
+		log.Info("document finished", "state", res.State, "reason", res.Reason, "pages", len(out.pages),
+			"mean_confidence", fmt.Sprintf("%.1f", res.MeanConfidence), "elapsed_ms", out.elapsed.Milliseconds())
+		r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: doc.SourceID,
+			State: string(res.State), Reason: res.Reason, Pages: len(out.pages), Elapsed: out.elapsed})
+	}
+	fail := func(cause string) {
+		r.engineFailed(doc.ID)
+		retryAt := time.Now().Add(backoff(l.Attempt))
+		exhausted, err := r.j.Fail(l, cause, retryAt, r.policy())
+		if err != nil && !errors.Is(err, journal.ErrLeaseLost) {
+			r.setFatal(err)
+			return
+		}
+		log.Warn("attempt failed", "cause", cause, "exhausted", exhausted)
+		if exhausted {
+			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: doc.SourceID,
+				State: string(journal.Review), Reason: journal.ReasonAttemptsExhausted})
+		}
+	}
+
+	err := out.err
+	var ee *ocr.EngineError
+	switch {
+	case err == nil:
+		r.engineOK()
+		res, err := r.publish(l, doc, jb, out)
+		if err != nil {
+			r.j.Release(l)
+			if store.IsNoSpace(err) {
+				r.setFatal(fmt.Errorf("%w: the output disk is full (%v)", ErrIncomplete, err))
+				return
+			}
+			r.setFatal(err)
+			return
+		}
+		finish(res)
+	case ctx.Err() != nil:
+		// Interrupted (or stopped by a fatal error elsewhere): give the
+		// document back, uncounted.
+		r.j.Release(l)
+		log.Info("document released: run interrupted")
+	case errors.Is(err, journal.ErrLeaseLost) || errors.Is(err, errLeaseLost):
+		log.Warn("lease lost; another owner has the document")
+	case errors.Is(err, errDocTimeout) || errors.Is(err, context.DeadlineExceeded):
+		finish(journal.Result{State: journal.Review, Reason: "timeout"})
+	case errors.As(err, &ee):
+		switch {
+		case ee.Transient():
+			fail(string(ee.Cause))
+		case ee.Cause == ocr.CauseTimeout:
+			r.engineOK()
+			finish(journal.Result{State: journal.Review, Reason: "timeout"})
+		case ee.Cause == ocr.CauseTooLarge:
+			finish(journal.Result{State: journal.Rejected, Reason: "page_too_large"})
+		case ee.Cause == ocr.CauseOpen:
+			finish(journal.Result{State: journal.Rejected, Reason: "malformed_pdf"})
+		default:
+			finish(journal.Result{State: journal.Review, Reason: "render_error"})
+		}
+	case out.transient != "":
+		fail(out.transient)
+	default:
+		// An engine that failed in a way it did not classify: treat as a
+		// crash so it is retried, bounded by the attempt cap.
+		log.Warn("engine error", "error", err)
+		fail(string(ocr.CauseCrash))
+	}
+}
+
+// reportIfFinal emits the finished event for a document another owner
+// finished, so progress counts stay whole.
+func (r *runner) reportIfFinal(jb job) {
+	st, ok, err := r.j.Row(r.o.Manifest, jb.row.Line)
+	if err == nil && ok && st.State.Final() {
+		r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: jb.row.SourceID, State: string(st.State), Reason: st.Reason})
+	}
+}
+
+// publish validates the pages, writes the artifact and returns the verdict
+// to record. The artifact is durable (fsynced, renamed, re-hashed) before
+// the journal hears of it.
+func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out outcome) (journal.Result, error) {
+	v := validate(out.pages, jb.row.ParticipantID, r.o)
+	art := newArtifact(doc, jb.row.Line, l.Attempt, out, v, r.o)
+	b, err := art.marshal()
+	if err != nil {
+		return journal.Result{}, err
+	}
+	name := artifactName(doc.SourceID, doc.SHA256, l.Attempt, r.st.Encrypted())
+	sum, err := r.st.Put(name, b)
+	if err != nil {
+		return journal.Result{}, fmt.Errorf("writing artifact for %s: %w", doc.SourceID, err)
+	}
+	return journal.Result{State: v.state, Reason: v.reason, MeanConfidence: v.meanConf, Band: v.band,
+		Artifact: filepath.ToSlash(filepath.Join(ArtifactsDir, name)), ArtifactSHA256: sum}, nil
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+
+	"filippo.io/age"
+	"github.com/urfave/cli/v2"
+
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/ocr"
+)
+
+// runOptions are the flags of `refbatch run`.
+type runOptions struct {
+	batch          batch.Options
+	quiet          bool
+	json           bool
+	recipients     []string
+	recipientsFile string
+	workerMemory   int64
+	logLevel       string
+}
+
+func runCommand() *cli.Command {
+	var o runOptions
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "import the referrals listed in a manifest",
+		ArgsUsage: "MANIFEST.csv",
+		Description: `Parses the manifest, admits every row (path, size, hash, PDF checks),
+OCRs the admitted documents in isolated worker processes, validates the text,
+writes one artifact per document and a report. Rerunning the same command
+resumes: finished rows are never redone.
+
+Exit status: 0 every row reached a state (done, review, rejected, duplicate);
+1 unexpected failure; 2 usage or manifest error; 3 interrupted or incomplete:
+run the same command again to resume.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "output folder (journal, artifacts, reports) `DIR`", Value: "", DefaultText: "refbatch-out beside the manifest", Destination: &o.batch.Out},
+			&cli.StringFlag{Name: "root", Usage: "folder the manifest's paths are relative to `DIR`", DefaultText: "the manifest's folder", Destination: &o.batch.Root},
+			&cli.IntFlag{Name: "workers", Usage: "OCR worker processes", Value: runtime.NumCPU(), Destination: &o.batch.Workers},
+			&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: batch.DefaultDPI, Destination: &o.batch.DPI},
+			&cli.Int64Flag{Name: "max-bytes", Usage: "largest PDF admitted, in bytes", Value: batch.DefaultMaxBytes, Destination: &o.batch.MaxBytes},
+			&cli.IntFlag{Name: "max-pages", Usage: "most pages admitted in one PDF", Value: batch.DefaultMaxPages, Destination: &o.batch.MaxPages},
+			&cli.Int64Flag{Name: "max-page-pixels", Usage: "largest page in pixels; bigger pages render at a lower DPI down to 150, else page_too_large", Value: batch.DefaultMaxPagePixels, Destination: &o.batch.MaxPagePixels},
+			&cli.DurationFlag{Name: "page-timeout", Usage: "a page taking longer is a hang: review timeout", Value: batch.DefaultPageTimeout, Destination: &o.batch.PageTimeout},
+			&cli.DurationFlag{Name: "doc-timeout", Usage: "optional limit for a whole document (0: none)", Destination: &o.batch.DocTimeout},
+			&cli.IntFlag{Name: "attempts", Usage: "attempts per document before review attempts_exhausted", Value: batch.DefaultAttempts, Destination: &o.batch.Attempts},
+			&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu", Value: batch.DefaultLang, Destination: &o.batch.Lang},
+			&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
+			&cli.Int64Flag{Name: "worker-memory", Usage: "address-space limit of each worker process, in bytes", Value: ocr.DefaultMemoryLimit, Destination: &o.workerMemory},
+			&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "age public key to encrypt artifacts to (repeatable)"},
+			&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line", Destination: &o.recipientsFile},
+			&cli.BoolFlag{Name: "plaintext", Usage: "write artifacts unencrypted (explicit choice; recorded in the journal and report)", Destination: &o.batch.Plaintext},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar; only warnings in the log", Destination: &o.quiet},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON event per line on stdout, and nothing else there", Destination: &o.json},
+			&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error", Value: "info", Destination: &o.logLevel},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("run takes exactly one argument, the manifest", "refbatch run [flags] MANIFEST.csv (flags go before the manifest)")
+			}
+			o.batch.Manifest = c.Args().First()
+			o.recipients = c.StringSlice("recipient")
+			return runRun(c.Context, o, c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
+	recipients, err := loadRecipients(o.recipients, o.recipientsFile)
+	if err != nil {
+		return err
+	}
+	o.batch.Recipients = recipients
+	if len(recipients) > 0 && o.batch.Plaintext {
+		return usageErr("--plaintext and recipients both given", "choose one: encrypt to the recipients, or --plaintext")
+	}
+	if _, err := os.Stat(o.batch.Manifest); err != nil {
+		return usageErr(fmt.Sprintf("cannot read manifest: %v", err), "pass the path of the manifest CSV")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return usageErr(fmt.Sprintf("bad --log-level %q", o.logLevel), "use debug, info, warn or error")
+	}
+	bar := !o.quiet && !o.json && isTerminal(stderr)
+	if o.quiet || bar {
+		level = max(level, slog.LevelWarn)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	o.batch.Logger = logger
+
+	var prog progressSink
+	switch {
+	case o.json:
+		prog = newJSONProgress(stdout)
+	case bar:
+		prog = newBarProgress(stderr, countRows(o.batch.Manifest))
+	default:
+		prog = nopSink{}
+	}
+	o.batch.Progress = prog
+
+	dpi := o.batch.DPI
+	o.batch.Engine = func(ctx context.Context) (batch.Engine, error) {
+		return ocr.StartWorker(ctx, ocr.WorkerConfig{
+			Path:          exe,
+			Args:          []string{workerCommand},
+			Lang:          o.batch.Lang,
+			MemoryLimit:   o.workerMemory,
+			DPI:           dpi,
+			MinDPI:        min(batch.DefaultMinDPI, dpi),
+			MaxPagePixels: o.batch.MaxPagePixels,
+		})
+	}
+
+	res, err := batch.Run(ctx, o.batch)
+	prog.Close()
+	if res != nil && !o.json {
+		res.Report.WriteText(stdout)
+		fmt.Fprintf(stdout, "report: %s\n", res.Out+"/report.json")
+		fmt.Fprintf(stdout, "html:   %s\n", res.Out+"/report.html")
+	}
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, batch.ErrIncomplete) {
+			return &exitError{code: exitIncomplete, msg: "interrupted; finished work is kept in the journal",
+				hint: "run the same command again to resume"}
+		}
+		return err
+	}
+	if res != nil && !res.Complete {
+		return &exitError{code: exitIncomplete, msg: "some documents are not finished",
+			hint: "run the same command again to resume"}
+	}
+	return nil
+}
+
+// loadRecipients gathers age recipients from the flags and the
+// REFBATCH_RECIPIENTS environment variable (space or comma separated).
+func loadRecipients(keys []string, file string) ([]age.Recipient, error) {
+	if env := os.Getenv("REFBATCH_RECIPIENTS"); env != "" && len(keys) == 0 && file == "" {
+		keys = strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
+	}
+	var out []age.Recipient
+	for _, k := range keys {
+		r, err := age.ParseX25519Recipient(strings.TrimSpace(k))
+		if err != nil {
+			return nil, usageErr(fmt.Sprintf("bad recipient: %v", err), "a recipient is an age public key (age1...), as printed by `refbatch keygen`")
+		}
+		out = append(out, r)
+	}
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, usageErr(fmt.Sprintf("reading recipients file: %v", err), "")
+		}
+		defer f.Close()
+		rs, err := age.ParseRecipients(f)
+		if err != nil {
+			return nil, usageErr(fmt.Sprintf("recipients file %s: %v", file, err), "one age public key per line; # starts a comment")
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"filippo.io/age"
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/refbatch/refbatch/batch"
+)
+
+type verifyOptions struct {
+	out      string
+	identity string
+	sources  bool
+	json     bool
+	quiet    bool
+}
+
+func verifyCommand() *cli.Command {
+	var o verifyOptions
+	return &cli.Command{
+		Name:  "verify",
+		Usage: "prove an output folder's chain of custody: journal, artifacts, and optionally content and sources",
+		Description: `Checks the journal's integrity, that every finished document's artifact is
+present and hashes to what the journal recorded, and that no unknown file
+sits among the artifacts. With --identity it decrypts each artifact and
+checks its content hash and that its provenance names the journal's source
+hash; with --sources it re-hashes every source file.
+
+Each finding names a file and a stable kind: journal_missing,
+journal_corrupt, missing_artifact_entry, missing_artifact,
+artifact_hash_mismatch, unknown_file, artifact_unreadable,
+content_hash_mismatch, provenance_mismatch, source_missing, source_changed,
+unfinished_document.
+
+Exit status: 0 everything verified; 1 a finding (a mismatch, a missing or
+altered file); 2 usage error.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "the output folder to verify `DIR`", Value: "refbatch-out", Destination: &o.out},
+			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file to decrypt and check artifact content `FILE`", Destination: &o.identity},
+			&cli.BoolFlag{Name: "sources", Usage: "re-hash every source file and compare with the journal", Destination: &o.sources},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout", Destination: &o.json},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar", Destination: &o.quiet},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageErr("verify takes no arguments", "refbatch verify --out DIR [--identity FILE] [--sources] [--json]")
+			}
+			return runVerify(c.Context, o, c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+func loadIdentities(path string) ([]age.Identity, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageErr(fmt.Sprintf("reading identity: %v", err), "pass the file `refbatch keygen` wrote")
+	}
+	defer f.Close()
+	ids, err := age.ParseIdentities(f)
+	if err != nil {
+		return nil, usageErr(fmt.Sprintf("identity file %s: %v", path, err), "pass the file `refbatch keygen` wrote")
+	}
+	return ids, nil
+}
+
+func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) error {
+	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
+		return usageErr(fmt.Sprintf("%s is not an output folder", o.out), "pass --out DIR, the folder `refbatch run` wrote")
+	}
+	ids, err := loadIdentities(o.identity)
+	if err != nil {
+		return err
+	}
+	vo := batch.VerifyOptions{Out: o.out, Identities: ids, Sources: o.sources}
+	var bar *progressbar.ProgressBar
+	if !o.quiet && isTerminal(stderr) {
+		vo.Progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("verifying"),
+					progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100_000_000))
+			}
+			bar.Set(done)
+		}
+	}
+	res, err := batch.Verify(ctx, vo)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if res.Findings == nil {
+			res.Findings = []batch.Finding{}
+		}
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		for _, f := range res.Findings {
+			fmt.Fprintf(stdout, "%-24s %s", f.Kind, f.File)
+			if f.SourceID != "" {
+				fmt.Fprintf(stdout, "  source_id=%s", f.SourceID)
+			}
+			if f.Detail != "" {
+				fmt.Fprintf(stdout, "  (%s)", f.Detail)
+			}
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "documents %d, artifacts checked %d, decrypted %d, sources checked %d: ",
+			res.Documents, res.Artifacts, res.Decrypted, res.Sources)
+		if res.OK() {
+			fmt.Fprintln(stdout, "verified, no findings")
+		} else {
+			fmt.Fprintf(stdout, "%d findings\n", len(res.Findings))
+		}
+		if res.Incomplete {
+			fmt.Fprintf(stdout, "note: the batch is unfinished (%d documents not final); run it again to complete it\n", res.Unfinished)
+		}
+	}
+	if !res.OK() {
+		return &exitError{code: exitFailure}
+	}
+	return nil
+}
+
+func showCommand() *cli.Command {
+	var out, identity string
+	var asJSON bool
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "print a document's text (the one way to read an artifact back)",
+		ArgsUsage: "SOURCE_ID",
+		Description: `Finds the document's artifact in the journal, checks its hash, decrypts it
+with --identity, checks its content hash and prints its text, pages separated
+by form feeds, to stdout. --json prints the whole artifact (text, words,
+confidences, provenance).
+
+Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR`", Value: "refbatch-out", Destination: &out},
+			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file `FILE`", Destination: &identity},
+			&cli.BoolFlag{Name: "json", Usage: "print the whole artifact as JSON", Destination: &asJSON},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("show takes one argument, a source_id", "refbatch show --out DIR --identity FILE SOURCE_ID")
+			}
+			ids, err := loadIdentities(identity)
+			if err != nil {
+				return err
+			}
+			a, err := batch.Show(out, c.Args().First(), ids)
+			if err != nil {
+				return &exitError{code: exitFailure, msg: err.Error()}
+			}
+			if asJSON {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				return enc.Encode(a)
+			}
+			_, err = io.WriteString(c.App.Writer, batch.ContentText(a.Pages))
+			return err
+		},
+	}
+}

@@ -1,0 +1,136 @@
+// Command refbatch turns an archive of scanned referral PDFs into
+// searchable, auditable text. See README.md for the commands, and
+// DESIGN.md for the contracts they keep.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/manifest"
+)
+
+// Exit codes (DESIGN.md §8).
+const (
+	exitOK         = 0
+	exitFailure    = 1 // unexpected failure; for verify: a finding
+	exitUsage      = 2 // usage or manifest error
+	exitIncomplete = 3 // interrupted or incomplete: run again to resume
+)
+
+// exitError carries an exit code with a message meant for the user.
+type exitError struct {
+	code int
+	msg  string
+	hint string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(msg, hint string) error { return &exitError{code: exitUsage, msg: msg, hint: hint} }
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	// The hidden worker mode is the engine child process (DESIGN.md §2):
+	// it must not touch the CLI's flags, signals or output.
+	if len(args) > 1 && args[1] == workerCommand {
+		return workerMain()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, args)
+	return exitCode(err, stderr)
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:                 "refbatch",
+		Usage:                "OCR an archive of scanned referral PDFs into searchable, auditable text",
+		Version:              batch.Version(),
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		HideHelpCommand:      true,
+		EnableBashCompletion: false,
+		ExitErrHandler:       func(*cli.Context, error) {}, // exitCode decides
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageErr(err.Error(), "see refbatch --help")
+		},
+		Commands: []*cli.Command{
+			runCommand(),
+			verifyCommand(),
+			showCommand(),
+			keygenCommand(),
+			workerCmd(),
+		},
+	}
+	// A bad flag is a usage error (exit 2) whichever command it reached.
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+	}
+	return app
+}
+
+// exitCode turns an error into the process's exit status, printing it once,
+// in one place. Errors meant for the user print as "refbatch: error:" with a
+// hint; anything else is a bug and prints with its detail.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	var fe *manifest.FileError
+	var ue *batch.UsageError
+	switch {
+	case errors.As(err, &ee):
+		if ee.msg != "" {
+			fmt.Fprintf(stderr, "refbatch: error: %s\n", ee.msg)
+		}
+		if ee.hint != "" {
+			fmt.Fprintf(stderr, "refbatch: hint: %s\n", ee.hint)
+		}
+		return ee.code
+	case errors.As(err, &fe):
+		fmt.Fprintf(stderr, "refbatch: error: %v\n", fe)
+		fmt.Fprintln(stderr, "refbatch: hint: fix the manifest (DESIGN.md §3: header source_id,participant_id,referral_date,consent,path[,sha256]) and run again")
+		return exitUsage
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "refbatch: error: %s\n", ue.Msg)
+		if ue.Hint != "" {
+			fmt.Fprintf(stderr, "refbatch: hint: %s\n", ue.Hint)
+		}
+		return exitUsage
+	case errors.Is(err, journal.ErrManifestChanged):
+		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
+		fmt.Fprintln(stderr, "refbatch: hint: a journal belongs to one manifest; restore it or use a new --out")
+		return exitUsage
+	case errors.Is(err, batch.ErrNoRecipients):
+		fmt.Fprintln(stderr, "refbatch: error: artifacts would be written unencrypted")
+		fmt.Fprintln(stderr, "refbatch: hint: pass --recipient AGE_PUBLIC_KEY (or --recipients-file FILE, or set REFBATCH_RECIPIENTS); make one with `refbatch keygen`; or pass --plaintext to choose unencrypted artifacts explicitly")
+		return exitUsage
+	case errors.Is(err, batch.ErrEnginesBroken):
+		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
+		fmt.Fprintln(stderr, "refbatch: hint: check the OCR engines (tesseract --version, free memory, --worker-memory); the journal is consistent and the same command resumes")
+		return exitFailure
+	case errors.Is(err, batch.ErrIncomplete):
+		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
+		fmt.Fprintln(stderr, "refbatch: hint: run the same command again to resume; finished work is kept")
+		return exitIncomplete
+	default:
+		fmt.Fprintf(stderr, "refbatch: error: %+v\n", err)
+		return exitFailure
+	}
+}

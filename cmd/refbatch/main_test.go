@@ -1,0 +1,490 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/report"
+)
+
+// These tests run the real binary, built once in TestMain, with real
+// Tesseract, MuPDF and SQLite: they assert exit codes, stdout, stderr and
+// the files refbatch leaves.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "refbatch-cli-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "refbatch")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building refbatch: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is one finished invocation.
+type result struct {
+	code           int
+	stdout, stderr string
+	elapsed        time.Duration
+}
+
+func refbatch(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running refbatch: %v", err)
+	}
+	return r
+}
+
+// repoRoot is the folder holding go.mod.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+// sampleDir is the committed sample (REFBATCH_SAMPLE_DIR overrides it, to
+// try the tests on another generated corpus).
+func sampleDir(t *testing.T) string {
+	if d := os.Getenv("REFBATCH_SAMPLE_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(repoRoot(t), "testdata", "sample")
+}
+
+// fastFlags keep the tests quick: the sample is drawn at 150–200 DPI, so
+// 150 loses little.
+var fastFlags = []string{"--dpi", "150", "--page-timeout", "60s"}
+
+func runArgs(out string, extra ...string) []string {
+	args := append([]string{"run", "--plaintext", "--out", out}, fastFlags...)
+	return append(args, extra...)
+}
+
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			if i < len(rec) {
+				m[strings.TrimPrefix(h, "\ufeff")] = rec[i]
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func readReport(t *testing.T, out string) *report.Report {
+	t.Helper()
+	rep, err := report.ReadJSON(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// expectRows checks each report row against the expected (state, reason)
+// of its source_id, in manifest order.
+func expectRows(t *testing.T, rep *report.Report, expected []map[string]string) {
+	t.Helper()
+	if len(rep.Rows) != len(expected) {
+		t.Fatalf("report has %d rows, expected.csv %d", len(rep.Rows), len(expected))
+	}
+	for i, row := range rep.Rows {
+		want := expected[i]
+		if row.SourceID != want["source_id"] || row.State != want["state"] || row.Reason != want["reason"] {
+			t.Errorf("line %d: %s %s/%s, want %s %s/%s", row.ManifestLine, row.SourceID, row.State, row.Reason,
+				want["source_id"], want["state"], want["reason"])
+		}
+	}
+}
+
+func TestSampleRunAndRerun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	manifest := filepath.Join(sampleDir(t), "manifest.csv")
+	r := refbatch(t, nil, runArgs(out, manifest)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"done", "review", "rejected", "duplicate", "report.json", "report.html"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	expectRows(t, readReport(t, out), readCSV(t, filepath.Join(sampleDir(t), "expected.csv")))
+	assertModes(t, out)
+	assertNoPHI(t, out, manifest, r)
+
+	// The same finished command again does no OCR, exits 0, and is quick.
+	again := refbatch(t, nil, runArgs(out, manifest)...)
+	if again.code != 0 {
+		t.Fatalf("rerun exit %d\n%s", again.code, again.stderr)
+	}
+	if strings.Contains(again.stderr, "document started") || strings.Contains(again.stderr, "row admitted") {
+		t.Errorf("rerun of a finished batch did work:\n%s", again.stderr)
+	}
+	t.Logf("rerun of the finished sample took %v", again.elapsed)
+	assertNoPHI(t, out, manifest, again)
+}
+
+// assertModes checks DESIGN.md §5: folders 0700, files 0600, no temp file.
+func assertModes(t *testing.T, out string) {
+	t.Helper()
+	filepath.Walk(out, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		want := os.FileMode(0o600)
+		if info.IsDir() {
+			want = 0o700
+		}
+		if info.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", path, info.Mode().Perm(), want)
+		}
+		if strings.HasPrefix(info.Name(), ".tmp-") {
+			t.Errorf("temp file left: %s", path)
+		}
+		return nil
+	})
+}
+
+// assertNoPHI greps everything refbatch wrote outside artifacts/ (stdout,
+// stderr, reports, the journal and its WAL) for the manifest's participant
+// IDs and for every line of OCR text in the artifacts.
+func assertNoPHI(t *testing.T, out, manifestPath string, r result) {
+	t.Helper()
+	var secrets []string
+	for _, row := range readCSV(t, manifestPath) {
+		if id := row["participant_id"]; len(id) >= 4 {
+			secrets = append(secrets, id)
+		}
+	}
+	arts, _ := filepath.Glob(filepath.Join(out, "artifacts", "*.json"))
+	for _, a := range arts {
+		b, _ := os.ReadFile(a)
+		for _, line := range artifactLines(t, b) {
+			if len(line) >= 12 { // short lines ("Page 1") would match by chance
+				secrets = append(secrets, line)
+			}
+		}
+	}
+	if len(secrets) == 0 {
+		t.Fatal("no secrets to look for")
+	}
+	blobs := map[string][]byte{"stdout": []byte(r.stdout), "stderr": []byte(r.stderr)}
+	filepath.Walk(out, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return nil
+		}
+		if rel, _ := filepath.Rel(out, path); strings.HasPrefix(rel, "artifacts"+string(filepath.Separator)) {
+			return nil
+		}
+		b, _ := os.ReadFile(path)
+		blobs[path] = b
+		return nil
+	})
+	for name, b := range blobs {
+		for _, s := range secrets {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s contains document data (%d bytes of it)", name, len(s))
+			}
+		}
+	}
+}
+
+func TestInterruptThenResume(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	manifest := filepath.Join(sampleDir(t), "manifest.csv")
+	cmd := exec.Command(binary, runArgs(out, "--workers", "1", manifest)...)
+	cmd.Env = append(os.Environ(), "REFBATCH_TEST_FAULTS=slow300ms=*")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, func() bool { return strings.Contains(stderr.String(), "document finished") })
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitIncomplete {
+		t.Fatalf("interrupted run: %v, want exit 3\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "run the same command again") {
+		t.Errorf("no resume hint:\n%s", stderr.String())
+	}
+	r := refbatch(t, nil, runArgs(out, manifest)...)
+	if r.code != 0 {
+		t.Fatalf("resume exit %d\n%s", r.code, r.stderr)
+	}
+	expectRows(t, readReport(t, out), readCSV(t, filepath.Join(sampleDir(t), "expected.csv")))
+}
+
+func waitFor(t *testing.T, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in time")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	badHeader := filepath.Join(dir, "bad.csv")
+	os.WriteFile(badHeader, []byte("source_id,path\nR-1,a.pdf\n"), 0o600)
+	good := filepath.Join(sampleDir(t), "manifest.csv")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"no manifest", []string{"run", "--plaintext"}, exitUsage, []string{"refbatch: error:", "refbatch: hint:"}},
+		{"missing manifest file", []string{"run", "--plaintext", filepath.Join(dir, "nope.csv")}, exitUsage, []string{"cannot read manifest"}},
+		{"manifest without required columns", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), badHeader}, exitUsage, []string{"line 1", "participant_id"}},
+		{"no recipients and no --plaintext", []string{"run", "--out", filepath.Join(dir, "o2"), good}, exitUsage, []string{"--recipient", "--plaintext"}},
+		{"bad recipient", []string{"run", "--recipient", "nope", good}, exitUsage, []string{"bad recipient"}},
+		{"unknown flag", []string{"run", "--frobnicate", good}, exitUsage, []string{"frobnicate"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := refbatch(t, []string{"REFBATCH_RECIPIENTS="}, tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d\nstderr: %s", r.code, tc.code, r.stderr)
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(r.stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o1")); err == nil {
+		t.Error("a manifest error still created the output folder")
+	}
+}
+
+func TestKeygen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "id.txt")
+	r := refbatch(t, nil, "keygen", "--out", path)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "age1") {
+		t.Fatalf("keygen: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("identity file: %v %v", info, err)
+	}
+	if r := refbatch(t, nil, "keygen", "--out", path); r.code != exitUsage {
+		t.Errorf("keygen over an existing file: exit %d, want 2", r.code)
+	}
+}
+
+// corpusDir is ../shared/corpus/real beside the repository, when present.
+func corpusDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(repoRoot(t), "..", "shared", "corpus", "real")
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+		t.Skipf("real corpus not found at %s", dir)
+	}
+	return dir
+}
+
+// TestRealCorpus runs every file of the shared real-world corpus: no crash,
+// no hang, every row reaches a state, and the files that must be refused are
+// refused for the reasons its README gives.
+func TestRealCorpus(t *testing.T) {
+	dir := corpusDir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
+	if len(files) != 25 {
+		t.Fatalf("corpus has %d PDFs, want 25", len(files))
+	}
+	var b strings.Builder
+	b.WriteString("source_id,participant_id,referral_date,consent,path\n")
+	for _, f := range files {
+		name := filepath.Base(f)
+		b.WriteString(strings.TrimSuffix(name, ".pdf") + ",P-000000,2024-01-01,yes," + name + "\n")
+	}
+	tmp := t.TempDir()
+	manifest := filepath.Join(tmp, "manifest.csv")
+	os.WriteFile(manifest, []byte(b.String()), 0o600)
+	out := filepath.Join(tmp, "out")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	_ = ctx
+	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--root", dir, "--dpi", "100", "--page-timeout", "60s", manifest)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := readReport(t, out)
+	want := map[string]string{
+		"invalid":                     "malformed_pdf",
+		"encrypted_algo4":             "encrypted",
+		"libreoffice-writer-password": "encrypted",
+		"skew-encrypted":              "encrypted",
+		"hugemono":                    "page_too_large",
+		"unreadablemetadata":          "malformed_pdf",
+		"enormous":                    "page_too_large",
+		"multipage":                   "page_too_large",
+		"imagemagick-CCITTFaxDecode":  "empty_text",
+		"lichtenstein":                "empty_text",
+		"livecycle":                   "empty_text",
+		"no_contents":                 "empty_text",
+	}
+	for _, row := range rep.Rows {
+		if row.State == "" || row.State == "queued" {
+			t.Errorf("%s: not final (%q)", row.SourceID, row.State)
+		}
+		if reason, ok := want[row.SourceID]; ok && row.Reason != reason {
+			t.Errorf("%s: %s/%s, want reason %s", row.SourceID, row.State, row.Reason, reason)
+		}
+		if row.Reason == "attempts_exhausted" || row.Reason == "timeout" {
+			t.Errorf("%s: %s — an engine crashed or hung", row.SourceID, row.Reason)
+		}
+		t.Logf("%-32s %-9s %-16s conf %.1f", row.SourceID, row.State, row.Reason, row.MeanConfidence)
+	}
+}
+
+func TestSIGKILLThenResume(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("linux only")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	manifest := filepath.Join(sampleDir(t), "manifest.csv")
+	cmd := exec.Command(binary, runArgs(out, manifest)...)
+	cmd.Env = append(os.Environ(), "REFBATCH_TEST_FAULTS=slow300ms=*")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, func() bool { return strings.Count(stderr.String(), "document finished") >= 2 })
+	// Kill the whole process group, workers included, as the OOM killer or
+	// a power cut would: nothing gets to clean up.
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+	before := strings.Count(stderr.String(), "document finished")
+
+	r := refbatch(t, nil, runArgs(out, manifest)...)
+	if r.code != 0 {
+		t.Fatalf("resume exit %d\n%s", r.code, r.stderr)
+	}
+	expectRows(t, readReport(t, out), readCSV(t, filepath.Join(sampleDir(t), "expected.csv")))
+	counts := successfulAttempts(t, out)
+	for doc, n := range counts {
+		if n != 1 {
+			t.Errorf("document %s has %d successful attempts, want 1", doc, n)
+		}
+	}
+	t.Logf("killed after %d documents finished; %d documents with one successful attempt each", before, len(counts))
+	assertModes(t, out)
+}
+
+// successfulAttempts counts, per finished document, the attempts that ended
+// with a verdict (done or review).
+func successfulAttempts(t *testing.T, out string) map[string]int {
+	t.Helper()
+	j, err := journal.Open(filepath.Join(out, "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	counts := map[string]int{}
+	err = j.Documents(func(d journal.Doc) error {
+		if d.State != journal.Done && d.State != journal.Review {
+			return nil
+		}
+		atts, err := j.Attempts(d.ID)
+		if err != nil {
+			return err
+		}
+		counts[d.SourceID] = 0
+		for _, a := range atts {
+			if a.Outcome == string(journal.Done) || a.Outcome == string(journal.Review) {
+				counts[d.SourceID]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return counts
+}
+
+// artifactLines returns the non-empty, trimmed lines of text of a plaintext
+// artifact.
+func artifactLines(t *testing.T, b []byte) []string {
+	t.Helper()
+	var a struct {
+		Pages []struct {
+			Text string `json:"text"`
+		} `json:"pages"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatalf("artifact: %v", err)
+	}
+	var out []string
+	for _, p := range a.Pages {
+		for _, line := range strings.Split(p.Text, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
