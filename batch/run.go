@@ -196,11 +196,11 @@ type runner struct {
 	inflight     atomic.Int64
 	peakInflight atomic.Int64
 
-	mu          sync.Mutex
-	versions    map[string]string
-	failing     map[int64]bool // documents failing in the engine since the last success
-	fatal       error // first fatal error; stops the run
-	cancel      context.CancelFunc
+	mu       sync.Mutex
+	versions map[string]string
+	failing  map[int64]bool // documents failing in the engine since the last success
+	fatal    error          // first fatal error; stops the run
+	cancel   context.CancelFunc
 }
 
 type job struct {
@@ -368,7 +368,9 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 // admit runs the admission checks on one row and records the verdict.
 func (r *runner) admit(row manifest.Row) (journal.RowStatus, error) {
 	now := time.Now()
-	defer func() { r.o.Progress.Event(Event{Kind: EventAdmitted, Time: now, Line: row.Line, SourceID: row.SourceID}) }()
+	defer func() {
+		r.o.Progress.Event(Event{Kind: EventAdmitted, Time: now, Line: row.Line, SourceID: row.SourceID})
+	}()
 	reject := func(sha, reason string) (journal.RowStatus, error) {
 		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, reason); err != nil {
 			return journal.RowStatus{}, err

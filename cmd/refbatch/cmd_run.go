@@ -174,4 +174,3 @@ func loadRecipients(keys []string, file string) ([]age.Recipient, error) {
 	}
 	return out, nil
 }
-
