@@ -61,6 +61,11 @@ type Options struct {
 	DocTimeout    time.Duration // 0: none
 	Attempts      int
 	Lang          string
+	// MaxInflightBytes bounds the source bytes held by the engines at once
+	// (a document's bytes are held from read until its last page); an
+	// engine waits for room rather than grow memory. One document larger
+	// than the budget still runs, alone.
+	MaxInflightBytes int64
 	SLO           time.Duration // admission to done; for the report's within_slo share
 
 	// Recipients encrypt the artifacts with age; with none, Plaintext must
@@ -89,6 +94,7 @@ const (
 	DefaultPageTimeout    = 120 * time.Second
 	DefaultAttempts       = 3
 	DefaultLang           = "eng"
+	DefaultMaxInflight    = 256 << 20
 	DefaultSLO            = 24 * time.Hour
 	DefaultHighConfidence = 85
 	DefaultLowConfidence  = 60
@@ -122,6 +128,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Lang == "" {
 		o.Lang = DefaultLang
+	}
+	if o.MaxInflightBytes <= 0 {
+		o.MaxInflightBytes = DefaultMaxInflight
 	}
 	if o.SLO <= 0 {
 		o.SLO = DefaultSLO
@@ -183,6 +192,7 @@ func (o Options) Settings() map[string]string {
 		"max_page_pixels": fmt.Sprint(o.MaxPagePixels),
 		"page_timeout":    o.PageTimeout.String(),
 		"attempts":        fmt.Sprint(o.Attempts),
+		"max_inflight":    fmt.Sprint(o.MaxInflightBytes),
 		"lang":            o.Lang,
 		"slo":             o.SLO.String(),
 		"high_confidence": fmt.Sprint(o.HighConfidence),

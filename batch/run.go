@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
@@ -105,7 +107,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	o.Logger.Info("run started", "out", o.Out, "workers", o.Workers, "dpi", o.DPI, "encrypted", len(o.Recipients) > 0)
 
-	r := &runner{o: o, j: j, st: st, owner: owner, log: o.Logger}
+	r := &runner{o: o, j: j, st: st, owner: owner, log: o.Logger, budget: semaphore.NewWeighted(o.MaxInflightBytes)}
 	runErr := r.run(ctx)
 
 	exit := "complete"
@@ -119,13 +121,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	rep, err := BuildReport(j, ReportInfo{Manifest: o.Manifest, Started: started, Finished: time.Now(), CPUSeconds: cpu,
 		Settings: o.Settings(), Versions: r.versionsMap(), Encrypted: len(o.Recipients) > 0, SLO: o.SLO, PeakInflight: r.peakInflight.Load()})
 	if err != nil {
-		return nil, errors.Join(runErr, err)
+		return nil, diskFull(errors.Join(runErr, err))
 	}
 	if err := report.WriteFiles(o.Out, rep); err != nil {
-		return nil, errors.Join(runErr, fmt.Errorf("writing report: %w", err))
+		return nil, diskFull(errors.Join(runErr, fmt.Errorf("writing report: %w", err)))
 	}
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
-	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, runErr
+	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)
 }
 
 type runPaths struct{ manifest, root, out string }
@@ -195,6 +197,7 @@ type runner struct {
 
 	inflight     atomic.Int64
 	peakInflight atomic.Int64
+	budget       *semaphore.Weighted // MaxInflightBytes
 
 	mu       sync.Mutex
 	versions map[string]string
@@ -338,12 +341,20 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 			}
 			continue
 		}
-		if seen && st.DocID != 0 && pass > 1 {
+		if seen && st.DocID != 0 {
 			d, err := r.j.Document(st.DocID)
 			if err != nil {
 				return err
 			}
-			if d.LeasedByOther(r.owner, time.Now()) || d.NextAttemptAt.After(time.Now()) {
+			now := time.Now()
+			if d.LeasedByOther(r.owner, now) || d.NextAttemptAt.After(now) {
+				continue // a later pass, once the lease or backoff ends
+			}
+			// A document that was in flight when a process died goes
+			// behind fresh work: if it is what kills processes, the rest
+			// of the batch still gets done first.
+			inFlightAtDeath := d.Abandoned > 0 || (d.LeaseOwner != "" && journal.Owner(d.LeaseOwner) != r.owner)
+			if pass == 1 && inFlightAtDeath {
 				continue
 			}
 		}
@@ -403,7 +414,17 @@ func (r *runner) admit(row manifest.Row) (journal.RowStatus, error) {
 	return st, nil
 }
 
+// diskFull turns a full output disk into ErrIncomplete: the run stopped
+// cleanly and resumes once there is space.
+func diskFull(err error) error {
+	if err != nil && (errors.Is(err, journal.ErrDiskFull) || store.IsNoSpace(err)) && !errors.Is(err, ErrIncomplete) {
+		return fmt.Errorf("%w: the output disk is full: %w", ErrIncomplete, err)
+	}
+	return err
+}
+
 func (r *runner) setFatal(err error) {
+	err = diskFull(err)
 	r.mu.Lock()
 	if r.fatal == nil {
 		r.fatal = err

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
-	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/ocr"
 )
 
@@ -136,6 +135,14 @@ type outcome struct {
 
 func (r *runner) ocrDocument(ctx context.Context, eng Engine, l journal.Lease, doc journal.Doc) outcome {
 	out := outcome{versions: eng.Versions()}
+	// Wait for room in the byte budget before reading: memory in flight
+	// stays bounded whatever the documents' sizes.
+	weight := min(max(doc.Size, 1), r.o.MaxInflightBytes)
+	if err := r.budget.Acquire(ctx, weight); err != nil {
+		out.err = err
+		return out
+	}
+	defer r.budget.Release(weight)
 	// doc.Path was resolved inside the root at admission; the hash check
 	// below proves the bytes are still the ones admitted.
 	data, err := os.ReadFile(doc.Path)
@@ -230,10 +237,6 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 		res, err := r.publish(l, doc, jb, out)
 		if err != nil {
 			r.j.Release(l)
-			if store.IsNoSpace(err) {
-				r.setFatal(fmt.Errorf("%w: the output disk is full (%v)", ErrIncomplete, err))
-				return
-			}
 			r.setFatal(err)
 			return
 		}

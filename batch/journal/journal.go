@@ -34,9 +34,10 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"syscall"
 	"time"
 
-	_ "modernc.org/sqlite" // the journal's SQLite driver
+	"modernc.org/sqlite"
 )
 
 // State is the state of a row or a document.
@@ -68,6 +69,9 @@ var (
 	// ErrLeaseLost means the caller's lease token is no longer current:
 	// another owner took the document, so the caller must not publish.
 	ErrLeaseLost = errors.New("lease lost")
+	// ErrDiskFull means the journal could not be written because its disk
+	// is full. Nothing half-written is left: the transaction rolled back.
+	ErrDiskFull = errors.New("journal disk full")
 	// ErrManifestChanged means a manifest line now names another source_id
 	// than the journal recorded for it.
 	ErrManifestChanged = errors.New("manifest changed since the journal was written")
@@ -218,16 +222,25 @@ func (j *Journal) Path() string { return j.path }
 func (j *Journal) tx(fn func(*sql.Tx) error) error {
 	tx, err := j.db.BeginTx(context.Background(), nil)
 	if err != nil {
-		return fmt.Errorf("journal: %w", err)
+		return fmt.Errorf("journal: %w", classify(err))
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return classify(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("journal commit: %w", err)
+		return fmt.Errorf("journal commit: %w", classify(err))
 	}
 	return nil
+}
+
+// classify marks a full disk so callers can stop cleanly rather than fail.
+func classify(err error) error {
+	var se *sqlite.Error
+	if (errors.As(err, &se) && se.Code()&0xff == 13) || errors.Is(err, syscall.ENOSPC) { // SQLITE_FULL
+		return fmt.Errorf("%w: %w", ErrDiskFull, err)
+	}
+	return err
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
@@ -252,7 +265,7 @@ func NewToken() string {
 func (j *Journal) SetMeta(key, value string) error {
 	_, err := j.db.Exec(`INSERT INTO meta(key,value) VALUES(?,?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
 	if err != nil {
-		return fmt.Errorf("journal meta %s: %w", key, err)
+		return fmt.Errorf("journal meta %s: %w", key, classify(err))
 	}
 	return nil
 }

@@ -70,6 +70,10 @@ type Lease struct {
 	AttemptID int64 // row in the attempts table
 }
 
+// MaxAbandoned is how many times a document may be in flight when its
+// process dies before it goes to review as attempts_exhausted.
+const MaxAbandoned = 20
+
 // Policy bounds how often a document is tried.
 type Policy struct {
 	MaxAttempts int           // attempts that failed transiently before review attempts_exhausted
@@ -82,10 +86,11 @@ type Policy struct {
 //
 // A lease whose owner died (expired, or a dead process on this host) is
 // taken over; that attempt is recorded as abandoned. Abandoned attempts do not
-// count against MaxAttempts (the worker did not fail: the process running it
-// was killed), but a document abandoned 3×MaxAttempts times goes to review as
-// attempts_exhausted, so not even a document that kills its whole process can
-// circulate forever.
+// count against MaxAttempts: the engine did not fail, the process running it
+// was killed (an operator, the OOM killer, a reboot), and a weekend import
+// killed ten times must end as if it had not been. A document abandoned
+// MaxAbandoned times still goes to review as attempts_exhausted, so not even
+// one that somehow kills its whole process can circulate forever.
 func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 	l := Lease{DocID: docID, Owner: owner, Token: NewToken()}
 	// Some refusals still write (taking over a dead lease, moving an
@@ -130,7 +135,7 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 			refused = true
 			return nil
 		}
-		if attempts-abandoned >= p.MaxAttempts || abandoned >= 3*p.MaxAttempts {
+		if attempts-abandoned >= p.MaxAttempts || abandoned >= MaxAbandoned {
 			_, err := tx.Exec(`UPDATE documents SET state='review', reason=?, finished_at=? WHERE id=?`,
 				ReasonAttemptsExhausted, ms(now), docID)
 			refused = true

@@ -156,7 +156,7 @@ func (j *Journal) StartRun(owner Owner, settings, versions string) (int64, error
 	res, err := j.db.Exec(`INSERT INTO runs(owner, started_at, settings, versions) VALUES(?,?,?,?)`,
 		string(owner), ms(time.Now()), settings, versions)
 	if err != nil {
-		return 0, fmt.Errorf("journal: recording run: %w", err)
+		return 0, fmt.Errorf("journal: recording run: %w", classify(err))
 	}
 	return res.LastInsertId()
 }
@@ -166,7 +166,7 @@ func (j *Journal) EndRun(id int64, exit string, cpuSeconds float64, peakInflight
 	_, err := j.db.Exec(`UPDATE runs SET finished_at=?, exit=?, cpu_seconds=?, peak_inflight_bytes=? WHERE id=?`,
 		ms(time.Now()), exit, cpuSeconds, peakInflight, id)
 	if err != nil {
-		return fmt.Errorf("journal: recording run end: %w", err)
+		return fmt.Errorf("journal: recording run end: %w", classify(err))
 	}
 	return nil
 }

@@ -1,0 +1,414 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"time"
+)
+
+// This file holds the journal's read side for people watching a batch:
+// `refbatch status` (Snapshot), the report's timeline (History) and the
+// list of manifests a folder took (Manifests). They only read, so they work
+// while another process runs the batch: SQLite's WAL gives each query a
+// consistent snapshot without blocking the writer.
+
+// OpenReadOnly opens an existing journal for reading only. It never creates
+// the file, never migrates it, and may be used while another process writes
+// the journal. A journal of another schema version is refused.
+func OpenReadOnly(path string) (*Journal, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(30000)")
+	q.Set("mode", "ro")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	var v string
+	err = db.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		err = fmt.Errorf("opening journal %s: no schema version, not a refbatch journal", path)
+	case err != nil:
+		err = fmt.Errorf("opening journal %s: %w", path, err)
+	case v != fmt.Sprint(schemaVersion):
+		err = fmt.Errorf("journal schema version %s, this refbatch reads %d", v, schemaVersion)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Journal{db: db, path: path}, nil
+}
+
+// ManifestRows is one manifest the journal has rows of.
+type ManifestRows struct {
+	Manifest string
+	Rows     int       // rows recorded
+	LastLine int       // highest line recorded
+	Last     time.Time // when its latest row was recorded
+}
+
+// Manifests lists the manifests the journal has rows of, the one whose
+// rows were recorded most recently last.
+func (j *Journal) Manifests() ([]ManifestRows, error) {
+	rows, err := j.db.Query(`SELECT manifest, COUNT(*), MAX(line), MAX(recorded_at) FROM rows GROUP BY manifest ORDER BY MAX(recorded_at), manifest`)
+	if err != nil {
+		return nil, fmt.Errorf("journal: listing manifests: %w", err)
+	}
+	defer rows.Close()
+	var out []ManifestRows
+	for rows.Next() {
+		var m ManifestRows
+		var last sql.NullInt64
+		if err := rows.Scan(&m.Manifest, &m.Rows, &m.LastLine, &last); err != nil {
+			return nil, fmt.Errorf("journal: listing manifests: %w", err)
+		}
+		m.Last = fromMS(last)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// LeaseHolder is one owner holding leases on queued documents.
+type LeaseHolder struct {
+	Owner     string
+	Documents int
+	// Expires is the latest expiry among its leases.
+	Expires time.Time
+	// Live is false when every lease has expired or the owner is a process
+	// on this host that no longer runs: its documents are claimable again.
+	Live bool
+}
+
+// Snapshot is how a batch stands at one instant.
+type Snapshot struct {
+	Now time.Time
+	// Rows counts manifest rows per state, over every manifest; a row whose
+	// document is not final counts as queued.
+	Rows map[State]int
+	// Documents not final, split into those held by a live lease (running)
+	// and the rest (waiting: never claimed, in a retry backoff, or left by
+	// a dead owner).
+	Running, Waiting int
+	// OldestWaiting is the admission time of the longest-waiting document,
+	// zero when none waits.
+	OldestWaiting time.Time
+	// RemainingPages are the pages of the documents not final.
+	RemainingPages int
+	// Documents and DocumentPages count every document admitted and its
+	// pages, for estimating the pages of rows not admitted yet.
+	Documents, DocumentPages int
+	// Leases lists the owners of leases on queued documents, live first.
+	Leases []LeaseHolder
+	// PagesInWindow counts pages recognised since Now minus the window
+	// given to Snapshot; FirstAdmission bounds the window for a young batch.
+	PagesInWindow  int
+	FirstAdmission time.Time
+	LastPage       time.Time
+	// LiveRuns counts recorded runs that have not ended and whose process
+	// may still run.
+	LiveRuns int
+}
+
+// Snapshot reads the batch's state at now, counting the pages recognised
+// in the window before now.
+func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error) {
+	s := Snapshot{Now: now, Rows: map[State]int{}}
+	wrap := func(err error) error { return fmt.Errorf("journal: status: %w", err) }
+	// One read transaction: every count below comes from the same instant
+	// even while another process writes.
+	tx, err := j.readTx()
+	if err != nil {
+		return s, wrap(err)
+	}
+	defer tx.Rollback()
+
+	rows, err := tx.Query(`SELECT r.kind, COALESCE(d.state,''), COUNT(*) FROM rows r LEFT JOIN documents d ON d.id = r.document_id GROUP BY 1, 2`)
+	if err != nil {
+		return s, wrap(err)
+	}
+	for rows.Next() {
+		var kind, state string
+		var n int
+		if err := rows.Scan(&kind, &state, &n); err != nil {
+			rows.Close()
+			return s, wrap(err)
+		}
+		switch kind {
+		case "rejected":
+			s.Rows[Rejected] += n
+		case "duplicate":
+			s.Rows[Duplicate] += n
+		default:
+			s.Rows[State(state)] += n
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return s, wrap(err)
+	}
+
+	var first sql.NullInt64
+	if err := tx.QueryRow(`SELECT COUNT(*), COALESCE(SUM(pages),0), MIN(admitted_at) FROM documents`).Scan(&s.Documents, &s.DocumentPages, &first); err != nil {
+		return s, wrap(err)
+	}
+	s.FirstAdmission = fromMS(first)
+
+	holders := map[string]*LeaseHolder{}
+	rows, err = tx.Query(`SELECT pages, admitted_at, COALESCE(lease_owner,''), lease_token IS NOT NULL, COALESCE(lease_expires,0) FROM documents WHERE state='queued'`)
+	if err != nil {
+		return s, wrap(err)
+	}
+	for rows.Next() {
+		var pages int
+		var admitted, expires int64
+		var owner string
+		var leased bool
+		if err := rows.Scan(&pages, &admitted, &owner, &leased, &expires); err != nil {
+			rows.Close()
+			return s, wrap(err)
+		}
+		s.RemainingPages += pages
+		live := leased && expires > ms(now) && !Owner(owner).dead()
+		if leased {
+			h := holders[owner]
+			if h == nil {
+				h = &LeaseHolder{Owner: owner}
+				holders[owner] = h
+			}
+			h.Documents++
+			h.Live = h.Live || live
+			if e := time.UnixMilli(expires); e.After(h.Expires) {
+				h.Expires = e
+			}
+		}
+		if live {
+			s.Running++
+			continue
+		}
+		s.Waiting++
+		if a := time.UnixMilli(admitted); s.OldestWaiting.IsZero() || a.Before(s.OldestWaiting) {
+			s.OldestWaiting = a
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return s, wrap(err)
+	}
+	for _, h := range holders {
+		s.Leases = append(s.Leases, *h)
+	}
+	slices.SortFunc(s.Leases, func(a, b LeaseHolder) int {
+		if a.Live != b.Live {
+			if a.Live {
+				return -1
+			}
+			return 1
+		}
+		return b.Documents - a.Documents
+	})
+
+	var last sql.NullInt64
+	if err := tx.QueryRow(`SELECT COALESCE(SUM(finished_at >= ?),0), MAX(finished_at) FROM pages`, ms(now.Add(-window))).Scan(&s.PagesInWindow, &last); err != nil {
+		return s, wrap(err)
+	}
+	s.LastPage = fromMS(last)
+
+	rows, err = tx.Query(`SELECT owner FROM runs WHERE finished_at IS NULL`)
+	if err != nil {
+		return s, wrap(err)
+	}
+	for rows.Next() {
+		var owner string
+		if err := rows.Scan(&owner); err != nil {
+			rows.Close()
+			return s, wrap(err)
+		}
+		if !Owner(owner).dead() {
+			s.LiveRuns++
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return s, wrap(err)
+	}
+	return s, nil
+}
+
+// readTx begins a read transaction: deferred (BEGIN, not BEGIN IMMEDIATE),
+// so it takes no write lock, and every query in it sees one snapshot.
+func (j *Journal) readTx() (*sql.Tx, error) {
+	return j.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+}
+
+// DocSpan is one document's life in the journal.
+type DocSpan struct {
+	ID         int64
+	Size       int64
+	Pages      int
+	State      State
+	AdmittedAt time.Time
+	StartedAt  time.Time // first claim; zero if never claimed
+	FinishedAt time.Time // zero while not final
+}
+
+// AttemptSpan is one attempt's time holding a document.
+type AttemptSpan struct {
+	DocID     int64
+	Number    int
+	Owner     string
+	StartedAt time.Time
+	// EndedAt is zero for an attempt that never ended: still running, or
+	// its process died and nobody has taken the document over yet.
+	EndedAt time.Time
+	Outcome string
+	Cause   string
+	// LastSeen is the attempt's last sign of life: its end, else its
+	// latest recognised page, else its start.
+	LastSeen time.Time
+	// Live is set for an attempt that has not ended and still holds the
+	// document's lease, unexpired, with an owner that may still run.
+	Live bool
+}
+
+// History returns every document and every attempt, for drawing a batch's
+// timeline.
+func (j *Journal) History(now time.Time) ([]DocSpan, []AttemptSpan, error) {
+	wrap := func(err error) error { return fmt.Errorf("journal: history: %w", err) }
+	tx, err := j.readTx()
+	if err != nil {
+		return nil, nil, wrap(err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`SELECT id, size, pages, state, admitted_at, started_at, finished_at FROM documents ORDER BY id`)
+	if err != nil {
+		return nil, nil, wrap(err)
+	}
+	var docs []DocSpan
+	for rows.Next() {
+		var d DocSpan
+		var admitted, started, finished sql.NullInt64
+		if err := rows.Scan(&d.ID, &d.Size, &d.Pages, &d.State, &admitted, &started, &finished); err != nil {
+			rows.Close()
+			return nil, nil, wrap(err)
+		}
+		d.AdmittedAt, d.StartedAt, d.FinishedAt = fromMS(admitted), fromMS(started), fromMS(finished)
+		docs = append(docs, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, wrap(err)
+	}
+	rows, err = tx.Query(`SELECT a.document_id, a.number, a.owner, a.started_at, a.ended_at, a.outcome, a.cause,
+			(SELECT MAX(p.finished_at) FROM pages p WHERE p.attempt_id = a.id),
+			a.ended_at IS NULL AND d.lease_token = a.token AND COALESCE(d.lease_expires,0) > ?
+		FROM attempts a JOIN documents d ON d.id = a.document_id ORDER BY a.id`, ms(now))
+	if err != nil {
+		return nil, nil, wrap(err)
+	}
+	var atts []AttemptSpan
+	for rows.Next() {
+		var a AttemptSpan
+		var started, ended, lastPage sql.NullInt64
+		var held sql.NullBool
+		if err := rows.Scan(&a.DocID, &a.Number, &a.Owner, &started, &ended, &a.Outcome, &a.Cause, &lastPage, &held); err != nil {
+			rows.Close()
+			return nil, nil, wrap(err)
+		}
+		a.StartedAt, a.EndedAt = fromMS(started), fromMS(ended)
+		a.LastSeen = a.StartedAt
+		if p := fromMS(lastPage); p.After(a.LastSeen) {
+			a.LastSeen = p
+		}
+		if a.EndedAt.After(a.LastSeen) {
+			a.LastSeen = a.EndedAt
+		}
+		a.Live = held.Bool && !Owner(a.Owner).dead()
+		atts = append(atts, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, wrap(err)
+	}
+	return docs, atts, nil
+}
+
+// LatestRecorded returns the latest timestamp the journal holds of anything
+// that happened (rows recorded, documents finished, attempts, pages, runs),
+// zero for an empty journal. A report of an interrupted batch ends there.
+func (j *Journal) LatestRecorded() (time.Time, error) {
+	var v sql.NullInt64
+	err := j.db.QueryRow(`SELECT MAX(t) FROM (
+		SELECT MAX(recorded_at) AS t FROM rows
+		UNION ALL SELECT MAX(finished_at) FROM documents
+		UNION ALL SELECT MAX(COALESCE(ended_at, started_at)) FROM attempts
+		UNION ALL SELECT MAX(finished_at) FROM pages
+		UNION ALL SELECT MAX(COALESCE(finished_at, started_at)) FROM runs)`).Scan(&v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("journal: latest timestamp: %w", err)
+	}
+	return fromMS(v), nil
+}
+
+// SetRunVersions records the engine versions a run used, as JSON, so that
+// a report regenerated later from the journal can name them.
+func (j *Journal) SetRunVersions(id int64, versions string) error {
+	if _, err := j.db.Exec(`UPDATE runs SET versions=? WHERE id=?`, versions, id); err != nil {
+		return fmt.Errorf("journal: recording run versions: %w", err)
+	}
+	return nil
+}
+
+// timestampColumns are every column holding a time, in milliseconds.
+var timestampColumns = []struct{ table, column string }{
+	{"documents", "admitted_at"}, {"documents", "started_at"}, {"documents", "finished_at"},
+	{"documents", "lease_expires"}, {"documents", "next_attempt_at"},
+	{"rows", "recorded_at"},
+	{"attempts", "started_at"}, {"attempts", "ended_at"},
+	{"pages", "finished_at"},
+	{"runs", "started_at"}, {"runs", "finished_at"},
+}
+
+// Retime moves every timestamp of the journal onto a fixed grid, keeping
+// their order: the k-th distinct instant (k from 0) becomes base + k·step,
+// and equal instants stay equal. It exists so that a test can build a
+// journal through the ordinary API and still get a report with known
+// times; it has no use on a real batch, whose history it would falsify.
+func (j *Journal) Retime(base time.Time, step time.Duration) error {
+	return j.tx(func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`CREATE TEMP TABLE IF NOT EXISTS retime (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM retime`); err != nil {
+			return err
+		}
+		for _, c := range timestampColumns {
+			if _, err := tx.Exec(`INSERT OR IGNORE INTO retime(old, new) SELECT DISTINCT ` + c.column + `, 0 FROM ` + c.table +
+				` WHERE ` + c.column + ` IS NOT NULL AND ` + c.column + ` <> 0`); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(`UPDATE retime SET new = ? + ? * k.n
+			FROM (SELECT old, ROW_NUMBER() OVER (ORDER BY old) - 1 AS n FROM retime) AS k WHERE k.old = retime.old`,
+			ms(base), step.Milliseconds()); err != nil {
+			return err
+		}
+		for _, c := range timestampColumns {
+			if _, err := tx.Exec(`UPDATE ` + c.table + ` SET ` + c.column + ` = (SELECT new FROM retime WHERE old = ` + c.column + `)
+				WHERE ` + c.column + ` IS NOT NULL AND ` + c.column + ` <> 0`); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(`DROP TABLE retime`)
+		return err
+	})
+}

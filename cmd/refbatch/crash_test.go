@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests do the damage for real: SIGKILL of the whole process group,
+// two processes on one output folder, a disk that fills mid-batch.
+
+// bigManifest writes a manifest of n rows over the sample's good documents
+// (repeated under new source_ids, so each is a separate document) plus the
+// sample's bad rows, into dir; paths are absolute.
+func bigManifest(t *testing.T, dir string, n int) string {
+	t.Helper()
+	sample := sampleDir(t)
+	expected := map[string]string{}
+	for _, r := range readCSV(t, filepath.Join(sample, "expected.csv")) {
+		if _, ok := expected[r["source_id"]]; !ok {
+			expected[r["source_id"]] = r["state"]
+		}
+	}
+	var good, bad []map[string]string
+	for _, r := range readCSV(t, filepath.Join(sample, "manifest.csv")) {
+		r["path"] = filepath.Join(sample, r["path"])
+		if expected[r["source_id"]] == "done" {
+			good = append(good, r)
+		} else {
+			bad = append(bad, r)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("source_id,participant_id,referral_date,consent,path,sha256\n")
+	for i := 0; i < n; i++ {
+		g := good[i%len(good)]
+		fmt.Fprintf(&b, "K-%03d,%s,%s,%s,%s,\n", i, g["participant_id"], g["referral_date"], g["consent"], g["path"])
+	}
+	for _, r := range bad[:min(4, len(bad))] {
+		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%s\n", r["source_id"], r["participant_id"], r["referral_date"], r["consent"], r["path"], r["sha256"])
+	}
+	p := filepath.Join(dir, "manifest.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// rowStates maps source_id to state/reason for the first row of each.
+func rowStates(t *testing.T, out string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, r := range readReport(t, out).Rows {
+		if _, ok := m[r.SourceID]; !ok {
+			m[r.SourceID] = r.State + "/" + r.Reason
+		}
+	}
+	return m
+}
+
+// start runs refbatch in its own process group, with a private TMPDIR.
+func start(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &stderr
+}
+
+func TestKillLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kill loop is long")
+	}
+	dir := t.TempDir()
+	manifest := bigManifest(t, dir, 20)
+	tmp := filepath.Join(dir, "tmp")
+	os.Mkdir(tmp, 0o700)
+	env := []string{"TMPDIR=" + tmp}
+
+	ref := filepath.Join(dir, "ref")
+	if r := refbatch(t, env, runArgs(ref, "--root", "/", manifest)...); r.code != 0 {
+		t.Fatalf("uninterrupted run: exit %d\n%s", r.code, r.stderr)
+	}
+	want := rowStates(t, ref)
+
+	out := filepath.Join(dir, "out")
+	rng := rand.New(rand.NewPCG(1, 2))
+	kills := 0
+	for kills < 10 {
+		// Slow pages keep the batch long enough for ten kills.
+		cmd, _ := start(t, append(env, "REFBATCH_TEST_FAULTS=slow500ms=*"), runArgs(out, "--root", "/", manifest)...)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-time.After(time.Duration(300+rng.IntN(900)) * time.Millisecond):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+			kills++
+		case err := <-done:
+			t.Fatalf("run finished before kill %d (%v): make the batch longer", kills+1, err)
+		}
+	}
+	r := refbatch(t, env, runArgs(out, "--root", "/", manifest)...)
+	if r.code != 0 {
+		t.Fatalf("final run: exit %d\n%s", r.code, r.stderr)
+	}
+	got := rowStates(t, out)
+	lost, duplicated := 0, 0
+	for id, w := range want {
+		if got[id] != w {
+			lost++
+			t.Errorf("%s: %s after the kill loop, %s uninterrupted", id, got[id], w)
+		}
+	}
+	for doc, n := range successfulAttempts(t, out) {
+		if n != 1 {
+			duplicated++
+			t.Errorf("document %s: %d successful attempts, want 1", doc, n)
+		}
+	}
+	// One artifact per finished document: no orphan of a killed attempt.
+	arts, _ := filepath.Glob(filepath.Join(out, "artifacts", "*"))
+	if len(arts) != len(successfulAttempts(t, out)) {
+		t.Errorf("%d artifacts for %d finished documents", len(arts), len(successfulAttempts(t, out)))
+	}
+	leftovers := assertNoTemp(t, out, tmp)
+	t.Logf("kill loop: %d kills, %d rows, lost %d, duplicated %d, leftover files %d", kills, len(want), lost, duplicated, leftovers)
+}
+
+// assertNoTemp fails on any temp file under out and on anything in tmp.
+func assertNoTemp(t *testing.T, out, tmp string) int {
+	t.Helper()
+	n := 0
+	filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
+		if err == nil && strings.HasPrefix(info.Name(), ".tmp-") {
+			n++
+			t.Errorf("temp file left: %s", p)
+		}
+		return nil
+	})
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		n++
+		t.Errorf("left in the temp folder: %s", e.Name())
+	}
+	return n
+}
+
+func TestTwoProcesses(t *testing.T) {
+	dir := t.TempDir()
+	manifest := bigManifest(t, dir, 12)
+	out := filepath.Join(dir, "out")
+	env := []string{"REFBATCH_TEST_FAULTS=slow100ms=*"}
+	a, errA := start(t, env, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
+	b, errB := start(t, env, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
+	for i, c := range []*exec.Cmd{a, b} {
+		if err := c.Wait(); err != nil {
+			t.Errorf("process %d: %v\n%s", i, err, []*bytes.Buffer{errA, errB}[i])
+		}
+	}
+	counts := successfulAttempts(t, out)
+	for doc, n := range counts {
+		if n != 1 {
+			t.Errorf("document %s OCR'd %d times", doc, n)
+		}
+	}
+	started := func(s string) int { return strings.Count(s, "document started") }
+	t.Logf("process A started %d documents, B %d; %d documents each OCR'd once", started(errA.String()), started(errB.String()), len(counts))
+	if started(errA.String()) == 0 || started(errB.String()) == 0 {
+		t.Errorf("one process did no work: the two did not share it")
+	}
+}
+
+func TestDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	mnt := filepath.Join(dir, "mnt")
+	os.Mkdir(mnt, 0o700)
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=4m"); err != nil {
+		t.Skipf("cannot mount a tmpfs (%v): run as root to test a full disk", err)
+	}
+	defer syscall.Unmount(mnt, syscall.MNT_DETACH)
+	manifest := bigManifest(t, dir, 12)
+	out := filepath.Join(mnt, "out")
+	filler := filepath.Join(mnt, "filler")
+
+	cmd, stderr := start(t, []string{"REFBATCH_TEST_FAULTS=slow200ms=*"}, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
+	waitFor(t, 60*time.Second, func() bool { return strings.Count(stderr.String(), "document finished") >= 2 })
+	// Fill the disk: the next artifact (or journal write) fails with ENOSPC.
+	f, _ := os.Create(filler)
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			break
+		}
+	}
+	f.Close()
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitIncomplete {
+		t.Fatalf("disk full: %v, want exit 3\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "disk is full") {
+		t.Errorf("no clear message:\n%s", stderr.String())
+	}
+	assertNoTemp(t, out, t.TempDir())
+
+	os.Remove(filler)
+	r := refbatch(t, nil, runArgs(out, "--root", "/", manifest)...)
+	if r.code != 0 {
+		t.Fatalf("rerun with space: exit %d\n%s", r.code, r.stderr)
+	}
+	for doc, n := range successfulAttempts(t, out) {
+		if n != 1 {
+			t.Errorf("document %s: %d successful attempts, want 1", doc, n)
+		}
+	}
+	arts, _ := filepath.Glob(filepath.Join(out, "artifacts", "*"))
+	if len(arts) != len(successfulAttempts(t, out)) {
+		t.Errorf("%d artifacts for %d finished documents: a partial artifact survived", len(arts), len(successfulAttempts(t, out)))
+	}
+}
