@@ -66,7 +66,7 @@ type Options struct {
 	// engine waits for room rather than grow memory. One document larger
 	// than the budget still runs, alone.
 	MaxInflightBytes int64
-	SLO           time.Duration // admission to done; for the report's within_slo share
+	SLO              time.Duration // admission to done; for the report's within_slo share
 
 	// Recipients encrypt the artifacts with age; with none, Plaintext must
 	// be set explicitly.
