@@ -290,10 +290,7 @@ func (r *runner) nextChance() (time.Duration, error) {
 			best = d
 		}
 	}
-	err := r.j.Documents(func(d journal.Doc) error {
-		if d.State != journal.Queued {
-			return nil
-		}
+	err := r.j.QueuedDocuments(func(d journal.Doc) error {
 		switch {
 		case d.LeasedByOther(r.owner, now):
 			consider(d.LeaseExpires)

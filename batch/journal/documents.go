@@ -61,7 +61,17 @@ func (j *Journal) Document(id int64) (Doc, error) {
 
 // Documents calls fn for every document in manifest order.
 func (j *Journal) Documents(fn func(Doc) error) error {
-	rows, err := j.db.Query(`SELECT ` + docColumns + ` FROM documents ORDER BY manifest_line`)
+	return j.documents(`SELECT `+docColumns+` FROM documents ORDER BY manifest_line`, fn)
+}
+
+// QueuedDocuments calls fn for every document not yet final. On a resumed
+// batch of thousands these are few: the query touches only them.
+func (j *Journal) QueuedDocuments(fn func(Doc) error) error {
+	return j.documents(`SELECT `+docColumns+` FROM documents WHERE state='queued' ORDER BY manifest_line`, fn)
+}
+
+func (j *Journal) documents(query string, fn func(Doc) error) error {
+	rows, err := j.db.Query(query)
 	if err != nil {
 		return fmt.Errorf("journal: listing documents: %w", err)
 	}
