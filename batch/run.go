@@ -107,7 +107,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	o.Logger.Info("run started", "out", o.Out, "workers", o.Workers, "dpi", o.DPI, "encrypted", len(o.Recipients) > 0)
 
-	r := &runner{o: o, j: j, st: st, owner: owner, log: o.Logger, budget: semaphore.NewWeighted(o.MaxInflightBytes)}
+	r := &runner{o: o, j: j, st: st, owner: owner, log: o.Logger, budget: semaphore.NewWeighted(o.MaxInflightBytes), pages: newPageQueue()}
 	runErr := r.run(ctx)
 
 	exit := "complete"
@@ -198,6 +198,7 @@ type runner struct {
 	inflight     atomic.Int64
 	peakInflight atomic.Int64
 	budget       *semaphore.Weighted // MaxInflightBytes
+	pages        *pageQueue
 
 	mu       sync.Mutex
 	versions map[string]string
@@ -217,18 +218,27 @@ func (r *runner) run(parent context.Context) error {
 	defer cancel()
 	r.cancel = cancel
 
+	// Workers engines recognise pages; as many documents as engines are in
+	// flight, so an engine freed by a short document helps a long one.
 	jobs := make(chan job, r.o.Workers)
-	var workers sync.WaitGroup
+	var docs, engines sync.WaitGroup
 	for i := 0; i < r.o.Workers; i++ {
-		workers.Add(1)
+		docs.Add(1)
 		go func() {
-			defer workers.Done()
-			r.worker(ctx, jobs)
+			defer docs.Done()
+			r.docLoop(ctx, jobs)
+		}()
+		engines.Add(1)
+		go func() {
+			defer engines.Done()
+			r.engineLoop(ctx)
 		}()
 	}
 	err := r.passes(ctx, jobs)
 	close(jobs)
-	workers.Wait()
+	docs.Wait()
+	r.pages.close()
+	engines.Wait()
 	if f := r.fatalErr(); f != nil {
 		return f
 	}

@@ -14,35 +14,12 @@ import (
 	"github.com/refbatch/refbatch/ocr"
 )
 
-// worker owns one engine for its life (replacing it when it dies) and
-// processes documents from jobs one at a time.
-func (r *runner) worker(ctx context.Context, jobs <-chan job) {
-	var eng Engine
-	defer func() {
-		if eng != nil {
-			eng.Close()
-		}
-	}()
+// docLoop takes documents from jobs one at a time and sees each to a
+// verdict; the pages themselves go to whichever engine is free.
+func (r *runner) docLoop(ctx context.Context, jobs <-chan job) {
 	for jb := range jobs {
 		if ctx.Err() == nil {
-			if eng != nil && !eng.Alive() {
-				eng.Close()
-				eng = nil
-			}
-			if eng == nil {
-				var err error
-				if eng, err = r.o.Engine(ctx); err != nil {
-					eng = nil
-					if ctx.Err() == nil {
-						r.setFatal(fmt.Errorf("starting an OCR engine: %w", err))
-					}
-				} else {
-					r.noteVersions(eng.Versions())
-				}
-			}
-			if eng != nil {
-				r.process(ctx, eng, jb)
-			}
+			r.process(ctx, jb)
 		}
 		jb.wg.Done()
 	}
@@ -65,7 +42,7 @@ func (r *runner) policy() journal.Policy {
 
 // process claims one document and takes it to a verdict, a transient
 // failure, or a release when the run is interrupted.
-func (r *runner) process(ctx context.Context, eng Engine, jb job) {
+func (r *runner) process(ctx context.Context, jb job) {
 	l, err := r.j.Claim(jb.docID, r.owner, r.policy())
 	if errors.Is(err, journal.ErrNotClaimable) {
 		r.reportIfFinal(jb)
@@ -111,7 +88,7 @@ func (r *runner) process(ctx context.Context, eng Engine, jb job) {
 			}
 		}
 	}()
-	out := r.ocrDocument(docCtx, eng, l, doc)
+	out := r.ocrDocument(docCtx, l, doc)
 	cancel(nil)
 	<-hbDone
 	out.elapsed = time.Since(start)
@@ -133,13 +110,13 @@ type outcome struct {
 	elapsed   time.Duration
 }
 
-func (r *runner) ocrDocument(ctx context.Context, eng Engine, l journal.Lease, doc journal.Doc) outcome {
-	out := outcome{versions: eng.Versions()}
+func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.Doc) outcome {
+	var out outcome
 	// Wait for room in the byte budget before reading: memory in flight
 	// stays bounded whatever the documents' sizes.
 	weight := min(max(doc.Size, 1), r.o.MaxInflightBytes)
 	if err := r.budget.Acquire(ctx, weight); err != nil {
-		out.err = err
+		out.err = context.Cause(ctx)
 		return out
 	}
 	defer r.budget.Release(weight)
@@ -158,25 +135,33 @@ func (r *runner) ocrDocument(ctx context.Context, eng Engine, l journal.Lease, d
 		out.err, out.transient = errors.New("source changed since admission"), "source_changed"
 		return out
 	}
-	n, err := eng.Open(ctx, data, doc.SourceID)
-	if err != nil {
-		out.err = err
-		return out
-	}
-	data = nil
-	for i := 0; i < n; i++ {
-		pr, err := eng.Page(ctx, i, r.o.PageTimeout)
-		if err != nil {
-			out.err = err
+
+	d := &docWork{ctx: ctx, id: doc.ID, tag: doc.SourceID, data: data, pages: doc.Pages,
+		results: make(chan pageResult, doc.Pages)}
+	r.pages.add(d)
+	defer r.pages.remove(d)
+	out.pages = make([]ocr.PageResult, doc.Pages)
+	for done := 0; done < doc.Pages; done++ {
+		var res pageResult
+		select {
+		case <-ctx.Done():
+			out.err = context.Cause(ctx)
+			return out
+		case res = <-d.results:
+		}
+		if res.err != nil {
+			out.err = res.err
 			return out
 		}
-		if err := r.j.PageDone(l, journal.PageMetric{Page: i, DPI: pr.DPI, Render: pr.RenderTime, OCR: pr.RecogniseTime,
+		pr := res.page
+		out.versions = res.versions
+		if err := r.j.PageDone(l, journal.PageMetric{Page: res.index, DPI: pr.DPI, Render: pr.RenderTime, OCR: pr.RecogniseTime,
 			Words: len(pr.Words), MeanConfidence: pr.MeanConf}, leaseTTL); err != nil {
 			out.err = err
 			return out
 		}
-		r.o.Progress.Event(Event{Kind: EventPageDone, Time: time.Now(), SourceID: doc.SourceID, Page: i + 1, Pages: n, Elapsed: pr.RenderTime + pr.RecogniseTime})
-		out.pages = append(out.pages, pr)
+		r.o.Progress.Event(Event{Kind: EventPageDone, Time: time.Now(), SourceID: doc.SourceID, Page: done + 1, Pages: doc.Pages, Elapsed: pr.RenderTime + pr.RecogniseTime})
+		out.pages[res.index] = pr
 	}
 	return out
 }

@@ -1,0 +1,184 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/refbatch/refbatch/ocr"
+)
+
+// The engines work on pages, not documents: a document's pages are handed
+// to whichever engine is free, so one long document is spread over every
+// worker instead of keeping one busy while the others idle. An engine keeps
+// to the document it has open while that one has pages left (opening a
+// document costs sending its bytes to the child), and otherwise takes the
+// open document with the most pages left.
+
+// docWork is one document's pages on offer to the engines.
+type docWork struct {
+	ctx   context.Context // the document's context: its lease and timeouts
+	id    int64
+	tag   string // source_id, for fault injection in tests
+	data  []byte
+	pages int
+
+	next    int  // next page to hand out; guarded by pageQueue.mu
+	failed  bool // a page failed: hand out no more; guarded by pageQueue.mu
+	results chan pageResult
+}
+
+type pageResult struct {
+	index    int
+	page     ocr.PageResult
+	versions ocr.Versions
+	err      error
+}
+
+// pageQueue is the set of documents with pages to hand out.
+type pageQueue struct {
+	mu      sync.Mutex
+	docs    []*docWork
+	changed chan struct{} // closed and replaced on every change
+	closed  bool
+}
+
+func newPageQueue() *pageQueue { return &pageQueue{changed: make(chan struct{})} }
+
+func (q *pageQueue) notify() {
+	close(q.changed)
+	q.changed = make(chan struct{})
+}
+
+// add offers a document's pages.
+func (q *pageQueue) add(d *docWork) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.docs = append(q.docs, d)
+	q.notify()
+}
+
+// remove withdraws a document: pages not yet handed out are dropped.
+func (q *pageQueue) remove(d *docWork) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, x := range q.docs {
+		if x == d {
+			q.docs = append(q.docs[:i], q.docs[i+1:]...)
+			break
+		}
+	}
+}
+
+// fail stops handing out a document's pages after one of them failed: the
+// document's attempt is over, and more work on it would be wasted (or, for
+// a fault that kills engines, repeated).
+func (q *pageQueue) fail(d *docWork) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	d.failed = true
+}
+
+// close ends the queue: take returns false once it is empty.
+func (q *pageQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.notify()
+}
+
+// take hands out the next page, preferring the document the engine has
+// open. It blocks until a page is available, the queue is closed, or ctx
+// ends.
+func (q *pageQueue) take(ctx context.Context, current *docWork) (*docWork, int, bool) {
+	for {
+		q.mu.Lock()
+		var best *docWork
+		for _, d := range q.docs {
+			if d.next >= d.pages || d.failed || d.ctx.Err() != nil {
+				continue
+			}
+			if d == current {
+				best = d
+				break
+			}
+			if best == nil || d.pages-d.next > best.pages-best.next {
+				best = d
+			}
+		}
+		if best != nil {
+			i := best.next
+			best.next++
+			q.mu.Unlock()
+			return best, i, true
+		}
+		if q.closed {
+			q.mu.Unlock()
+			return nil, 0, false
+		}
+		wait := q.changed
+		q.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, 0, false
+		case <-wait:
+		}
+	}
+}
+
+// engineLoop owns one engine for its life, replacing it when it dies, and
+// recognises pages from the queue until it closes.
+func (r *runner) engineLoop(ctx context.Context) {
+	var eng Engine
+	var open *docWork // the document the engine has open
+	defer func() {
+		if eng != nil {
+			eng.Close()
+		}
+	}()
+	for {
+		d, i, ok := r.pages.take(ctx, open)
+		if !ok {
+			return
+		}
+		if eng != nil && !eng.Alive() {
+			eng.Close()
+			eng, open = nil, nil
+		}
+		if eng == nil {
+			var err error
+			if eng, err = r.o.Engine(ctx); err != nil {
+				eng = nil
+				if ctx.Err() == nil {
+					r.setFatal(fmt.Errorf("starting an OCR engine: %w", err))
+				}
+				r.pages.fail(d)
+				d.results <- pageResult{index: i, err: err}
+				continue
+			}
+			r.noteVersions(eng.Versions())
+		}
+		res := pageResult{index: i, versions: eng.Versions()}
+		if open != d {
+			open = nil
+			n, err := eng.Open(d.ctx, d.data, d.tag)
+			switch {
+			case err != nil:
+				res.err = err
+			case n != d.pages:
+				res.err = &ocr.EngineError{Cause: ocr.CauseOpen, Page: -1,
+					Err: fmt.Errorf("MuPDF counts %d pages, admission counted %d", n, d.pages)}
+			default:
+				open = d
+			}
+		}
+		if res.err == nil {
+			res.page, res.err = eng.Page(d.ctx, i, r.o.PageTimeout)
+		}
+		if res.err != nil {
+			r.pages.fail(d)
+		}
+		// results holds every page of the document: never blocks.
+		d.results <- res
+	}
+}
