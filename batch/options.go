@@ -68,6 +68,10 @@ type Options struct {
 	MaxInflightBytes int64
 	SLO              time.Duration // admission to done; for the report's within_slo share
 
+	// NoIDCheck skips the participant ID check, for corpora that carry no
+	// participant IDs (a test corpus); it is recorded in the settings.
+	NoIDCheck bool
+
 	// Recipients encrypt the artifacts with age; with none, Plaintext must
 	// be set explicitly.
 	Recipients []age.Recipient
@@ -177,8 +181,15 @@ func (o Options) policySettings() map[string]any {
 		"lang":            o.Lang,
 		"high_confidence": o.HighConfidence,
 		"low_confidence":  o.LowConfidence,
-		"validation":      "empty_text,low_confidence,id_not_found/1",
+		"validation":      o.validation(),
 	}
+}
+
+func (o Options) validation() string {
+	if o.NoIDCheck {
+		return "empty_text,low_confidence/2"
+	}
+	return "empty_text,low_confidence,id_not_found/2"
 }
 
 // Settings are the options as recorded in the journal and the report.
@@ -202,6 +213,9 @@ func (o Options) Settings() map[string]string {
 	}
 	if o.DocTimeout > 0 {
 		s["doc_timeout"] = o.DocTimeout.String()
+	}
+	if o.NoIDCheck {
+		s["id_check"] = "off"
 	}
 	return s
 }

@@ -88,14 +88,19 @@ func alnum(s string) int {
 }
 
 // containsID reports whether the participant ID appears in the text,
-// compared without whitespace and case: OCR often splits "P-123456" as
-// "P- 123456", and case carries no meaning in these IDs. No character
-// confusions (O/0, l/1) are forgiven: a wrong ID must not pass.
+// compared without whitespace and case, and with every dash-like character
+// read as a hyphen: OCR often splits "P-123456" as "P- 123456" or reads its
+// hyphen as an em dash, and neither case nor the dash's width carries
+// meaning in these IDs. No confusion that changes a letter or digit (O/0,
+// l/1, S/5) is forgiven: a wrong ID must not pass.
 func containsID(pages []ocr.PageResult, id string) bool {
 	norm := func(s string) string {
 		return strings.Map(func(r rune) rune {
-			if unicode.IsSpace(r) {
+			switch {
+			case unicode.IsSpace(r):
 				return -1
+			case unicode.Is(unicode.Pd, r) || r == '\u2212' || r == '~':
+				return '-'
 			}
 			return unicode.ToUpper(r)
 		}, s)

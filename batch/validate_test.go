@@ -27,6 +27,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{"good text with the ID", []ocr.PageResult{page("Participant ID: P-123456", 95, 90, 90)}, "P-123456", "done", "", "high"},
 		{"ID split by OCR whitespace", []ocr.PageResult{page("Participant ID: P- 123456", 95, 95, 95)}, "P-123456", "done", "", "high"},
+		{"em dash read for the hyphen", []ocr.PageResult{page("Participant ID: P—123456", 95, 95, 95)}, "P-123456", "done", "", "high"},
 		{"ID on a later page", []ocr.PageResult{page("cover", 90), page("id p-123456", 90, 90)}, "P-123456", "done", "", "high"},
 		{"medium band still done", []ocr.PageResult{page("P-123456", 70, 70, 70)}, "P-123456", "done", "", "medium"},
 		{"no words at all", []ocr.PageResult{page(""), page("  ")}, "P-1", "review", "empty_text", "low"},
