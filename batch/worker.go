@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -178,10 +179,7 @@ func (r *runner) holdBytes(n int64) {
 
 // settle records the outcome of one attempt in the journal: a verdict, a
 // transient failure to retry, or a release when the run was interrupted.
-func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, jb job, out outcome, log interface {
-	Info(string, ...any)
-	Warn(string, ...any)
-}) {
+func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, jb job, out outcome, log *slog.Logger) {
 	finish := func(res journal.Result) {
 		if err := r.j.Finish(l, res); err != nil {
 			if errors.Is(err, journal.ErrLeaseLost) {
