@@ -2,6 +2,7 @@
 #
 #   make demo   run refbatch on the built-in sample (testdata/sample) and print the report's path
 #   make test   lint, vet and run every test (real Tesseract, MuPDF, SQLite)
+#   make eval   replay the evaluation corpus; fail if outcomes or OCR quality regressed
 #
 # Both install the native dependencies first when they are missing (deps).
 
@@ -16,7 +17,13 @@ FUZZTIME      ?= 30s
 
 export OMP_THREAD_LIMIT = 1
 
-.PHONY: all deps build test lint fuzz demo clean
+# eval replays the committed evaluation corpus (testdata/eval, or
+# testdata/sample until that exists) and fails when an outcome differs or a
+# figure crosses the corpus's thresholds.json.
+EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
+EVAL_OUT      ?= eval-out
+
+.PHONY: all deps build test lint fuzz demo eval clean
 
 all: build
 
@@ -34,6 +41,7 @@ deps:
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
 	  { echo "deps: apt-get could not install$$missing (no network to Debian's mirrors?)" >&2; exit 1; }; \
 	fi
+	@command -v chromium >/dev/null 2>&1 || { echo "deps: installing chromium (optional: a test renders report.html with it)"; if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo -n"; else sudo=false; fi; { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium || { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }; } >/dev/null 2>&1 || echo "deps: note: chromium could not be installed; the report rendering test will be skipped"; }
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/refbatch
@@ -58,5 +66,11 @@ demo: build
 	./$(BIN) run --quiet --out $(DEMO_OUT) \
 	  --recipient "$$(grep -o 'age1[0-9a-z]*' $(DEMO_KEY) | head -1)" testdata/sample/manifest.csv
 
+# eval prints the table (outcomes, CER, WER, field recall, calibration) and
+# writes $(EVAL_OUT)/eval.json; see README, "refbatch eval".
+eval: build
+	./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
+	  --thresholds $(EVAL_DIR)/thresholds.json --out $(EVAL_OUT) $(EVAL_DIR)/manifest.csv
+
 clean:
-	rm -rf bin $(DEMO_OUT) $(DEMO_KEY)
+	rm -rf bin $(DEMO_OUT) $(DEMO_KEY) $(EVAL_OUT)

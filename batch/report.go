@@ -1,98 +1,185 @@
 package batch
 
 import (
+	"cmp"
+	"encoding/json"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/report"
 )
 
-// ReportInfo is what a report needs beyond the journal: the run's own
-// measurements and settings.
+// ReportInfo is what a report needs beyond the journal: the settings the
+// batch ran with, and the measurements of a run the journal may not hold
+// (yet).
 type ReportInfo struct {
-	Manifest     string
-	Started      time.Time
-	Finished     time.Time
-	CPUSeconds   float64
-	Settings     map[string]string
+	// Manifest restricts the report to one manifest's rows; empty reports
+	// every manifest the journal holds.
+	Manifest string
+	// Started, Finished and CPUSeconds describe the batch when the journal
+	// recorded no run.
+	Started    time.Time
+	Finished   time.Time
+	CPUSeconds float64
+	Settings   map[string]string
+	// Versions are the engines' versions; empty takes the latest a run
+	// recorded in the journal.
 	Versions     map[string]string
 	Encrypted    bool
 	SLO          time.Duration
 	PeakInflight int64
+	// Now is when the report is made; zero means time.Now().
+	Now time.Time
 }
 
-// BuildReport reads every row and the batch's timings from the journal.
-// Complete is false while any row is not final.
+// BuildReport reads every row, the runs and the batch's timings from the
+// journal. Complete is false while any row is not final or a manifest has
+// rows the journal has not seen; InProgress is set while a run is going.
+// The batch's times span every run that worked on the journal.
 func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
-	var rows []report.Row
-	complete := true
-	err := j.ReportRows(info.Manifest, func(r journal.ReportRow) error {
-		if !r.State.Final() {
-			complete = false
-		}
-		rows = append(rows, report.Row{
-			ManifestLine:   r.Line,
-			SourceID:       r.SourceID,
-			State:          string(r.State),
-			Reason:         r.Reason,
-			SHA256:         r.SHA256,
-			Pages:          r.Pages,
-			MeanConfidence: round1(r.MeanConfidence),
-			Band:           r.Band,
-			Attempts:       r.Attempts,
-			Artifact:       r.Artifact,
-			TraceID:        r.TraceID,
-		})
-		return nil
-	})
+	now := info.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	manifests, err := j.Manifests()
 	if err != nil {
 		return nil, err
+	}
+	var paths []string
+	for _, m := range manifests {
+		if info.Manifest == "" || m.Manifest == info.Manifest {
+			paths = append(paths, m.Manifest)
+		}
+	}
+	if len(paths) == 0 && info.Manifest != "" {
+		paths = []string{info.Manifest}
+	}
+	many := len(paths) > 1
+	var rows []report.Row
+	complete := true
+	for _, path := range paths {
+		n := 0
+		err := j.ReportRows(path, func(r journal.ReportRow) error {
+			n++
+			if !r.State.Final() {
+				complete = false
+			}
+			row := report.Row{
+				ManifestLine:   r.Line,
+				SourceID:       r.SourceID,
+				State:          string(r.State),
+				Reason:         r.Reason,
+				SHA256:         r.SHA256,
+				Pages:          r.Pages,
+				MeanConfidence: round1(r.MeanConfidence),
+				Band:           r.Band,
+				Attempts:       r.Attempts,
+				Artifact:       r.Artifact,
+				TraceID:        r.TraceID,
+			}
+			if many {
+				row.Manifest = path
+			}
+			rows = append(rows, row)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		// Rows the journal has not seen yet (an interrupted first pass)
+		// are work left; a manifest that cannot be read any more is not
+		// counted against the batch.
+		if total := countManifestRows(path); total > n {
+			complete = false
+		}
 	}
 	t, err := j.Timings()
 	if err != nil {
 		return nil, err
 	}
-	wall := info.Finished.Sub(info.Started).Seconds()
+	h, err := readHistory(j, now, cmp.Or(info.SLO, DefaultSLO))
+	if err != nil {
+		return nil, err
+	}
+
+	run := report.Run{
+		Manifest:    info.Manifest,
+		Manifests:   paths,
+		StartedAt:   h.started.UTC(),
+		FinishedAt:  h.lastActivity.UTC(),
+		WallSeconds: round3(h.wall.Seconds()),
+		CPUSeconds:  round3(h.cpu),
+		Encrypted:   info.Encrypted,
+		Settings:    info.Settings,
+		Versions:    info.Versions,
+	}
+	if run.Manifest == "" && len(paths) == 1 {
+		run.Manifest = paths[0]
+	}
+	if len(h.runs) == 0 {
+		run.StartedAt, run.FinishedAt = info.Started.UTC(), info.Finished.UTC()
+		run.WallSeconds = round3(info.Finished.Sub(info.Started).Seconds())
+		run.CPUSeconds = round3(info.CPUSeconds)
+	}
+	if len(run.Versions) == 0 {
+		run.Versions = latestVersions(j)
+	}
 	rep := &report.Report{
 		SchemaVersion: report.SchemaVersion,
-		GeneratedAt:   time.Now().UTC(),
+		GeneratedAt:   now.UTC(),
 		Complete:      complete,
-		Run: report.Run{
-			Manifest:    info.Manifest,
-			StartedAt:   info.Started.UTC(),
-			FinishedAt:  info.Finished.UTC(),
-			WallSeconds: round3(wall),
-			CPUSeconds:  round3(info.CPUSeconds),
-			Encrypted:   info.Encrypted,
-			Settings:    info.Settings,
-			Versions:    info.Versions,
-		},
-		Rows: rows,
+		InProgress:    h.live,
+		Run:           run,
+		Runs:          h.runs,
+		Rows:          rows,
+		Timeline:      h.timeline,
 	}
 	s := report.Summarize(rows)
-	s.OCRPageSeconds = report.NewQuantiles(t.PageOCR)
-	s.QueueAgeSeconds = report.NewQuantiles(t.QueueAge)
-	s.AdmissionToStartSeconds = s.QueueAgeSeconds
+	s.Documents = h.documents
+	s.OCRPageSeconds = roundQ(report.NewQuantiles(t.PageOCR))
+	s.OCRPageHistogram = report.NewLogHistogram(t.PageOCR)
+	s.QueueAgeSeconds = roundQ(report.NewQuantiles(h.queueAge))
+	s.AdmissionToStartSeconds = roundQ(report.NewQuantiles(h.admissionToStart))
+	s.TimeBreakdown = h.phases
 	s.Retries = t.Retries
-	s.PeakInflightBytes = info.PeakInflight
-	s.SLOSeconds = info.SLO.Seconds()
-	if admitted := len(t.QueueAge); admitted > 0 {
-		within := 0
-		for _, v := range t.AdmissionToDone {
-			if v <= info.SLO.Seconds() {
-				within++
-			}
-		}
-		s.WithinSLO = round3(float64(within) / float64(admitted))
+	s.PeakInflightBytes = max(info.PeakInflight, h.peakInflight)
+	s.SLOSeconds = cmp.Or(info.SLO, DefaultSLO).Seconds()
+	s.WithinSLO = h.withinSLO
+	s.ConfidenceBands = report.Bands{
+		High: parseFloat(info.Settings["high_confidence"], DefaultHighConfidence),
+		Low:  parseFloat(info.Settings["low_confidence"], DefaultLowConfidence),
 	}
-	// Throughput counts the pages this batch recognised over the time it
-	// spent recognising them: first admission to last verdict, across
-	// every run that worked on it.
-	if span := t.LastFinish.Sub(t.FirstAdmission).Minutes(); span > 0 && t.Pages > 0 {
+	// Throughput counts the pages this batch recognised over the time
+	// some run was working on it, so a weekend between an interrupted run
+	// and its resumption does not count.
+	if minutes := h.wall.Minutes(); minutes > 0 && t.Pages > 0 {
+		s.PagesPerMinute = round1(float64(t.Pages) / minutes)
+	} else if span := t.LastFinish.Sub(t.FirstAdmission).Minutes(); span > 0 && t.Pages > 0 {
 		s.PagesPerMinute = round1(float64(t.Pages) / span)
 	}
 	rep.Summary = s
 	return rep, nil
+}
+
+// latestVersions returns the engine versions the latest run recorded, nil
+// when none did.
+func latestVersions(j *journal.Journal) map[string]string {
+	runs, err := j.Runs()
+	if err != nil {
+		return nil
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		var v map[string]string
+		if json.Unmarshal([]byte(runs[i].Versions), &v) == nil && len(v) > 0 {
+			return v
+		}
+	}
+	return nil
+}
+
+func roundQ(q report.Quantiles) report.Quantiles {
+	q.P50, q.P95, q.Max = round3(q.P50), round3(q.P95), round3(q.Max)
+	return q
 }
 
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }

@@ -110,6 +110,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r := &runner{o: o, j: j, st: st, owner: owner, log: o.Logger, budget: semaphore.NewWeighted(o.MaxInflightBytes), pages: newPageQueue()}
 	runErr := r.run(ctx)
 
+	if vj, err := json.Marshal(r.versionsMap()); err == nil {
+		if err := j.SetRunVersions(runID, string(vj)); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	exit := "complete"
 	if runErr != nil {
 		exit = runErr.Error()

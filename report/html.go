@@ -2,12 +2,14 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -19,34 +21,56 @@ var pageSource string
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"short":      shortHash,
 	"seconds":    formatSeconds,
+	"latency":    formatLatency,
 	"percent":    func(share float64) string { return strconv.FormatFloat(100*share, 'f', 1, 64) + "%" },
 	"fixed1":     func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) },
 	"fixed2":     func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) },
 	"bytes":      formatBytes,
 	"stateClass": stateClass,
 	"when":       formatTime,
+	"phase":      phaseLabel,
+	"phaseColour": func(name string) template.CSS {
+		return template.CSS("background:" + phaseColour(name)) // from a fixed palette
+	},
 }).Parse(pageSource))
 
-// htmlView is what the template reads; the grouping is done here so that the
-// template stays a layout.
+// htmlView is what the template reads; the grouping, sorting and drawing
+// is done here so that the template stays a layout.
 type htmlView struct {
 	R        *Report
 	Status   string
 	Counts   []stateCount
-	Review   []Row
+	Review   []reviewGroup
+	NReview  int
 	Rejected []rejectedGroup
 	Timings  []timing
+	Phases   []phaseRow
+
+	ConfidenceChart template.HTML
+	OCRTimeChart    template.HTML
+	BreakdownBar    template.HTML
+	TimelineChart   template.HTML
 }
 
 type stateCount struct {
 	State string
 	N     int
+	Pages int
+}
+
+// reviewGroup is the review rows of one reason, with what a person should
+// do about them.
+type reviewGroup struct {
+	Reason string
+	Action string
+	Rows   []Row
 }
 
 // rejectedGroup is one rejection reason with the manifest lines that got it.
 type rejectedGroup struct {
-	Reason string
-	Lines  []int
+	Reason  string
+	Meaning string
+	Lines   []string
 }
 
 type timing struct {
@@ -54,40 +78,52 @@ type timing struct {
 	Q    Quantiles
 }
 
-// WriteHTML writes r as one self-contained HTML page: headline counts, the
-// rows a person must review, rejected rows grouped by reason, every row, and
-// the run's settings and versions. The page has inline CSS (with print rules
-// for A4), no scripts and no links, so it opens offline and can be mailed.
-// Every value from the report is escaped by html/template.
+type phaseRow struct {
+	Phase
+	Share float64
+}
+
+// WriteHTML writes r as one self-contained HTML page: the headline (rows
+// and pages per state, throughput, wall and CPU time, the SLO share),
+// charts of confidence, OCR time per page, where the engines' time went and
+// the batch over time, the rows a person must review (most actionable
+// first), rejected rows grouped by reason, the runs, settings and versions,
+// and every row. The page has inline CSS (with print rules for A4) and
+// inline SVG, no scripts and no links, so it opens offline and can be
+// mailed. Every value from the report is escaped by html/template.
 func (r *Report) WriteHTML(w io.Writer) error {
 	n := r.normalized()
-	v := htmlView{R: n, Status: "complete"}
-	if !n.Complete {
-		v.Status = "incomplete"
-	}
+	v := htmlView{R: n, Status: n.Status()}
 	for _, st := range orderedStates(n.Summary.States) {
-		v.Counts = append(v.Counts, stateCount{st, n.Summary.States[st]})
+		v.Counts = append(v.Counts, stateCount{st, n.Summary.States[st], n.Summary.StatePages[st]})
 	}
-	groups := map[string][]int{}
-	for _, row := range n.Rows {
-		switch row.State {
-		case stateReview:
-			v.Review = append(v.Review, row)
-		case stateRejected:
-			groups[row.Reason] = append(groups[row.Reason], row.ManifestLine)
-		}
+	v.Review = reviewLane(n.Rows, n.Summary.ConfidenceBands)
+	for _, g := range v.Review {
+		v.NReview += len(g.Rows)
 	}
-	for _, rc := range reasonsByState(n.Rows)[stateRejected] {
-		v.Rejected = append(v.Rejected, rejectedGroup{rc.Reason, groups[rc.Reason]})
-	}
-	if lines, ok := groups[""]; ok { // a rejected row without a reason is a bug upstream; show it anyway
-		v.Rejected = append(v.Rejected, rejectedGroup{"(no reason)", lines})
-	}
+	v.Rejected = rejectedGroups(n.Rows, n.Run.Manifest == "")
 	v.Timings = []timing{
 		{"OCR time per page", n.Summary.OCRPageSeconds},
-		{"Queue age", n.Summary.QueueAgeSeconds},
+		{"Queue age at claim", n.Summary.QueueAgeSeconds},
 		{"Admission to start", n.Summary.AdmissionToStartSeconds},
 	}
+	// Shares are within a clock: wall phases of the wall time, engine
+	// phases of the engine time.
+	totals := map[string]float64{}
+	for _, ph := range n.Summary.TimeBreakdown {
+		totals[ph.Clock] += ph.Seconds
+	}
+	for _, ph := range n.Summary.TimeBreakdown {
+		row := phaseRow{Phase: ph}
+		if t := totals[ph.Clock]; t > 0 {
+			row.Share = ph.Seconds / t
+		}
+		v.Phases = append(v.Phases, row)
+	}
+	v.ConfidenceChart = confidenceChart(n.Rows, n.Summary.ConfidenceBands)
+	v.OCRTimeChart = ocrTimeChart(n.Summary.OCRPageHistogram, n.Summary.OCRPageSeconds)
+	v.BreakdownBar = breakdownBar(n.Summary.TimeBreakdown)
+	v.TimelineChart = timelineChart(n.Timeline)
 
 	// Render to memory first so that a template error leaves no half page.
 	var buf bytes.Buffer
@@ -98,6 +134,123 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		return fmt.Errorf("writing report page: %w", err)
 	}
 	return nil
+}
+
+// reviewOrder ranks review reasons, most actionable first:
+//
+//   - id_not_found first: the text reads well but does not name the
+//     participant, so the file may be filed under the wrong person. That is
+//     the one outcome that can put a referral in someone else's record, and
+//     one look at page 1 settles it.
+//   - low_confidence and empty_text next: a person looks at the scan and
+//     accepts it, rescans it or transcribes it.
+//   - render_error, timeout and attempts_exhausted last: looking at the
+//     document does not fix them; they need a rerun with other settings or
+//     whoever runs the engines, and they tend to come in clusters the
+//     timeline explains.
+//
+// Unknown reasons follow, by name.
+var reviewOrder = []string{"id_not_found", "low_confidence", "empty_text", "render_error", "timeout", "attempts_exhausted"}
+
+// reviewActions says what a person should do with each review reason.
+var reviewActions = map[string]string{
+	"id_not_found":       "The text reads, but the participant ID from the manifest is not in it: the file may belong to someone else. Check page 1 against the manifest before anything else.",
+	"low_confidence":     "The engine doubts what it read (mean word confidence below %s). Look at the scan: accept it, rescan it or transcribe it.",
+	"empty_text":         "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it.",
+	"render_error":       "The PDF could not be rendered. Open it in a viewer; re-export or rescan it.",
+	"timeout":            "A page took longer than the page timeout. Rerun it with a longer --page-timeout or a lower --dpi, or look at the file.",
+	"attempts_exhausted": "The engine failed on every attempt (crash, out of memory, I/O). Give the trace ID to whoever runs refbatch: every log line of every attempt carries it.",
+}
+
+// reviewLane groups the review rows by reason in reviewOrder; within a
+// reason the most confident come first (their text is the most
+// trustworthy, so a look settles them fastest), then manifest order.
+func reviewLane(rows []Row, bands Bands) []reviewGroup {
+	byReason := map[string][]Row{}
+	for _, r := range rows {
+		if r.State == stateReview {
+			byReason[r.Reason] = append(byReason[r.Reason], r)
+		}
+	}
+	reasons := make([]string, 0, len(byReason))
+	for reason := range byReason {
+		reasons = append(reasons, reason)
+	}
+	rank := func(reason string) int {
+		if i := slices.Index(reviewOrder, reason); i >= 0 {
+			return i
+		}
+		return len(reviewOrder)
+	}
+	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
+	var out []reviewGroup
+	for _, reason := range reasons {
+		g := byReason[reason]
+		slices.SortStableFunc(g, func(a, b Row) int {
+			return cmp.Or(cmp.Compare(b.MeanConfidence, a.MeanConfidence), strings.Compare(a.Manifest, b.Manifest), a.ManifestLine-b.ManifestLine)
+		})
+		action := reviewActions[reason]
+		if reason == "low_confidence" {
+			action = fmt.Sprintf(action, formatCount(cmp.Or(bands.Low, 60)))
+		}
+		if reason == "" {
+			reason = "(no reason)" // a bug upstream; show it anyway
+		}
+		out = append(out, reviewGroup{Reason: reason, Action: action, Rows: g})
+	}
+	return out
+}
+
+// rejectMeanings explains each rejection reason in a few words.
+var rejectMeanings = map[string]string{
+	"missing_field":     "a required column is empty",
+	"bad_date":          "referral_date is not a real YYYY-MM-DD date",
+	"bad_consent":       "consent is not yes or no",
+	"bad_sha256":        "sha256 is not 64 hex digits",
+	"no_consent":        "consent is no: not imported",
+	"path_outside_root": "the path leads outside the root folder",
+	"missing_file":      "the file is not there",
+	"empty_file":        "the file is empty",
+	"not_pdf":           "the file is not a PDF",
+	"too_large":         "the file is larger than --max-bytes",
+	"too_many_pages":    "more pages than --max-pages",
+	"page_too_large":    "a page or image is larger than --max-page-pixels",
+	"encrypted":         "the PDF is encrypted",
+	"malformed_pdf":     "the PDF is damaged and cannot be read",
+	"hash_mismatch":     "the bytes differ from the manifest's sha256",
+	"conflict":          "an earlier row has the same source_id with other bytes",
+}
+
+// rejectedGroups groups rejected rows by reason, most frequent first, with
+// their manifest lines (prefixed by the manifest's name when the report
+// covers several).
+func rejectedGroups(rows []Row, manyManifests bool) []rejectedGroup {
+	lines := map[string][]string{}
+	for _, r := range rows {
+		if r.State != stateRejected {
+			continue
+		}
+		l := strconv.Itoa(r.ManifestLine)
+		if manyManifests && r.Manifest != "" {
+			l = baseName(r.Manifest) + ":" + l
+		}
+		lines[r.Reason] = append(lines[r.Reason], l)
+	}
+	var out []rejectedGroup
+	for _, rc := range reasonsByState(rows)[stateRejected] {
+		out = append(out, rejectedGroup{rc.Reason, rejectMeanings[rc.Reason], lines[rc.Reason]})
+	}
+	if l, ok := lines[""]; ok { // a rejected row without a reason is a bug upstream; show it anyway
+		out = append(out, rejectedGroup{"(no reason)", "", l})
+	}
+	return out
+}
+
+func baseName(path string) string {
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		return path[i+1:]
+	}
+	return path
 }
 
 // shortHash keeps enough of a SHA-256 to find it, short enough for a table.

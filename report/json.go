@@ -9,11 +9,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // File names WriteFiles writes in the output folder.
 const (
 	JSONFile = "report.json"
+	CSVFile  = "report.csv"
 	HTMLFile = "report.html"
 )
 
@@ -31,12 +33,27 @@ func (r *Report) normalized() *Report {
 	n.Rows = sortedRows(r.Rows)
 	n.Run.Settings = cloneMap(r.Run.Settings)
 	n.Run.Versions = cloneMap(r.Run.Versions)
+	n.Run.Manifests = nonNil(r.Run.Manifests)
+	n.Runs = nonNil(r.Runs)
 	n.Summary.States = cloneMap(r.Summary.States)
 	n.Summary.Reasons = cloneMap(r.Summary.Reasons)
+	n.Summary.StatePages = cloneMap(r.Summary.StatePages)
 	for _, st := range finalStates {
 		n.Summary.States[st] += 0
 	}
+	n.Summary.StatePages[stateDone] += 0
+	n.Summary.StatePages[stateReview] += 0
+	n.Summary.OCRPageHistogram = nonNil(r.Summary.OCRPageHistogram)
+	n.Summary.TimeBreakdown = nonNil(r.Summary.TimeBreakdown)
+	n.Timeline.Points = nonNil(r.Timeline.Points)
 	return &n
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return slices.Clone(s)
 }
 
 func cloneMap[V any](m map[string]V) map[string]V {
@@ -78,13 +95,16 @@ func ReadJSON(path string) (*Report, error) {
 	return &r, nil
 }
 
-// WriteFiles writes report.json and report.html into dir (created 0700 if
-// missing), each atomically: rendered in memory, written to a temp file in
-// dir with mode 0600, fsynced, renamed into place, and the folder fsynced.
-// A rendering error writes nothing.
+// WriteFiles writes report.json, report.csv and report.html into dir
+// (created 0700 if missing), each atomically: rendered in memory, written
+// to a temp file in dir with mode 0600, fsynced, renamed into place, and
+// the folder fsynced. A rendering error writes nothing.
 func WriteFiles(dir string, r *Report) error {
-	var js, page bytes.Buffer
+	var js, table, page bytes.Buffer
 	if err := r.WriteJSON(&js); err != nil {
+		return err
+	}
+	if err := r.WriteCSV(&table); err != nil {
 		return err
 	}
 	if err := r.WriteHTML(&page); err != nil {
@@ -93,10 +113,15 @@ func WriteFiles(dir string, r *Report) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating report folder: %w", err)
 	}
-	if err := writeAtomic(dir, JSONFile, js.Bytes()); err != nil {
-		return err
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{JSONFile, js.Bytes()}, {CSVFile, table.Bytes()}, {HTMLFile, page.Bytes()}} {
+		if err := writeAtomic(dir, f.name, f.data); err != nil {
+			return err
+		}
 	}
-	return writeAtomic(dir, HTMLFile, page.Bytes())
+	return nil
 }
 
 func writeAtomic(dir, name string, data []byte) (err error) {

@@ -1,16 +1,19 @@
-// Package report holds what a refbatch run tells its reader: one Row per
-// manifest row, the Run's settings and timings, and a Summary of counts and
-// latencies (DESIGN.md §6). It renders a Report three ways:
+// Package report holds what a refbatch batch tells its reader: one Row per
+// manifest row, the batch's settings and runs, a Summary of counts and
+// latencies, a breakdown of where the engines' time went, and a Timeline
+// of the queue (DESIGN.md §6). It renders a Report four ways:
 //
 //   - WriteJSON: report.json, machine-readable and schema-versioned
 //     (SchemaVersion). Field names are part of the contract; fields may be
 //     added, never renamed. ReadJSON reads it back.
+//   - WriteCSV: report.csv, the rows for a spreadsheet.
 //   - WriteText: the short plain summary printed at the end of a run.
 //   - WriteHTML: report.html, one self-contained page with no scripts and
-//     no network access, readable on a laptop and printable on A4.
+//     no network access (charts are inline SVG drawn here), readable on a
+//     laptop and printable on A4.
 //
-// WriteFiles writes report.json and report.html into the output folder
-// atomically, so a reader never sees half a report.
+// WriteFiles writes report.json, report.csv and report.html into the output
+// folder atomically, so a reader never sees half a report.
 //
 // A Report never holds document text or participant IDs: a Row identifies a
 // document by its manifest line, source_id, SHA-256 and trace ID only. Keep
@@ -18,12 +21,14 @@
 //
 // The caller builds the Report: Summarize fills the counts from the rows,
 // the caller fills timings and throughput, NewQuantiles turns latency
-// samples into p50/p95/max.
+// samples into p50/p95/max and NewLogHistogram into a latency histogram.
 package report
 
 import (
+	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -49,19 +54,47 @@ type Report struct {
 	GeneratedAt   time.Time `json:"generated_at"`
 	// Complete is false when the batch is unfinished or was interrupted:
 	// some rows are not in a final state yet.
-	Complete bool    `json:"complete"`
-	Run      Run     `json:"run"`
-	Rows     []Row   `json:"rows"`
-	Summary  Summary `json:"summary"`
+	Complete bool `json:"complete"`
+	// InProgress is set when a run of the batch was still going when the
+	// report was made (`refbatch report` during a run).
+	InProgress bool `json:"in_progress"`
+	Run        Run  `json:"run"`
+	// Runs lists every `refbatch run` that worked on the output folder,
+	// oldest first.
+	Runs     []Invocation `json:"runs"`
+	Rows     []Row        `json:"rows"`
+	Summary  Summary      `json:"summary"`
+	Timeline Timeline     `json:"timeline"`
 }
 
-// Run describes the run that produced a Report.
+// Status is "complete", "running" or "incomplete" (interrupted or not run
+// to the end).
+func (r *Report) Status() string {
+	switch {
+	case r.Complete:
+		return "complete"
+	case r.InProgress:
+		return "running"
+	}
+	return "incomplete"
+}
+
+// Run describes the batch that produced a Report: its manifest, when its
+// runs started and ended, and the time they took together.
 type Run struct {
-	Manifest    string    `json:"manifest"`
-	StartedAt   time.Time `json:"started_at"`
-	FinishedAt  time.Time `json:"finished_at"`
-	WallSeconds float64   `json:"wall_seconds"`
-	CPUSeconds  float64   `json:"cpu_seconds"`
+	// Manifest is the manifest reported on; empty when the report covers
+	// several (Manifests lists them, and each Row names its own).
+	Manifest  string   `json:"manifest"`
+	Manifests []string `json:"manifests"`
+	// StartedAt is the first run's start and FinishedAt the batch's last
+	// recorded activity (the present, while a run is going).
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	// WallSeconds is the time some run was going (overlapping runs count
+	// once); CPUSeconds adds up the runs' CPU time, engines included, of
+	// the runs that recorded it (a killed run cannot).
+	WallSeconds float64 `json:"wall_seconds"`
+	CPUSeconds  float64 `json:"cpu_seconds"`
 	// Encrypted tells whether artifacts were written with age.
 	Encrypted bool `json:"encrypted"`
 	// Settings holds the effective flags (workers, dpi, caps...).
@@ -70,9 +103,23 @@ type Run struct {
 	Versions map[string]string `json:"versions"`
 }
 
+// Invocation is one `refbatch run` process as the journal recorded it.
+type Invocation struct {
+	// Owner names the process: host/pid/start/random.
+	Owner     string    `json:"owner"`
+	StartedAt time.Time `json:"started_at"`
+	// FinishedAt is absent for a run still going or one that was killed.
+	FinishedAt        time.Time `json:"finished_at,omitzero"`
+	Exit              string    `json:"exit"`
+	CPUSeconds        float64   `json:"cpu_seconds"`
+	PeakInflightBytes int64     `json:"peak_inflight_bytes"`
+}
+
 // Row is what happened to one manifest row. It identifies the document by
 // line, source_id, hash and trace ID only, never by its text or participant.
 type Row struct {
+	// Manifest is set only in a report over several manifests.
+	Manifest       string  `json:"manifest,omitempty"`
 	ManifestLine   int     `json:"manifest_line"`
 	SourceID       string  `json:"source_id"`
 	State          string  `json:"state"`
@@ -133,32 +180,139 @@ type Summary struct {
 	// Reasons counts rows per reason code, over all states.
 	Reasons map[string]int `json:"reasons"`
 	// Pages counts the pages of the documents that went through OCR
-	// (done and review rows), so that PagesPerMinute measures OCR work.
-	Pages          int     `json:"pages"`
+	// (done and review rows), so that PagesPerMinute measures OCR work;
+	// StatePages splits them by state.
+	Pages      int            `json:"pages"`
+	StatePages map[string]int `json:"pages_by_state"`
+	// Documents counts the documents admitted for OCR (rows that were
+	// neither rejected at admission nor duplicates).
+	Documents int `json:"documents"`
+	// PagesPerMinute is Pages over the batch's wall time.
 	PagesPerMinute float64 `json:"pages_per_minute"`
 
-	OCRPageSeconds          Quantiles `json:"ocr_page_seconds"`
-	QueueAgeSeconds         Quantiles `json:"queue_age_seconds"`
+	// OCRPageSeconds is render plus recognition per page, over the pages
+	// of attempts that reached a verdict; OCRPageHistogram is its
+	// distribution.
+	OCRPageSeconds   Quantiles `json:"ocr_page_seconds"`
+	OCRPageHistogram []Bucket  `json:"ocr_page_histogram"`
+	// QueueAgeSeconds is how long a document had been waiting when an
+	// engine claimed it, per claim: since admission for a first attempt,
+	// since the previous attempt ended (backoff included) for a retry.
+	QueueAgeSeconds Quantiles `json:"queue_age_seconds"`
+	// AdmissionToStartSeconds is admission to first claim, per document.
 	AdmissionToStartSeconds Quantiles `json:"admission_to_start_seconds"`
+	// TimeBreakdown splits the time of the attempts that reached a verdict
+	// into phases, so that a slow disk (claim to first page, handoff) and a
+	// slow recogniser (recognise) look different.
+	TimeBreakdown []Phase `json:"time_breakdown"`
 
-	Retries           int   `json:"retries"`
+	// Retries counts attempts that failed transiently.
+	Retries int `json:"retries"`
+	// PeakInflightBytes is the most source bytes held by the engines at
+	// once, as the runs measured it (or, when no run lived to record it,
+	// the timeline's upper bound).
 	PeakInflightBytes int64 `json:"peak_inflight_bytes"`
 
 	SLOSeconds float64 `json:"slo_seconds"`
 	// WithinSLO is the share (0..1) of admitted documents that reached done
-	// within SLOSeconds.
+	// within SLOSeconds of their admission.
 	WithinSLO float64 `json:"within_slo"`
+
+	// ConfidenceBands are the thresholds of the bands: a document's mean
+	// word confidence at or above High is high, at or above Low medium,
+	// below Low it is low and goes to review.
+	ConfidenceBands Bands `json:"confidence_bands"`
+}
+
+// Bands are the confidence band thresholds, in percent.
+type Bands struct {
+	High float64 `json:"high"`
+	Low  float64 `json:"low"`
+}
+
+// Phase is one part of the time documents took, from claim to verdict.
+type Phase struct {
+	// Name is one of the Phase* constants.
+	Name string `json:"phase"`
+	// Clock is "wall" for the phases that follow one another from claim to
+	// verdict (they add up to each attempt's time), "engine" for the
+	// engines' work on the pages, which may run on several engines at once.
+	Clock string `json:"clock"`
+	// Seconds adds the phase up over every document.
+	Seconds float64 `json:"seconds"`
+	// PerDocument summarises it per document.
+	PerDocument Quantiles `json:"per_document"`
+}
+
+// The phases of an attempt that reached a verdict.
+const (
+	// PhaseStart (wall) is from the claim to the first page's render:
+	// reading and hashing the source, waiting for a free engine, opening
+	// the document in it.
+	PhaseStart = "claim_to_first_page"
+	// PhasePages (wall) is from the first page's render to the last page
+	// recorded: every page, on one engine or several, and the journal's
+	// commit of each.
+	PhasePages = "pages"
+	// PhaseHandoff (wall) is from the last page to the verdict: validation,
+	// encryption, writing, fsync, rename, re-hash and the journal commit.
+	PhaseHandoff = "handoff"
+	// PhaseRender (engine) is MuPDF rendering pages to images.
+	PhaseRender = "render"
+	// PhaseRecognise (engine) is Tesseract recognising them.
+	PhaseRecognise = "recognise"
+)
+
+// Clocks of a Phase.
+const (
+	ClockWall   = "wall"
+	ClockEngine = "engine"
+)
+
+// Bucket is one bar of a histogram: N samples in [Lo, Hi).
+type Bucket struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	N  int     `json:"n"`
+}
+
+// Timeline samples the batch's queue over time, from the journal's
+// timestamps, so that a stall shows as a shape: finished flat, running
+// stuck, the oldest queued document ageing.
+type Timeline struct {
+	Start  time.Time       `json:"start,omitzero"`
+	End    time.Time       `json:"end,omitzero"`
+	Points []TimelinePoint `json:"points"`
+}
+
+// TimelinePoint is the batch at Seconds after the timeline's start.
+type TimelinePoint struct {
+	Seconds float64 `json:"t"`
+	// Queued documents are admitted and waiting for an engine, Running
+	// ones held by one, Finished ones final.
+	Queued   int `json:"queued"`
+	Running  int `json:"running"`
+	Finished int `json:"finished"`
+	// OldestQueuedSeconds is the age since admission of the
+	// longest-waiting queued document, 0 when none waits.
+	OldestQueuedSeconds float64 `json:"oldest_queued_seconds"`
+	// InflightBytes are the source bytes of the documents running, an
+	// upper bound of what the engines held (a claimed document may still
+	// wait for byte budget).
+	InflightBytes int64 `json:"inflight_bytes"`
 }
 
 // Summarize counts rows per state and per reason and adds up the pages of
-// the done and review rows. It fills Rows, States, Reasons and Pages; the
-// caller fills the rest. Duplicate rows share the first row's document, so
-// their pages are not counted again; rejected rows took no OCR.
+// the done and review rows. It fills Rows, States, Reasons, Pages and
+// StatePages; the caller fills the rest. Duplicate rows share the first
+// row's document, so their pages are not counted again; rejected rows took
+// no OCR.
 func Summarize(rows []Row) Summary {
 	s := Summary{
-		Rows:    len(rows),
-		States:  make(map[string]int, len(finalStates)),
-		Reasons: make(map[string]int),
+		Rows:       len(rows),
+		States:     make(map[string]int, len(finalStates)),
+		Reasons:    make(map[string]int),
+		StatePages: map[string]int{stateDone: 0, stateReview: 0},
 	}
 	for _, st := range finalStates {
 		s.States[st] = 0
@@ -170,18 +324,95 @@ func Summarize(rows []Row) Summary {
 		}
 		if r.State == stateDone || r.State == stateReview {
 			s.Pages += r.Pages
+			s.StatePages[r.State] += r.Pages
 		}
 	}
 	return s
 }
 
-// sortedRows returns a copy of rows in manifest order.
+// NewLogHistogram sorts latency samples (seconds) into buckets of equal
+// width on a log scale, ten to a decade (each bound about 1.26 times the
+// last), from the bucket of the smallest sample to that of the largest, so
+// that one page that took minutes does not squash the seconds the others
+// took. Bounds are fixed (10^(k/10)), so histograms of two batches line up.
+// Non-finite samples are dropped; samples below a millisecond count as a
+// millisecond.
+func NewLogHistogram(samples []float64) []Bucket {
+	const perDecade = 10
+	index := func(v float64) int {
+		v = max(v, 0.001)
+		// The epsilon keeps an exact bound (1.0, 10.0) in the bucket it
+		// starts, despite log10's rounding.
+		return int(math.Floor(math.Log10(v)*perDecade + 1e-9))
+	}
+	bound := func(k int) float64 {
+		return roundSig(math.Pow(10, float64(k)/perDecade), 4)
+	}
+	counts := map[int]int{}
+	lo, hi := 0, 0
+	first := true
+	for _, v := range samples {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		k := index(v)
+		counts[k]++
+		if first || k < lo {
+			lo = k
+		}
+		if first || k > hi {
+			hi = k
+		}
+		first = false
+	}
+	if first {
+		return []Bucket{}
+	}
+	out := make([]Bucket, 0, hi-lo+1)
+	for k := lo; k <= hi; k++ {
+		out = append(out, Bucket{Lo: bound(k), Hi: bound(k + 1), N: counts[k]})
+	}
+	return out
+}
+
+// roundSig rounds v to n significant digits, so that bounds print as 1.259,
+// not 1.2589254117941673.
+func roundSig(v float64, n int) float64 {
+	if v == 0 {
+		return 0
+	}
+	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(v))))
+	return math.Round(v*p) / p
+}
+
+// confidenceBuckets is the histogram of mean word confidence over the
+// documents that were read (done and review rows with a band), in bins of
+// five points from 0 to 100.
+func confidenceBuckets(rows []Row) []Bucket {
+	out := make([]Bucket, 20)
+	for i := range out {
+		out[i] = Bucket{Lo: float64(5 * i), Hi: float64(5 * (i + 1))}
+	}
+	for _, r := range rows {
+		if r.Band == "" || (r.State != stateDone && r.State != stateReview) {
+			continue
+		}
+		i := min(max(int(r.MeanConfidence/5), 0), len(out)-1)
+		out[i].N++
+	}
+	return out
+}
+
+// sortedRows returns a copy of rows in manifest order (by manifest, then
+// line, when a report covers several).
 func sortedRows(rows []Row) []Row {
 	out := slices.Clone(rows)
 	if out == nil {
 		out = []Row{}
 	}
-	slices.SortStableFunc(out, func(a, b Row) int { return a.ManifestLine - b.ManifestLine })
+	slices.SortStableFunc(out, func(a, b Row) int {
+		return cmp.Or(strings.Compare(a.Manifest, b.Manifest), a.ManifestLine-b.ManifestLine)
+	})
 	return out
 }
 

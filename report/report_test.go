@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
 	"flag"
 	"math"
 	"os"
@@ -38,6 +39,21 @@ func fixture() *Report {
 	s.PeakInflightBytes = 3*1024*1024 + 512*1024
 	s.SLOSeconds = 600
 	s.WithinSLO = 0.5
+	s.Documents = 4
+	s.OCRPageHistogram = NewLogHistogram([]float64{2.1, 2.4, 3.9, 2.2, 2.8, 5.6, 2.3, 2.5, 2.6, 2.7})
+	s.ConfidenceBands = Bands{High: 85, Low: 60}
+	s.TimeBreakdown = []Phase{
+		{Name: PhaseStart, Clock: ClockWall, Seconds: 3.2, PerDocument: Quantiles{N: 3, P50: 0.9, P95: 1.6, Max: 1.6}},
+		{Name: PhasePages, Clock: ClockWall, Seconds: 20.5, PerDocument: Quantiles{N: 3, P50: 6.1, P95: 9.8, Max: 9.8}},
+		{Name: PhaseHandoff, Clock: ClockWall, Seconds: 0.9, PerDocument: Quantiles{N: 3, P50: 0.3, P95: 0.4, Max: 0.4}},
+		{Name: PhaseRender, Clock: ClockEngine, Seconds: 6.5, PerDocument: Quantiles{N: 3, P50: 1.9, P95: 2.8, Max: 2.8}},
+		{Name: PhaseRecognise, Clock: ClockEngine, Seconds: 21, PerDocument: Quantiles{N: 3, P50: 6.2, P95: 9.1, Max: 9.1}},
+	}
+	var points []TimelinePoint
+	for i := range 10 {
+		points = append(points, TimelinePoint{Seconds: float64(10 * i), Queued: max(0, 3-i/2), Running: min(2, 4-i/3),
+			Finished: i / 2, OldestQueuedSeconds: float64(5 * (i % 4)), InflightBytes: int64(1024 * (i % 3))})
+	}
 	return &Report{
 		SchemaVersion: SchemaVersion,
 		GeneratedAt:   start.Add(95 * time.Second),
@@ -52,8 +68,13 @@ func fixture() *Report {
 			Settings:    map[string]string{"workers": "2", "dpi": "300", "attempts": "3", "max_pages": "200"},
 			Versions:    map[string]string{"refbatch": "v0.1.0", "tesseract": "5.3.0", "mupdf": "1.24.15"},
 		},
-		Rows:    rows,
-		Summary: s,
+		Runs: []Invocation{
+			{Owner: "archive-1/4242/100/0a1b2c3d", StartedAt: start, FinishedAt: start.Add(60 * time.Second), Exit: "batch incomplete: interrupted", CPUSeconds: 100, PeakInflightBytes: 2 << 20},
+			{Owner: "archive-1/4300/900/4e5f6a7b", StartedAt: start.Add(75 * time.Second), FinishedAt: start.Add(90 * time.Second), Exit: "complete", CPUSeconds: 71.25, PeakInflightBytes: 3*1024*1024 + 512*1024},
+		},
+		Rows:     rows,
+		Summary:  s,
+		Timeline: Timeline{Start: start, End: start.Add(90 * time.Second), Points: points},
 	}
 }
 
@@ -64,7 +85,10 @@ func incompleteFixture() *Report {
 	r.Rows = append(slices.Clone(r.Rows), Row{ManifestLine: 10, SourceID: "R-0008", State: "queued", SHA256: "ab", Attempts: 1})
 	sum := Summarize(r.Rows)
 	sum.PagesPerMinute = 0
+	sum.ConfidenceBands = Bands{High: 85, Low: 60}
 	r.Summary = sum
+	r.Timeline = Timeline{}
+	r.Runs = r.Runs[:1]
 	r.Run.WallSeconds = 7.25
 	r.Run.CPUSeconds = 0.04
 	return r
@@ -100,8 +124,10 @@ func TestGolden(t *testing.T) {
 		{"complete.json", fixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteJSON(b) }},
 		{"complete.txt", fixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteText(b) }},
 		{"complete.html", fixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteHTML(b) }},
+		{"complete.csv", fixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteCSV(b) }},
 		{"incomplete.json", incompleteFixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteJSON(b) }},
 		{"incomplete.txt", incompleteFixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteText(b) }},
+		{"incomplete.html", incompleteFixture(), func(r *Report, b *bytes.Buffer) error { return r.WriteHTML(b) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,7 +175,7 @@ func TestSummarize(t *testing.T) {
 	}{
 		{
 			name: "no rows",
-			want: Summary{States: zeroStates, Reasons: map[string]int{}},
+			want: Summary{States: zeroStates, Reasons: map[string]int{}, StatePages: map[string]int{"done": 0, "review": 0}},
 		},
 		{
 			name: "one of each",
@@ -160,10 +186,11 @@ func TestSummarize(t *testing.T) {
 				{State: "duplicate", Pages: 2},
 			},
 			want: Summary{
-				Rows:    4,
-				States:  map[string]int{"done": 1, "review": 1, "rejected": 1, "duplicate": 1},
-				Reasons: map[string]int{"low_confidence": 1, "not_pdf": 1},
-				Pages:   5,
+				Rows:       4,
+				States:     map[string]int{"done": 1, "review": 1, "rejected": 1, "duplicate": 1},
+				Reasons:    map[string]int{"low_confidence": 1, "not_pdf": 1},
+				Pages:      5,
+				StatePages: map[string]int{"done": 2, "review": 3},
 			},
 		},
 		{
@@ -177,10 +204,11 @@ func TestSummarize(t *testing.T) {
 				{State: "rejected", Reason: "too_large"},
 			},
 			want: Summary{
-				Rows:    6,
-				States:  map[string]int{"done": 1, "review": 0, "rejected": 3, "duplicate": 0, "queued": 2},
-				Reasons: map[string]int{"no_consent": 2, "too_large": 1},
-				Pages:   1,
+				Rows:       6,
+				States:     map[string]int{"done": 1, "review": 0, "rejected": 3, "duplicate": 0, "queued": 2},
+				Reasons:    map[string]int{"no_consent": 2, "too_large": 1},
+				Pages:      1,
+				StatePages: map[string]int{"done": 1, "review": 0},
 			},
 		},
 	}
@@ -292,7 +320,7 @@ func TestReadJSONErrors(t *testing.T) {
 }
 
 func TestWriteFiles(t *testing.T) {
-	t.Run("writes both files 0600 with no temp left", func(t *testing.T) {
+	t.Run("writes the three files 0600 with no temp left", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "out")
 		for range 2 { // the second run replaces the first
 			if err := WriteFiles(dir, fixture()); err != nil {
@@ -314,7 +342,7 @@ func TestWriteFiles(t *testing.T) {
 				t.Errorf("%s mode = %o, want 600", e.Name(), m)
 			}
 		}
-		if want := []string{HTMLFile, JSONFile}; !slices.Equal(names, want) {
+		if want := []string{CSVFile, HTMLFile, JSONFile}; !slices.Equal(names, want) {
 			t.Errorf("folder holds %q, want %q", names, want)
 		}
 		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
@@ -388,6 +416,9 @@ func TestHTMLEscapesHostileValues(t *testing.T) {
 	if !strings.Contains(out, "&lt;script&gt;") {
 		t.Error("the hostile source_id is not shown escaped")
 	}
+	if n := strings.Count(out, "<svg "); n != 4 {
+		t.Errorf("page has %d charts, want 4 (did a value become markup?)", n)
+	}
 }
 
 func TestTemplateParses(t *testing.T) {
@@ -446,5 +477,175 @@ func TestFormatSeconds(t *testing.T) {
 		if got := formatSeconds(tt.in); got != tt.want {
 			t.Errorf("formatSeconds(%v) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestNewLogHistogram(t *testing.T) {
+	tests := []struct {
+		name    string
+		samples []float64
+		want    []Bucket
+	}{
+		{name: "none", want: []Bucket{}},
+		{name: "one", samples: []float64{1}, want: []Bucket{{Lo: 1, Hi: 1.259, N: 1}}},
+		{name: "a bound starts its bucket", samples: []float64{10, 9.99}, want: []Bucket{{Lo: 7.943, Hi: 10, N: 1}, {Lo: 10, Hi: 12.59, N: 1}}},
+		{
+			name:    "empty buckets between samples are kept",
+			samples: []float64{0.52, 0.55, 2.1},
+			want: []Bucket{
+				{Lo: 0.5012, Hi: 0.631, N: 2}, {Lo: 0.631, Hi: 0.7943, N: 0}, {Lo: 0.7943, Hi: 1, N: 0},
+				{Lo: 1, Hi: 1.259, N: 0}, {Lo: 1.259, Hi: 1.585, N: 0}, {Lo: 1.585, Hi: 1.995, N: 0}, {Lo: 1.995, Hi: 2.512, N: 1},
+			},
+		},
+		{name: "zero counts as a millisecond", samples: []float64{0}, want: []Bucket{{Lo: 0.001, Hi: 0.001259, N: 1}}},
+		{name: "non-finite dropped", samples: []float64{math.NaN(), math.Inf(1)}, want: []Bucket{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := NewLogHistogram(tt.samples); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("NewLogHistogram(%v) = %v, want %v", tt.samples, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReviewLaneOrder(t *testing.T) {
+	rows := []Row{
+		{ManifestLine: 2, State: "review", Reason: "attempts_exhausted"},
+		{ManifestLine: 3, State: "review", Reason: "low_confidence", MeanConfidence: 40, Band: "low"},
+		{ManifestLine: 4, State: "review", Reason: "id_not_found", MeanConfidence: 80, Band: "medium"},
+		{ManifestLine: 5, State: "review", Reason: "low_confidence", MeanConfidence: 55, Band: "low"},
+		{ManifestLine: 6, State: "review", Reason: "timeout"},
+		{ManifestLine: 7, State: "review", Reason: "something_new"},
+		{ManifestLine: 8, State: "review", Reason: "empty_text", Band: "low"},
+		{ManifestLine: 9, State: "done"},
+		{ManifestLine: 10, State: "review", Reason: "id_not_found", MeanConfidence: 93, Band: "high"},
+	}
+	var got []int
+	var reasons []string
+	for _, g := range reviewLane(rows, Bands{High: 85, Low: 60}) {
+		reasons = append(reasons, g.Reason)
+		if g.Action == "" && g.Reason != "something_new" {
+			t.Errorf("%s has no action", g.Reason)
+		}
+		for _, r := range g.Rows {
+			got = append(got, r.ManifestLine)
+		}
+	}
+	if want := []string{"id_not_found", "low_confidence", "empty_text", "timeout", "attempts_exhausted", "something_new"}; !slices.Equal(reasons, want) {
+		t.Errorf("reasons in order %q, want %q", reasons, want)
+	}
+	if want := []int{10, 4, 5, 3, 8, 6, 2, 7}; !slices.Equal(got, want) {
+		t.Errorf("lines in order %v, want %v", got, want)
+	}
+}
+
+func TestWriteCSVDefusesFormulas(t *testing.T) {
+	r := &Report{Run: Run{Manifest: "=cmd|' /C calc'!A0"}, Rows: []Row{
+		{ManifestLine: 2, SourceID: "=HYPERLINK(\"x\")", State: "rejected", Reason: "not_pdf"},
+		{ManifestLine: 3, SourceID: "@SUM(A1)", State: "done", Pages: 2, MeanConfidence: 91.5, Band: "high", Attempts: 1},
+		{ManifestLine: 4, SourceID: "R-1,\"quoted\"", State: "duplicate"},
+	}}
+	var buf bytes.Buffer
+	if err := r.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(recs[0], csvHeader) {
+		t.Errorf("header %q", recs[0])
+	}
+	want := [][]string{
+		{"'=cmd|' /C calc'!A0", "2", "'=HYPERLINK(\"x\")", "rejected", "not_pdf", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "3", "'@SUM(A1)", "done", "", "", "2", "91.5", "high", "1", "", ""},
+		{"'=cmd|' /C calc'!A0", "4", "R-1,\"quoted\"", "duplicate", "", "", "", "", "", "", "", ""},
+	}
+	if !reflect.DeepEqual(recs[1:], want) {
+		t.Errorf("rows\n%q\nwant\n%q", recs[1:], want)
+	}
+}
+
+func TestCharts(t *testing.T) {
+	t.Run("empty data draws a placeholder", func(t *testing.T) {
+		for name, got := range map[string]string{
+			"confidence": string(confidenceChart(nil, Bands{85, 60})),
+			"ocr time":   string(ocrTimeChart(nil, Quantiles{})),
+			"breakdown":  string(breakdownBar(nil)),
+			"timeline":   string(timelineChart(Timeline{})),
+		} {
+			if !strings.HasPrefix(got, "<svg ") || !strings.Contains(got, "yet") {
+				t.Errorf("%s: %.80s", name, got)
+			}
+		}
+	})
+	t.Run("confidence bins and thresholds", func(t *testing.T) {
+		rows := []Row{
+			{State: "done", MeanConfidence: 91, Band: "high"},
+			{State: "done", MeanConfidence: 100, Band: "high"}, // the top bin includes 100
+			{State: "review", MeanConfidence: 0, Band: "low"},
+			{State: "duplicate", MeanConfidence: 91, Band: "high"}, // not counted twice
+			{State: "review", Reason: "timeout"},                   // never read
+		}
+		b := confidenceBuckets(rows)
+		if b[18].N != 1 || b[19].N != 1 || b[0].N != 1 {
+			t.Errorf("bins %v", b)
+		}
+		got := string(confidenceChart(rows, Bands{High: 85, Low: 60}))
+		for _, want := range []string{"low &lt; 60", "high ≥ 85"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("chart lacks %q", want)
+			}
+		}
+	})
+	t.Run("ocr time marks quantiles", func(t *testing.T) {
+		got := string(ocrTimeChart(NewLogHistogram([]float64{0.4, 0.5, 3}), Quantiles{N: 3, P50: 0.5, P95: 3, Max: 3}))
+		for _, want := range []string{"p50 0.5s", "p95, max 3s"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("chart lacks %q", want)
+			}
+		}
+	})
+}
+
+func TestFormatTick(t *testing.T) {
+	for in, want := range map[float64]string{0: "0s", 0.5: "0.5s", 30: "30s", 90: "1m30s", 3600: "1h", 5400: "1h30m", 93600: "1d2h"} {
+		if got := formatTick(in); got != want {
+			t.Errorf("formatTick(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSeveralManifests(t *testing.T) {
+	r := &Report{
+		Run: Run{Manifests: []string{"/in/b.csv", "/in/a.csv"}},
+		Rows: []Row{
+			{Manifest: "/in/b.csv", ManifestLine: 2, SourceID: "B-1", State: "rejected", Reason: "not_pdf"},
+			{Manifest: "/in/a.csv", ManifestLine: 3, SourceID: "A-2", State: "rejected", Reason: "not_pdf"},
+			{Manifest: "/in/a.csv", ManifestLine: 2, SourceID: "A-1", State: "done", Pages: 1, Band: "high", MeanConfidence: 90},
+		},
+	}
+	r.Summary = Summarize(r.Rows)
+	var page, table bytes.Buffer
+	if err := r.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "a.csv:3, b.csv:2") {
+		t.Error("rejected lines do not name their manifests in manifest order")
+	}
+	if err := r.WriteCSV(&table); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&table).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rec := range recs[1:] {
+		got = append(got, rec[0]+":"+rec[1])
+	}
+	if want := []string{"/in/a.csv:2", "/in/a.csv:3", "/in/b.csv:2"}; !slices.Equal(got, want) {
+		t.Errorf("csv rows %q, want %q", got, want)
 	}
 }

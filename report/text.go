@@ -13,7 +13,7 @@ import (
 )
 
 // WriteText writes the short summary printed at the end of a run: the
-// batch's status, rows per state with the reasons behind each state, pages
+// batch's status (complete, running or incomplete), rows per state with the reasons behind each state, pages
 // and throughput, wall and CPU time, and the SLO share when an SLO was set.
 // Plain text, no colour, the same bytes for the same Report.
 //
@@ -34,11 +34,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	n := r.normalized()
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	status := "complete"
-	if !n.Complete {
-		status = "incomplete"
-	}
-	fmt.Fprintf(tw, "batch\t%s\n", status)
+	fmt.Fprintf(tw, "batch\t%s\n", n.Status())
 	fmt.Fprintf(tw, "rows\t%d\n", n.Summary.Rows)
 	byState := reasonsByState(n.Rows)
 	for _, st := range orderedStates(n.Summary.States) {
@@ -106,11 +102,18 @@ func formatReasons(list []reasonCount) string {
 }
 
 // formatSeconds renders a duration in seconds for people: tenths below a
-// minute, whole seconds above.
+// minute, whole seconds above, without zero units at the end (24h, not
+// 24h0m0s).
 func formatSeconds(s float64) string {
 	d := time.Duration(s * float64(time.Second))
 	if d >= time.Minute {
-		return d.Round(time.Second).String()
+		out := d.Round(time.Second).String()
+		for _, zero := range []string{"0s", "0m"} {
+			if strings.HasSuffix(out, "m"+zero) || strings.HasSuffix(out, "h"+zero) {
+				out = strings.TrimSuffix(out, zero)
+			}
+		}
+		return out
 	}
 	// Duration.String would say 300ms; seconds read better beside minutes.
 	return strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64) + "s"

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -115,7 +116,7 @@ type Snapshot struct {
 	FirstAdmission time.Time
 	LastPage       time.Time
 	// LiveRuns counts recorded runs that have not ended and whose process
-	// may still run.
+	// may still run (Owner.MayRun).
 	LiveRuns int
 }
 
@@ -233,7 +234,8 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 			rows.Close()
 			return s, wrap(err)
 		}
-		if !Owner(owner).dead() {
+		h := holders[owner]
+		if Owner(owner).MayRun(h != nil && h.Live) {
 			s.LiveRuns++
 		}
 	}
@@ -272,16 +274,24 @@ type AttemptSpan struct {
 	EndedAt time.Time
 	Outcome string
 	Cause   string
-	// LastSeen is the attempt's last sign of life: its end, else its
+	// LastSeen is the attempt's last sign of life before its end: its
 	// latest recognised page, else its start.
 	LastSeen time.Time
 	// Live is set for an attempt that has not ended and still holds the
 	// document's lease, unexpired, with an owner that may still run.
 	Live bool
+	// The pages it recognised: how many, when the first and the last were
+	// recorded, the render and recognition time over all of them (engine
+	// time: pages may run on several engines at once), and the render plus
+	// recognition time of the first recorded.
+	Pages               int
+	FirstPage, LastPage time.Time
+	Render, Recognise   time.Duration
+	FirstPageCost       time.Duration
 }
 
-// History returns every document and every attempt, for drawing a batch's
-// timeline.
+// History returns every document and every attempt, oldest first, for
+// drawing a batch's timeline and splitting its time into phases.
 func (j *Journal) History(now time.Time) ([]DocSpan, []AttemptSpan, error) {
 	wrap := func(err error) error { return fmt.Errorf("journal: history: %w", err) }
 	tx, err := j.readTx()
@@ -309,28 +319,34 @@ func (j *Journal) History(now time.Time) ([]DocSpan, []AttemptSpan, error) {
 		return nil, nil, wrap(err)
 	}
 	rows, err = tx.Query(`SELECT a.document_id, a.number, a.owner, a.started_at, a.ended_at, a.outcome, a.cause,
-			(SELECT MAX(p.finished_at) FROM pages p WHERE p.attempt_id = a.id),
-			a.ended_at IS NULL AND d.lease_token = a.token AND COALESCE(d.lease_expires,0) > ?
-		FROM attempts a JOIN documents d ON d.id = a.document_id ORDER BY a.id`, ms(now))
+			a.ended_at IS NULL AND d.lease_token = a.token AND COALESCE(d.lease_expires,0) > ?,
+			COALESCE(p.n,0), p.first, p.last, COALESCE(p.render,0), COALESCE(p.ocr,0),
+			COALESCE((SELECT render_ms + ocr_ms FROM pages WHERE attempt_id = a.id ORDER BY finished_at, page LIMIT 1),0)
+		FROM attempts a JOIN documents d ON d.id = a.document_id
+		LEFT JOIN (SELECT attempt_id, COUNT(*) AS n, MIN(finished_at) AS first, MAX(finished_at) AS last,
+				SUM(render_ms) AS render, SUM(ocr_ms) AS ocr FROM pages GROUP BY attempt_id) p ON p.attempt_id = a.id
+		ORDER BY a.id`, ms(now))
 	if err != nil {
 		return nil, nil, wrap(err)
 	}
 	var atts []AttemptSpan
+	msDur := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	for rows.Next() {
 		var a AttemptSpan
-		var started, ended, lastPage sql.NullInt64
+		var started, ended, first, last sql.NullInt64
 		var held sql.NullBool
-		if err := rows.Scan(&a.DocID, &a.Number, &a.Owner, &started, &ended, &a.Outcome, &a.Cause, &lastPage, &held); err != nil {
+		var render, ocr, firstCost float64
+		if err := rows.Scan(&a.DocID, &a.Number, &a.Owner, &started, &ended, &a.Outcome, &a.Cause, &held,
+			&a.Pages, &first, &last, &render, &ocr, &firstCost); err != nil {
 			rows.Close()
 			return nil, nil, wrap(err)
 		}
 		a.StartedAt, a.EndedAt = fromMS(started), fromMS(ended)
+		a.FirstPage, a.LastPage = fromMS(first), fromMS(last)
+		a.Render, a.Recognise, a.FirstPageCost = msDur(render), msDur(ocr), msDur(firstCost)
 		a.LastSeen = a.StartedAt
-		if p := fromMS(lastPage); p.After(a.LastSeen) {
-			a.LastSeen = p
-		}
-		if a.EndedAt.After(a.LastSeen) {
-			a.LastSeen = a.EndedAt
+		if a.LastPage.After(a.LastSeen) {
+			a.LastSeen = a.LastPage
 		}
 		a.Live = held.Bool && !Owner(a.Owner).dead()
 		atts = append(atts, a)
@@ -340,6 +356,17 @@ func (j *Journal) History(now time.Time) ([]DocSpan, []AttemptSpan, error) {
 		return nil, nil, wrap(err)
 	}
 	return docs, atts, nil
+}
+
+// MayRun reports whether the process o names may still be running. On this
+// host the process table tells; of another host's process only a live
+// lease speaks, so the caller says whether o holds one.
+func (o Owner) MayRun(holdsLiveLease bool) bool {
+	if o.dead() {
+		return false
+	}
+	host, _ := os.Hostname()
+	return holdsLiveLease || strings.HasPrefix(string(o), host+"/")
 }
 
 // LatestRecorded returns the latest timestamp the journal holds of anything

@@ -73,7 +73,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			verifyCommand(),
 			showCommand(),
+			reportCommand(),
+			statusCommand(),
 			keygenCommand(),
+			evalCommand(),
 			workerCmd(),
 		},
 	}

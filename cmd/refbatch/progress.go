@@ -47,29 +47,63 @@ func (p *jsonProgress) Event(e batch.Event) {
 
 func (p *jsonProgress) Close() {}
 
-// barProgress draws a progress bar of rows reaching a final state, with
-// pages, pages per minute and the count in review.
+// barProgress draws a progress bar of rows reaching a final state on a
+// terminal, followed by the pages recognised, pages per minute over the
+// last minutes, an estimate of the time left and the count in review. A
+// ticker redraws it every second, so a stall shows as the rate falling and
+// the estimate growing rather than as a frozen line.
 type barProgress struct {
 	mu      sync.Mutex
 	bar     *progressbar.ProgressBar
+	now     func() time.Time
 	start   time.Time
+	total   int
+	done    int // rows final, resumed ones included
+	resumed int // rows already final when the run started
 	pages   int
 	review  int
-	resumed int
+	// recent holds the times of the pages recognised within rateWindow.
+	recent []time.Time
+
+	stop chan struct{}
+	wg   sync.WaitGroup
 }
+
+// rateWindow is the span the bar measures pages per minute over, as
+// `refbatch status` does.
+const rateWindow = batch.StatusWindow
 
 func newBarProgress(w io.Writer, total int) *barProgress {
 	bar := progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("rows"),
+		progressbar.OptionSetDescription("starting"),
+		progressbar.OptionShowDescriptionAtLineEnd(),
 		progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionSetWidth(30),
+		progressbar.OptionSetItsString("rows"),
+		progressbar.OptionSetPredictTime(false),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetWidth(24),
 		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
-	return &barProgress{bar: bar, start: time.Now()}
+	p := &barProgress{bar: bar, now: time.Now, start: time.Now(), total: total, stop: make(chan struct{})}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				p.bar.Describe(p.describe())
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
 }
 
 func (p *barProgress) Event(e batch.Event) {
@@ -78,7 +112,9 @@ func (p *barProgress) Event(e batch.Event) {
 	switch e.Kind {
 	case batch.EventPageDone:
 		p.pages++
+		p.recent = append(p.recent, p.now())
 	case batch.EventFinished:
+		p.done++
 		if e.Resumed {
 			p.resumed++
 		}
@@ -89,14 +125,37 @@ func (p *barProgress) Event(e batch.Event) {
 	default:
 		return
 	}
-	ppm := 0.0
-	if m := time.Since(p.start).Minutes(); m > 0 {
-		ppm = float64(p.pages) / m
+	p.bar.Describe(p.describe())
+}
+
+// describe is the text after the bar: "documents · 19 pages · 237 pages/min ·
+// ETA 4s · 1 in review". Called with p.mu held.
+func (p *barProgress) describe() string {
+	now := p.now()
+	cut := 0
+	for cut < len(p.recent) && now.Sub(p.recent[cut]) > rateWindow {
+		cut++
 	}
-	p.bar.Describe(fmt.Sprintf("rows · %d pages · %.0f pages/min · %d in review", p.pages, ppm, p.review))
+	p.recent = p.recent[cut:]
+	ppm := 0.0
+	if window := min(rateWindow, now.Sub(p.start)); window > 0 {
+		ppm = float64(len(p.recent)) / window.Minutes()
+	}
+	eta := "ETA --"
+	// Rows left will cost what the rows finished by this run cost on
+	// average, rejected ones (no pages) included.
+	if worked := p.done - p.resumed; worked > 0 && ppm > 0 && p.total > p.done {
+		left := float64(p.total-p.done) * float64(p.pages) / float64(worked)
+		eta = "ETA " + humanSeconds(left/ppm*60)
+	} else if p.total > 0 && p.done >= p.total {
+		eta = "finishing"
+	}
+	return fmt.Sprintf("documents · %d pages · %.0f pages/min · %s · %d in review", p.pages, ppm, eta, p.review)
 }
 
 func (p *barProgress) Close() {
+	close(p.stop)
+	p.wg.Wait()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.bar.Finish()

@@ -1,0 +1,200 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Format names eval.json's schema.
+const Format = "refbatch-eval/1"
+
+// Regression is one figure that crossed its threshold. Figure is stable
+// (outcomes, mean_cer, p95_cer, mean_wer, participant_id_recall,
+// referral_date_recall, band_mean_cer.<band>); Message says it for people,
+// e.g. "mean CER 0.052 > threshold 0.040".
+type Regression struct {
+	Figure  string `json:"figure"`
+	Message string `json:"message"`
+}
+
+// shownMismatches is how many mismatched rows a regression message names.
+const shownMismatches = 5
+
+// Check returns the figures of r that cross t, in a fixed order. Outcome
+// mismatches are gated even when t sets no maximum (none allowed). A text
+// threshold with nothing to measure (no truth, or no readable page) is a
+// regression too: a gate must not pass because its input went missing.
+func (r *Result) Check(t Thresholds) []Regression {
+	var out []Regression
+	add := func(figure, format string, args ...any) {
+		out = append(out, Regression{Figure: figure, Message: fmt.Sprintf(format, args...)})
+	}
+	maxMismatch := 0
+	if t.OutcomeMismatchesMax != nil {
+		maxMismatch = *t.OutcomeMismatchesMax
+	}
+	if n := r.Outcomes.Mismatched; n > maxMismatch {
+		var rows []string
+		for _, m := range r.Outcomes.Mismatches() {
+			if len(rows) == shownMismatches {
+				rows = append(rows, fmt.Sprintf("and %d more", n-shownMismatches))
+				break
+			}
+			rows = append(rows, describeMismatch(m))
+		}
+		add("outcomes", "outcome mismatches %d > threshold %d: %s", n, maxMismatch, strings.Join(rows, "; "))
+	}
+	if !t.textGated() {
+		return out
+	}
+	if r.Text == nil || r.Text.Pages == 0 {
+		why := "no --truth given"
+		if r.Text != nil {
+			why = "no readable document in expected.csv"
+		}
+		add("text", "text figures not measured (%s) but thresholds.json gates them", why)
+		return out
+	}
+	x := r.Text
+	above := func(figure, name string, got float64, limit *float64) {
+		if limit != nil && got > *limit {
+			a, b := pair(got, *limit)
+			add(figure, "%s %s > threshold %s", name, a, b)
+		}
+	}
+	below := func(figure, name string, rc Recall, limit *float64) {
+		if limit != nil && (rc.Of == 0 || rc.Rate < *limit) {
+			a, b := pair(rc.Rate, *limit)
+			add(figure, "%s %s < threshold %s (%d of %d documents)", name, a, b, rc.Found, rc.Of)
+		}
+	}
+	above("mean_cer", "mean CER", x.MeanCER, t.MeanCERMax)
+	above("p95_cer", "p95 CER", x.P95CER, t.P95CERMax)
+	above("mean_wer", "mean WER", x.MeanWER, t.MeanWERMax)
+	below("participant_id_recall", "participant ID recall", x.IDRecall, t.IDRecallMin)
+	below("referral_date_recall", "referral date recall", x.DateRecall, t.DateRecallMin)
+	for _, b := range r.Calibration {
+		if limit, ok := t.BandMeanCERMax[b.Band]; ok && b.Documents > 0 {
+			above("band_mean_cer."+b.Band, "mean CER of the "+b.Band+" confidence band", b.MeanCER, &limit)
+		}
+	}
+	return out
+}
+
+func describeMismatch(m RowOutcome) string {
+	where := fmt.Sprintf("row %d", m.Row)
+	if m.ManifestLine > 0 {
+		where = fmt.Sprintf("line %d", m.ManifestLine)
+	}
+	want := m.Want
+	if want == "" {
+		want = "no row"
+	}
+	return fmt.Sprintf("%s %s %s, expected %s", where, m.SourceID, m.Got, want)
+}
+
+// pair formats a figure and its threshold with three decimals, or more
+// when three would print them equal ("0.040 > threshold 0.040").
+func pair(a, b float64) (string, string) {
+	for prec := 3; prec < 8; prec++ {
+		sa, sb := strconv.FormatFloat(a, 'f', prec, 64), strconv.FormatFloat(b, 'f', prec, 64)
+		if sa != sb {
+			return sa, sb
+		}
+	}
+	return strconv.FormatFloat(a, 'g', -1, 64), strconv.FormatFloat(b, 'g', -1, 64)
+}
+
+// Report is eval.json: what was scored, under which run settings and
+// thresholds, and whether it passed.
+type Report struct {
+	Format      string    `json:"format"`
+	GeneratedAt time.Time `json:"generated_at"`
+	// Out is the output folder scored; Settings are its run's settings
+	// from report.json (dpi, workers, policy version...).
+	Out        string            `json:"out"`
+	Settings   map[string]string `json:"settings"`
+	Thresholds Thresholds        `json:"thresholds"`
+	Result
+	Regressions []Regression `json:"regressions"`
+	Passed      bool         `json:"passed"`
+}
+
+// NewReport checks res against t and wraps both for eval.json.
+func NewReport(res *Result, t Thresholds, out string, settings map[string]string) *Report {
+	regs := res.Check(t)
+	if regs == nil {
+		regs = []Regression{}
+	}
+	return &Report{
+		Format:      Format,
+		GeneratedAt: time.Now().UTC(),
+		Out:         out,
+		Settings:    settings,
+		Thresholds:  t,
+		Result:      *res,
+		Regressions: regs,
+		Passed:      len(regs) == 0,
+	}
+}
+
+// WriteText prints the evaluation as a short table: outcomes (and every
+// mismatched row), the text figures, the calibration table and the
+// verdict. It prints source IDs and figures, never text.
+func (r *Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	o := r.Outcomes
+	fmt.Fprintf(tw, "outcomes\t%d rows, %d match, %d differ", o.Rows, o.Matched, o.Mismatched)
+	if r.NoIDCheck {
+		fmt.Fprint(tw, " (participant ID check off: review id_not_found scored as done)")
+	}
+	fmt.Fprintln(tw)
+	for _, m := range o.Mismatches() {
+		fmt.Fprintf(tw, "  differs\t%s\n", describeMismatch(m))
+	}
+	if x := r.Text; x != nil {
+		fmt.Fprintf(tw, "text\t%d readable documents, %d pages", x.Documents, x.Pages)
+		if x.Unread > 0 {
+			fmt.Fprintf(tw, ", %d not read (scored as empty)", x.Unread)
+		}
+		fmt.Fprintln(tw)
+		fmt.Fprintf(tw, "  CER\tmean %.4f  p95 %.4f  overall %.4f (%d edits / %d chars)\n", x.MeanCER, x.P95CER, x.CER.Rate, x.CER.Distance, x.CER.N)
+		fmt.Fprintf(tw, "  WER\tmean %.4f  overall %.4f (%d edits / %d words)\n", x.MeanWER, x.WER.Rate, x.WER.Distance, x.WER.N)
+		fmt.Fprintf(tw, "  participant ID recall\t%s\n", recallText(x.IDRecall))
+		fmt.Fprintf(tw, "  referral date recall\t%s\n", recallText(x.DateRecall))
+		fmt.Fprintln(tw, "calibration\tband\tdocs\tpages\tmean conf\tmean CER")
+		for _, b := range r.Calibration {
+			if b.Documents == 0 {
+				fmt.Fprintf(tw, "\t%s\t0\t0\t-\t-\n", b.Band)
+				continue
+			}
+			conf := strconv.FormatFloat(b.MeanConfidence, 'f', 1, 64)
+			if b.Band == BandNone {
+				conf = "-" // never read, so no confidence
+			}
+			fmt.Fprintf(tw, "\t%s\t%d\t%d\t%s\t%.4f\n", b.Band, b.Documents, b.Pages, conf, b.MeanCER)
+		}
+	} else {
+		fmt.Fprintln(tw, "text\tnot scored (no --truth)")
+	}
+	if r.Passed {
+		fmt.Fprintln(tw, "gate\tPASS")
+	} else {
+		fmt.Fprintf(tw, "gate\tFAIL, %d regressed\n", len(r.Regressions))
+		for _, g := range r.Regressions {
+			fmt.Fprintf(tw, "  regressed\t%s\n", g.Message)
+		}
+	}
+	return tw.Flush()
+}
+
+func recallText(r Recall) string {
+	if r.Of == 0 {
+		return "- (no document holds it)"
+	}
+	return fmt.Sprintf("%.4f (%d of %d documents)", r.Rate, r.Found, r.Of)
+}

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/eval"
+	"github.com/refbatch/refbatch/report"
+)
+
+// evalOptions are eval's own flags; the run flags belong to the borrowed
+// run command.
+type evalOptions struct {
+	expect     string
+	truth      string
+	thresholds string
+	fromOut    string
+	identity   string
+	noIDCheck  bool
+}
+
+// evalFile is what eval writes into the output folder it scored.
+const evalFile = "eval.json"
+
+// evalMarker marks a folder eval created for its own run, so that eval may
+// clear it next time. eval never deletes a folder it did not make.
+const evalMarker = ".refbatch-eval"
+
+// noIDCheckFlag names the flag for corpora without participant IDs.
+const noIDCheckFlag = "no-id-check"
+
+// evalSkippedRunFlags are run flags eval does not offer: it writes plaintext
+// artifacts (it must read them back, and eval corpora are synthetic) and
+// prints its own table on stdout.
+var evalSkippedRunFlags = map[string]bool{"recipient": true, "recipients-file": true, "json": true}
+
+func evalCommand() *cli.Command {
+	var o evalOptions
+	// eval runs the batch exactly as `refbatch run` does: it takes run's
+	// flags and calls run's action, so the two cannot drift apart.
+	run := runCommand()
+	var runFlags []cli.Flag
+	for _, f := range run.Flags {
+		switch name := f.Names()[0]; {
+		case evalSkippedRunFlags[name]:
+			continue
+		case name == "plaintext":
+			f.(*cli.BoolFlag).Hidden = true // eval always sets it
+		case name == "out":
+			f.(*cli.StringFlag).DefaultText = "eval-out beside the manifest"
+		}
+		runFlags = append(runFlags, f)
+	}
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "expect", Usage: "expected outcomes, source_id,state,reason per manifest row in order `FILE`", Destination: &o.expect},
+		&cli.StringFlag{Name: "truth", Usage: "ground truth folder, one <source_id>.json per document; without it only outcomes are scored `DIR`", Destination: &o.truth},
+		&cli.StringFlag{Name: "thresholds", Usage: "limits of the figures (thresholds.json); without it only outcomes are gated `FILE`", Destination: &o.thresholds},
+		&cli.StringFlag{Name: "from-out", Usage: "score a finished output folder instead of running the batch `DIR`", Destination: &o.fromOut},
+		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity to read an encrypted --from-out folder `FILE`", Destination: &o.identity},
+	}
+	// Should run ever take --no-id-check itself, eval uses run's flag for
+	// both the run and the scoring rather than define it twice.
+	if !slices.ContainsFunc(runFlags, func(f cli.Flag) bool { return f.Names()[0] == noIDCheckFlag }) {
+		flags = append(flags, &cli.BoolFlag{Name: noIDCheckFlag, Usage: "the corpus's files do not carry the manifest's participant IDs: score review id_not_found as done"})
+	}
+	return &cli.Command{
+		Name:      "eval",
+		Usage:     "run (or read) a batch over an evaluation corpus and fail if its outcomes or OCR quality regressed",
+		ArgsUsage: "MANIFEST.csv",
+		Description: `Runs the batch over the manifest with plaintext artifacts into --out (default
+eval-out beside the manifest; a folder an earlier eval made is cleared first),
+or with --from-out DIR and no manifest reads a finished output folder. The
+run flags (--dpi, --workers, ...) are those of refbatch run.
+
+Then it scores: every row's state and reason against --expect; with --truth,
+the character error rate of every page of the readable documents (expected
+done, or review low_confidence/id_not_found), its mean and p95, the word
+error rate, the recall of the participant ID and the referral date, and a
+calibration table (documents and mean CER per confidence band). It prints a
+table, writes eval.json into the output folder, and checks --thresholds.
+
+Exit status: 0 every outcome as expected and every figure within its
+threshold; 1 an outcome differs or a figure crossed its threshold (each is
+named), or an unexpected failure; 2 usage error (flags, or an unreadable
+expected, truth or thresholds file); 3 the batch was interrupted (as for run).`,
+		Flags: append(flags, runFlags...),
+		Action: func(c *cli.Context) error {
+			o.noIDCheck = c.Bool(noIDCheckFlag)
+			return runEval(c, o, run, runFlags)
+		},
+	}
+}
+
+func runEval(c *cli.Context, o evalOptions, run *cli.Command, runFlags []cli.Flag) error {
+	stdout := c.App.Writer
+	if o.expect == "" {
+		return usageErr("eval needs --expect FILE", "refbatch eval --expect expected.csv [--truth DIR] [--thresholds FILE] MANIFEST.csv")
+	}
+	switch {
+	case o.fromOut == "" && c.NArg() != 1:
+		return usageErr("eval takes the manifest to run, or --from-out DIR", "refbatch eval --expect FILE [--truth DIR] [flags] MANIFEST.csv (flags before the manifest), or refbatch eval --expect FILE --from-out DIR")
+	case o.fromOut != "" && c.NArg() != 0:
+		return usageErr("--from-out scores a finished folder and takes no manifest", "drop the manifest, or drop --from-out to run it")
+	case o.fromOut == "" && o.identity != "":
+		return usageErr("--identity reads a --from-out folder", "eval's own runs write plaintext artifacts; drop --identity")
+	}
+	if o.fromOut != "" {
+		for _, f := range runFlags {
+			// Flags that only change what is logged are harmless, and
+			// --no-id-check applies to the scoring too.
+			if name := f.Names()[0]; c.IsSet(name) && name != "quiet" && name != "log-level" && name != noIDCheckFlag {
+				return usageErr(fmt.Sprintf("--%s applies only when eval runs the batch", name), "drop it, or pass the manifest instead of --from-out")
+			}
+		}
+	}
+	in, thresholds, err := loadEvalInputs(o)
+	if err != nil {
+		return err
+	}
+
+	out := o.fromOut
+	if out == "" {
+		if out, err = runEvalBatch(c, run); err != nil {
+			return err
+		}
+	} else if st, err := os.Stat(out); err != nil || !st.IsDir() {
+		return usageErr(fmt.Sprintf("%s is not an output folder", out), "pass --from-out DIR, a folder `refbatch run` wrote")
+	}
+
+	rep, err := report.ReadJSON(filepath.Join(out, report.JSONFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return usageErr(fmt.Sprintf("%s has no %s", out, report.JSONFile), "score a folder a finished `refbatch run` wrote (`refbatch report --out DIR` rebuilds its report)")
+	}
+	if err != nil {
+		return err
+	}
+	in.Rows = rep.Rows
+	if in.Truth != nil {
+		ids, err := loadIdentities(o.identity)
+		if err != nil {
+			return err
+		}
+		in.Texts = map[string][]string{}
+		err = batch.ReadArtifacts(out, ids, func(path string, a *batch.Artifact) error {
+			pages := make([]string, len(a.Pages))
+			for i, p := range a.Pages {
+				pages[i] = p.Text
+			}
+			in.Texts[path] = pages
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("reading artifacts: %w", err)
+		}
+	}
+	res, err := eval.Score(in)
+	if err != nil {
+		return usageErr(err.Error(), "the truth folder must hold every document expected.csv expects to be read")
+	}
+	er := eval.NewReport(res, thresholds, out, rep.Run.Settings)
+	path := filepath.Join(out, evalFile)
+	if err := writeEvalJSON(path, er); err != nil {
+		return err
+	}
+	if err := er.WriteText(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "eval: %s\n", path)
+	if !er.Passed {
+		msgs := make([]string, len(er.Regressions))
+		for i, g := range er.Regressions {
+			msgs[i] = g.Message
+		}
+		return &exitError{code: exitFailure, msg: "regressed: " + strings.Join(msgs, "; "),
+			hint: "eval.json lists every row, document and page; fix the regression or, if it is an intended change, update expected.csv or thresholds.json"}
+	}
+	return nil
+}
+
+// loadEvalInputs reads expected.csv, the truth and the thresholds before
+// anything runs, so that a typo does not cost a whole batch.
+func loadEvalInputs(o evalOptions) (eval.Input, eval.Thresholds, error) {
+	in := eval.Input{NoIDCheck: o.noIDCheck}
+	var t eval.Thresholds
+	var err error
+	if in.Expected, err = eval.LoadExpected(o.expect); err != nil {
+		return in, t, usageErr(fmt.Sprintf("--expect %s: %v", o.expect, err), "expected.csv has a header source_id,state,reason and one row per manifest row, in manifest order")
+	}
+	if o.truth != "" {
+		if in.Truth, err = eval.LoadTruth(o.truth); err != nil {
+			return in, t, usageErr(fmt.Sprintf("--truth %s: %v", o.truth, err), "pass the truth/ folder the corpus generator wrote")
+		}
+	}
+	if o.thresholds != "" {
+		if t, err = eval.LoadThresholds(o.thresholds); err != nil {
+			return in, t, usageErr(fmt.Sprintf("--thresholds %s: %v", o.thresholds, err), `keys: outcome_mismatches_max, mean_cer_max, p95_cer_max, mean_wer_max, id_recall_min, date_recall_min, band_mean_cer_max {"high": ...}`)
+		}
+	}
+	return in, t, nil
+}
+
+// runEvalBatch runs the manifest through run's own action into a fresh
+// output folder, with plaintext artifacts, and returns that folder. Run's
+// summary goes to stderr: stdout is eval's table.
+func runEvalBatch(c *cli.Context, run *cli.Command) (string, error) {
+	manifest, err := filepath.Abs(c.Args().First())
+	if err != nil {
+		return "", err
+	}
+	out := c.String("out")
+	if out == "" {
+		out = filepath.Join(filepath.Dir(manifest), "eval-out")
+	}
+	if err := freshEvalOut(out); err != nil {
+		return "", err
+	}
+	if err := c.Set("out", out); err != nil {
+		return "", err
+	}
+	if err := c.Set("plaintext", "true"); err != nil {
+		return "", err
+	}
+	// Recipients from the environment would contradict --plaintext.
+	os.Unsetenv("REFBATCH_RECIPIENTS")
+	app := c.App
+	saved := app.Writer
+	app.Writer = app.ErrWriter
+	defer func() { app.Writer = saved }()
+	return out, run.Action(c)
+}
+
+// freshEvalOut makes sure out is empty, clearing it only when an earlier
+// eval made it: resuming an old run would score old text under new flags.
+func freshEvalOut(out string) error {
+	entries, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return usageErr(fmt.Sprintf("--out %s: %v", out, err), "")
+	case len(entries) == 0:
+	default:
+		if _, err := os.Stat(filepath.Join(out, evalMarker)); err != nil {
+			return usageErr(fmt.Sprintf("%s exists and was not made by refbatch eval", out),
+				"eval runs every batch afresh: remove the folder, pass another --out, or score it with --from-out "+out)
+		}
+		if err := os.RemoveAll(out); err != nil {
+			return fmt.Errorf("clearing the previous eval run: %w", err)
+		}
+	}
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", out, err)
+	}
+	return os.WriteFile(filepath.Join(out, evalMarker), nil, 0o600)
+}
+
+// writeEvalJSON writes eval.json atomically, mode 0600 like every file of
+// an output folder.
+func writeEvalJSON(path string, r *eval.Report) (err error) {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", evalFile, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-eval-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", evalFile, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", evalFile, err)
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("writing %s: %w", evalFile, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", evalFile, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", evalFile, err)
+	}
+	return os.Rename(f.Name(), path)
+}

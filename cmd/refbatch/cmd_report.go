@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/report"
+)
+
+// reportOptions are the flags of `refbatch report`.
+type reportOptions struct {
+	out      string
+	manifest string
+}
+
+func reportCommand() *cli.Command {
+	var o reportOptions
+	return &cli.Command{
+		Name:  "report",
+		Usage: "regenerate report.json, report.csv and report.html from the journal",
+		Description: `Rebuilds the reports of an output folder from its journal alone: after a
+run was interrupted or killed, while another process is still running the
+batch (the report is then a snapshot, marked running), or to see a finished
+batch again. It only reads the journal.
+
+The report covers every manifest the folder took; with one manifest (the
+usual case) it is the report ` + "`refbatch run`" + ` wrote. --manifest restricts it to
+one. Settings are the latest run's; engine versions the latest recorded.
+
+Exit status: 0 the reports were written (whatever the batch's state; the
+summary says it); 1 unexpected failure; 2 usage error (no journal there).`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR` (journal in, reports out)", Value: "refbatch-out", Destination: &o.out},
+			&cli.StringFlag{Name: "manifest", Usage: "report only this manifest's rows `FILE`", Destination: &o.manifest},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageErr("report takes no arguments", "refbatch report [--out DIR] [--manifest FILE]")
+			}
+			return runReport(c.Context, o, c.App.Writer)
+		},
+	}
+}
+
+func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
+	manifest := ""
+	if o.manifest != "" {
+		abs, err := filepath.Abs(o.manifest)
+		if err != nil {
+			return usageErr(fmt.Sprintf("bad --manifest: %v", err), "")
+		}
+		manifest = abs
+	}
+	rep, err := batch.ReportFromJournal(o.out, manifest, time.Now())
+	if errors.Is(err, batch.ErrNoJournal) {
+		return usageErr(fmt.Sprintf("%s holds no journal", o.out), "pass --out DIR, the folder `refbatch run` wrote")
+	}
+	if err != nil {
+		return err
+	}
+	if manifest != "" && len(rep.Rows) == 0 {
+		return usageErr(fmt.Sprintf("the journal in %s has no rows of %s", o.out, manifest), "refbatch status --out DIR lists the manifests it took")
+	}
+	if err := report.WriteFiles(o.out, rep); err != nil {
+		return err
+	}
+	if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	for _, f := range []struct{ label, name string }{{"report:", report.JSONFile}, {"csv:   ", report.CSVFile}, {"html:  ", report.HTMLFile}} {
+		fmt.Fprintf(stdout, "%s %s\n", f.label, filepath.Join(o.out, f.name))
+	}
+	return nil
+}

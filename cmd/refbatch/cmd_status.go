@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/refbatch/refbatch/batch"
+)
+
+// statusOptions are the flags of `refbatch status`.
+type statusOptions struct {
+	out  string
+	json bool
+}
+
+func statusCommand() *cli.Command {
+	var o statusOptions
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show how a batch stands: rows per state, queue, leases, throughput, ETA",
+		Description: `Reads the journal of an output folder, also while another process runs the
+batch, and prints rows per state, how many documents are running and
+waiting and how long the oldest has waited, which processes hold leases,
+pages per minute over the last five minutes and an estimate of the time
+left. It only reads.
+
+Exit status: 0 the status was read (whatever the batch's state); 1
+unexpected failure; 2 usage error (no journal there).`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR`", Value: "refbatch-out", Destination: &o.out},
+			&cli.BoolFlag{Name: "json", Usage: "print the status as one JSON object on stdout", Destination: &o.json},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageErr("status takes no arguments", "refbatch status [--out DIR] [--json]")
+			}
+			return runStatus(o, c.App.Writer)
+		},
+	}
+}
+
+func runStatus(o statusOptions, stdout io.Writer) error {
+	st, err := batch.ReadStatus(o.out, time.Now())
+	if errors.Is(err, batch.ErrNoJournal) {
+		return usageErr(fmt.Sprintf("%s holds no journal", o.out), "pass --out DIR, the folder `refbatch run` writes")
+	}
+	if err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	return writeStatus(stdout, st)
+}
+
+// writeStatus prints a Status for people, one aspect per line.
+func writeStatus(w io.Writer, st *batch.Status) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	batchLine := st.State
+	if st.LiveRuns > 0 {
+		batchLine += fmt.Sprintf(" (%d run%s going)", st.LiveRuns, plural(st.LiveRuns))
+	}
+	fmt.Fprintf(tw, "batch\t%s\n", batchLine)
+	fmt.Fprintf(tw, "out\t%s\n", st.Out)
+	for _, m := range st.Manifests {
+		rows := "unreadable now"
+		if m.Rows >= 0 {
+			rows = fmt.Sprintf("%d rows", m.Rows)
+		}
+		fmt.Fprintf(tw, "manifest\t%s\t%s, %d recorded\n", m.Path, rows, m.Recorded)
+	}
+	var parts []string
+	for _, s := range []string{"done", "review", "rejected", "duplicate", "queued"} {
+		parts = append(parts, fmt.Sprintf("%d %s", st.Rows[s], s))
+	}
+	switch {
+	case st.NotRecorded > 0:
+		parts = append(parts, fmt.Sprintf("%d not recorded yet", st.NotRecorded))
+	case st.NotRecorded < 0:
+		parts = append(parts, "rows not recorded unknown")
+	}
+	fmt.Fprintf(tw, "rows\t%s\n", strings.Join(parts, ", "))
+	queue := fmt.Sprintf("%d running, %d waiting", st.Running, st.Waiting)
+	if st.Waiting > 0 {
+		queue += ", oldest waiting " + humanSeconds(st.OldestWaitingSeconds)
+	}
+	fmt.Fprintf(tw, "queue\t%s\n", queue)
+	if len(st.Leases) == 0 {
+		fmt.Fprintf(tw, "leases\tnone\n")
+	}
+	for _, l := range st.Leases {
+		state := "live, expires in " + humanSeconds(l.ExpiresInSeconds)
+		if !l.Live {
+			state = "stale (expired or process gone): claimable again"
+		}
+		fmt.Fprintf(tw, "lease\t%s\t%d document%s, %s\n", l.Owner, l.Documents, plural(l.Documents), state)
+	}
+	rate := fmt.Sprintf("%.1f pages/min over the last %s", st.PagesPerMinute, humanSeconds(st.WindowSeconds))
+	if !st.LastPage.IsZero() {
+		rate += fmt.Sprintf(" (last page %s ago)", humanSeconds(st.Now.Sub(st.LastPage).Seconds()))
+	}
+	fmt.Fprintf(tw, "throughput\t%s\n", rate)
+	about := ""
+	if st.Estimated {
+		about = "about "
+	}
+	switch {
+	case st.State == "complete":
+		fmt.Fprintf(tw, "eta\tnone: every row is final\n")
+	case st.ETASeconds >= 0:
+		fmt.Fprintf(tw, "eta\t%s for %s%d pages\n", humanSeconds(st.ETASeconds), about, st.RemainingPages)
+	default:
+		fmt.Fprintf(tw, "eta\tunknown: no page recognised in the last %s (%s%d pages left)\n", humanSeconds(st.WindowSeconds), about, st.RemainingPages)
+	}
+	return tw.Flush()
+}
+
+// humanSeconds rounds a duration for a person reading a status line.
+func humanSeconds(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64) + "s"
+	case d < time.Hour:
+		d = d.Round(time.Second)
+	default:
+		d = d.Round(time.Minute)
+	}
+	// Duration.String says 8m0s and 2h0m0s; people say 8m and 2h.
+	out := d.String()
+	for _, zero := range []string{"0s", "0m"} {
+		if strings.HasSuffix(out, "m"+zero) || strings.HasSuffix(out, "h"+zero) {
+			out = strings.TrimSuffix(out, zero)
+		}
+	}
+	return out
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/refbatch/refbatch/batch"
+)
+
+// smallManifest writes a manifest of a few rows of the sample (two
+// documents and its last three rows, which are bad or repeated ones), so
+// that the progress tests each run in a second or two. Paths stay relative
+// to the sample: run it with --root.
+func smallManifest(t *testing.T) (path, root string) {
+	t.Helper()
+	root = sampleDir(t)
+	b, err := os.ReadFile(filepath.Join(root, "manifest.csv"))
+	if err != nil {
+		t.Fatalf("%v (generate a sample with go run ./cmd/refcorpus --seed 1 --docs 10 --dpi-set 150,200 --bad --out DIR and set REFBATCH_SAMPLE_DIR=DIR)", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\r\n"), "\n")
+	if len(lines) < 7 {
+		t.Fatalf("sample manifest has %d lines", len(lines))
+	}
+	keep := append([]string{lines[0]}, lines[1:3]...)
+	keep = append(keep, lines[len(lines)-3:]...)
+	path = filepath.Join(t.TempDir(), "small.csv")
+	if err := os.WriteFile(path, []byte(strings.Join(keep, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, root
+}
+
+// smallRunArgs runs the small manifest into out.
+func smallRunArgs(out, manifest, root string, extra ...string) []string {
+	args := append(runArgs(out, "--root", root), extra...)
+	return append(args, manifest)
+}
+
+// barMarks are what only the progress bar prints (the summary says
+// pages/min too).
+var barMarks = []string{"documents ·", "in review", "ETA "}
+
+func hasBar(s string) bool {
+	for _, m := range barMarks {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return strings.Contains(s, "\r")
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestProgressBarOnTerminal runs `refbatch run` with stderr on a
+// pseudo-terminal (util-linux script) and stdout to a file: the bar is on
+// the terminal, and stdout holds the summary and no bar. (The runs of the
+// other tests have no terminal and check that no bar shows there.)
+func TestProgressBarOnTerminal(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script (util-linux) not found: cannot make a pseudo-terminal")
+	}
+	manifest, root := smallManifest(t)
+	dir := t.TempDir()
+	var words []string
+	for _, a := range append([]string{binary}, smallRunArgs(filepath.Join(dir, "out"), manifest, root)...) {
+		words = append(words, shellQuote(a))
+	}
+	stdout := filepath.Join(dir, "stdout.txt")
+	cmd := exec.Command(script, "-qec", strings.Join(words, " ")+" >"+shellQuote(stdout), "/dev/null")
+	cmd.Env = append(os.Environ(), "TERM=xterm", "COLUMNS=160")
+	var tty bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &tty, &tty
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, tty.String())
+	}
+	term := tty.String()
+	for _, want := range append([]string{"pages/min", "% |"}, barMarks...) {
+		if !strings.Contains(term, want) {
+			t.Errorf("the terminal shows no %q:\n%q", want, term)
+		}
+	}
+	if strings.Contains(term, "level=INFO") {
+		t.Errorf("info logs printed under the bar:\n%s", term)
+	}
+	b, err := os.ReadFile(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasBar(string(b)) {
+		t.Errorf("the bar reached stdout:\n%q", b)
+	}
+	if !strings.Contains(string(b), "report:") || strings.Contains(term, "report:") {
+		t.Errorf("the summary is not on stdout alone:\nstdout %q\nterminal %q", b, term)
+	}
+}
+
+// TestJSONEvents: --json prints one JSON event per line on stdout and
+// nothing else there; every row ends with one finished event.
+func TestJSONEvents(t *testing.T) {
+	manifest, root := smallManifest(t)
+	r := refbatch(t, nil, smallRunArgs(filepath.Join(t.TempDir(), "out"), manifest, root, "--json")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	kinds := map[string]int{}
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	n := 0
+	for sc.Scan() {
+		n++
+		var e map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("stdout line %d is not JSON: %v\n%q", n, err, sc.Text())
+		}
+		kind, _ := e["event"].(string)
+		switch batch.EventKind(kind) {
+		case batch.EventAdmitted, batch.EventStarted, batch.EventPageDone:
+		case batch.EventFinished:
+			if e["state"] == "" || e["state"] == nil {
+				t.Errorf("finished event without a state: %s", sc.Text())
+			}
+		default:
+			t.Errorf("line %d: unknown event %q", n, kind)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, e["time"].(string)); err != nil {
+			t.Errorf("line %d: time %v", n, e["time"])
+		}
+		kinds[kind]++
+	}
+	if kinds["finished"] != 5 || kinds["page_done"] == 0 || kinds["started"] == 0 || kinds["admitted"] == 0 {
+		t.Errorf("events %v, want one finished per row (5) and some of every kind", kinds)
+	}
+	if hasBar(r.stderr) {
+		t.Errorf("a bar without a terminal:\n%s", r.stderr)
+	}
+}
+
+// TestBarDescription feeds events to the bar with a fixed clock.
+func TestBarDescription(t *testing.T) {
+	var w bytes.Buffer
+	p := newBarProgress(&w, 10)
+	defer p.Close()
+	start := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
+	now := start
+	p.mu.Lock()
+	p.start, p.now = start, func() time.Time { return now }
+	p.mu.Unlock()
+
+	if got := p.describeNow(); got != "documents · 0 pages · 0 pages/min · ETA -- · 0 in review" {
+		t.Errorf("at start: %q", got)
+	}
+	// A minute in: 2 rows finished (one resumed, one in review), 6 pages.
+	p.Event(batch.Event{Kind: batch.EventFinished, State: "done", Resumed: true})
+	for range 6 {
+		now = now.Add(10 * time.Second)
+		p.Event(batch.Event{Kind: batch.EventPageDone})
+	}
+	p.Event(batch.Event{Kind: batch.EventFinished, State: "review"})
+	// 6 pages in the first minute: 6 pages/min. The one row this run
+	// finished took 6 pages, so 8 rows left are 48 pages: 8 minutes.
+	if got, want := p.describeNow(), "documents · 6 pages · 6 pages/min · ETA 8m · 1 in review"; got != want {
+		t.Errorf("after a minute: %q, want %q", got, want)
+	}
+	// Ten minutes of nothing: the window holds no page, the rate falls
+	// to zero and the estimate is unknown, as a stall should read.
+	now = now.Add(10 * time.Minute)
+	if got, want := p.describeNow(), "documents · 6 pages · 0 pages/min · ETA -- · 1 in review"; got != want {
+		t.Errorf("after a stall: %q, want %q", got, want)
+	}
+}
+
+// describeNow is describe with the lock taken, for tests.
+func (p *barProgress) describeNow() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.describe()
+}
