@@ -175,6 +175,9 @@ func (r *runner) engineLoop(ctx context.Context) {
 		if res.err == nil {
 			res.page, res.err = eng.Page(d.ctx, i, r.o.PageTimeout)
 		}
+		if m, ok := eng.(interface{ Memory() ocr.MemoryUsage }); ok {
+			storeMax(&r.peakWorkerRSS, m.Memory().VmHWM)
+		}
 		if res.err != nil {
 			r.pages.fail(d)
 		}

@@ -124,7 +124,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		runErr = err
 	}
 	rep, err := BuildReport(j, ReportInfo{Manifest: o.Manifest, Started: started, Finished: time.Now(), CPUSeconds: cpu,
-		Settings: o.Settings(), Versions: r.versionsMap(), Encrypted: len(o.Recipients) > 0, SLO: o.SLO, PeakInflight: r.peakInflight.Load()})
+		Settings: o.Settings(), Versions: r.versionsMap(), Encrypted: len(o.Recipients) > 0, SLO: o.SLO, PeakInflight: r.peakInflight.Load(),
+		PeakParentRSS: parentMaxRSS(), PeakWorkerRSS: r.peakWorkerRSS.Load()})
 	if err != nil {
 		return nil, diskFull(errors.Join(runErr, err))
 	}
@@ -200,10 +201,11 @@ type runner struct {
 	owner journal.Owner
 	log   *slog.Logger
 
-	inflight     atomic.Int64
-	peakInflight atomic.Int64
-	budget       *semaphore.Weighted // MaxInflightBytes
-	pages        *pageQueue
+	inflight      atomic.Int64
+	peakInflight  atomic.Int64
+	budget        *semaphore.Weighted // MaxInflightBytes
+	peakWorkerRSS atomic.Int64
+	pages         *pageQueue
 
 	mu       sync.Mutex
 	versions map[string]string
@@ -489,6 +491,15 @@ func (r *runner) versionsMap() map[string]string {
 func backoff(attempt int) time.Duration {
 	base := time.Second << min(attempt-1, 5)
 	return base/2 + time.Duration(rand.Int64N(int64(base/2)+1))
+}
+
+// parentMaxRSS is this process's peak resident set size in bytes.
+func parentMaxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024 // kilobytes on Linux
 }
 
 func cpuSeconds() float64 {

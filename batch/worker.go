@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
@@ -168,10 +169,14 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 }
 
 func (r *runner) holdBytes(n int64) {
-	v := r.inflight.Add(n)
+	storeMax(&r.peakInflight, r.inflight.Add(n))
+}
+
+// storeMax raises a to v if v is larger.
+func storeMax(a *atomic.Int64, v int64) {
 	for {
-		p := r.peakInflight.Load()
-		if v <= p || r.peakInflight.CompareAndSwap(p, v) {
+		p := a.Load()
+		if v <= p || a.CompareAndSwap(p, v) {
 			return
 		}
 	}

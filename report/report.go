@@ -212,6 +212,11 @@ type Summary struct {
 	// once, as the runs measured it (or, when no run lived to record it,
 	// the timeline's upper bound).
 	PeakInflightBytes int64 `json:"peak_inflight_bytes"`
+	// PeakParentRSSBytes and PeakWorkerRSSBytes are the peak resident
+	// memory of the refbatch process and of its largest worker process, in
+	// the run that wrote the report (absent in a report rebuilt later).
+	PeakParentRSSBytes int64 `json:"peak_parent_rss_bytes,omitempty"`
+	PeakWorkerRSSBytes int64 `json:"peak_worker_rss_bytes,omitempty"`
 
 	SLOSeconds float64 `json:"slo_seconds"`
 	// WithinSLO is the share (0..1) of admitted documents that reached done
