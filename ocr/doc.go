@@ -66,7 +66,85 @@
 //
 // For each page the child reads the page's size, picks a DPI with [FitDPI]
 // (refusing the page with page_too_large before rendering if even the
-// minimum DPI is over the pixel cap), renders it, converts it to 8-bit gray,
-// hands it to Tesseract as a PGM and makes one recognition pass, from which
-// both the words (with confidences and boxes) and the text are built.
+// minimum DPI is over the pixel cap), renders it (MuPDF applies the page's
+// /Rotate) and converts it to 8-bit gray. Then come the page steps, each
+// recorded in the [PageResult], and normally one recognition pass, from
+// which both the words (with confidences and boxes) and the text are
+// built. Tesseract is always told the DPI the image is at
+// (user_defined_dpi), which turning and deskewing do not change.
+//
+// # Page steps
+//
+// Archives hold pages that plain Tesseract reads badly: white on black,
+// skewed, turned on their side or upside down. The steps that fix them
+// are paid for only by the pages that need them; on an upright, straight
+// page they cost two Leptonica measurements on a binarised copy, a few
+// percent of the recognition (BenchmarkPageUpright measures it).
+//
+//   - Inversion: a page with 60% or more of its pixels darker than its
+//     Otsu threshold is white on black and is inverted (Inverted).
+//     Tesseract 5 would read such a page by itself, but about 1.7 times
+//     slower.
+//   - Deskew: Leptonica measures the skew of the lines within ±15 degrees
+//     (pixFindSkewSweepAndSearchScore). A sure measurement of 1 degree or
+//     more is corrected by rotating the gray page on a canvas large
+//     enough to lose nothing (SkewDegrees, clockwise positive). Smaller
+//     skews are left to Tesseract, which handles them as well; from 3
+//     degrees on it does not. WorkerConfig.NoDeskew turns this off.
+//   - Orientation: Leptonica's up/down and left/right test
+//     (pixOrientDetect) is the cheap test. A page it finds upright goes
+//     on; on any other page Tesseract's orientation detection (a second,
+//     legacy-engine handle on the osd model, made once per child) decides,
+//     and the page is turned upright when it is sure (Rotation, the
+//     clockwise turn applied). If a page the cheap test let through then
+//     reads badly (fewer than half its words credible), orientation
+//     detection is asked after all and, if it turns the page, the page is
+//     read again and the better reading kept. WorkerConfig.NoOrientation
+//     turns this off.
+//
+// # Text layers
+//
+// A page may already carry text: a born-digital page, or a scan with an
+// invisible OCR layer (OCRmyPDF). MuPDF extracts it, and it is used
+// instead of recognising the page (TextSource "layer") when it passes the
+// layer rule; otherwise the page is recognised (TextSource "ocr").
+// WorkerConfig.ForceOCR recognises every page and never looks at layers.
+//
+// A layer is never trusted unread, because an invisible layer can say
+// anything: text from another page, a partial stamp, a poor earlier OCR.
+// The layer is compared with a reading of the prepared page (inverted,
+// deskewed, turned as above). Words are compared by their letters and
+// digits, lower-cased, and match when equal or within one edit per four
+// characters; a reading's credible words are those with confidence 60 or
+// more, and a reading is doubtful when fewer than half its words are. The
+// rule:
+//
+//  1. The layer must hold at least 3 distinct words of two or more
+//     letters or digits; a sparser layer is ignored.
+//  2. Three bands of the page, holding about a quarter of the rows with
+//     ink, are read at full DPI. Tesseract's time follows the amount of
+//     text, not of pixels (a whole page at 150 dpi takes 75% of the time
+//     at 300 dpi), so this costs about 30% of reading the page. If that
+//     reading is credible and has at least 10 distinct credible words, it
+//     decides: the layer is used when it holds 60% or more of them
+//     (coverage) and holds between half and twice as many words as the
+//     page shows by the sample's estimate; otherwise the page is read.
+//  3. Otherwise (a page with little text, a chart, a poor scan) the whole
+//     page is read, and the layer is used when it matches that reading:
+//     60% or more of the layer's distinct words are read on the page
+//     (agreement) and 60% or more of the reading's credible words are in
+//     the layer (coverage); or, when the reading is doubtful, when the
+//     agreement alone is 30% or more. A doubtful reading's credible words
+//     are too few and too often wrong to hold a layer to, and reading the
+//     page again would do no better, while a layer unrelated to the page
+//     does not reach 30%. When the layer is not used, that reading is the
+//     page's text.
+//
+// Every word of a layer that is used carries the confidence 100 × the
+// share that decided (coverage in 2; the lower of agreement and coverage
+// in 3, or agreement for a doubtful reading): the layer's producer gave no
+// confidence, and the share of it that a reading confirms is what is
+// known. A layer that only just passes on a doubtful page therefore scores
+// low, and the batch's validation treats it accordingly. Layer words have
+// no boxes (all zero).
 package ocr

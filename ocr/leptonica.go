@@ -1,11 +1,12 @@
 package ocr
 
-// #cgo LDFLAGS: -lleptonica
+// #cgo LDFLAGS: -lleptonica -ltesseract -lm
 // #include <stdlib.h>
-// #include <leptonica/allheaders.h>
+// #include "native.h"
 import "C"
 
 import (
+	"errors"
 	"strings"
 	"unsafe"
 )
@@ -19,4 +20,67 @@ func leptonicaVersion() string {
 	}
 	defer C.lept_free(unsafe.Pointer(p))
 	return strings.TrimPrefix(C.GoString(p), "leptonica-")
+}
+
+func init() {
+	// Leptonica prints its warnings to stderr, which carries a child's
+	// death evidence to the parent; keep them out, but not its errors,
+	// among which is the evidence of an allocation failure.
+	C.setMsgSeverity(C.L_SEVERITY_ERROR)
+}
+
+// findSkew estimates the angle of img's text lines in degrees, searching
+// ±maxDeg, with Leptonica's sweep-and-search on a binarised copy
+// (pixFindSkewSweepAndSearchScore, sweeping at 4× and searching at 2×
+// reduction). conf is Leptonica's confidence: the ratio of the best score to
+// the worst one; Leptonica itself trusts an angle only from 3.0 on.
+func findSkew(img *grayImage, thresh int, maxDeg float64) (angle, conf float64) {
+	if img.w < 8 || img.h < 8 {
+		return 0, 0
+	}
+	var a, c C.l_float32
+	if C.ocr_find_skew((*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h),
+		C.l_int32(thresh), C.l_float32(maxDeg), &a, &c) != 0 {
+		// Leptonica fails when the image holds too little to measure
+		// (a blank page); that is no skew, not an error.
+		return 0, 0
+	}
+	return float64(a), float64(c)
+}
+
+// rotateGray returns img rotated by deg degrees (positive is clockwise)
+// with area mapping, on a canvas enlarged so that no pixel is lost; the
+// corners brought in are white.
+func rotateGray(img *grayImage, deg float64) (*grayImage, error) {
+	pix := C.ocr_rotate((*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h), C.l_float32(deg))
+	if pix == nil {
+		return nil, errors.New("leptonica could not rotate the page")
+	}
+	defer C.pixDestroy(&pix)
+	out := newGrayImage(int(C.pixGetWidth(pix)), int(C.pixGetHeight(pix)))
+	C.ocr_pix_gray(pix, (*C.l_uint8)(unsafe.Pointer(&out.pix[0])))
+	return out, nil
+}
+
+// orientDetect runs Leptonica's text orientation test (pixOrientDetect) on
+// img, rendered at dpi, binarised at thresh. The test is tuned for about
+// 150 ppi and gives nothing useful far from it either way, so a page of
+// 225 dpi or more is reduced by 2 first. up is positive for upright text
+// and negative for text upside down; left is positive or negative for text
+// turned by 90 degrees one way or the other; both are near 0 when there is
+// too little text to tell.
+func orientDetect(img *grayImage, dpi, thresh int) (up, left float64) {
+	if img.w < 8 || img.h < 8 {
+		return 0, 0
+	}
+	reduce := C.int(0)
+	if dpi >= 225 {
+		reduce = 1
+	}
+	var u, l C.l_float32
+	if C.ocr_orient_detect((*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h),
+		C.l_int32(thresh), reduce, &u, &l) != 0 {
+		return 0, 0
+	}
+	return float64(u), float64(l)
 }

@@ -9,16 +9,18 @@ import (
 
 // DefaultMemoryLimit is the address-space limit (RLIMIT_AS) a worker child
 // should run under. RLIMIT_AS counts reserved address space, not memory
-// used, and an idle child already has about 1.3 GiB of it (VmPeak), almost
+// used, and an idle child already has about 1.35 GiB of it (VmPeak), almost
 // all PROT_NONE reservations of the Go runtime (about 1 GiB) and glibc;
-// its resident size is about 40 MiB. Measured peaks (VmPeak / VmHWM):
+// its resident size is about 75 MiB, half of it the orientation model.
+// Measured peaks (VmPeak / VmHWM):
 //
-//	idle, Tesseract initialised               1.32 GiB / 0.04 GiB
-//	300 dpi US Letter text page (8.4 Mpx)     1.44–1.50 GiB / 0.15 GiB
-//	45.8 Mpx text page                        1.92 GiB / 0.62 GiB
-//	50 Mpx text page                          1.93 GiB / 0.65 GiB
-//	enormous.pdf at 235 dpi (49.7 Mpx RGB)    2.12 GiB / 0.82 GiB
-//	ten 50 Mpx pages in a row (plateau)       2.5–2.7 GiB / 1.1 GiB
+//	idle, Tesseract and orientation initialised   1.35 GiB / 0.07 GiB
+//	300 dpi US Letter text page (8.4 Mpx)         1.47 GiB / 0.17 GiB
+//	45.8 Mpx text page                            1.95 GiB / 0.65 GiB
+//	50 Mpx text page                              1.97 GiB / 0.68 GiB
+//	50 Mpx page turned and skewed (55 Mpx after)  2.05 GiB / 0.70 GiB
+//	enormous.pdf at 235 dpi (49.7 Mpx RGB)        2.15 GiB / 0.86 GiB
+//	ten 50 Mpx pages in a row (plateau)           2.5–2.7 GiB / 1.1 GiB
 //
 // The plateau comes from the Go heap: go-fitz copies every render twice
 // into Go memory (8 bytes a pixel), and the freed space fragments. 50 Mpx
@@ -36,11 +38,23 @@ type Word struct {
 }
 
 // PageResult is the outcome of rendering and recognising one page.
-// Width and Height are the rendered size in pixels at DPI, which may be
-// lower than the configured DPI when the page was over the pixel cap.
+// Width and Height are the size in pixels of the image that was
+// recognised: the render at DPI, which may be lower than the configured DPI
+// when the page was over the pixel cap, after any turn by Rotation
+// (which swaps them for 90 and 270) and any deskew (which enlarges the
+// canvas so no pixel is lost). Word boxes are in that image's pixels.
 // Text is rebuilt from Words: words joined by spaces, lines by a newline,
 // paragraphs and blocks separated by a blank line. MeanConf is the mean of
 // the words' confidences, 0 when there are none.
+//
+// Rotation, SkewDegrees and Inverted say what was done to the rendered
+// page before recognition (see the package documentation): Rotation is the
+// clockwise turn in degrees (0, 90, 180 or 270) that made the text upright,
+// on top of the page's own /Rotate, which MuPDF applies when rendering;
+// SkewDegrees is the angle by which the page was turned to straighten its
+// lines, clockwise positive, 0 when it was not deskewed; Inverted is true
+// when the page was white on black and was inverted. TextSource is
+// [TextFromOCR] or [TextFromLayer].
 type PageResult struct {
 	Index         int           `json:"index"`
 	DPI           int           `json:"dpi"`
@@ -49,9 +63,22 @@ type PageResult struct {
 	Text          string        `json:"text"`
 	Words         []Word        `json:"words"`
 	MeanConf      float64       `json:"mean_confidence"`
+	Rotation      int           `json:"rotation"`
+	SkewDegrees   float64       `json:"skew_degrees"`
+	Inverted      bool          `json:"inverted"`
+	TextSource    string        `json:"text_source"`
 	RenderTime    time.Duration `json:"render_ns"`
 	RecogniseTime time.Duration `json:"recognise_ns"`
 }
+
+// The sources of a page's text, for PageResult.TextSource.
+const (
+	// TextFromOCR: Tesseract recognised the rendered page.
+	TextFromOCR = "ocr"
+	// TextFromLayer: the page's own text layer, extracted by MuPDF, was
+	// used because a quick recognition of the page confirmed it.
+	TextFromLayer = "layer"
+)
 
 // Versions names the engine versions a worker runs, for provenance.
 type Versions struct {

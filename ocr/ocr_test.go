@@ -108,21 +108,26 @@ func TestGrayPGM(t *testing.T) {
 	for i, c := range colors {
 		copy(img.Pix[4*i:], c[:])
 	}
-	var e engine
-	got := e.grayPGM(img)
+	var g grayImage
+	hist := g.fromRGBA(img)
+	got := g.pgm()
 	want := append([]byte("P5\n3 2\n255\n"), 0, 255, 76, 150, 29, 128)
 	if !bytes.Equal(got, want) {
-		t.Fatalf("grayPGM = %q, want %q", got, want)
+		t.Fatalf("pgm = %q, want %q", got, want)
+	}
+	if hist[0] != 1 || hist[255] != 1 || hist[128] != 1 {
+		t.Errorf("histogram counts 0: %d, 255: %d, 128: %d; want 1 each", hist[0], hist[255], hist[128])
 	}
 	// A smaller page reuses the buffer.
+	first := &g.buf[0]
 	white := image.NewRGBA(image.Rect(0, 0, 1, 1))
 	copy(white.Pix, []byte{255, 255, 255, 255})
-	small := e.grayPGM(white)
-	if &small[0] != &got[0] {
+	g.fromRGBA(white)
+	if &g.buf[0] != first {
 		t.Errorf("buffer not reused")
 	}
-	if !bytes.Equal(small, []byte("P5\n1 1\n255\n\xff")) {
-		t.Errorf("grayPGM(blank 1×1) = %q", small)
+	if small := g.pgm(); !bytes.Equal(small, []byte("P5\n1 1\n255\n\xff")) {
+		t.Errorf("pgm(blank 1×1) = %q", small)
 	}
 }
 

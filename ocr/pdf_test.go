@@ -8,6 +8,7 @@ import (
 	"image/draw"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/image/font"
@@ -45,6 +46,13 @@ func textPage(t testing.TB, lines []string, wIn, hIn float64, dpi int) *image.Gr
 // imagePDF wraps a gray image as a one-page, image-only PDF, the shape of
 // a scanner's output, with the page sized so the image is at dpi.
 func imagePDF(t testing.TB, img *image.Gray, dpi int) []byte {
+	return layeredPDF(t, img, dpi, nil)
+}
+
+// layeredPDF is imagePDF with an invisible text layer (text render mode 3,
+// as OCRmyPDF writes it) holding layer, one line after another from the
+// top of the page; no layer when layer is nil.
+func layeredPDF(t testing.TB, img *image.Gray, dpi int, layer []string) []byte {
 	t.Helper()
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	var pixels bytes.Buffer
@@ -59,6 +67,16 @@ func imagePDF(t testing.TB, img *image.Gray, dpi int) []byte {
 	}
 	wPt, hPt := float64(w)*72/float64(dpi), float64(h)*72/float64(dpi)
 	content := fmt.Sprintf("q %.2f 0 0 %.2f 0 0 cm /Im0 Do Q\n", wPt, hPt)
+	if layer != nil {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "BT /F1 9 Tf 3 Tr 36 %.2f Td\n", hPt-36)
+		for _, line := range layer {
+			esc := strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(line)
+			fmt.Fprintf(&sb, "(%s) Tj 0 -12 Td\n", esc)
+		}
+		sb.WriteString("ET\n")
+		content += sb.String()
+	}
 
 	var b bytes.Buffer
 	var offsets []int
@@ -76,10 +94,11 @@ func imagePDF(t testing.TB, img *image.Gray, dpi int) []byte {
 	obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
 	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
 	obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] "+
-		"/Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>", wPt, hPt), nil)
+		"/Resources << /XObject << /Im0 4 0 R >> /Font << /F1 6 0 R >> >> /Contents 5 0 R >>", wPt, hPt), nil)
 	obj(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "+
 		"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>", w, h, pixels.Len()), pixels.Bytes())
 	obj(fmt.Sprintf("<< /Length %d >>", len(content)), []byte(content))
+	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
 	xref := b.Len()
 	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
 	for _, off := range offsets {
@@ -97,6 +116,11 @@ func participantPDF(t testing.TB) []byte {
 
 // letterPDF is a full US Letter page of referral-like text at dpi.
 func letterPDF(t testing.TB, dpi int) []byte {
+	return imagePDF(t, textPage(t, letterLines(), 8.5, 11, dpi), dpi)
+}
+
+// letterLines are the 40 lines of letterPDF.
+func letterLines() []string {
 	lines := []string{
 		"Referral to the Department of Respiratory Medicine",
 		"Participant ID: P-123456",
@@ -115,7 +139,7 @@ func letterPDF(t testing.TB, dpi int) []byte {
 	for len(lines) < 40 {
 		lines = append(lines, body[len(lines)%len(body)])
 	}
-	return imagePDF(t, textPage(t, lines, 8.5, 11, dpi), dpi)
+	return lines
 }
 
 // corpusDir returns the real-PDF corpus beside the repository, skipping the

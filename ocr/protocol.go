@@ -12,6 +12,10 @@ type childConfig struct {
 	DPI           int
 	MinDPI        int
 	MaxPagePixels int64
+	// The page steps; see WorkerConfig.
+	ForceOCR      bool
+	NoOrientation bool
+	NoDeskew      bool
 }
 
 // hello is the child's answer to childConfig: Tesseract is initialised

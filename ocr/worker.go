@@ -56,6 +56,14 @@ type WorkerConfig struct {
 	// fails with CauseTooLarge. MaxPagePixels 0 means no cap.
 	DPI, MinDPI   int
 	MaxPagePixels int64
+	// ForceOCR recognises every page, even one whose own text layer a
+	// quick recognition confirms; see the package documentation.
+	ForceOCR bool
+	// NoOrientation turns off the detection and correction of pages
+	// turned by 90, 180 or 270 degrees, and NoDeskew the straightening of
+	// slightly skewed ones. Both steps are on by default (the zero value).
+	NoOrientation bool
+	NoDeskew      bool
 	// StartTimeout bounds StartWorker; 0 means 30 s.
 	StartTimeout time.Duration
 	// OpenTimeout bounds Open; 0 means only the context does. An Open that
@@ -166,6 +174,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 			return w.enc.Encode(childConfig{
 				Lang: cfg.Lang, MemoryLimit: cfg.MemoryLimit,
 				DPI: cfg.DPI, MinDPI: cfg.MinDPI, MaxPagePixels: cfg.MaxPagePixels,
+				ForceOCR: cfg.ForceOCR, NoOrientation: cfg.NoOrientation, NoDeskew: cfg.NoDeskew,
 			})
 		},
 		func() error { return w.dec.Decode(&h) })

@@ -1,0 +1,106 @@
+#include <math.h>
+#include "native.h"
+
+// ocr_gray_pix copies w×h gray bytes, rows packed, into a new 8 bpp Pix.
+// Leptonica packs pixels into 32-bit words, most significant byte first,
+// which SET_DATA_BYTE accounts for on either byte order.
+PIX *ocr_gray_pix(const l_uint8 *px, l_int32 w, l_int32 h) {
+	PIX *pix = pixCreateNoInit(w, h, 8);
+	if (pix == NULL) return NULL;
+	l_uint32 *data = pixGetData(pix);
+	l_int32 wpl = pixGetWpl(pix);
+	for (l_int32 y = 0; y < h; y++) {
+		l_uint32 *line = data + (size_t)y * wpl;
+		const l_uint8 *row = px + (size_t)y * w;
+		for (l_int32 x = 0; x < w; x++) SET_DATA_BYTE(line, x, row[x]);
+	}
+	return pix;
+}
+
+// ocr_binary_pix makes a 1 bpp Pix of the pixels darker than thresh
+// (1 is black in Leptonica's binary images).
+static PIX *ocr_binary_pix(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh) {
+	PIX *pix = pixCreate(w, h, 1);
+	if (pix == NULL) return NULL;
+	l_uint32 *data = pixGetData(pix);
+	l_int32 wpl = pixGetWpl(pix);
+	for (l_int32 y = 0; y < h; y++) {
+		l_uint32 *line = data + (size_t)y * wpl;
+		const l_uint8 *row = px + (size_t)y * w;
+		for (l_int32 x = 0; x < w; x++) {
+			if (row[x] < thresh) SET_DATA_BIT(line, x);
+		}
+	}
+	return pix;
+}
+
+// ocr_pix_gray copies an 8 bpp Pix into dst, w×h bytes, rows packed.
+void ocr_pix_gray(PIX *pix, l_uint8 *dst) {
+	l_int32 w = pixGetWidth(pix), h = pixGetHeight(pix);
+	l_uint32 *data = pixGetData(pix);
+	l_int32 wpl = pixGetWpl(pix);
+	for (l_int32 y = 0; y < h; y++) {
+		l_uint32 *line = data + (size_t)y * wpl;
+		l_uint8 *row = dst + (size_t)y * w;
+		for (l_int32 x = 0; x < w; x++) row[x] = GET_DATA_BYTE(line, x);
+	}
+}
+
+// ocr_find_skew estimates the skew of the text lines of a gray image
+// binarised at thresh, sweeping ±range degrees in 1 degree steps at 4×
+// reduction and refining by binary search at 2×. It returns 0 on success.
+int ocr_find_skew(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
+		l_float32 range, l_float32 *angle, l_float32 *conf) {
+	PIX *pix = ocr_binary_pix(px, w, h, thresh);
+	if (pix == NULL) return 1;
+	l_float32 endscore = 0;
+	l_ok err = pixFindSkewSweepAndSearchScore(pix, angle, conf, &endscore,
+		4, 2, 0.0, range, 1.0, 0.01);
+	pixDestroy(&pix);
+	return err;
+}
+
+// ocr_rotate rotates a gray image by deg degrees (clockwise is positive,
+// as for Leptonica's skew angle) with area mapping, bringing in white and
+// enlarging the canvas so no pixel is lost. The caller frees the result.
+PIX *ocr_rotate(const l_uint8 *px, l_int32 w, l_int32 h, l_float32 deg) {
+	PIX *pix = ocr_gray_pix(px, w, h);
+	if (pix == NULL) return NULL;
+	PIX *rot = pixRotate(pix, deg * (l_float32)(M_PI / 180.0), L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, w, h);
+	pixDestroy(&pix);
+	return rot;
+}
+
+// ocr_osd_detect runs Tesseract's orientation detection on a gray image.
+// It returns 1 when Tesseract found enough text to decide.
+int ocr_osd_detect(TessBaseAPI *api, const l_uint8 *px, l_int32 w, l_int32 h,
+		int dpi, int *deg, float *conf) {
+	PIX *pix = ocr_gray_pix(px, w, h);
+	if (pix == NULL) return 0;
+	TessBaseAPISetImage2(api, pix);
+	TessBaseAPISetSourceResolution(api, dpi);
+	BOOL ok = TessBaseAPIDetectOrientationScript(api, deg, conf, NULL, NULL);
+	// Tesseract keeps its own copies until the next image; drop them so an
+	// idle handle holds no page.
+	TessBaseAPIClear(api);
+	pixDestroy(&pix);
+	return ok ? 1 : 0;
+}
+
+// ocr_orient_detect runs Leptonica's text orientation test
+// (pixOrientDetect) on the image binarised at thresh, first reduced by 2
+// when reduce is not 0.
+int ocr_orient_detect(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh, int reduce,
+		l_float32 *upconf, l_float32 *leftconf) {
+	PIX *pix = ocr_binary_pix(px, w, h, thresh);
+	if (pix == NULL) return 1;
+	if (reduce) {
+		PIX *r = pixReduceRankBinary2(pix, 1, NULL);
+		pixDestroy(&pix);
+		if (r == NULL) return 1;
+		pix = r;
+	}
+	l_ok err = pixOrientDetect(pix, upconf, leftconf, 0, 0);
+	pixDestroy(&pix);
+	return err;
+}

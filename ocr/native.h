@@ -1,0 +1,16 @@
+// Helpers for the Leptonica and Tesseract C APIs that refbatch calls
+// directly: moving gray pages between Go memory and Leptonica's Pix,
+// estimating skew, rotating, and orientation detection.
+
+#include <leptonica/allheaders.h>
+#include <tesseract/capi.h>
+
+PIX *ocr_gray_pix(const l_uint8 *px, l_int32 w, l_int32 h);
+void ocr_pix_gray(PIX *pix, l_uint8 *dst);
+int ocr_find_skew(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
+		l_float32 range, l_float32 *angle, l_float32 *conf);
+PIX *ocr_rotate(const l_uint8 *px, l_int32 w, l_int32 h, l_float32 deg);
+int ocr_osd_detect(TessBaseAPI *api, const l_uint8 *px, l_int32 w, l_int32 h,
+		int dpi, int *deg, float *conf);
+int ocr_orient_detect(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh, int reduce,
+		l_float32 *upconf, l_float32 *leftconf);

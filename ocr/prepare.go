@@ -1,0 +1,163 @@
+package ocr
+
+import (
+	"fmt"
+	"math"
+)
+
+// The thresholds of the page steps. Each was chosen by measurement on the
+// real corpus (../shared/corpus/real) and on its pages turned and skewed
+// synthetically; TestMeasureSteps (OCR_MEASURE=1) reproduces the figures.
+const (
+	// invertDarkShare: a page with at least this share of pixels darker
+	// than its Otsu threshold is white on black and is inverted.
+	// jbig2_baddevicen.pdf is 92% dark; text pages are 4–18%, a full-bleed
+	// photograph (lichtenstein.pdf) 81%, which inverting does no harm.
+	// Tesseract 5 reads inverted lines by itself (tessedit_do_invert), as
+	// well but about 1.7 times slower, so this is a saving as much as a fix.
+	invertDarkShare = 0.6
+
+	// maxSkewDegrees is how far either way the skew search sweeps.
+	// Leptonica scores an angle within a sweep step of the range's end
+	// as unsure, so the sweep goes 2 degrees past the 15 degrees promised.
+	maxSkewDegrees = 17
+	// minSkewConf is Leptonica's own bar for trusting a skew angle
+	// (pixDeskew's MinAllowedConfidence). Text pages score 7–80; a page
+	// turned by 90 degrees, whose lines run down the page, about 1.4.
+	minSkewConf = 3
+	// minDeskewDegrees: smaller skews are left to Tesseract. On a clean
+	// page turned by 0.5–2 degrees deskewing lowered the CER by 0.2 to
+	// 0.5 points, within the noise of resampling; from 3 degrees on
+	// Tesseract's own handling falls behind (CER 1.4% at 3, 3.1% at 5,
+	// 9% at 8, 19% at 12 degrees; deskewed, under 0.6% at every angle).
+	minDeskewDegrees = 1.0
+
+	// minOrientConf and minOrientRatio make Leptonica's up/down and
+	// left/right text test (pixOrientDetect, about 15 ms at 300 dpi) the
+	// cheap test for orientation: when one of its two confidences is at
+	// least minOrientConf and at least minOrientRatio times the other, it
+	// has a verdict. A page it finds upright is not asked about again;
+	// Tesseract's orientation detection (0.3–0.5 s) runs on the others.
+	// At 300 dpi (reduced by 2) and at 150 dpi, upright text pages scored
+	// 11–42 up with a ratio of 2.2 or more; the turned pages of
+	// cardinal.pdf scored -17 to -35 up (180) or 11 to 35 left (90, 270).
+	minOrientConf  = 8
+	minOrientRatio = 2
+	// minOSDConf is the orientation confidence from which Tesseract's
+	// answer is acted on by itself. At 300 dpi the turned pages of
+	// cardinal.pdf scored 31–35 and at 150 dpi 12–19, while pictures and
+	// sparse pages scored up to 4.9 for a wrong answer. 14 is OCRmyPDF's
+	// default (--rotate-pages-threshold). minAgreedOSDConf is enough when
+	// Leptonica's verdict is the same turn: two tests that work
+	// differently agreeing.
+	minOSDConf       = 14
+	minAgreedOSDConf = 6
+
+	// credibleConf is the confidence from which a word with two or more
+	// letters or digits is credible, as the batch's validation counts it.
+	credibleConf = 60
+	// maxDoubtfulShare: a recognition with fewer credible words than this
+	// share of its words looks like a page read the wrong way up, and
+	// gets Tesseract's orientation detection if the cheap test did not
+	// already run it. Upright text pages have 56–97% credible words;
+	// cardinal.pdf turned by 90, 180 or 270 degrees 5–19%.
+	maxDoubtfulShare = 0.5
+)
+
+// prepared is a page made ready for recognition, and what was done to it.
+type prepared struct {
+	img      *grayImage
+	dpi      int
+	thresh   int // Otsu threshold of img: below it is ink
+	rotation int
+	skew     float64
+	inverted bool
+	verdict  int  // Leptonica's orientation verdict, see orientVerdict
+	osdRun   bool // Tesseract's orientation detection has been asked
+}
+
+// prepare inverts, deskews and turns upright the rendered page in g,
+// whose histogram is hist, as the configuration allows. It may change g
+// in place or return another image.
+func (e *engine) prepare(g *grayImage, hist [256]int, dpi int) (*prepared, error) {
+	p := &prepared{img: g, dpi: dpi, thresh: otsu(hist), verdict: -1}
+	if !e.noInvert && darkShare(hist, p.thresh) >= invertDarkShare {
+		g.invert()
+		p.inverted = true
+		p.thresh = 256 - p.thresh
+	}
+	if err := e.deskew(p); err != nil {
+		return nil, err
+	}
+	if e.cfg.NoOrientation {
+		return p, nil
+	}
+	p.verdict = orientVerdict(orientDetect(p.img, p.dpi, p.thresh))
+	if p.verdict == 0 {
+		return p, nil
+	}
+	if _, err := e.orient(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// deskew measures the skew of p's lines and straightens the page when it
+// is skewed enough and the measurement is sure.
+func (e *engine) deskew(p *prepared) error {
+	if e.cfg.NoDeskew {
+		return nil
+	}
+	angle, conf := findSkew(p.img, p.thresh, maxSkewDegrees)
+	if conf < minSkewConf || math.Abs(angle) < minDeskewDegrees {
+		return nil
+	}
+	img, err := rotateGray(p.img, angle)
+	if err != nil {
+		return fmt.Errorf("deskewing by %.2f degrees: %w", angle, err)
+	}
+	p.img = img
+	p.skew += angle
+	return nil
+}
+
+// orient asks Tesseract's orientation detection about p and turns the page
+// upright when it is sure. It reports whether the page was turned.
+func (e *engine) orient(p *prepared) (turned bool, err error) {
+	p.osdRun = true
+	deg, conf, ok := e.osd.detect(p.img, p.dpi)
+	if !ok || deg == 0 || conf < minAgreedOSDConf || (conf < minOSDConf && deg != p.verdict) {
+		return false, nil
+	}
+	// Tesseract reports how far the text is turned clockwise; turning the
+	// page the rest of the way round puts it upright.
+	turn := (360 - deg) % 360
+	p.img = p.img.rotate(turn)
+	p.rotation = (p.rotation + turn) % 360
+	if turn != 180 {
+		// Lines that ran down the page gave no skew reading before.
+		if err := e.deskew(p); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// orientVerdict turns Leptonica's up and left confidences into the
+// clockwise turn of the page's text in degrees, as Tesseract reports it
+// (0, 90, 180 or 270), or -1 when neither confidence is clear enough.
+func orientVerdict(up, left float64) int {
+	switch {
+	case math.Abs(up) >= minOrientConf && math.Abs(up) >= minOrientRatio*math.Abs(left):
+		if up > 0 {
+			return 0
+		}
+		return 180
+	case math.Abs(left) >= minOrientConf && math.Abs(left) >= minOrientRatio*math.Abs(up):
+		if left < 0 {
+			return 90
+		}
+		return 270
+	}
+	return -1
+}
