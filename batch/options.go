@@ -68,6 +68,14 @@ type Options struct {
 	MaxInflightBytes int64
 	SLO              time.Duration // admission to done; for the report's within_slo share
 
+	// ForceOCR recognises every page even when it has a text layer;
+	// NoOrientation and NoDeskew switch those page steps off (they are on
+	// by default). The engine factory applies them; they are here to be
+	// recorded in the policy and the settings.
+	ForceOCR      bool
+	NoOrientation bool
+	NoDeskew      bool
+
 	// NoIDCheck skips the participant ID check, for corpora that carry no
 	// participant IDs (a test corpus); it is recorded in the settings.
 	NoIDCheck bool
@@ -182,6 +190,9 @@ func (o Options) policySettings() map[string]any {
 		"high_confidence": o.HighConfidence,
 		"low_confidence":  o.LowConfidence,
 		"validation":      o.validation(),
+		"force_ocr":       o.ForceOCR,
+		"orientation":     !o.NoOrientation,
+		"deskew":          !o.NoDeskew,
 	}
 }
 
@@ -217,6 +228,9 @@ func (o Options) Settings() map[string]string {
 	if o.NoIDCheck {
 		s["id_check"] = "off"
 	}
+	s["force_ocr"] = fmt.Sprint(o.ForceOCR)
+	s["orientation"] = fmt.Sprint(!o.NoOrientation)
+	s["deskew"] = fmt.Sprint(!o.NoDeskew)
 	return s
 }
 

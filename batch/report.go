@@ -28,10 +28,6 @@ type ReportInfo struct {
 	Encrypted    bool
 	SLO          time.Duration
 	PeakInflight int64
-	// PeakParentRSS and PeakWorkerRSS are the run's measured peaks, in
-	// bytes; zero when unknown.
-	PeakParentRSS int64
-	PeakWorkerRSS int64
 	// Now is when the report is made; zero means time.Now().
 	Now time.Time
 }
@@ -147,7 +143,7 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	s.TimeBreakdown = h.phases
 	s.Retries = t.Retries
 	s.PeakInflightBytes = max(info.PeakInflight, h.peakInflight)
-	s.PeakParentRSSBytes, s.PeakWorkerRSSBytes = info.PeakParentRSS, info.PeakWorkerRSS
+	s.PeakParentRSSBytes, s.PeakWorkerRSSBytes = h.peakParentRSS, h.peakWorkerRSS
 	s.SLOSeconds = cmp.Or(info.SLO, DefaultSLO).Seconds()
 	s.WithinSLO = h.withinSLO
 	s.ConfidenceBands = report.Bands{

@@ -123,9 +123,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := j.EndRun(runID, exit, cpu, r.peakInflight.Load()); err != nil && runErr == nil {
 		runErr = err
 	}
+	if err := j.RecordRunMemory(runID, parentMaxRSS(), r.peakWorkerRSS.Load()); err != nil && runErr == nil {
+		runErr = err
+	}
 	rep, err := BuildReport(j, ReportInfo{Manifest: o.Manifest, Started: started, Finished: time.Now(), CPUSeconds: cpu,
-		Settings: o.Settings(), Versions: r.versionsMap(), Encrypted: len(o.Recipients) > 0, SLO: o.SLO, PeakInflight: r.peakInflight.Load(),
-		PeakParentRSS: parentMaxRSS(), PeakWorkerRSS: r.peakWorkerRSS.Load()})
+		Settings: o.Settings(), Versions: r.versionsMap(), Encrypted: len(o.Recipients) > 0, SLO: o.SLO, PeakInflight: r.peakInflight.Load()})
 	if err != nil {
 		return nil, diskFull(errors.Join(runErr, err))
 	}

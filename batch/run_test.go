@@ -191,7 +191,7 @@ func TestFaults(t *testing.T) {
 	}{
 		{"a worker that crashes every time exhausts the attempts", "crash=V", nil, "review", "attempts_exhausted", 3},
 		{"a page that hangs is a timeout, never retried", "hang=V", func(o *Options) { o.PageTimeout = 10 * time.Second }, "review", "timeout", 1},
-		{"a document over --doc-timeout is a timeout, never retried", "slow4s=V", func(o *Options) { o.DocTimeout = 2 * time.Second }, "review", "timeout", 1},
+		{"a document over --doc-timeout is a timeout, never retried", "slow30s=V", func(o *Options) { o.DocTimeout = 10 * time.Second }, "review", "timeout", 1},
 		{"a transient failure is retried", "transient1=V", func(o *Options) { o.Workers = 1 }, "done", "", 2},
 		{"a worker that allocates without bound dies at its limit and is retried", "alloc=V", func(o *Options) { o.Attempts = 2 }, "review", "attempts_exhausted", 2},
 	}

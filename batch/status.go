@@ -250,6 +250,8 @@ type history struct {
 	queueAge         []float64
 	admissionToStart []float64
 	peakInflight     int64
+	peakParentRSS    int64
+	peakWorkerRSS    int64
 	withinSLO        float64
 	documents        int
 	runs             []report.Invocation
@@ -326,6 +328,8 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 		h.runs = append(h.runs, inv)
 		h.cpu += r.CPUSeconds
 		h.peakInflight = max(h.peakInflight, r.PeakInflightBytes)
+		h.peakParentRSS = max(h.peakParentRSS, r.PeakParentRSS)
+		h.peakWorkerRSS = max(h.peakWorkerRSS, r.PeakWorkerRSS)
 		spans = append(spans, span{r.StartedAt, to})
 		if h.started.IsZero() || r.StartedAt.Before(h.started) {
 			h.started = r.StartedAt

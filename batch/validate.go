@@ -23,10 +23,12 @@ const (
 )
 
 // minCredibleWords is how many credible words (recognised with at least
-// the low-confidence threshold, with two or more letters or digits) a
+// the low-confidence threshold, with three or more letters or digits) a
 // document needs to count as having text at all. Tesseract reads noise
-// into pictures with no text (a few hundred words of low confidence on
-// lichtenstein.pdf, two of them credible); a referral has dozens.
+// into pictures with no text: on lichtenstein.pdf, 453 words, three of them
+// at 60 or more, all two letters long ("ih", "By", "ye"). The shortest real
+// page of the shared corpus (kcs.pdf, a test scan) has four such words; a
+// referral has dozens.
 const minCredibleWords = 3
 
 // verdict is validation's decision on a recognised document.
@@ -49,7 +51,7 @@ func validate(pages []ocr.PageResult, participantID string, o Options) verdict {
 		for _, w := range p.Words {
 			words++
 			sum += w.Conf
-			if w.Conf >= o.LowConfidence && alnum(w.Text) >= 2 {
+			if w.Conf >= o.LowConfidence && alnum(w.Text) >= 3 {
 				credible++
 			}
 		}

@@ -15,6 +15,15 @@ func page(text string, confs ...float64) ocr.PageResult {
 	return p
 }
 
+// pageWords builds a page from (word, confidence) pairs.
+func pageWords(text string, pairs ...any) ocr.PageResult {
+	p := ocr.PageResult{Text: text}
+	for i := 0; i < len(pairs); i += 2 {
+		p.Words = append(p.Words, ocr.Word{Text: pairs[i].(string), Conf: float64(pairs[i+1].(int))})
+	}
+	return p
+}
+
 func TestValidate(t *testing.T) {
 	o := Options{}.withDefaults()
 	tests := []struct {
@@ -31,7 +40,7 @@ func TestValidate(t *testing.T) {
 		{"ID on a later page", []ocr.PageResult{page("cover", 90), page("id p-123456", 90, 90)}, "P-123456", "done", "", "high"},
 		{"medium band still done", []ocr.PageResult{page("P-123456", 70, 70, 70)}, "P-123456", "done", "", "medium"},
 		{"no words at all", []ocr.PageResult{page(""), page("  ")}, "P-1", "review", "empty_text", "low"},
-		{"noise in a picture is no text", []ocr.PageResult{page("ae he fh", 62, 61, 20, 10)}, "P-1", "review", "empty_text", "low"},
+		{"noise in a picture is no text", []ocr.PageResult{pageWords("ih By ye", "ih", 65, "By", 64, "ye", 61, "qzx", 20)}, "P-1", "review", "empty_text", "low"},
 		{"low confidence wins over a missing ID", []ocr.PageResult{page("garbage", 20, 30, 70, 70, 70)}, "P-1", "review", "low_confidence", "low"},
 		{"ID not found", []ocr.PageResult{page("Participant ID: P-123457", 95, 95, 95)}, "P-123456", "review", "id_not_found", "high"},
 		{"O for 0 is not forgiven", []ocr.PageResult{page("P-12345O", 95, 95, 95)}, "P-123450", "review", "id_not_found", "high"},

@@ -213,8 +213,8 @@ type Summary struct {
 	// the timeline's upper bound).
 	PeakInflightBytes int64 `json:"peak_inflight_bytes"`
 	// PeakParentRSSBytes and PeakWorkerRSSBytes are the peak resident
-	// memory of the refbatch process and of its largest worker process, in
-	// the run that wrote the report (absent in a report rebuilt later).
+	// memory of the refbatch process and of its largest worker process,
+	// the most any run of the batch measured (absent when none did).
 	PeakParentRSSBytes int64 `json:"peak_parent_rss_bytes,omitempty"`
 	PeakWorkerRSSBytes int64 `json:"peak_worker_rss_bytes,omitempty"`
 

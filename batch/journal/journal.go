@@ -157,7 +157,9 @@ var schema = []string{
 		settings    TEXT NOT NULL DEFAULT '{}',
 		versions    TEXT NOT NULL DEFAULT '{}',
 		cpu_seconds REAL NOT NULL DEFAULT 0,
-		peak_inflight_bytes INTEGER NOT NULL DEFAULT 0
+		peak_inflight_bytes INTEGER NOT NULL DEFAULT 0,
+		peak_parent_rss INTEGER NOT NULL DEFAULT 0,
+		peak_worker_rss INTEGER NOT NULL DEFAULT 0
 	)`,
 }
 

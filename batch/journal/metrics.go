@@ -149,6 +149,8 @@ type Run struct {
 	Versions          string // JSON
 	CPUSeconds        float64
 	PeakInflightBytes int64
+	PeakParentRSS     int64 // bytes
+	PeakWorkerRSS     int64 // bytes, the largest worker's
 }
 
 // StartRun records the start of a run.
@@ -171,9 +173,19 @@ func (j *Journal) EndRun(id int64, exit string, cpuSeconds float64, peakInflight
 	return nil
 }
 
+// RecordRunMemory records a run's peak resident memory, of the refbatch
+// process and of its largest worker.
+func (j *Journal) RecordRunMemory(id, parentRSS, workerRSS int64) error {
+	_, err := j.db.Exec(`UPDATE runs SET peak_parent_rss=?, peak_worker_rss=? WHERE id=?`, parentRSS, workerRSS, id)
+	if err != nil {
+		return fmt.Errorf("journal: recording run memory: %w", classify(err))
+	}
+	return nil
+}
+
 // Runs returns every recorded run, oldest first.
 func (j *Journal) Runs() ([]Run, error) {
-	rows, err := j.db.Query(`SELECT id, owner, started_at, finished_at, exit, settings, versions, cpu_seconds, peak_inflight_bytes FROM runs ORDER BY id`)
+	rows, err := j.db.Query(`SELECT id, owner, started_at, finished_at, exit, settings, versions, cpu_seconds, peak_inflight_bytes, peak_parent_rss, peak_worker_rss FROM runs ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("journal: listing runs: %w", err)
 	}
@@ -182,7 +194,7 @@ func (j *Journal) Runs() ([]Run, error) {
 	for rows.Next() {
 		var r Run
 		var start, end sql.NullInt64
-		if err := rows.Scan(&r.ID, &r.Owner, &start, &end, &r.Exit, &r.Settings, &r.Versions, &r.CPUSeconds, &r.PeakInflightBytes); err != nil {
+		if err := rows.Scan(&r.ID, &r.Owner, &start, &end, &r.Exit, &r.Settings, &r.Versions, &r.CPUSeconds, &r.PeakInflightBytes, &r.PeakParentRSS, &r.PeakWorkerRSS); err != nil {
 			return nil, err
 		}
 		r.StartedAt, r.FinishedAt = fromMS(start), fromMS(end)

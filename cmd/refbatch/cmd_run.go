@@ -57,6 +57,9 @@ run the same command again to resume.`,
 			&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
 			&cli.Int64Flag{Name: "max-inflight-bytes", Usage: "source bytes the workers may hold at once; more waits", Value: batch.DefaultMaxInflight, Destination: &o.batch.MaxInflightBytes},
 			&cli.Int64Flag{Name: "worker-memory", Usage: "address-space limit of each worker process, in bytes", Value: ocr.DefaultMemoryLimit, Destination: &o.workerMemory},
+			&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &o.batch.ForceOCR},
+			&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &o.batch.NoOrientation},
+			&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &o.batch.NoDeskew},
 			&cli.BoolFlag{Name: "no-id-check", Usage: "skip the participant ID check (for corpora without participant IDs); recorded in the report's settings", Destination: &o.batch.NoIDCheck},
 			&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "age public key to encrypt artifacts to (repeatable)"},
 			&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line", Destination: &o.recipientsFile},
@@ -124,6 +127,9 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 			DPI:           dpi,
 			MinDPI:        min(batch.DefaultMinDPI, dpi),
 			MaxPagePixels: o.batch.MaxPagePixels,
+			ForceOCR:      o.batch.ForceOCR,
+			NoOrientation: o.batch.NoOrientation,
+			NoDeskew:      o.batch.NoDeskew,
 		})
 	}
 
