@@ -96,9 +96,9 @@ func pick[T any](r *rand.Rand, list []T) T {
 	return list[r.IntN(len(list))]
 }
 
-// newForm draws a referral's content from r. pages is clamped to 1..3.
+// newForm draws a referral's content from r. pages is clamped to 1..4.
 func newForm(r *rand.Rand, participantID, date string, consent bool, pages int) form {
-	pages = max(1, min(3, pages))
+	pages = max(1, min(4, pages))
 	f := form{
 		Clinic:        pick(r, clinicStems) + pick(r, clinicSuffixes) + " " + pick(r, clinicKinds),
 		ParticipantID: participantID,

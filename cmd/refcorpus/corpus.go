@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -20,11 +21,14 @@ import (
 // options are the generator's inputs; the same options always give the
 // same bytes.
 type options struct {
-	Seed uint64
-	Docs int   // good documents
-	DPIs []int // scan resolutions to pick from
-	Bad  bool  // also write the bad inputs
-	Out  string
+	Seed     uint64
+	Docs     int   // good documents
+	DPIs     []int // scan resolutions to pick from
+	Bad      bool  // also write the bad inputs
+	Degrade  bool  // degrade good documents page by page (see scan.go)
+	BadAll   bool  // every bad input and manifest problem; implies Bad
+	MaxBytes int64 // the byte cap the too_large input is made to exceed
+	Out      string
 }
 
 // row is one manifest row with the outcome refbatch should reach for it.
@@ -37,6 +41,8 @@ type row struct {
 	SHA256        string
 	State         string
 	Reason        string
+	Notes         string // the --bad-all manifest's notes column
+	Short         bool   // written with its first three fields only
 }
 
 // truthDoc is the ground truth of one rendered document.
@@ -44,6 +50,7 @@ type truthDoc struct {
 	SourceID      string      `json:"source_id"`
 	ParticipantID string      `json:"participant_id"`
 	ReferralDate  string      `json:"referral_date"`
+	Variant       string      `json:"variant,omitempty"`
 	Paper         string      `json:"paper"`
 	DPI           int         `json:"dpi"`
 	BodyFont      string      `json:"body_font"`
@@ -53,10 +60,12 @@ type truthDoc struct {
 
 // truthPage is one page's text exactly as drawn: one line per drawn line,
 // table cells separated by one space, and how the page was degraded.
+// Scan is set for --degrade and --bad-all pages only.
 type truthPage struct {
-	Text        string  `json:"text"`
-	Bitonal     bool    `json:"bitonal"`
-	SkewDegrees float64 `json:"skew_degrees"`
+	Text        string    `json:"text"`
+	Bitonal     bool      `json:"bitonal"`
+	SkewDegrees float64   `json:"skew_degrees"`
+	Scan        *scanMeta `json:"scan,omitempty"`
 }
 
 // spec is a document to render. Stream selects its random stream, so each
@@ -66,14 +75,16 @@ type spec struct {
 	ParticipantID string
 	ReferralDate  string
 	Consent       bool
-	Pages         int
+	Pages         int // content pages
 	Stream        uint64
+	Scan          *scanPlan // nil: drawn as the built-in sample's documents are
 }
 
-// rendered is a spec turned into PDF bytes and ground truth.
+// rendered is a spec turned into pages and ground truth.
 type rendered struct {
-	PDF   []byte
-	Truth truthDoc
+	Pages  []pageSpec
+	Images []image.Image // with scanPlan.KeepImages only
+	Truth  truthDoc
 }
 
 // file is one file to write below the output folder.
@@ -84,9 +95,10 @@ type file struct {
 
 // corpus is everything one run writes.
 type corpus struct {
-	Rows  []row
-	Files []file
-	Truth []truthDoc // one per complete rendered document
+	Rows   []row
+	Files  []file
+	Truth  []truthDoc // one per complete rendered document
+	Quirks bool       // write the manifest with the problems of --bad-all
 }
 
 // rng returns the random source for one stream of a seed.
@@ -98,14 +110,48 @@ func rng(seed, stream uint64) *rand.Rand {
 // source number, so they never collide with a document's stream.
 const extraStream = 1 << 32
 
+// Variants: inputs of --bad-all that are more than a rejection reason.
+const (
+	varBrokenXref   = "broken_xref"    // every xref offset 6 bytes off; readers repair it: done
+	varBadStartxref = "bad_startxref"  // startxref points into an object; readers repair it: done
+	varTextLayer    = "text_layer"     // born-digital: text in the embedded font, no image: done
+	varOCRLayer     = "ocr_layer"      // a scan with an invisible text layer over it: done
+	varCommaPath    = "comma_path"     // a file name with a comma and a space: done
+	varBlankDoc     = "blank_document" // every page blank: review empty_text
+	varELF          = "elf"            // an executable named .pdf: not_pdf
+	varPNG          = "png"            // a PNG named .pdf: not_pdf
+	varEncrypted    = "encrypted"      // RC4 40-bit, empty user password: encrypted
+	varEncryptedPW  = "encrypted_password"
+	varPageBomb     = "page_bomb"      // 201 tiny pages: too_many_pages
+	varGiantPage    = "giant_page"     // a 14400 pt square page: page_too_large
+	varOverCap      = "over_byte_cap"  // an uncompressed scan over MaxBytes: too_large
+	varShortRecord  = "short_record"   // a record of three fields: missing_field
+	varClimbing     = "climbing_path"  // docs/../../outside.pdf: path_outside_root
+	varCopy         = "copy_duplicate" // the same bytes under another path: duplicate
+)
+
+// userPassword opens the encrypted_password input.
+const userPassword = "referral"
+
+// DefaultMaxBytes is the byte cap an evaluation run passes as
+// --max-bytes; the too_large input exceeds it and nothing else does.
+const DefaultMaxBytes = 2_000_000
+
 // entry is one planned manifest row: the document behind it and, for a
-// bad input, the rejection it should get.
+// bad input, the outcome it should get.
 type entry struct {
-	Spec   spec
-	Render bool   // the row's file is a rendered PDF
-	Reason string // empty for a good document
-	Dup    bool   // a duplicate of the first row
+	Spec    spec
+	Render  bool   // the row's file is a rendered PDF
+	Reason  string // empty for a good document
+	State   string // the expected state when neither done nor rejected
+	Dup     bool   // a duplicate of the first row
+	Variant string
+	Notes   string
 }
+
+// pageCounts is how many content pages a --degrade document has: one to
+// four, two most often.
+var pageCounts = []int{1, 1, 2, 2, 2, 3, 3, 4}
 
 // plan draws every row's identity in manifest order from stream 0 of the
 // seed. Source numbers follow the manifest order.
@@ -125,10 +171,58 @@ func plan(o options) []entry {
 		}
 	}
 	var es []entry
+	d := newDeck(o.Seed)
+	slot := 0
 	for range o.Docs {
-		es = append(es, entry{Spec: next(1 + r.IntN(3)), Render: true})
+		if !o.Degrade {
+			es = append(es, entry{Spec: next(1 + r.IntN(3)), Render: true})
+			continue
+		}
+		pages := pick(r, pageCounts)
+		blank := -1
+		if pages < 4 && r.IntN(8) == 0 {
+			blank = 1 + r.IntN(pages) // never first: page 1 carries the identity
+		}
+		total := pages
+		if blank >= 0 {
+			total++
+		}
+		sp := &scanPlan{Blank: blank}
+		for range total {
+			sp.Kinds = append(sp.Kinds, d.kind(slot))
+			sp.Turns = append(sp.Turns, d.turn(slot))
+			slot++
+		}
+		s := next(pages)
+		s.Scan = sp
+		es = append(es, entry{Spec: s, Render: true})
 	}
-	if !o.Bad {
+	if o.BadAll {
+		for _, v := range []struct {
+			variant string
+			pages   int
+			plan    scanPlan
+			notes   string
+		}{
+			{varBrokenXref, 2, scanPlan{Kinds: []string{kindBitonal, kindBitonal}}, `Copied from the old archive, offsets "repaired" by hand`},
+			{varBadStartxref, 1, scanPlan{Kinds: []string{kindGrey}}, ""},
+			{varTextLayer, 2, scanPlan{Kinds: []string{"text", "text"}, Upright: true, TextLayer: "visible", DPI: 300}, "Born-digital letter, exported from the clinic's system"},
+			{varOCRLayer, 2, scanPlan{Kinds: []string{kindCCITT, kindCCITT}, Upright: true, TextLayer: "invisible", DPI: 300}, "Scanner's own OCR, text layer kept"},
+			{varCommaPath, 1, scanPlan{Kinds: []string{kindJPEG}}, `Rescanned, filed as "R-copy", name has a comma`},
+			{varBlankDoc, 2, scanPlan{Kinds: []string{kindBitonal, kindGrey}, AllBlank: true}, `Two sheets, both "blank" on inspection`},
+		} {
+			s := next(v.pages)
+			p := v.plan
+			p.Blank = -1
+			s.Scan = &p
+			e := entry{Spec: s, Render: true, Variant: v.variant, Notes: v.notes}
+			if v.variant == varBlankDoc {
+				e.State, e.Reason = "review", "empty_text"
+			}
+			es = append(es, e)
+		}
+	}
+	if !o.Bad && !o.BadAll {
 		return es
 	}
 	// The bad documents that are real PDFs have one or two pages: they are
@@ -155,11 +249,42 @@ func plan(o options) []entry {
 		e.Spec.Consent = b.reason != "no_consent"
 		es = append(es, e)
 	}
+	if o.BadAll {
+		for _, b := range []struct {
+			variant, reason string
+			plan            *scanPlan
+			notes           string
+		}{
+			{varELF, "not_pdf", nil, `Uploaded by mistake: the "setup" program, not a scan`},
+			{varPNG, "not_pdf", &scanPlan{Kinds: []string{kindGrey}, DPI: 72, KeepImages: true}, "Photo of the form, saved as PDF"},
+			{varEncrypted, "encrypted", &scanPlan{Kinds: []string{kindBitonal}}, "Protected by the clinic, no password given"},
+			{varEncryptedPW, "encrypted", &scanPlan{Kinds: []string{kindBitonal}}, `Password "sent separately"`},
+			{varPageBomb, "too_many_pages", nil, ""},
+			{varGiantPage, "page_too_large", nil, ""},
+			{varOverCap, "too_large", &scanPlan{Kinds: []string{kindRaw}, DPI: 150}, "Scanner saved it uncompressed"},
+			{varShortRecord, "missing_field", nil, ""},
+			{varClimbing, "path_outside_root", nil, ""},
+		} {
+			s := next(1)
+			if b.plan != nil {
+				p := *b.plan
+				p.Blank = -1
+				s.Scan = &p
+			}
+			es = append(es, entry{Spec: s, Render: b.plan != nil, Reason: b.reason, Variant: b.variant, Notes: b.notes})
+		}
+	}
 	es = append(es, entry{Spec: es[0].Spec, Dup: true})
 	// A rescan of the second document: same identity, other bytes.
 	rescan := es[1].Spec
-	rescan.Pages, rescan.Stream = 1, extraStream+2
-	es = append(es, entry{Spec: rescan, Render: true, Reason: "conflict"})
+	rescan.Pages, rescan.Stream, rescan.Scan = 1, extraStream+2, nil
+	conflict := entry{Spec: rescan, Render: true, Reason: "conflict"}
+	if o.BadAll {
+		conflict.Notes = "Second scan, pages reordered, replaces the first?"
+		// The third document again, its bytes copied to another folder.
+		es = append(es, entry{Spec: es[2].Spec, Dup: true, Variant: varCopy, Notes: "Same scan, copied to the copies folder"})
+	}
+	es = append(es, conflict)
 	return es
 }
 
@@ -192,47 +317,53 @@ func build(o options) (*corpus, error) {
 		return nil, err
 	}
 
-	c := &corpus{}
+	c := &corpus{Quirks: o.BadAll}
+	first := map[string]int{} // source_id to its first row
 	for i, e := range es {
 		s := e.Spec
 		if e.Dup {
-			r := c.Rows[0]
-			r.State, r.Reason = "duplicate", ""
+			r := c.Rows[first[s.SourceID]]
+			r.State, r.Reason, r.Notes = "duplicate", "", e.Notes
+			if e.Variant == varCopy {
+				r.Path = "docs/copies/" + s.SourceID + ".pdf"
+				for _, f := range c.Files {
+					if f.Path == c.Rows[first[s.SourceID]].Path {
+						c.Files = append(c.Files, file{r.Path, f.Data})
+					}
+				}
+			}
 			c.Rows = append(c.Rows, r)
 			continue
 		}
+		if _, ok := first[s.SourceID]; !ok {
+			first[s.SourceID] = len(c.Rows)
+		}
 		r := row{
 			SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate,
-			Consent: consentWord(s.Consent), Path: "docs/" + s.SourceID + ".pdf", State: "done",
+			Consent: consentWord(s.Consent), Path: "docs/" + s.SourceID + ".pdf", State: "done", Notes: e.Notes,
 		}
-		if e.Reason != "" {
+		switch {
+		case e.State != "":
+			r.State, r.Reason = e.State, e.Reason
+		case e.Reason != "":
 			r.State, r.Reason = "rejected", e.Reason
+		}
+		data, keepTruth, err := makeFile(o, e, docs[i], &r)
+		if err != nil {
+			return nil, fmt.Errorf("making %s: %w", s.SourceID, err)
+		}
+		if keepTruth {
+			t := docs[i].Truth
+			t.Variant = e.Variant
+			c.Truth = append(c.Truth, t)
 		}
 		// Nil data writes no file and leaves the hash empty; an empty
 		// slice writes an empty file.
-		data := docs[i].PDF
-		switch e.Reason {
-		case "", "no_consent", "hash_mismatch", "missing_field", "bad_date":
-			c.Truth = append(c.Truth, docs[i].Truth)
-		case "empty_file":
-			data = []byte{}
-		case "not_pdf":
-			data = []byte("Referral notes\nThis is a plain text file saved under a .pdf name.\n")
-		case "malformed_pdf":
-			// The first 40% keeps the signature and the first objects but
-			// loses the xref and the trailer, as an interrupted copy would.
-			data = data[:len(data)*4/10]
-		case "path_outside_root":
-			// No file is written there: the generator never writes outside
-			// its output folder, and the path must be refused before any
-			// look at the disk.
-			r.Path = "../outside.pdf"
-		case "conflict":
-			r.Path = "docs/" + s.SourceID + "-rescan.pdf"
-		}
 		if data != nil {
 			c.Files = append(c.Files, file{r.Path, data})
-			r.SHA256 = sum(data)
+			if e.Variant != varCommaPath {
+				r.SHA256 = sum(data) // the comma row shows that sha256 is optional
+			}
 		}
 		switch e.Reason {
 		case "hash_mismatch":
@@ -242,13 +373,145 @@ func build(o options) (*corpus, error) {
 		case "bad_date":
 			r.ReferralDate = "2024-02-30"
 		}
+		if e.Variant == varShortRecord {
+			r.ParticipantID, r.Short = s.ParticipantID, true
+		}
 		c.Rows = append(c.Rows, r)
+	}
+	if o.BadAll {
+		if err := c.checkCap(o.MaxBytes); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
 
+// makeFile returns the bytes of e's file (nil for none) and whether its
+// ground truth belongs in the corpus. It may change the row's path.
+func makeFile(o options, e entry, doc rendered, r *row) (data []byte, keepTruth bool, err error) {
+	pdf := func(opts pdfOptions) ([]byte, error) { return writePDF(doc.Pages, opts) }
+	switch e.Variant {
+	case varBrokenXref:
+		data, err = pdf(pdfOptions{})
+		// Dropping the binary comment line after the xref was written
+		// puts every offset 6 bytes past its object.
+		header := len("%PDF-1.4\n")
+		data = append(data[:header:header], data[header+len("%\xe2\xe3\xcf\xd3\n"):]...)
+		return data, true, err
+	case varBadStartxref:
+		data, err = pdf(pdfOptions{})
+		i := strings.LastIndex(string(data), "startxref\n")
+		return append(data[:i:i], "startxref\n20\n%%EOF\n"...), true, err
+	case varTextLayer, varOCRLayer, varBlankDoc:
+		data, err = pdf(pdfOptions{})
+		return data, true, err
+	case varCommaPath:
+		r.Path = "docs/" + e.Spec.SourceID + ", rescanned.pdf"
+		data, err = pdf(pdfOptions{})
+		return data, true, err
+	case varELF:
+		return elfExecutable(), false, nil
+	case varPNG:
+		data, err = pngBytes(doc.Images[0])
+		return data, false, err
+	case varEncrypted, varEncryptedPW:
+		rev, pw := 2, ""
+		if e.Variant == varEncryptedPW {
+			rev, pw = 3, userPassword
+		}
+		// A fixed file ID, so the key and the bytes never change.
+		id := sha256.Sum256([]byte("refcorpus " + e.Spec.SourceID))
+		sec, err := newStdSecurity(rev, pw, "owner "+e.Spec.SourceID, id[:16])
+		if err != nil {
+			return nil, false, err
+		}
+		data, err = pdf(pdfOptions{Security: sec})
+		return data, false, err
+	case varPageBomb:
+		pages := make([]pageSpec, 201)
+		for i := range pages {
+			pages[i] = pageSpec{W: "72", H: "72"}
+		}
+		data, err = writePDF(pages, pdfOptions{})
+		return data, false, err
+	case varGiantPage:
+		img := image.NewGray(image.Rect(0, 0, 200, 200))
+		fill(img, 255)
+		pi, err := grayFlate(img)
+		if err != nil {
+			return nil, false, err
+		}
+		data, err = writePDF([]pageSpec{{W: "14400", H: "14400", Image: &pi}}, pdfOptions{})
+		return data, false, err
+	case varOverCap:
+		data, err = pdf(pdfOptions{})
+		if err != nil {
+			return nil, false, err
+		}
+		// The raw page is about 2 MB; pad it when the cap is higher, so
+		// that the file is over the cap by a twentieth at least.
+		if target := o.MaxBytes + o.MaxBytes/20; int64(len(data)) <= target {
+			data, err = pdf(pdfOptions{Pad: int(target - int64(len(data)))})
+		}
+		return data, false, err
+	case varShortRecord:
+		return nil, false, nil
+	case varClimbing:
+		// No file is written there; see path_outside_root below.
+		r.Path = "docs/../../outside.pdf"
+		return nil, false, nil
+	}
+
+	if e.Render {
+		data, err = pdf(pdfOptions{})
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	switch e.Reason {
+	case "", "no_consent", "hash_mismatch", "missing_field", "bad_date":
+		keepTruth = true
+	case "empty_file":
+		data = []byte{}
+	case "not_pdf":
+		data = []byte("Referral notes\nThis is a plain text file saved under a .pdf name.\n")
+	case "malformed_pdf":
+		// The first 40% keeps the signature and the first objects but
+		// loses the xref and the trailer, as an interrupted copy would.
+		data = data[:len(data)*4/10]
+	case "path_outside_root":
+		// No file is written there: the generator never writes outside
+		// its output folder, and the path must be refused before any
+		// look at the disk.
+		r.Path = "../outside.pdf"
+	case "conflict":
+		r.Path = "docs/" + e.Spec.SourceID + "-rescan.pdf"
+	}
+	return data, keepTruth, nil
+}
+
+// checkCap makes sure the too_large input is the only file over maxBytes,
+// so an evaluation run with --max-bytes maxBytes rejects it alone.
+func (c *corpus) checkCap(maxBytes int64) error {
+	over := map[string]bool{}
+	for _, r := range c.Rows {
+		if r.Reason == "too_large" {
+			over[r.Path] = true
+		}
+	}
+	for _, f := range c.Files {
+		if big := int64(len(f.Data)) > maxBytes; big != over[f.Path] {
+			return fmt.Errorf("%s is %d bytes against a cap of %d, but its row does not expect that", f.Path, len(f.Data), maxBytes)
+		}
+	}
+	return nil
+}
+
 // renderDoc draws the document s describes.
 func renderDoc(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error) {
+	if s.Scan != nil {
+		return renderScan(seed, s, dpis, fonts)
+	}
 	r := rng(seed, s.Stream)
 	f := newForm(r, s.ParticipantID, s.ReferralDate, s.Consent, s.Pages)
 	ds := newDocStyle(r, dpis)
@@ -272,11 +535,11 @@ func renderDoc(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error)
 		pages = append(pages, pdfPage{Img: img, DPI: ds.DPI, Bitonal: ps.Bitonal})
 		t.Pages = append(t.Pages, truthPage{Text: text, Bitonal: ps.Bitonal, SkewDegrees: ps.Skew})
 	}
-	pdf, err := imagePDF(pages)
+	specs, err := imageSpecs(pages)
 	if err != nil {
 		return rendered{}, err
 	}
-	return rendered{PDF: pdf, Truth: t}, nil
+	return rendered{Pages: specs, Truth: t}, nil
 }
 
 func consentWord(ok bool) string {
@@ -308,7 +571,11 @@ func (c *corpus) write(out string) error {
 		}
 	}
 	for _, f := range c.Files {
-		if err := os.WriteFile(filepath.Join(out, filepath.FromSlash(f.Path)), f.Data, 0o644); err != nil {
+		p := filepath.Join(out, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("creating the folder of %s: %w", f.Path, err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
@@ -321,16 +588,59 @@ func (c *corpus) write(out string) error {
 			return fmt.Errorf("writing the truth of %s: %w", t.SourceID, err)
 		}
 	}
-	manifest := [][]string{{"source_id", "participant_id", "referral_date", "consent", "path", "sha256"}}
 	expected := [][]string{{"source_id", "state", "reason"}}
 	for _, r := range c.Rows {
-		manifest = append(manifest, []string{r.SourceID, r.ParticipantID, r.ReferralDate, r.Consent, r.Path, r.SHA256})
 		expected = append(expected, []string{r.SourceID, r.State, r.Reason})
 	}
-	if err := writeCSV(filepath.Join(out, "manifest.csv"), manifest); err != nil {
+	manifest, err := c.manifest()
+	if err != nil {
 		return err
 	}
+	if err := os.WriteFile(filepath.Join(out, "manifest.csv"), manifest, 0o644); err != nil {
+		return fmt.Errorf("writing manifest.csv: %w", err)
+	}
 	return writeCSV(filepath.Join(out, "expected.csv"), expected)
+}
+
+// manifest encodes manifest.csv. With Quirks it is written the way
+// spreadsheet exports on another system come: a UTF-8 byte order mark,
+// CRLF line ends, header names in another case, an extra notes column
+// whose values hold commas and quotes, a blank line, and one record cut
+// short.
+func (c *corpus) manifest() ([]byte, error) {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	header := []string{"source_id", "participant_id", "referral_date", "consent", "path", "sha256"}
+	if c.Quirks {
+		b.WriteString("\ufeff")
+		w.UseCRLF = true
+		header = []string{"Source_ID", "Participant_ID", "Referral_Date", "Consent", "Path", "SHA256", "Notes"}
+	}
+	if err := w.Write(header); err != nil {
+		return nil, fmt.Errorf("encoding manifest.csv: %w", err)
+	}
+	for i, r := range c.Rows {
+		rec := []string{r.SourceID, r.ParticipantID, r.ReferralDate, r.Consent, r.Path, r.SHA256}
+		if c.Quirks {
+			rec = append(rec, r.Notes)
+			if r.Short {
+				rec = rec[:3]
+			}
+			if i == len(c.Rows)/2 {
+				// A blank line, as hand edits leave; readers skip it.
+				w.Flush()
+				b.WriteString("\r\n")
+			}
+		}
+		if err := w.Write(rec); err != nil {
+			return nil, fmt.Errorf("encoding manifest.csv: %w", err)
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return nil, fmt.Errorf("encoding manifest.csv: %w", err)
+	}
+	return []byte(b.String()), nil
 }
 
 func writeCSV(path string, records [][]string) error {

@@ -1,13 +1,14 @@
 // Command refcorpus writes a synthetic corpus of scanned referral PDFs with
-// ground truth, for testing and demonstrating refbatch.
+// ground truth, for testing, demonstrating and evaluating refbatch.
 //
 // Usage:
 //
 //	go run ./cmd/refcorpus --seed 1 --docs 12 --out DIR [--dpi-set 150,200,300] [--bad]
+//	go run ./cmd/refcorpus --seed 3 --docs 30 --out DIR --degrade --bad-all [--max-bytes 2000000]
 //
 // It writes:
 //
-//	DIR/docs/R-0001.pdf ...   image-only PDFs, one scanned page image per page
+//	DIR/docs/R-0001.pdf ...   the documents, one scanned page image per page
 //	DIR/manifest.csv          source_id,participant_id,referral_date,consent,path,sha256
 //	DIR/expected.csv          source_id,state,reason: the outcome refbatch should reach,
 //	                          one row per manifest row, in the same order
@@ -17,23 +18,75 @@
 // Each document is a referral form: a clinic name, the participant ID
 // (P-nnnnnn), the referral date (YYYY-MM-DD), the referring clinician, a
 // consent line, a paragraph or two of free text and sometimes a small
-// table, on one to three Letter or A4 pages. Everything is drawn from
-// invented word lists; no person, clinic or record is real. Pages are drawn
-// with the Go fonts at 10 to 12 pt and mildly degraded: a skew of up to 1
-// degree, sparse noise and specks, and a threshold to 1 bit above 150 DPI.
-// Each document is scanned at one DPI picked uniformly from --dpi-set (a
-// value listed twice is picked twice as often). Scans at 150 DPI or less
-// are 8-bit grey, finer ones 1-bit.
+// table, on Letter or A4 pages. Everything is drawn from invented word
+// lists; no person, clinic or record is real.
 //
-// With --bad it also writes one input per admission failure, after the good
-// documents: an empty file, a text file named .pdf, a truncated PDF, a
-// missing file, a row without consent, a wrong sha256, a path outside the
-// root, an empty participant_id, an impossible date, a duplicate row and a
-// conflicting rescan.
+// # Plain scans (the default)
+//
+// One to three pages drawn with the Go fonts at 10 to 12 pt and mildly
+// degraded: a skew of up to 1 degree, sparse noise and specks, and a
+// threshold to 1 bit above 150 DPI. Each document is scanned at one DPI
+// picked uniformly from --dpi-set (a value listed twice is picked twice as
+// often). Scans at 150 DPI or less are 8-bit grey, finer ones 1-bit.
+//
+// # --degrade
+//
+// One to four content pages, and in one document in eight a blank page
+// after page 1 or later (its ground truth text is empty). The DPI is
+// picked per document from --dpi-set, and one page in ten is scanned again
+// at a DPI picked anew. Each page gets a kind, dealt from a shuffled deck so that every
+// kind comes round equally often: bitonal (1-bit Flate), ccitt (1-bit
+// CCITT Group 4), grey (8-bit Flate), low_contrast, noise (a photocopy's
+// dense speckle and drum scratch, 1-bit), blur, yellowed (aged, stained
+// paper in /DeviceRGB, JPEG above 150 DPI) and jpeg (grey at quality 15 to
+// 35). A second deck turns one page in seven by a quarter turn or a half:
+// inside the image only, inside the image and put right by the page's
+// /Rotate, or upright but turned by a wrong /Rotate. Every page is skewed,
+// by up to 1 degree on half of the pages and up to 3 on the rest (Tesseract
+// loses paragraphs past about 1.3 degrees without deskewing). One page in
+// five carries a rubber stamp over its text; the last page of half of the
+// documents carries a signature. The truth records all of it per page
+// under "scan": kind, dpi, colour, encoding, rotation, rotate_entry,
+// shown_rotation, blank, table, stamp, signature. A stamp's words are not
+// part of the page's text.
+//
+// # --bad
+//
+// One input per admission failure, after the good documents: an empty
+// file, a text file named .pdf, a truncated PDF, a missing file, a row
+// without consent, a wrong sha256, a path outside the root, an empty
+// participant_id, an impossible date, a duplicate row and a conflicting
+// rescan.
+//
+// # --bad-all
+//
+// Everything --bad writes, and more. Readable oddities, after the good
+// documents: a PDF whose xref offsets are all wrong and one whose
+// startxref points into an object (both repairable: done), a born-digital
+// PDF with its text drawn in an embedded TrueType font and no image, a
+// scan with an invisible OCR text layer (both done), a file name with a
+// comma (done; its row leaves sha256 empty), and a document of blank
+// pages (review empty_text). Among the bad inputs: an ELF executable and
+// a PNG named .pdf (not_pdf), encryption with an empty user password
+// (RC4 40-bit) and with the user password "referral" (RC4 128-bit; both
+// encrypted), 201 tiny pages (too_many_pages at the default cap of 200),
+// a 14400 pt square page (page_too_large), an uncompressed scan over
+// --max-bytes (too_large: run refbatch with the same --max-bytes), a
+// record cut after three fields (missing_field), a path that climbs out
+// through docs/../.. (path_outside_root), and a duplicate whose bytes were
+// copied to docs/copies/. The manifest comes with a UTF-8 byte order mark,
+// CRLF line ends, header names in another case, a Notes column whose
+// values hold commas and quotes, and a blank line. The generator checks
+// that no other file is over --max-bytes.
+//
+// Large corpora (--docs 2400) are for benchmarks and are not committed.
+// The whole corpus is held in memory until it is written: a --degrade
+// document takes about 200 KB.
 //
 // The output is byte-identical for the same flags on the same platform: the
-// random streams are seeded PCGs and the PDFs carry no dates or IDs.
-// refcorpus refuses to write into a folder that already holds a corpus.
+// random streams are seeded PCGs, the PDFs carry no dates, and the
+// encrypted files a fixed /ID. refcorpus refuses to write into a folder that
+// already holds a corpus.
 //
 // Exit status: 0 on success, 1 if generation failed, 2 on a usage error.
 package main
@@ -83,6 +136,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Out, "out", "", "output folder (required)")
 	fs.StringVar(&dpis, "dpi-set", "150,200,300", "comma-separated scan resolutions to pick from; repeat one to pick it more often")
 	fs.BoolVar(&o.Bad, "bad", false, "also write bad inputs with their expected rejections")
+	fs.BoolVar(&o.Degrade, "degrade", false, "degrade each page of the good documents: kinds, skew up to 3 degrees, turns, stamps, blank pages")
+	fs.BoolVar(&o.BadAll, "bad-all", false, "write every bad input, the readable oddities and the manifest problems (implies --bad)")
+	fs.Int64Var(&o.MaxBytes, "max-bytes", DefaultMaxBytes, "with --bad-all: the byte cap the evaluation run uses; one input exceeds it, no other does")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -95,8 +151,17 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.Docs < 0 || o.Docs > 9999 {
 		return options{}, fmt.Errorf("--docs must be between 0 and 9999, not %d", o.Docs)
 	}
+	if o.BadAll {
+		o.Bad = true
+	}
 	if o.Bad && o.Docs < 2 {
 		return options{}, errors.New("--bad needs at least 2 good documents to duplicate and conflict with")
+	}
+	if o.BadAll && o.Docs < 3 {
+		return options{}, errors.New("--bad-all needs at least 3 good documents to duplicate and conflict with")
+	}
+	if o.MaxBytes < 100_000 || o.MaxBytes > 64<<20 {
+		return options{}, fmt.Errorf("--max-bytes must be between 100000 and %d, not %d", 64<<20, o.MaxBytes)
 	}
 	for _, f := range strings.Split(dpis, ",") {
 		d, err := strconv.Atoi(strings.TrimSpace(f))

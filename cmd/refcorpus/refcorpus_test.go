@@ -24,8 +24,9 @@ import (
 // small is a corpus that exercises every kind of row and stays fast.
 var small = options{Seed: 1, Docs: 4, DPIs: []int{150, 200}, Bad: true}
 
-// smallDir holds small, generated once for the tests that only read it.
-var smallDir string
+// smallDir and smallAllDir hold small and smallAll, generated once for
+// the tests that only read them.
+var smallDir, smallAllDir string
 
 func TestMain(m *testing.M) {
 	// Keep pdfcpu from creating a configuration folder in $HOME.
@@ -34,17 +35,21 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "refcorpus-test-")
-	if err != nil {
-		panic(err)
+	for _, c := range []struct {
+		o   options
+		dir *string
+	}{{small, &smallDir}, {smallAll, &smallAllDir}} {
+		dir, err := os.MkdirTemp("", "refcorpus-test-")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+		c.o.Out = dir
+		if err := run(c.o); err != nil {
+			panic(err)
+		}
+		*c.dir = dir
 	}
-	defer os.RemoveAll(dir)
-	o := small
-	o.Out = dir
-	if err := run(o); err != nil {
-		panic(err)
-	}
-	smallDir = dir
 	return m.Run()
 }
 
@@ -407,6 +412,9 @@ func TestParseFlags(t *testing.T) {
 		{"dpi too high", []string{"--out", "x", "--dpi-set", "1200"}, "not a DPI"},
 		{"negative docs", []string{"--out", "x", "--docs", "-1"}, "--docs"},
 		{"bad needs docs", []string{"--out", "x", "--docs", "1", "--bad"}, "at least 2"},
+		{"degrade and bad-all", []string{"--out", "x", "--degrade", "--bad-all", "--max-bytes", "3000000"}, ""},
+		{"bad-all needs docs", []string{"--out", "x", "--docs", "2", "--bad-all"}, "at least 3"},
+		{"max-bytes too small", []string{"--out", "x", "--max-bytes", "1000"}, "--max-bytes"},
 		{"stray argument", []string{"--out", "x", "y"}, "unexpected argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

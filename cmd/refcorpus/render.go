@@ -106,6 +106,7 @@ func newPageStyle(r *rand.Rand, dpi int) pageStyle {
 // in the identity lines (Go Mono once gave "P-8526590" for "P-852650").
 type faces struct {
 	title, heading, label, value, body, small font.Face
+	pt                                        map[font.Face]float64 // each face's size in points
 }
 
 func newFaces(fs fontSet, ds docStyle) (faces, error) {
@@ -118,7 +119,7 @@ func newFaces(fs fontSet, ds docStyle) (faces, error) {
 	mk := func(f *opentype.Font, pt float64) (font.Face, error) {
 		return opentype.NewFace(f, &opentype.FaceOptions{Size: pt, DPI: float64(ds.DPI), Hinting: font.HintingNone})
 	}
-	var fc faces
+	fc := faces{pt: map[font.Face]float64{}}
 	var err error
 	for _, s := range []struct {
 		dst *font.Face
@@ -135,6 +136,7 @@ func newFaces(fs fontSet, ds docStyle) (faces, error) {
 		if *s.dst, err = mk(s.f, s.pt); err != nil {
 			return faces{}, fmt.Errorf("making a %.1f pt face: %w", s.pt, err)
 		}
+		fc.pt[*s.dst] = s.pt
 	}
 	return fc, nil
 }
@@ -150,6 +152,28 @@ func (fc faces) Close() {
 // layout draws blocks onto a white page and returns the page and the text
 // drawn, one line per drawn line, table cells separated by one space.
 func layout(blocks []block, ds docStyle, fc faces) (*image.Gray, string, error) {
+	img, l, err := layoutPage(blocks, ds, fc)
+	return img, l.Text, err
+}
+
+// textRun is one piece of text as layoutPage drew it: X and Baseline in
+// pixels from the page's top left corner, the face's size in points.
+type textRun struct {
+	X, Baseline int
+	Pt          float64
+	Text        string
+}
+
+// pageLayout is what layoutPage drew besides the pixels.
+type pageLayout struct {
+	Text string    // one line per drawn line, table cells separated by one space
+	Runs []textRun // every piece of text, in drawing order
+	End  int       // the first pixel row below the body (the footer excepted)
+	Foot int       // the top of the footer, or the bottom margin without one
+}
+
+// layoutPage draws blocks onto a white page; see layout.
+func layoutPage(blocks []block, ds docStyle, fc faces) (*image.Gray, pageLayout, error) {
 	dpi := float64(ds.DPI)
 	w, h := int(math.Round(ds.Paper.W*dpi)), int(math.Round(ds.Paper.H*dpi))
 	img := image.NewGray(image.Rect(0, 0, w, h))
@@ -159,11 +183,14 @@ func layout(blocks []block, ds docStyle, fc faces) (*image.Gray, string, error) 
 	bottom := h - int(margin*dpi)
 	y := int(margin * dpi) // top of the next line
 	var lines []string
+	var pl pageLayout
+	pl.Foot = bottom
 
 	draw1 := func(face font.Face, x, top int, s string) int {
 		m := face.Metrics()
 		d := &font.Drawer{Dst: img, Src: image.Black, Face: face, Dot: fixed.P(x, top+m.Ascent.Ceil())}
 		drawText(d, s)
+		pl.Runs = append(pl.Runs, textRun{X: x, Baseline: top + m.Ascent.Ceil(), Pt: fc.pt[face], Text: s})
 		return d.Dot.X.Ceil()
 	}
 	lineHeight := func(face font.Face) int {
@@ -229,16 +256,21 @@ func layout(blocks []block, ds docStyle, fc faces) (*image.Gray, string, error) 
 		case blockFooter:
 			top := bottom - fc.small.Metrics().Height.Ceil()
 			if y > top {
-				return nil, "", fmt.Errorf("page content overflows into the footer by %d px", y-top)
+				return nil, pl, fmt.Errorf("page content overflows into the footer by %d px", y-top)
 			}
+			pl.Foot = top
 			draw1(fc.small, right-font.MeasureString(fc.small, b.Text).Ceil(), top, b.Text)
 			lines = append(lines, b.Text)
 		}
 		if y > bottom {
-			return nil, "", fmt.Errorf("page content overflows the bottom margin by %d px", y-bottom)
+			return nil, pl, fmt.Errorf("page content overflows the bottom margin by %d px", y-bottom)
+		}
+		if b.Kind != blockFooter {
+			pl.End = y
 		}
 	}
-	return img, strings.Join(lines, "\n"), nil
+	pl.Text = strings.Join(lines, "\n")
+	return img, pl, nil
 }
 
 // drawText draws s at d's dot and advances it, drawing two glyphs the way
