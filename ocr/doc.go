@@ -85,10 +85,18 @@
 //     Otsu threshold is white on black and is inverted (Inverted).
 //     Tesseract 5 would read such a page by itself, but about 1.7 times
 //     slower.
+//   - Blank pages: a page (once inverted) with almost no ink (pixels well darker than
+//     its paper) and fewer than 2 marks the size of a character
+//     (Leptonica's connected components) is blank: it is not prepared
+//     further nor recognised, its text is empty and Blank is set.
+//     Tesseract would read its specks as junk words. The count costs
+//     about 4 ms and runs only on pages with little ink.
 //   - Deskew: Leptonica measures the skew of the lines within ±15 degrees
 //     (pixFindSkewSweepAndSearchScore). A sure measurement of 1 degree or
 //     more is corrected by rotating the gray page on a canvas large
-//     enough to lose nothing (SkewDegrees, clockwise positive). Smaller
+//     enough to lose nothing (SkewDegrees, clockwise positive); what the
+//     rotation brings in is the paper's gray, not white, which on a
+//     faded page would make Tesseract take the paper for ink. Smaller
 //     skews are left to Tesseract, which handles them as well; from 3
 //     degrees on it does not. WorkerConfig.NoDeskew turns this off.
 //   - Orientation: Leptonica's up/down and left/right test

@@ -187,13 +187,13 @@ func (g *grayImage) downscale(factor int) *grayImage {
 
 // sample returns an image of three horizontal bands of g, taken about a
 // sixth, a half and five sixths of the way through its inked rows and
-// stacked with white between them, that together hold about share of the
+// stacked with paper (the gray value paper) between them, that together hold about share of the
 // rows with ink (darker than thresh) on them; sampled is the share they
 // really hold. Bands start and end on rows without ink where there are
 // any nearby, so that they cut no line of text. It returns nil when g has
 // no ink, or when the bands would hold more than twice share: a page with
 // that little text is read whole.
-func (g *grayImage) sample(thresh int, share float64) (s *grayImage, sampled float64) {
+func (g *grayImage) sample(thresh int, paper uint8, share float64) (s *grayImage, sampled float64) {
 	// A row with fewer ink pixels than this is blank: specks do not count.
 	minInk := max(2, g.w/500)
 	inked := make([]bool, g.h)
@@ -268,8 +268,10 @@ func (g *grayImage) sample(thresh int, share float64) (s *grayImage, sampled flo
 		h += b.y1 - b.y0 + gap
 	}
 	s = newGrayImage(g.w, h)
+	// White gaps on grey paper would skew Tesseract's threshold, as
+	// deskewing's corners did (see paperLevel).
 	for i := range s.pix {
-		s.pix[i] = 255
+		s.pix[i] = paper
 	}
 	at := 0
 	for _, b := range bands {

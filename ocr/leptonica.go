@@ -50,9 +50,11 @@ func findSkew(img *grayImage, thresh int, maxDeg float64) (angle, conf float64) 
 
 // rotateGray returns img rotated by deg degrees (positive is clockwise)
 // with area mapping, on a canvas enlarged so that no pixel is lost; the
-// corners brought in are white.
-func rotateGray(img *grayImage, deg float64) (*grayImage, error) {
-	pix := C.ocr_rotate((*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h), C.l_float32(deg))
+// border and corners brought in are the gray value fill, which should be
+// the paper's (see paperLevel).
+func rotateGray(img *grayImage, deg float64, fill uint8) (*grayImage, error) {
+	pix := C.ocr_rotate((*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h),
+		C.l_float32(deg), C.l_uint8(fill))
 	if pix == nil {
 		return nil, errors.New("leptonica could not rotate the page")
 	}
@@ -83,4 +85,17 @@ func orientDetect(img *grayImage, dpi, thresh int) (up, left float64) {
 		return 0, 0
 	}
 	return float64(u), float64(l)
+}
+
+// countGlyphs counts the connected components of img's pixels darker
+// than thresh (8-connected, with Leptonica) whose bounding box is from
+// minH to maxH pixels high, the height of printed characters and words:
+// specks are lower, and rules too; pictures are higher. It returns -1 when
+// Leptonica fails.
+func countGlyphs(img *grayImage, thresh, minH, maxH int) int {
+	if img.w < 1 || img.h < 1 {
+		return 0
+	}
+	return int(C.ocr_glyphs((*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h),
+		C.l_int32(thresh), C.l_int32(minH), C.l_int32(maxH)))
 }

@@ -55,7 +55,7 @@ func TestMeasure(t *testing.T) {
 	measure("square 50 Mpx", imagePDF(t, square, 300), 300)
 	// The same, upside down and skewed by 3 degrees, which takes every
 	// page step: deskewing enlarges it to 7430×7430 (55 Mpx).
-	skewed, err := rotateGray(toGray(square).rotate(180), 3)
+	skewed, err := rotateGray(toGray(square).rotate(180), 3, 255)
 	if err != nil {
 		t.Fatalf("skewing the square page: %v", err)
 	}
@@ -300,7 +300,7 @@ func TestMeasureSkew(t *testing.T) {
 	}
 	reference := off.page(0).Result.Text
 	for _, deg := range []float64{0.5, 1, 1.5, 2, 3, 5, 8, 12, 15} {
-		turned, err := rotateGray(&upright, deg)
+		turned, err := rotateGray(&upright, deg, 255)
 		if err != nil {
 			t.Fatalf("turning by %v: %v", deg, err)
 		}

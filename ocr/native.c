@@ -61,13 +61,25 @@ int ocr_find_skew(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
 }
 
 // ocr_rotate rotates a gray image by deg degrees (clockwise is positive,
-// as for Leptonica's skew angle) with area mapping, bringing in white and
-// enlarging the canvas so no pixel is lost. The caller frees the result.
-PIX *ocr_rotate(const l_uint8 *px, l_int32 w, l_int32 h, l_float32 deg) {
+// as for Leptonica's skew angle) with area mapping, on a canvas enlarged
+// to the rotated page's bounding box so no pixel is lost. Everything
+// brought in (the border and the corners) is fill: pixRotate can bring in
+// only white or black, and white corners around grey paper make a
+// global threshold, Tesseract's among them, take the paper for ink. The
+// caller frees the result.
+PIX *ocr_rotate(const l_uint8 *px, l_int32 w, l_int32 h, l_float32 deg, l_uint8 fill) {
 	PIX *pix = ocr_gray_pix(px, w, h);
 	if (pix == NULL) return NULL;
-	PIX *rot = pixRotate(pix, deg * (l_float32)(M_PI / 180.0), L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, w, h);
+	double rad = fabs(deg) * M_PI / 180.0;
+	l_int32 wnew = (l_int32)ceil(w * cos(rad) + h * sin(rad));
+	l_int32 hnew = (l_int32)ceil(w * sin(rad) + h * cos(rad));
+	l_int32 left = wnew > w ? (wnew - w) / 2 : 0, top = hnew > h ? (hnew - h) / 2 : 0;
+	l_int32 right = wnew > w ? wnew - w - left : 0, bot = hnew > h ? hnew - h - top : 0;
+	PIX *big = pixAddBorderGeneral(pix, left, right, top, bot, fill);
 	pixDestroy(&pix);
+	if (big == NULL) return NULL;
+	PIX *rot = pixRotateAMGray(big, deg * (l_float32)(M_PI / 180.0), fill);
+	pixDestroy(&big);
 	return rot;
 }
 
@@ -103,4 +115,25 @@ int ocr_orient_detect(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh, i
 	l_ok err = pixOrientDetect(pix, upconf, leftconf, 0, 0);
 	pixDestroy(&pix);
 	return err;
+}
+
+// ocr_glyphs counts the 8-connected components of the pixels darker than
+// thresh whose bounding box is from minh to maxh pixels high: about the
+// height of a printed character or word. It returns -1 on an allocation
+// failure.
+l_int32 ocr_glyphs(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
+		l_int32 minh, l_int32 maxh) {
+	PIX *pix = ocr_binary_pix(px, w, h, thresh);
+	if (pix == NULL) return -1;
+	BOXA *boxa = pixConnCompBB(pix, 8);
+	pixDestroy(&pix);
+	if (boxa == NULL) return -1;
+	l_int32 n = boxaGetCount(boxa), count = 0;
+	for (l_int32 i = 0; i < n; i++) {
+		l_int32 bh;
+		if (boxaGetBoxGeometry(boxa, i, NULL, NULL, NULL, &bh) != 0) continue;
+		if (bh >= minh && bh <= maxh) count++;
+	}
+	boxaDestroy(&boxa);
+	return count;
 }

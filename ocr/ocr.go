@@ -53,8 +53,10 @@ type Word struct {
 // on top of the page's own /Rotate, which MuPDF applies when rendering;
 // SkewDegrees is the angle by which the page was turned to straighten its
 // lines, clockwise positive, 0 when it was not deskewed; Inverted is true
-// when the page was white on black and was inverted. TextSource is
-// [TextFromOCR] or [TextFromLayer].
+// when the page was white on black and was inverted. Blank is true when
+// the page held nothing the size of text and was therefore not recognised
+// (Text and Words are empty). TextSource is [TextFromOCR] or
+// [TextFromLayer].
 type PageResult struct {
 	Index         int           `json:"index"`
 	DPI           int           `json:"dpi"`
@@ -66,6 +68,7 @@ type PageResult struct {
 	Rotation      int           `json:"rotation"`
 	SkewDegrees   float64       `json:"skew_degrees"`
 	Inverted      bool          `json:"inverted"`
+	Blank         bool          `json:"blank,omitempty"`
 	TextSource    string        `json:"text_source"`
 	RenderTime    time.Duration `json:"render_ns"`
 	RecogniseTime time.Duration `json:"recognise_ns"`

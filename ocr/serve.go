@@ -352,6 +352,11 @@ func (e *engine) read(res *PageResult, hist [256]int) error {
 		res.Width, res.Height = p.img.w, p.img.h
 		res.Rotation, res.SkewDegrees, res.Inverted = p.rotation, math.Round(p.skew*100)/100, p.inverted
 	}()
+	if p.blank {
+		// Nothing to read; a text layer on a blank page is not the page's.
+		res.Blank = true
+		return nil
+	}
 
 	var layer textLayer
 	hasLayer := false
@@ -364,7 +369,7 @@ func (e *engine) read(res *PageResult, hist [256]int) error {
 	if hasLayer {
 		// First a reading of a sample of the page, which settles most
 		// layers for about 30% of the cost of reading the page.
-		if sample, sampled := p.img.sample(p.thresh, sampleShare); sample != nil {
+		if sample, sampled := p.img.sample(p.thresh, p.paper, sampleShare); sample != nil {
 			q, err := e.recognise(sample, p.dpi)
 			if err != nil {
 				return err

@@ -224,7 +224,7 @@ func TestSyntheticTurnedAndSkewedPages(t *testing.T) {
 	const dpi = 150
 	upright := textPage(t, letterLines(), 8.5, 11, dpi)
 	turned := toGray(upright).rotate(180)
-	skewed, err := rotateGray(toGray(upright), 5)
+	skewed, err := rotateGray(toGray(upright), 5, 255)
 	if err != nil {
 		t.Fatalf("skewing the test page: %v", err)
 	}
@@ -536,7 +536,7 @@ func TestGraySample(t *testing.T) {
 			g.pix[y*g.w+x] = v
 		}
 	}
-	s, sampled := g.sample(128, 0.25)
+	s, sampled := g.sample(128, 255, 0.25)
 	if s == nil {
 		t.Fatalf("no sample")
 	}
@@ -560,12 +560,12 @@ func TestGraySample(t *testing.T) {
 	for i := range blank.pix {
 		blank.pix[i] = 255
 	}
-	if s, _ := blank.sample(128, 0.25); s != nil {
+	if s, _ := blank.sample(128, 255, 0.25); s != nil {
 		t.Errorf("sample of a blank page")
 	}
 	short := newGrayImage(50, 10)
 	copy(short.pix, g.pix[:500])
-	if s, _ := short.sample(128, 0.25); s != nil {
+	if s, _ := short.sample(128, 255, 0.25); s != nil {
 		t.Errorf("sample of a one-line page: it should be read whole")
 	}
 }
