@@ -221,11 +221,19 @@ func (e *engine) closeDoc() {
 	e.tag = ""
 }
 
+// storeLimit caps MuPDF's resource store per document: enough for the
+// fonts and images one page uses, not a whole document's.
+const storeLimit = 32 << 20
+
 func (e *engine) open(pdf []byte, tag string) response {
 	e.closeDoc()
 	if e.faults.openFails(tag) {
 		return response{Cause: CauseTransient, Err: "injected transient failure"}
 	}
+	// MuPDF caches decoded images in its store (go-fitz's default cap is
+	// 256 MiB). Each page is rendered once, so the cache only grows a long
+	// document's memory: a 150-page scan took a worker past 500 MiB.
+	fitz.MaxStore = storeLimit
 	doc, err := fitz.NewFromMemory(pdf)
 	if err != nil {
 		if doc != nil {
