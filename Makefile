@@ -23,7 +23,7 @@ export OMP_THREAD_LIMIT = 1
 EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
 EVAL_OUT      ?= eval-out
 
-.PHONY: all deps build test lint fuzz demo eval clean
+.PHONY: all deps build test lint fuzz demo eval clean bench
 
 all: build
 
@@ -75,5 +75,35 @@ eval: build
 	  --thresholds $(EVAL_DIR)/thresholds.json --max-bytes 2000000 --out $(EVAL_OUT) $(EVAL_DIR)/manifest.csv
 
 clean:
-	rm -rf bin $(DEMO_OUT) $(DEMO_KEY) $(EVAL_OUT)
+	rm -rf bin $(DEMO_OUT) $(DEMO_KEY) $(EVAL_OUT) bench-out
 
+# bench measures refbatch side by side with the machine's render + OCR limit
+# (pdftoppm + tesseract, one process per core) and OCRmyPDF on a refcorpus
+# corpus of about 200 pages at 300 DPI, plus resume, memory against manifest
+# rows and one long document; it prints a table and writes
+# $(BENCH_OUT)/bench.json (see README, "Benchmarks"). BENCH_DOCS=2400 is the
+# weekend-import size. The corpus is generated once per seed, size and DPI.
+# It installs poppler-utils when missing, and tries OCRmyPDF once (optional).
+BENCH_DOCS    ?= 105
+BENCH_SEED    ?= 1
+BENCH_DPI     ?= 300
+BENCH_OUT     ?= bench-out
+BENCH_CORPUS  ?= $(BENCH_OUT)/corpus-s$(BENCH_SEED)-d$(BENCH_DOCS)-$(BENCH_DPI)dpi
+BENCH_FLAGS   ?=
+
+bench: build
+	@if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else sudo=false; fi; \
+	command -v pdftoppm >/dev/null 2>&1 || { echo "bench: installing poppler-utils (pdftoppm renders the limit's pages)"; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends poppler-utils >/dev/null 2>&1 || \
+	  { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends poppler-utils >/dev/null; } || \
+	  { echo "bench: apt-get could not install poppler-utils" >&2; exit 1; }; }; \
+	mkdir -p $(BENCH_OUT); \
+	command -v ocrmypdf >/dev/null 2>&1 || [ -f $(BENCH_OUT)/.ocrmypdf-tried ] || { touch $(BENCH_OUT)/.ocrmypdf-tried; \
+	  echo "bench: trying to install ocrmypdf (optional, 3 minutes at most)"; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive timeout 180 apt-get install -y -qq --no-install-recommends ocrmypdf >/dev/null 2>&1 || \
+	  echo "bench: note: ocrmypdf could not be installed; its column is skipped"; }
+	$(GO) build -o bin/refcorpus ./cmd/refcorpus
+	$(GO) build -o bin/refbench ./cmd/refbench
+	@[ -f $(BENCH_CORPUS)/manifest.csv ] || { echo "bench: generating $(BENCH_DOCS) documents into $(BENCH_CORPUS)"; \
+	  rm -rf $(BENCH_CORPUS) && ./bin/refcorpus --seed $(BENCH_SEED) --docs $(BENCH_DOCS) --dpi-set $(BENCH_DPI) --out $(BENCH_CORPUS); }
+	./bin/refbench --corpus $(BENCH_CORPUS) --out $(BENCH_OUT) --refbatch $(BIN) --dpi $(BENCH_DPI) $(BENCH_FLAGS)

@@ -1,0 +1,181 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/refbatch/refbatch/batch/journal"
+)
+
+// Benchmarks of the parent's work, the part of a run that is not OCR:
+//
+//	go test -run '^$' -bench . ./batch
+//	go test -run '^$' -bench BenchmarkRun -cpuprofile cpu.out ./batch && go tool pprof -top batch.test cpu.out
+//
+// BenchmarkRun profiles only the parent: its engines are child processes.
+
+// finishedRows is the size of the finished batches the benchmarks read: the
+// weekend import of issue 7.
+const finishedRows = 2400
+
+// finishedJournal writes a manifest of rows rows and a journal in which
+// every row's document is done, through the journal's own API, as a run
+// would have left them (two pages each). The files the rows name do not
+// exist: a final row is never read again.
+func finishedJournal(b *testing.B, rows int) (manifest, out string) {
+	b.Helper()
+	dir := b.TempDir()
+	manifest = filepath.Join(dir, "manifest.csv")
+	out = filepath.Join(dir, "out")
+	var m strings.Builder
+	m.WriteString("source_id,participant_id,referral_date,consent,path\n")
+	for i := range rows {
+		fmt.Fprintf(&m, "R-%06d,P-%06d,2024-01-01,yes,docs/R-%06d.pdf\n", i, i, i)
+	}
+	if err := os.WriteFile(manifest, []byte(m.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	j, err := journal.Open(filepath.Join(out, JournalFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	owner := journal.NewOwner()
+	run, err := j.StartRun(owner, "{}", "{}")
+	if err != nil {
+		b.Fatal(err)
+	}
+	policy := journal.Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
+	for i := range rows {
+		source := fmt.Sprintf("R-%06d", i)
+		st, err := j.Admit(journal.Admission{Manifest: manifest, Line: i + 2, SourceID: source,
+			SHA256: fmt.Sprintf("%064x", i), Path: filepath.Join(dir, "docs", source+".pdf"), Size: 60 << 10, Pages: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, err := j.Claim(st.DocID, owner, policy)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for p := range 2 {
+			if err := j.PageDone(l, journal.PageMetric{Page: p, DPI: 300, Render: 90 * time.Millisecond, OCR: 500 * time.Millisecond, Words: 180, MeanConfidence: 91}, time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := j.Finish(l, journal.Result{State: journal.Done, MeanConfidence: 91, Band: "high"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := j.EndRun(run, "complete", 1, 0); err != nil {
+		b.Fatal(err)
+	}
+	if err := j.SetMeta("artifacts", "plaintext"); err != nil {
+		b.Fatal(err)
+	}
+	return manifest, out
+}
+
+// BenchmarkBuildReport builds the report of a finished 2,400-document batch
+// from its journal.
+func BenchmarkBuildReport(b *testing.B) {
+	manifest, out := finishedJournal(b, finishedRows)
+	j, err := journal.Open(filepath.Join(out, JournalFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := BuildReport(j, ReportInfo{Manifest: manifest})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Rows) != finishedRows {
+			b.Fatalf("%d rows, want %d", len(rep.Rows), finishedRows)
+		}
+	}
+}
+
+var errNoEngine = errors.New("a finished batch needs no engine")
+
+// BenchmarkResumeFinished reruns a finished 2,400-row batch: stream the
+// manifest, see every row final, write the reports. Issue 7 wants it under
+// 3 seconds.
+func BenchmarkResumeFinished(b *testing.B) {
+	manifest, out := finishedJournal(b, finishedRows)
+	o := Options{Manifest: manifest, Out: out, Plaintext: true, Workers: 2,
+		Logger: slog.New(slog.DiscardHandler),
+		Engine: func(context.Context) (Engine, error) { return nil, errNoEngine }}
+	for b.Loop() {
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Complete {
+			b.Fatal("a finished batch reported incomplete")
+		}
+	}
+}
+
+// BenchmarkRun runs a batch of 40 documents (the sample's good documents
+// under distinct source_ids, rendered at 100 DPI to keep the engines'
+// share small) with two real engines, into a fresh output folder each
+// time. Its CPU profile is the parent's: admission, journal, handoff,
+// artifacts, report.
+func BenchmarkRun(b *testing.B) {
+	const docs = 40
+	root := benchRepoRoot(b)
+	sample := filepath.Join(root, "testdata", "sample")
+	var m strings.Builder
+	m.WriteString("source_id,participant_id,referral_date,consent,path\n")
+	for i := range docs {
+		fmt.Fprintf(&m, "B-%04d,P-%06d,2024-01-01,yes,docs/R-%04d.pdf\n", i, i, i%4+1)
+	}
+	dir := b.TempDir()
+	manifest := filepath.Join(dir, "manifest.csv")
+	if err := os.WriteFile(manifest, []byte(m.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	o := Options{Manifest: manifest, Root: sample, Workers: 2, DPI: 100, PageTimeout: time.Minute,
+		Plaintext: true, NoIDCheck: true, Logger: slog.New(slog.DiscardHandler)}
+	o.Engine = engine(o.withDefaults(), "")
+	pages, n := 0, 0
+	for b.Loop() {
+		o.Out = filepath.Join(dir, fmt.Sprintf("out-%d", n))
+		n++
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Complete {
+			b.Fatal("incomplete")
+		}
+		pages = res.Report.Summary.Pages
+	}
+	b.ReportMetric(float64(pages), "pages/op")
+}
+
+func benchRepoRoot(b *testing.B) string {
+	b.Helper()
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			b.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}

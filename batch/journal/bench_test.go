@@ -1,0 +1,96 @@
+package journal
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The journal's hot paths, on the real SQLite file (WAL, synchronous FULL):
+// what each document costs the journal beside its OCR. Run with
+//
+//	go test -run '^$' -bench . ./batch/journal
+
+func benchJournal(b *testing.B) *Journal {
+	b.Helper()
+	j, err := Open(filepath.Join(b.TempDir(), "journal.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { j.Close() })
+	return j
+}
+
+func benchAdmission(line int) Admission {
+	source := fmt.Sprintf("R-%07d", line)
+	return Admission{Manifest: "/archive/m.csv", Line: line, SourceID: source,
+		SHA256: fmt.Sprintf("%064x", line), Path: "/archive/" + source + ".pdf", Size: 120 << 10, Pages: 2}
+}
+
+// BenchmarkAdmit records one admitted row and its new document.
+func BenchmarkAdmit(b *testing.B) {
+	j := benchJournal(b)
+	line := 2
+	for b.Loop() {
+		if _, err := j.Admit(benchAdmission(line)); err != nil {
+			b.Fatal(err)
+		}
+		line++
+	}
+}
+
+// BenchmarkRow reads a recorded row's status: what a resumed run does for
+// each row already final.
+func BenchmarkRow(b *testing.B) {
+	j := benchJournal(b)
+	const rows = 2400
+	for line := 2; line < rows+2; line++ {
+		if _, err := j.Admit(benchAdmission(line)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	line := 0
+	for b.Loop() {
+		if _, ok, err := j.Row("/archive/m.csv", line%rows+2); err != nil || !ok {
+			b.Fatalf("row: %v, found %v", err, ok)
+		}
+		line++
+	}
+}
+
+// BenchmarkClaimCommit is a document's journal work from claim to verdict:
+// Claim, one PageDone per page, Finish. The documents are admitted outside
+// the timer.
+func BenchmarkClaimCommit(b *testing.B) {
+	for _, pages := range []int{1, 2, 10} {
+		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {
+			j := benchJournal(b)
+			owner := NewOwner()
+			p := Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
+			line := 2
+			for b.Loop() {
+				b.StopTimer()
+				st, err := j.Admit(benchAdmission(line))
+				if err != nil {
+					b.Fatal(err)
+				}
+				line++
+				b.StartTimer()
+				l, err := j.Claim(st.DocID, owner, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range pages {
+					m := PageMetric{Page: i, DPI: 300, Render: 90 * time.Millisecond, OCR: 500 * time.Millisecond, Words: 180, MeanConfidence: 91}
+					if err := j.PageDone(l, m, time.Minute); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := j.Finish(l, Result{State: Done, MeanConfidence: 91, Band: "high", Artifact: "artifacts/x.json", ArtifactSHA256: "00"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
