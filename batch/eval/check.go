@@ -37,9 +37,19 @@ func (r *Result) Check(t Thresholds) []Regression {
 	if t.OutcomeMismatchesMax != nil {
 		maxMismatch = *t.OutcomeMismatchesMax
 	}
-	if n := r.Outcomes.Mismatched; n > maxMismatch {
+	known := map[string]bool{}
+	for _, id := range t.KnownMismatches {
+		known[id] = true
+	}
+	var unexpected []RowOutcome
+	for _, m := range r.Outcomes.Mismatches() {
+		if !known[m.SourceID] {
+			unexpected = append(unexpected, m)
+		}
+	}
+	if n := len(unexpected); n > maxMismatch {
 		var rows []string
-		for _, m := range r.Outcomes.Mismatches() {
+		for _, m := range unexpected {
 			if len(rows) == shownMismatches {
 				rows = append(rows, fmt.Sprintf("and %d more", n-shownMismatches))
 				break

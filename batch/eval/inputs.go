@@ -209,12 +209,17 @@ func LoadTruth(dir string) (map[string]*Truth, error) {
 // Rates are fractions (0.04 is 4%). An unknown key is an error, so that a
 // misspelt gate cannot silently gate nothing.
 type Thresholds struct {
-	OutcomeMismatchesMax *int     `json:"outcome_mismatches_max,omitempty"`
-	MeanCERMax           *float64 `json:"mean_cer_max,omitempty"`
-	P95CERMax            *float64 `json:"p95_cer_max,omitempty"`
-	MeanWERMax           *float64 `json:"mean_wer_max,omitempty"`
-	IDRecallMin          *float64 `json:"id_recall_min,omitempty"`
-	DateRecallMin        *float64 `json:"date_recall_min,omitempty"`
+	OutcomeMismatchesMax *int `json:"outcome_mismatches_max,omitempty"`
+	// KnownMismatches names rows (by source_id) whose outcome is known to
+	// differ from expected.csv: their mismatches are reported but not
+	// counted. Naming them, rather than raising the count, keeps the gate
+	// exact: a known row fixed while another breaks still fails.
+	KnownMismatches []string `json:"known_mismatches,omitempty"`
+	MeanCERMax      *float64 `json:"mean_cer_max,omitempty"`
+	P95CERMax       *float64 `json:"p95_cer_max,omitempty"`
+	MeanWERMax      *float64 `json:"mean_wer_max,omitempty"`
+	IDRecallMin     *float64 `json:"id_recall_min,omitempty"`
+	DateRecallMin   *float64 `json:"date_recall_min,omitempty"`
 	// BandMeanCERMax caps the mean CER of the documents in a confidence
 	// band: a high band whose text is poor means the confidence lies.
 	BandMeanCERMax map[string]float64 `json:"band_mean_cer_max,omitempty"`

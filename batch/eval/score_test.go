@@ -289,6 +289,8 @@ func TestCheck(t *testing.T) {
 				"mean CER of the low confidence band 0.020 > threshold 0.001"}},
 		{"text gated without truth", &Result{Outcomes: res.Outcomes}, Thresholds{OutcomeMismatchesMax: i(1), MeanCERMax: f(0.04)},
 			[]string{"text figures not measured (no --truth given)"}},
+		{"a known mismatch is not counted", res, Thresholds{KnownMismatches: []string{"R-3"}}, nil},
+		{"a known mismatch does not cover another row", res, Thresholds{KnownMismatches: []string{"R-1"}}, []string{"outcome mismatches 1 > threshold 0: line 4 R-3 rejected/malformed_pdf, expected done"}},
 		{"more digits when three look equal", res, Thresholds{OutcomeMismatchesMax: i(1), MeanCERMax: f(0.2549)}, []string{"mean CER 0.2550 > threshold 0.2549"}},
 	}
 	for _, tc := range tests {
