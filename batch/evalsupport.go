@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"filippo.io/age"
 
@@ -46,20 +45,9 @@ func ReadArtifacts(out string, ids []age.Identity, fn func(path string, a *Artif
 		return err
 	}
 	for _, d := range docs {
-		name := strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")
-		sum, err := st.Hash(name)
+		a, err := openArtifact(st, d, ids)
 		if err != nil {
-			return fmt.Errorf("artifact of %s: %w", d.SourceID, err)
-		}
-		if sum != d.ArtifactSHA256 {
-			return fmt.Errorf("artifact %s was altered: sha256 %s, journal %s", d.Artifact, sum, d.ArtifactSHA256)
-		}
-		a, err := readArtifact(st, name, ids)
-		if err != nil {
-			return fmt.Errorf("artifact %s: %w", d.Artifact, err)
-		}
-		if ContentHash(a.Pages) != a.ContentSHA256 {
-			return fmt.Errorf("artifact %s: its text does not match its content hash", d.Artifact)
+			return err
 		}
 		if err := fn(d.Artifact, a); err != nil {
 			return err

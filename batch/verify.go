@@ -2,8 +2,6 @@ package batch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
 )
@@ -146,7 +145,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		}
 		if o.Sources {
 			res.Sources++
-			sum, err := hashFile(d.Path)
+			sum, _, err := admit.HashFile(d.Path)
 			switch {
 			case errors.Is(err, os.ErrNotExist):
 				add(FindingSourceMissing, d.Path, d.SourceID, "")
@@ -238,19 +237,6 @@ func looksLikeSQLite(path string) bool {
 	return string(head) == "SQLite format 3\x00"
 }
 
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // ErrNotFound: no document with that source_id in the journal.
 var ErrNotFound = errors.New("no such document")
 
@@ -262,17 +248,11 @@ func Show(out, sourceID string, ids []age.Identity) (*Artifact, error) {
 		return nil, err
 	}
 	defer j.Close()
-	var doc *journal.Doc
-	err = j.Documents(func(d journal.Doc) error {
-		if d.SourceID == sourceID {
-			doc = &d
-		}
-		return nil
-	})
+	doc, ok, err := j.DocumentBySource(sourceID)
 	if err != nil {
 		return nil, err
 	}
-	if doc == nil {
+	if !ok {
 		return nil, fmt.Errorf("%s: %w", sourceID, ErrNotFound)
 	}
 	if doc.Artifact == "" {
@@ -282,18 +262,27 @@ func Show(out, sourceID string, ids []age.Identity) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := strings.TrimPrefix(doc.Artifact, ArtifactsDir+"/")
-	if sum, err := st.Hash(name); err != nil {
-		return nil, err
-	} else if sum != doc.ArtifactSHA256 {
-		return nil, fmt.Errorf("artifact %s was altered: sha256 %s, journal %s", doc.Artifact, sum, doc.ArtifactSHA256)
+	return openArtifact(st, doc, ids)
+}
+
+// openArtifact reads a document's artifact for a reader (show, eval): its
+// bytes must hash to what the journal recorded and its text to its content
+// hash, since altered text must not be shown or scored as if it were read.
+func openArtifact(st *store.Store, d journal.Doc, ids []age.Identity) (*Artifact, error) {
+	name := strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")
+	sum, err := st.Hash(name)
+	if err != nil {
+		return nil, fmt.Errorf("artifact of %s: %w", d.SourceID, err)
+	}
+	if sum != d.ArtifactSHA256 {
+		return nil, fmt.Errorf("artifact %s was altered: sha256 %s, journal %s", d.Artifact, sum, d.ArtifactSHA256)
 	}
 	a, err := readArtifact(st, name, ids)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("artifact %s: %w", d.Artifact, err)
 	}
 	if ContentHash(a.Pages) != a.ContentSHA256 {
-		return nil, fmt.Errorf("artifact %s: its text does not match its content hash", doc.Artifact)
+		return nil, fmt.Errorf("artifact %s: its text does not match its content hash", d.Artifact)
 	}
 	return a, nil
 }

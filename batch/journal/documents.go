@@ -59,6 +59,19 @@ func (j *Journal) Document(id int64) (Doc, error) {
 	return d, nil
 }
 
+// DocumentBySource returns the document with the given source_id; ok is
+// false when there is none.
+func (j *Journal) DocumentBySource(sourceID string) (d Doc, ok bool, err error) {
+	d, err = scanDoc(j.db.QueryRow(`SELECT `+docColumns+` FROM documents WHERE source_id=?`, sourceID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, false, nil
+	}
+	if err != nil {
+		return d, false, fmt.Errorf("journal: document %s: %w", sourceID, err)
+	}
+	return d, true, nil
+}
+
 // Documents calls fn for every document in manifest order.
 func (j *Journal) Documents(fn func(Doc) error) error {
 	return j.documents(`SELECT `+docColumns+` FROM documents ORDER BY manifest_line`, fn)
