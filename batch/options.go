@@ -69,12 +69,13 @@ type Options struct {
 	SLO              time.Duration // admission to done; for the report's within_slo share
 
 	// ForceOCR recognises every page even when it has a text layer;
-	// NoOrientation and NoDeskew switch those page steps off (they are on
-	// by default). The engine factory applies them; they are here to be
-	// recorded in the policy and the settings.
+	// NoOrientation, NoDeskew and NoDespeckle switch those page steps off
+	// (they are on by default). The engine factory applies them; they are
+	// here to be recorded in the policy and the settings.
 	ForceOCR      bool
 	NoOrientation bool
 	NoDeskew      bool
+	NoDespeckle   bool
 
 	// NoIDCheck skips the participant ID check, for corpora that carry no
 	// participant IDs (a test corpus); it is recorded in the settings.
@@ -193,6 +194,7 @@ func (o Options) policySettings() map[string]any {
 		"force_ocr":       o.ForceOCR,
 		"orientation":     !o.NoOrientation,
 		"deskew":          !o.NoDeskew,
+		"despeckle":       !o.NoDespeckle,
 	}
 }
 
@@ -231,6 +233,7 @@ func (o Options) Settings() map[string]string {
 	s["force_ocr"] = fmt.Sprint(o.ForceOCR)
 	s["orientation"] = fmt.Sprint(!o.NoOrientation)
 	s["deskew"] = fmt.Sprint(!o.NoDeskew)
+	s["despeckle"] = fmt.Sprint(!o.NoDespeckle)
 	return s
 }
 

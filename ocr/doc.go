@@ -71,7 +71,9 @@
 // recorded in the [PageResult], and normally one recognition pass, from
 // which both the words (with confidences and boxes) and the text are
 // built. Tesseract is always told the DPI the image is at
-// (user_defined_dpi), which turning and deskewing do not change.
+// (user_defined_dpi), which turning and deskewing do not change, and reads
+// the page as one column of text of varying sizes (page segmentation mode
+// 4), which keeps a table's rows in reading order.
 //
 // # Page steps
 //
@@ -91,6 +93,13 @@
 //     further nor recognised, its text is empty and Blank is set.
 //     Tesseract would read its specks as junk words. The count costs
 //     about 4 ms and runs only on pages with little ink.
+//   - Despeckle: marks of ink no more than 4 pixels across at 300 dpi
+//     (scaled to the render's DPI; Leptonica's connected components of a
+//     binarised copy) are a photocopy's speckle, not print, and are
+//     painted over with the paper's gray. Tesseract reads specks as stray
+//     punctuation, and dense speckle wrecks its layout analysis. It runs
+//     on every page that is not blank, before deskewing, and costs one
+//     connected-component pass. WorkerConfig.NoDespeckle turns it off.
 //   - Deskew: Leptonica measures the skew of the lines within ±15 degrees
 //     (pixFindSkewSweepAndSearchScore). A sure measurement of 1 degree or
 //     more is corrected by rotating the gray page on a canvas large

@@ -99,3 +99,15 @@ func countGlyphs(img *grayImage, thresh, minH, maxH int) int {
 	return int(C.ocr_glyphs((*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h),
 		C.l_int32(thresh), C.l_int32(minH), C.l_int32(maxH)))
 }
+
+// despeckle paints paper over every connected component of img's pixels
+// darker than thresh whose bounding box is at most maxW by maxH pixels,
+// in place, and returns how many pixels it painted (-1 when Leptonica
+// fails, leaving img as it was).
+func despeckle(img *grayImage, thresh, maxW, maxH int, paper uint8) int {
+	if img.w < 1 || img.h < 1 {
+		return 0
+	}
+	return int(C.ocr_despeckle((*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h),
+		C.l_int32(thresh), C.l_int32(maxW), C.l_int32(maxH), C.l_uint8(paper)))
+}

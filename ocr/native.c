@@ -137,3 +137,32 @@ l_int32 ocr_glyphs(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
 	boxaDestroy(&boxa);
 	return count;
 }
+
+// ocr_despeckle paints the paper value over every 8-connected component of
+// the pixels darker than thresh whose bounding box is at most maxw wide and
+// maxh high, in place. It returns how many pixels it painted, -1 on an
+// allocation failure.
+l_int32 ocr_despeckle(l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
+		l_int32 maxw, l_int32 maxh, l_uint8 paper) {
+	PIX *pix = ocr_binary_pix(px, w, h, thresh);
+	if (pix == NULL) return -1;
+	l_int32 changed = 0;
+	PIX *small = pixSelectBySize(pix, maxw, maxh, 8, L_SELECT_IF_BOTH, L_SELECT_IF_LTE, &changed);
+	pixDestroy(&pix);
+	if (small == NULL) return -1;
+	l_uint32 *data = pixGetData(small);
+	l_int32 wpl = pixGetWpl(small);
+	l_int32 painted = 0;
+	for (l_int32 y = 0; y < h; y++) {
+		l_uint32 *line = data + y * wpl;
+		l_uint8 *row = px + (size_t)y * w;
+		for (l_int32 x = 0; x < w; x++) {
+			if (GET_DATA_BIT(line, x)) {
+				row[x] = paper;
+				painted++;
+			}
+		}
+	}
+	pixDestroy(&small);
+	return painted;
+}

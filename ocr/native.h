@@ -16,3 +16,5 @@ int ocr_orient_detect(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh, i
 		l_float32 *upconf, l_float32 *leftconf);
 l_int32 ocr_glyphs(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
 		l_int32 minh, l_int32 maxh);
+l_int32 ocr_despeckle(l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
+		l_int32 maxw, l_int32 maxh, l_uint8 paper);

@@ -17,6 +17,19 @@ const (
 	// well but about 1.7 times slower, so this is a saving as much as a fix.
 	invertDarkShare = 0.6
 
+	// speckPixels: marks of ink no larger than this many pixels either
+	// way at 300 dpi (scaled to the render's DPI) are specks, not print,
+	// and are painted over with the paper before recognition. A
+	// photocopy's speckle is one or two scanner pixels, 2 to 4 at 300
+	// dpi; the smallest print, a period or the dot of an i in 10 pt type,
+	// is 5 or more. Tesseract reads specks as stray punctuation, and
+	// dense speckle wrecks its layout analysis: on the evaluation
+	// corpus's nine speckled pages the CER fell from 14% to 4.4% with it
+	// (boxes up to 3: 5.8%, 4: 4.4%, 6: 4.7%, and at 6 the clean pages
+	// began to lose print: 1.4% to 2.0% on the bitonal ones). It costs
+	// one connected-component pass over a binarised copy of the page.
+	speckPixels = 4
+
 	// maxSkewDegrees is how far either way the skew search sweeps.
 	// Leptonica scores an angle within a sweep step of the range's end
 	// as unsure, so the sweep goes 2 degrees past the 15 degrees promised.
@@ -107,6 +120,12 @@ func (e *engine) prepare(g *grayImage, hist [256]int, dpi int) (*prepared, error
 	}
 	if p.blank = isBlank(p, hist); p.blank {
 		return p, nil
+	}
+	if !e.cfg.NoDespeckle {
+		// Before deskewing, whose resampling would smear each speck into
+		// a grey blot the size test no longer sees as one.
+		size := max(1, (speckPixels*p.dpi+150)/300)
+		despeckle(p.img, p.thresh, size, size, p.paper)
 	}
 	if err := e.deskew(p); err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ type childConfig struct {
 	ForceOCR      bool
 	NoOrientation bool
 	NoDeskew      bool
+	NoDespeckle   bool
 }
 
 // hello is the child's answer to childConfig: Tesseract is initialised

@@ -157,9 +157,19 @@ func newEngine(cfg childConfig, flt *faults) (*engine, error) {
 		tess.Close()
 		return nil, fmt.Errorf("setting Tesseract language %q: %w", cfg.Lang, err)
 	}
-	// PSM_AUTO is Tesseract's default today; saying so keeps a future
-	// default from changing results silently.
-	_ = tess.SetPageSegMode(gosseract.PSM_AUTO)
+	// Page segmentation: one column of text of varying sizes (PSM 4).
+	// Referral pages are a letterhead, labelled fields, paragraphs and
+	// small tables; automatic layout (PSM 3) splits the tables into
+	// columns read one after another, and a single uniform block (PSM 6,
+	// what the API falls back to) merges the letterhead and speckle into
+	// the lines. On the evaluation corpus: PSM 6 5.7% CER, PSM 3 3.8%,
+	// PSM 4 3.6% (2.4% with despeckling). It is set as a variable because
+	// gosseract applies variables after initialising Tesseract, which
+	// resets a mode set before it (SetPageSegMode).
+	if err := tess.SetVariable("tessedit_pageseg_mode", strconv.Itoa(int(gosseract.PSM_SINGLE_COLUMN))); err != nil {
+		tess.Close()
+		return nil, fmt.Errorf("setting Tesseract page segmentation: %w", err)
+	}
 	// Tesseract's warnings would only push death evidence out of the
 	// parent's stderr buffer.
 	_ = tess.DisableOutput()

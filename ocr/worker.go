@@ -64,6 +64,9 @@ type WorkerConfig struct {
 	// slightly skewed ones. Both steps are on by default (the zero value).
 	NoOrientation bool
 	NoDeskew      bool
+	// NoDespeckle keeps the specks (marks a few pixels across) that are
+	// otherwise painted over before recognition.
+	NoDespeckle bool
 	// StartTimeout bounds StartWorker; 0 means 30 s.
 	StartTimeout time.Duration
 	// OpenTimeout bounds Open; 0 means only the context does. An Open that
@@ -174,7 +177,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 			return w.enc.Encode(childConfig{
 				Lang: cfg.Lang, MemoryLimit: cfg.MemoryLimit,
 				DPI: cfg.DPI, MinDPI: cfg.MinDPI, MaxPagePixels: cfg.MaxPagePixels,
-				ForceOCR: cfg.ForceOCR, NoOrientation: cfg.NoOrientation, NoDeskew: cfg.NoDeskew,
+				ForceOCR: cfg.ForceOCR, NoOrientation: cfg.NoOrientation, NoDeskew: cfg.NoDeskew, NoDespeckle: cfg.NoDespeckle,
 			})
 		},
 		func() error { return w.dec.Decode(&h) })

@@ -60,6 +60,7 @@ run the same command again to resume.`,
 			&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &o.batch.ForceOCR},
 			&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &o.batch.NoOrientation},
 			&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &o.batch.NoDeskew},
+			&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &o.batch.NoDespeckle},
 			&cli.BoolFlag{Name: "no-id-check", Usage: "skip the participant ID check (for corpora without participant IDs); recorded in the report's settings", Destination: &o.batch.NoIDCheck},
 			&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "age public key to encrypt artifacts to (repeatable)"},
 			&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line", Destination: &o.recipientsFile},
@@ -130,6 +131,7 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 			ForceOCR:      o.batch.ForceOCR,
 			NoOrientation: o.batch.NoOrientation,
 			NoDeskew:      o.batch.NoDeskew,
+			NoDespeckle:   o.batch.NoDespeckle,
 		})
 	}
 

@@ -306,8 +306,8 @@ func (b *bench) runDefault(ctx context.Context) error {
 // off, in the two spellings urfave/cli gives: --no-X, or a boolean --X
 // whose default is true.
 var (
-	fastNoFlag   = regexp.MustCompile(`--(no-[a-z-]*(?:orient|deskew|rotat)[a-z-]*)\b`)
-	fastBoolFlag = regexp.MustCompile(`--([a-z-]*(?:orient|deskew|rotat)[a-z-]*)\b[^\n]*\(default: true\)`)
+	fastNoFlag   = regexp.MustCompile(`--(no-[a-z-]*(?:orient|deskew|despeckl|rotat)[a-z-]*)\b`)
+	fastBoolFlag = regexp.MustCompile(`--([a-z-]*(?:orient|deskew|despeckl|rotat)[a-z-]*)\b[^\n]*\(default: true\)`)
 )
 
 // fastFlags returns the flags that switch orientation and deskew off,
