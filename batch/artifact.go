@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -149,27 +151,59 @@ func safeName(id string) string {
 // (the process died between the rename and the journal write). Files that
 // belong to a document another live process is working on, and files refbatch
 // did not name, are left alone: verify reports the latter.
+//
+// A resumed batch may hold tens of thousands of artifacts, nearly all of
+// them referenced: the sweep keeps 8 bytes per document (a hash of the
+// artifact it references) and the few unreferenced names, never every name.
+// A hash collision can only spare a file, never remove one: a file whose
+// hash is among the references is kept, and any other is removed only once
+// a second read of the journal, by name, finds its document and no
+// reference to it.
 func sweepOrphans(j *journal.Journal, st *store.Store, owner journal.Owner) (int, error) {
-	names, err := st.List()
+	seed := maphash.MakeSeed()
+	var referenced []uint64
+	err := j.StreamDocuments(func(d journal.Doc) error {
+		if d.Artifact != "" {
+			referenced = append(referenced, maphash.String(seed, strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")))
+		}
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	if len(names) == 0 {
-		return 0, nil
-	}
-	present := map[string]bool{}
-	for _, n := range names {
-		present[n] = true
-	}
-	referenced := map[string]bool{}
-	keys := map[string]bool{} // documents whose stray attempts may go
-	now := time.Now()
-	err = j.Documents(func(d journal.Doc) error {
-		if d.Artifact != "" {
-			referenced[strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")] = true
+	slices.Sort(referenced)
+	// Candidates: names refbatch could have given an attempt's artifact
+	// that no document references, by document key.
+	candidates := map[string][]string{}
+	err = st.Walk(func(n string) error {
+		if strings.HasPrefix(n, store.TempPrefix) {
+			return nil
 		}
+		if _, ok := slices.BinarySearch(referenced, maphash.String(seed, n)); ok {
+			return nil
+		}
+		if i := strings.LastIndex(n, "_a"); i >= 0 {
+			candidates[n[:i+2]] = append(candidates[n[:i+2]], n)
+		}
+		return nil
+	})
+	if err != nil || len(candidates) == 0 {
+		return 0, err
+	}
+	// Their documents, if any, read after the folder as the journal stands
+	// now: whether their stray attempts may go, and whether a candidate
+	// was committed meanwhile by a process working beside this one.
+	mayGo := map[string]bool{}
+	committed := map[string]bool{}
+	now := time.Now()
+	err = j.StreamDocuments(func(d journal.Doc) error {
+		k := artifactKey(d.SourceID, d.SHA256)
+		if candidates[k] == nil {
+			return nil
+		}
+		committed[strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")] = true
 		if !d.LeasedByOther(owner, now) {
-			keys[artifactKey(d.SourceID, d.SHA256)] = true
+			mayGo[k] = true
 		}
 		return nil
 	})
@@ -177,18 +211,19 @@ func sweepOrphans(j *journal.Journal, st *store.Store, owner journal.Owner) (int
 		return 0, err
 	}
 	removed := 0
-	for _, n := range names {
-		if referenced[n] || strings.HasPrefix(n, store.TempPrefix) {
+	for k, names := range candidates {
+		if !mayGo[k] {
 			continue
 		}
-		i := strings.LastIndex(n, "_a")
-		if i < 0 || !keys[n[:i+2]] {
-			continue
+		for _, n := range names {
+			if committed[n] {
+				continue
+			}
+			if err := st.Remove(n); err != nil {
+				return removed, err
+			}
+			removed++
 		}
-		if err := st.Remove(n); err != nil {
-			return removed, err
-		}
-		removed++
 	}
 	return removed, nil
 }

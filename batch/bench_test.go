@@ -100,8 +100,8 @@ func BenchmarkBuildReport(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(rep.Rows) != finishedRows {
-			b.Fatalf("%d rows, want %d", len(rep.Rows), finishedRows)
+		if rep.Summary.Rows != finishedRows {
+			b.Fatalf("%d rows, want %d", rep.Summary.Rows, finishedRows)
 		}
 	}
 }

@@ -32,10 +32,14 @@ type ReportInfo struct {
 	Now time.Time
 }
 
-// BuildReport reads every row, the runs and the batch's timings from the
-// journal. Complete is false while any row is not final or a manifest has
-// rows the journal has not seen; InProgress is set while a run is going.
-// The batch's times span every run that worked on the journal.
+// BuildReport reads the runs and the batch's timings from the journal,
+// and counts its rows. The report it returns does not hold the rows: its
+// RowSource reads them from the journal file again whenever a writer asks,
+// one at a time, so that neither building nor writing the report of a
+// large batch holds them all. Complete is false while any row is not final
+// or a manifest has rows the journal has not seen; InProgress is set while
+// a run is going. The batch's times span every run that worked on the
+// journal.
 func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	now := info.Now
 	if now.IsZero() {
@@ -46,50 +50,32 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		return nil, err
 	}
 	var paths []string
+	recorded := map[string]int{}
 	for _, m := range manifests {
 		if info.Manifest == "" || m.Manifest == info.Manifest {
 			paths = append(paths, m.Manifest)
+			recorded[m.Manifest] = m.Rows
 		}
 	}
 	if len(paths) == 0 && info.Manifest != "" {
 		paths = []string{info.Manifest}
 	}
-	many := len(paths) > 1
-	var rows []report.Row
+	rows := journalRows(j.Path(), info.Manifest, len(paths) > 1)
+	var sum report.Summarizer
 	complete := true
+	err = rows(func(r report.Row) error {
+		sum.Add(r)
+		complete = complete && journal.State(r.State).Final()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	for _, path := range paths {
-		n := 0
-		err := j.ReportRows(path, func(r journal.ReportRow) error {
-			n++
-			if !r.State.Final() {
-				complete = false
-			}
-			row := report.Row{
-				ManifestLine:   r.Line,
-				SourceID:       r.SourceID,
-				State:          string(r.State),
-				Reason:         r.Reason,
-				SHA256:         r.SHA256,
-				Pages:          r.Pages,
-				MeanConfidence: round1(r.MeanConfidence),
-				Band:           r.Band,
-				Attempts:       r.Attempts,
-				Artifact:       r.Artifact,
-				TraceID:        r.TraceID,
-			}
-			if many {
-				row.Manifest = path
-			}
-			rows = append(rows, row)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
 		// Rows the journal has not seen yet (an interrupted first pass)
 		// are work left; a manifest that cannot be read any more is not
 		// counted against the batch.
-		if total := countManifestRows(path); total > n {
+		if total := countManifestRows(path); total > recorded[path] {
 			complete = false
 		}
 	}
@@ -131,10 +117,10 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		InProgress:    h.live,
 		Run:           run,
 		Runs:          h.runs,
-		Rows:          rows,
 		Timeline:      h.timeline,
+		RowSource:     rows,
 	}
-	s := report.Summarize(rows)
+	s := sum.Summary()
 	s.Documents = h.documents
 	s.OCRPageSeconds = roundQ(report.NewQuantiles(t.PageOCR))
 	s.OCRPageHistogram = report.NewLogHistogram(t.PageOCR)
@@ -160,6 +146,40 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	}
 	rep.Summary = s
 	return rep, nil
+}
+
+// journalRows is a RowSource over the rows of manifest (of every manifest
+// when empty) in the journal at path, naming each row's manifest when many.
+// Each call opens the journal read-only for the time it reads, so the
+// source holds nothing between calls and outlives the Journal a report was
+// built from: a Result's report can still be written after Run closed it.
+func journalRows(path, manifest string, many bool) report.RowSource {
+	return func(fn func(report.Row) error) error {
+		j, err := journal.OpenReadOnly(path)
+		if err != nil {
+			return err
+		}
+		defer j.Close()
+		return j.ReportRows(manifest, func(r journal.ReportRow) error {
+			row := report.Row{
+				ManifestLine:   r.Line,
+				SourceID:       r.SourceID,
+				State:          string(r.State),
+				Reason:         r.Reason,
+				SHA256:         r.SHA256,
+				Pages:          r.Pages,
+				MeanConfidence: round1(r.MeanConfidence),
+				Band:           r.Band,
+				Attempts:       r.Attempts,
+				Artifact:       r.Artifact,
+				TraceID:        r.TraceID,
+			}
+			if many {
+				row.Manifest = r.Manifest
+			}
+			return fn(row)
+		})
+	}
 }
 
 // latestVersions returns the engine versions the latest run recorded, nil

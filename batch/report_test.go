@@ -154,10 +154,14 @@ func TestReportOfFixedJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Trace IDs are random by design; give them stable stand-ins.
-	for i, r := range rep.Rows {
-		if r.TraceID != "" {
-			rep.Rows[i].TraceID = fmt.Sprintf("trace-line-%d", r.ManifestLine)
-		}
+	rows := rep.RowSource
+	rep.RowSource = func(fn func(report.Row) error) error {
+		return rows(func(r report.Row) error {
+			if r.TraceID != "" {
+				r.TraceID = fmt.Sprintf("trace-line-%d", r.ManifestLine)
+			}
+			return fn(r)
+		})
 	}
 	var js, txt bytes.Buffer
 	if err := rep.WriteJSON(&js); err != nil {

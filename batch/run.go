@@ -44,6 +44,8 @@ var ErrEnginesBroken = errors.New("the OCR engines keep failing")
 
 // Result is what a Run did.
 type Result struct {
+	// Report is the report Run wrote. It does not hold the rows: its
+	// RowSource reads them from the journal in Out.
 	Report   *report.Report
 	Out      string
 	Complete bool

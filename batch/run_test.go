@@ -146,9 +146,24 @@ func testOptions(t *testing.T, manifest, out, faults string) Options {
 	return o
 }
 
-func rowsBySource(rep *report.Report) map[string]report.Row {
+// reportRows reads every row of a report, which Run's reports stream from
+// the journal rather than hold.
+func reportRows(t *testing.T, rep *report.Report) []report.Row {
+	t.Helper()
+	if rep.RowSource == nil {
+		return rep.Rows
+	}
+	var rows []report.Row
+	if err := rep.RowSource(func(r report.Row) error { rows = append(rows, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func rowsBySource(t *testing.T, rep *report.Report) map[string]report.Row {
+	t.Helper()
 	m := map[string]report.Row{}
-	for _, r := range rep.Rows {
+	for _, r := range reportRows(t, rep) {
 		if _, ok := m[r.SourceID]; !ok {
 			m[r.SourceID] = r
 		}
@@ -217,7 +232,7 @@ func TestFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			byID := rowsBySource(res.Report)
+			byID := rowsBySource(t, res.Report)
 			if v := byID["V"]; v.State != tc.state || v.Reason != tc.reason {
 				t.Errorf("victim %s/%s, want %s/%s", v.State, v.Reason, tc.state, tc.reason)
 			}
@@ -264,7 +279,7 @@ func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := res.Report.Rows[1].State; got != "duplicate" {
+	if got := reportRows(t, res.Report)[1].State; got != "duplicate" {
 		t.Errorf("same source and bytes in one manifest: %s, want duplicate", got)
 	}
 	// A second manifest into the same output folder.
@@ -275,7 +290,7 @@ func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
 	}
 	want := [][2]string{{"duplicate", ""}, {"rejected", "conflict"}}
 	for i, w := range want {
-		if r := res.Report.Rows[i]; r.State != w[0] || r.Reason != w[1] {
+		if r := reportRows(t, res.Report)[i]; r.State != w[0] || r.Reason != w[1] {
 			t.Errorf("second manifest row %d: %s/%s, want %s/%s", i, r.State, r.Reason, w[0], w[1])
 		}
 	}
@@ -339,7 +354,7 @@ func TestInterruptReleasesUncounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range res.Report.Rows {
+	for _, r := range reportRows(t, res.Report) {
 		if r.State != "done" || r.Attempts != 1 {
 			t.Errorf("%s: %s after %d counted attempts, want done after 1", r.SourceID, r.State, r.Attempts)
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"time"
 
@@ -267,13 +268,13 @@ type history struct {
 const timelinePoints = 120
 
 // readHistory derives the timeline, the time breakdown, the queue ages and
-// the runs' totals from the journal.
+// the runs' totals from the journal. It reads the documents and their
+// attempts twice, one document at a time: first for who held them until
+// when (the runs' ends and the timeline's span depend on it), then for the
+// rest. What it keeps grows with the batch only by a number or two per
+// document for the quantiles.
 func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history, error) {
 	var h history
-	docs, atts, err := j.History(now)
-	if err != nil {
-		return h, err
-	}
 	runs, err := j.Runs()
 	if err != nil {
 		return h, err
@@ -282,7 +283,6 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 	if err != nil {
 		return h, err
 	}
-	h.documents = len(docs)
 
 	// An attempt holds its document from its claim to its end; one that
 	// never ended holds it until now when it is live, else (its process
@@ -298,12 +298,28 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 	}
 	ownerEnd := map[string]time.Time{}
 	ownerLive := map[string]bool{}
-	for _, a := range atts {
-		h.live = h.live || a.Live
-		ownerLive[a.Owner] = ownerLive[a.Owner] || a.Live
-		if e := end(a); e.After(ownerEnd[a.Owner]) {
-			ownerEnd[a.Owner] = e
+	var firstAdmission time.Time
+	attempts, verdicts := 0, 0
+	err = j.History(now, func(d journal.DocSpan, atts []journal.AttemptSpan) error {
+		h.documents++
+		if firstAdmission.IsZero() || d.AdmittedAt.Before(firstAdmission) {
+			firstAdmission = d.AdmittedAt
 		}
+		for _, a := range atts {
+			attempts++
+			if reachedVerdict(a) {
+				verdicts++
+			}
+			h.live = h.live || a.Live
+			ownerLive[a.Owner] = ownerLive[a.Owner] || a.Live
+			if e := end(a); e.After(ownerEnd[a.Owner]) {
+				ownerEnd[a.Owner] = e
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return h, err
 	}
 
 	// Runs: wall time is the union of their spans, so that two processes
@@ -352,53 +368,56 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 	if len(spans) > 0 {
 		h.wall += cur.to.Sub(cur.from)
 	}
-
-	// Per document: admission to first claim, and the SLO share.
-	byDoc := map[int64]journal.DocSpan{}
-	within := 0
-	for _, d := range docs {
-		byDoc[d.ID] = d
-		if h.started.IsZero() || d.AdmittedAt.Before(h.started) {
-			h.started = d.AdmittedAt
-		}
-		if !d.StartedAt.IsZero() {
-			h.admissionToStart = append(h.admissionToStart, d.StartedAt.Sub(d.AdmittedAt).Seconds())
-		}
-		if d.State == journal.Done && !d.FinishedAt.IsZero() && d.FinishedAt.Sub(d.AdmittedAt) <= slo {
-			within++
-		}
-	}
-	if len(docs) > 0 {
-		h.withinSLO = round3(float64(within) / float64(len(docs)))
+	if h.documents > 0 && (h.started.IsZero() || firstAdmission.Before(h.started)) {
+		h.started = firstAdmission
 	}
 	h.lastActivity = later(h.lastActivity, latest)
 	if h.live {
 		h.lastActivity = later(h.lastActivity, now)
 	}
 
-	// Per claim: how long the document had waited, since admission for a
+	// Per document: admission to first claim, and the SLO share. Per
+	// claim: how long the document had waited, since admission for a
 	// first attempt, since the previous attempt ended for a retry (its
 	// last sign of life, for one whose process died).
-	prev := map[int64]journal.AttemptSpan{}
-	phases := newPhaseTotals()
-	for _, a := range atts {
-		d := byDoc[a.DocID]
-		ready := d.AdmittedAt
-		if p, ok := prev[a.DocID]; ok {
-			ready = p.EndedAt
-			if p.Outcome == "abandoned" || ready.IsZero() {
-				ready = p.LastSeen
+	h.admissionToStart = make([]float64, 0, h.documents)
+	h.queueAge = make([]float64, 0, attempts)
+	phases := newPhaseTotals(verdicts)
+	tl := newTimelineSampler(h.started, h.lastActivity, h.documents)
+	within := 0
+	err = j.History(now, func(d journal.DocSpan, atts []journal.AttemptSpan) error {
+		if !d.StartedAt.IsZero() {
+			h.admissionToStart = append(h.admissionToStart, d.StartedAt.Sub(d.AdmittedAt).Seconds())
+		}
+		if d.State == journal.Done && !d.FinishedAt.IsZero() && d.FinishedAt.Sub(d.AdmittedAt) <= slo {
+			within++
+		}
+		for i, a := range atts {
+			ready := d.AdmittedAt
+			if i > 0 {
+				p := atts[i-1]
+				ready = p.EndedAt
+				if p.Outcome == "abandoned" || ready.IsZero() {
+					ready = p.LastSeen
+				}
+			}
+			h.queueAge = append(h.queueAge, max(0, a.StartedAt.Sub(ready).Seconds()))
+			if reachedVerdict(a) {
+				phases.add(a)
 			}
 		}
-		h.queueAge = append(h.queueAge, max(0, a.StartedAt.Sub(ready).Seconds()))
-		prev[a.DocID] = a
-		if (a.Outcome == string(journal.Done) || a.Outcome == string(journal.Review)) && a.Pages > 0 && !a.EndedAt.IsZero() {
-			phases.add(a)
-		}
+		tl.add(d, atts, end)
+		return nil
+	})
+	if err != nil {
+		return h, err
+	}
+	if h.documents > 0 {
+		h.withinSLO = round3(float64(within) / float64(h.documents))
 	}
 	h.phases = phases.summary()
 	var derived int64
-	h.timeline, derived = sampleTimeline(docs, atts, end, h.started, h.lastActivity)
+	h.timeline, derived = tl.timeline()
 	if h.peakInflight == 0 {
 		// No run lived to record its peak (killed): the journal's spans
 		// give an upper bound, since a document waiting for byte budget
@@ -408,10 +427,23 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 	return h, nil
 }
 
+// reachedVerdict tells an attempt that read its pages and ended done or
+// review: the attempts whose time splits into phases.
+func reachedVerdict(a journal.AttemptSpan) bool {
+	return (a.Outcome == string(journal.Done) || a.Outcome == string(journal.Review)) && a.Pages > 0 && !a.EndedAt.IsZero()
+}
+
 // phaseTotals collects each phase's time per attempt.
 type phaseTotals struct{ per map[string][]float64 }
 
-func newPhaseTotals() *phaseTotals { return &phaseTotals{per: map[string][]float64{}} }
+// newPhaseTotals makes room for n attempts.
+func newPhaseTotals(n int) *phaseTotals {
+	p := &phaseTotals{per: map[string][]float64{}}
+	for _, ph := range phaseOrder {
+		p.per[ph.name] = make([]float64, 0, n)
+	}
+	return p
+}
 
 var phaseOrder = []struct{ name, clock string }{
 	{report.PhaseStart, report.ClockWall}, {report.PhasePages, report.ClockWall}, {report.PhaseHandoff, report.ClockWall},
@@ -452,64 +484,98 @@ func (p *phaseTotals) summary() []report.Phase {
 	return out
 }
 
-// sampleTimeline samples the batch at timelinePoints instants from start to
-// last: documents queued, running and finished, the oldest queued
-// document's age and the source bytes of the documents running. It returns
-// the peak of those bytes too.
-func sampleTimeline(docs []journal.DocSpan, atts []journal.AttemptSpan, end func(journal.AttemptSpan) time.Time,
-	start, last time.Time) (report.Timeline, int64) {
-	var peak int64
-	tl := report.Timeline{Points: []report.TimelinePoint{}}
-	if len(docs) == 0 || start.IsZero() {
-		return tl, peak
+// timelineSampler samples the batch at timelinePoints instants from start
+// to last, fed one document at a time: documents queued, running and
+// finished, the oldest queued document's age and the source bytes of the
+// documents running. Its memory is the samples', whatever the batch's size.
+type timelineSampler struct {
+	tl     report.Timeline
+	at     []time.Time // the instants sampled
+	points []report.TimelinePoint
+	// finishedFrom[k] counts the documents finished from sample k on,
+	// summed into the points at the end.
+	finishedFrom []int
+	oldest       []time.Time // the oldest queued admission per sample
+}
+
+// newTimelineSampler samples from start to last; with no documents or no
+// start the timeline has no points.
+func newTimelineSampler(start, last time.Time, documents int) *timelineSampler {
+	s := &timelineSampler{tl: report.Timeline{Points: []report.TimelinePoint{}}}
+	if documents == 0 || start.IsZero() {
+		return s
 	}
-	tl.Start, tl.End = start.UTC(), later(last, start).UTC()
-	span := tl.End.Sub(tl.Start)
+	s.tl.Start, s.tl.End = start.UTC(), later(last, start).UTC()
+	span := s.tl.End.Sub(s.tl.Start)
 	n := timelinePoints
 	if span <= 0 {
 		n = 1
 	}
-	index := map[int64]int{}
-	for i, d := range docs {
-		index[d.ID] = i
-	}
-	running := make([]bool, len(docs))
-	for k := 0; k < n; k++ {
-		t := tl.Start
+	s.at = make([]time.Time, n)
+	s.points = make([]report.TimelinePoint, n)
+	s.finishedFrom = make([]int, n+1)
+	s.oldest = make([]time.Time, n)
+	for k := range n {
+		t := s.tl.Start
 		if n > 1 {
-			t = tl.Start.Add(time.Duration(float64(span) * float64(k) / float64(n-1)))
+			t = s.tl.Start.Add(time.Duration(float64(span) * float64(k) / float64(n-1)))
 		}
-		clear(running)
+		s.at[k] = t
+		s.points[k].Seconds = round3(t.Sub(s.tl.Start).Seconds())
+	}
+	return s
+}
+
+// add places one document at every sample: not admitted yet, queued,
+// running (an attempt holds it: claimed, not yet ended; a live attempt
+// runs to the present) or finished.
+func (s *timelineSampler) add(d journal.DocSpan, atts []journal.AttemptSpan, end func(journal.AttemptSpan) time.Time) {
+	n := len(s.at)
+	// The samples are in time order: the document counts from its
+	// admission on, and is finished from its end on.
+	from := sort.Search(n, func(k int) bool { return !d.AdmittedAt.After(s.at[k]) })
+	done := n
+	if !d.FinishedAt.IsZero() {
+		done = max(from, sort.Search(n, func(k int) bool { return !d.FinishedAt.After(s.at[k]) }))
+	}
+	s.finishedFrom[done]++
+	for k := from; k < done; k++ {
+		t := s.at[k]
+		running := false
 		for _, a := range atts {
-			// A live attempt runs to the present: its end is still open.
 			if !a.StartedAt.After(t) && (a.Live || end(a).After(t)) {
-				running[index[a.DocID]] = true
+				running = true
+				break
 			}
 		}
-		p := report.TimelinePoint{Seconds: round3(t.Sub(tl.Start).Seconds())}
-		var oldest time.Time
-		for i, d := range docs {
-			switch {
-			case d.AdmittedAt.After(t):
-			case !d.FinishedAt.IsZero() && !d.FinishedAt.After(t):
-				p.Finished++
-			case running[i]:
-				p.Running++
-				p.InflightBytes += d.Size
-			default:
-				p.Queued++
-				if oldest.IsZero() || d.AdmittedAt.Before(oldest) {
-					oldest = d.AdmittedAt
-				}
-			}
+		p := &s.points[k]
+		if running {
+			p.Running++
+			p.InflightBytes += d.Size
+			continue
 		}
-		if !oldest.IsZero() {
-			p.OldestQueuedSeconds = round3(t.Sub(oldest).Seconds())
+		p.Queued++
+		if s.oldest[k].IsZero() || d.AdmittedAt.Before(s.oldest[k]) {
+			s.oldest[k] = d.AdmittedAt
+		}
+	}
+}
+
+// timeline returns the samples and the peak of the source bytes running.
+func (s *timelineSampler) timeline() (report.Timeline, int64) {
+	var peak int64
+	finished := 0
+	for k := range s.points {
+		finished += s.finishedFrom[k]
+		p := &s.points[k]
+		p.Finished = finished
+		if !s.oldest[k].IsZero() {
+			p.OldestQueuedSeconds = round3(s.at[k].Sub(s.oldest[k]).Seconds())
 		}
 		peak = max(peak, p.InflightBytes)
-		tl.Points = append(tl.Points, p)
 	}
-	return tl, peak
+	s.tl.Points = append(s.tl.Points, s.points...)
+	return s.tl, peak
 }
 
 // later returns the later of two times.

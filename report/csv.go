@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -23,33 +22,54 @@ var csvHeader = []string{"manifest", "manifest_line", "source_id", "state", "rea
 // empty for rows that had no OCR.
 func (r *Report) WriteCSV(w io.Writer) error {
 	n := r.normalized()
-	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
+	cw := newCSVWriter(w, n)
+	if err := n.eachRow(cw.row); err != nil {
+		return err
+	}
+	return cw.close()
+}
+
+// csvWriter writes report.csv a row at a time.
+type csvWriter struct {
+	cw       *csv.Writer
+	manifest string // for rows that do not name their own
+}
+
+// newCSVWriter starts report.csv with its header.
+func newCSVWriter(w io.Writer, n *Report) *csvWriter {
+	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
-	cw.Write(csvHeader)
-	for _, row := range n.Rows {
-		manifest := row.Manifest
-		if manifest == "" {
-			manifest = n.Run.Manifest
-		}
-		conf, attempts, pages := "", "", ""
-		if row.Band != "" {
-			conf = strconv.FormatFloat(row.MeanConfidence, 'f', -1, 64)
-		}
-		if row.Attempts > 0 {
-			attempts = strconv.Itoa(row.Attempts)
-		}
-		if row.Pages > 0 {
-			pages = strconv.Itoa(row.Pages)
-		}
-		cw.Write([]string{cell(manifest), strconv.Itoa(row.ManifestLine), cell(row.SourceID), cell(row.State), cell(row.Reason),
-			cell(row.SHA256), pages, conf, cell(row.Band), attempts, cell(row.Artifact), cell(row.TraceID)})
+	cw.Write(csvHeader) // buffered: an error shows at close
+	return &csvWriter{cw: cw, manifest: n.Run.Manifest}
+}
+
+func (c *csvWriter) row(row Row) error {
+	manifest := row.Manifest
+	if manifest == "" {
+		manifest = c.manifest
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("encoding report rows: %w", err)
+	conf, attempts, pages := "", "", ""
+	if row.Band != "" {
+		conf = strconv.FormatFloat(row.MeanConfidence, 'f', -1, 64)
 	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	if row.Attempts > 0 {
+		attempts = strconv.Itoa(row.Attempts)
+	}
+	if row.Pages > 0 {
+		pages = strconv.Itoa(row.Pages)
+	}
+	err := c.cw.Write([]string{cell(manifest), strconv.Itoa(row.ManifestLine), cell(row.SourceID), cell(row.State), cell(row.Reason),
+		cell(row.SHA256), pages, conf, cell(row.Band), attempts, cell(row.Artifact), cell(row.TraceID)})
+	if err != nil {
+		return fmt.Errorf("writing report rows: %w", err)
+	}
+	return nil
+}
+
+// close flushes what the csv.Writer still buffers.
+func (c *csvWriter) close() error {
+	c.cw.Flush()
+	if err := c.cw.Error(); err != nil {
 		return fmt.Errorf("writing report rows: %w", err)
 	}
 	return nil

@@ -34,6 +34,13 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 }).Parse(pageSource))
 
+// htmlRowCap is the most rows each listing of report.html shows: the table
+// of every row, each review reason's rows, each rejection reason's manifest
+// lines. A listing that has more says how many more and points to
+// report.csv, which holds every row. It keeps the page readable, and the
+// page and the memory to make it bounded whatever the batch's size.
+const htmlRowCap = 500
+
 // htmlView is what the template reads; the grouping, sorting and drawing
 // is done here so that the template stays a layout.
 type htmlView struct {
@@ -45,6 +52,11 @@ type htmlView struct {
 	Rejected []rejectedGroup
 	Timings  []timing
 	Phases   []phaseRow
+	// Rows are the first rows in manifest order, NRows all of them and
+	// MoreRows those not shown.
+	Rows     []Row
+	NRows    int
+	MoreRows int
 
 	ConfidenceChart template.HTML
 	OCRTimeChart    template.HTML
@@ -59,18 +71,23 @@ type stateCount struct {
 }
 
 // reviewGroup is the review rows of one reason, with what a person should
-// do about them.
+// do about them: N rows, of which Rows are shown and More are not.
 type reviewGroup struct {
 	Reason string
 	Action string
 	Rows   []Row
+	N      int
+	More   int
 }
 
-// rejectedGroup is one rejection reason with the manifest lines that got it.
+// rejectedGroup is one rejection reason with the manifest lines that got
+// it: N lines, of which Lines are shown and More are not.
 type rejectedGroup struct {
 	Reason  string
 	Meaning string
 	Lines   []string
+	N       int
+	More    int
 }
 
 type timing struct {
@@ -88,20 +105,42 @@ type phaseRow struct {
 // charts of confidence, OCR time per page, where the engines' time went and
 // the batch over time, the rows a person must review (most actionable
 // first), rejected rows grouped by reason, the runs, settings and versions,
-// and every row. The page has inline CSS (with print rules for A4) and
-// inline SVG, no scripts and no links, so it opens offline and can be
-// mailed. Every value from the report is escaped by html/template.
+// and the rows themselves. Each listing of rows shows at most htmlRowCap of
+// them and says how many more report.csv holds. The page has inline CSS
+// (with print rules for A4) and inline SVG, no scripts and no links, so it
+// opens offline and can be mailed. Every value from the report is escaped
+// by html/template.
 func (r *Report) WriteHTML(w io.Writer) error {
 	n := r.normalized()
-	v := htmlView{R: n, Status: n.Status()}
+	pr := newPageRows(n)
+	if err := n.eachRow(func(row Row) error { pr.add(row); return nil }); err != nil {
+		return err
+	}
+	// Render to memory first so that a template error leaves no half page.
+	var buf bytes.Buffer
+	if err := renderHTML(&buf, n, pr); err != nil {
+		return err
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("writing report page: %w", err)
+	}
+	return nil
+}
+
+// renderHTML executes the page template for n, whose rows pr has seen.
+func renderHTML(w io.Writer, n *Report, pr *pageRows) error {
+	v := htmlView{R: n, Status: n.Status(), Rows: pr.first, NRows: pr.n, MoreRows: pr.n - len(pr.first)}
+	if v.Rows == nil {
+		v.Rows = []Row{}
+	}
 	for _, st := range orderedStates(n.Summary.States) {
 		v.Counts = append(v.Counts, stateCount{st, n.Summary.States[st], n.Summary.StatePages[st]})
 	}
-	v.Review = reviewLane(n.Rows, n.Summary.ConfidenceBands)
+	v.Review = pr.reviewLane()
 	for _, g := range v.Review {
-		v.NReview += len(g.Rows)
+		v.NReview += g.N
 	}
-	v.Rejected = rejectedGroups(n.Rows, n.Run.Manifest == "")
+	v.Rejected = pr.rejectedGroups()
 	v.Timings = []timing{
 		{"OCR time per page", n.Summary.OCRPageSeconds},
 		{"Queue age at claim", n.Summary.QueueAgeSeconds},
@@ -120,20 +159,96 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		}
 		v.Phases = append(v.Phases, row)
 	}
-	v.ConfidenceChart = confidenceChart(n.Rows, n.Summary.ConfidenceBands)
+	v.ConfidenceChart = confidenceChart(pr.confidence.buckets(), n.Summary.ConfidenceBands)
 	v.OCRTimeChart = ocrTimeChart(n.Summary.OCRPageHistogram, n.Summary.OCRPageSeconds)
 	v.BreakdownBar = breakdownBar(n.Summary.TimeBreakdown)
 	v.TimelineChart = timelineChart(n.Timeline)
-
-	// Render to memory first so that a template error leaves no half page.
-	var buf bytes.Buffer
-	if err := page.Execute(&buf, v); err != nil {
+	if err := page.Execute(w, v); err != nil {
 		return fmt.Errorf("rendering report page: %w", err)
 	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("writing report page: %w", err)
-	}
 	return nil
+}
+
+// pageRows keeps, from rows seen one at a time in manifest order, what
+// report.html shows of them: counts, the confidence histogram, and at most
+// htmlRowCap rows per listing.
+type pageRows struct {
+	bands      Bands
+	many       bool // a report over several manifests: lines name theirs
+	n          int
+	first      []Row
+	confidence confidenceBins
+	review     map[string]*reviewRows
+	rejected   map[string]*rejectedLines
+}
+
+// reviewRows are the review rows of one reason: n in all, and the most
+// confident of them (the lane's order within a reason).
+type reviewRows struct {
+	n    int
+	rows []Row
+}
+
+// rejectedLines are the rows of one rejection reason: n in all, and the
+// manifest lines of the first of them.
+type rejectedLines struct {
+	n     int
+	lines []string
+}
+
+func newPageRows(n *Report) *pageRows {
+	return &pageRows{bands: n.Summary.ConfidenceBands, many: n.Run.Manifest == "",
+		review: map[string]*reviewRows{}, rejected: map[string]*rejectedLines{}}
+}
+
+func (p *pageRows) add(r Row) {
+	p.n++
+	if len(p.first) < htmlRowCap {
+		p.first = append(p.first, r)
+	}
+	p.confidence.add(r)
+	switch r.State {
+	case stateReview:
+		g := p.review[r.Reason]
+		if g == nil {
+			g = &reviewRows{}
+			p.review[r.Reason] = g
+		}
+		g.n++
+		g.rows = append(g.rows, r)
+		// Trim only now and then: sorting at every row would cost more
+		// than the memory saved.
+		if len(g.rows) >= 2*htmlRowCap {
+			g.trim()
+		}
+	case stateRejected:
+		g := p.rejected[r.Reason]
+		if g == nil {
+			g = &rejectedLines{}
+			p.rejected[r.Reason] = g
+		}
+		g.n++
+		if len(g.lines) < htmlRowCap {
+			l := strconv.Itoa(r.ManifestLine)
+			if p.many && r.Manifest != "" {
+				l = baseName(r.Manifest) + ":" + l
+			}
+			g.lines = append(g.lines, l)
+		}
+	}
+}
+
+// trim sorts the rows in the lane's order, most confident first (their
+// text is the most trustworthy, so a look settles them fastest), then
+// manifest order, and keeps the first htmlRowCap.
+func (g *reviewRows) trim() {
+	slices.SortStableFunc(g.rows, func(a, b Row) int {
+		return cmp.Or(cmp.Compare(b.MeanConfidence, a.MeanConfidence), compareRows(a, b))
+	})
+	if len(g.rows) > htmlRowCap {
+		clear(g.rows[htmlRowCap:])
+		g.rows = g.rows[:htmlRowCap]
+	}
 }
 
 // reviewOrder ranks review reasons, most actionable first:
@@ -163,17 +278,10 @@ var reviewActions = map[string]string{
 }
 
 // reviewLane groups the review rows by reason in reviewOrder; within a
-// reason the most confident come first (their text is the most
-// trustworthy, so a look settles them fastest), then manifest order.
-func reviewLane(rows []Row, bands Bands) []reviewGroup {
-	byReason := map[string][]Row{}
-	for _, r := range rows {
-		if r.State == stateReview {
-			byReason[r.Reason] = append(byReason[r.Reason], r)
-		}
-	}
-	reasons := make([]string, 0, len(byReason))
-	for reason := range byReason {
+// reason the most confident come first, then manifest order.
+func (p *pageRows) reviewLane() []reviewGroup {
+	reasons := make([]string, 0, len(p.review))
+	for reason := range p.review {
 		reasons = append(reasons, reason)
 	}
 	rank := func(reason string) int {
@@ -185,18 +293,16 @@ func reviewLane(rows []Row, bands Bands) []reviewGroup {
 	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
 	var out []reviewGroup
 	for _, reason := range reasons {
-		g := byReason[reason]
-		slices.SortStableFunc(g, func(a, b Row) int {
-			return cmp.Or(cmp.Compare(b.MeanConfidence, a.MeanConfidence), strings.Compare(a.Manifest, b.Manifest), a.ManifestLine-b.ManifestLine)
-		})
+		g := p.review[reason]
+		g.trim()
 		action := reviewActions[reason]
 		if reason == "low_confidence" {
-			action = fmt.Sprintf(action, formatCount(cmp.Or(bands.Low, 60)))
+			action = fmt.Sprintf(action, formatCount(cmp.Or(p.bands.Low, 60)))
 		}
 		if reason == "" {
 			reason = "(no reason)" // a bug upstream; show it anyway
 		}
-		out = append(out, reviewGroup{Reason: reason, Action: action, Rows: g})
+		out = append(out, reviewGroup{Reason: reason, Action: action, Rows: g.rows, N: g.n, More: g.n - len(g.rows)})
 	}
 	return out
 }
@@ -221,27 +327,27 @@ var rejectMeanings = map[string]string{
 	"conflict":          "an earlier row has the same source_id with other bytes",
 }
 
-// rejectedGroups groups rejected rows by reason, most frequent first, with
-// their manifest lines (prefixed by the manifest's name when the report
-// covers several).
-func rejectedGroups(rows []Row, manyManifests bool) []rejectedGroup {
-	lines := map[string][]string{}
-	for _, r := range rows {
-		if r.State != stateRejected {
-			continue
+// rejectedGroups groups rejected rows by reason, most frequent first (ties
+// by name), with their manifest lines (prefixed by the manifest's name when
+// the report covers several).
+func (p *pageRows) rejectedGroups() []rejectedGroup {
+	counts := make([]reasonCount, 0, len(p.rejected))
+	for reason, g := range p.rejected {
+		if reason != "" {
+			counts = append(counts, reasonCount{reason, g.n})
 		}
-		l := strconv.Itoa(r.ManifestLine)
-		if manyManifests && r.Manifest != "" {
-			l = baseName(r.Manifest) + ":" + l
-		}
-		lines[r.Reason] = append(lines[r.Reason], l)
 	}
+	sortReasonCounts(counts)
 	var out []rejectedGroup
-	for _, rc := range reasonsByState(rows)[stateRejected] {
-		out = append(out, rejectedGroup{rc.Reason, rejectMeanings[rc.Reason], lines[rc.Reason]})
+	group := func(reason, label, meaning string) {
+		g := p.rejected[reason]
+		out = append(out, rejectedGroup{label, meaning, g.lines, g.n, g.n - len(g.lines)})
 	}
-	if l, ok := lines[""]; ok { // a rejected row without a reason is a bug upstream; show it anyway
-		out = append(out, rejectedGroup{"(no reason)", "", l})
+	for _, rc := range counts {
+		group(rc.Reason, rc.Reason, rejectMeanings[rc.Reason])
+	}
+	if _, ok := p.rejected[""]; ok { // a rejected row without a reason is a bug upstream; show it anyway
+		group("", "(no reason)", "")
 	}
 	return out
 }

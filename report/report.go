@@ -15,13 +15,22 @@
 // WriteFiles writes report.json, report.csv and report.html into the output
 // folder atomically, so a reader never sees half a report.
 //
+// A batch may have tens of thousands of rows. A Report can hold them (Rows)
+// or leave them where they are and read them through its RowSource as it
+// writes: report.json and report.csv are written a row at a time, and
+// report.html lists at most 500 rows per listing (and says how many more
+// report.csv has), so writing a report takes the same memory whatever the
+// batch's size. A Summarizer counts streamed rows as Summarize counts a
+// slice.
+//
 // A Report never holds document text or participant IDs: a Row identifies a
 // document by its manifest line, source_id, SHA-256 and trace ID only. Keep
 // it that way; report.html is meant to be mailed around.
 //
-// The caller builds the Report: Summarize fills the counts from the rows,
-// the caller fills timings and throughput, NewQuantiles turns latency
-// samples into p50/p95/max and NewLogHistogram into a latency histogram.
+// The caller builds the Report: Summarize (or a Summarizer) fills the
+// counts from the rows, the caller fills timings and throughput,
+// NewQuantiles turns latency samples into p50/p95/max and NewLogHistogram
+// into a latency histogram.
 package report
 
 import (
@@ -65,6 +74,35 @@ type Report struct {
 	Rows     []Row        `json:"rows"`
 	Summary  Summary      `json:"summary"`
 	Timeline Timeline     `json:"timeline"`
+
+	// RowSource, when set, yields the rows in place of Rows, which is then
+	// nil: the report of a large batch reads its rows from the journal
+	// while the writers write them, and never holds them all. Each writer
+	// calls it once. It is not part of report.json.
+	RowSource RowSource `json:"-"`
+}
+
+// RowSource yields a report's rows in manifest order (by manifest, then
+// line): it calls fn for each row, stops at the first error fn returns and
+// returns it (or its own). It must yield the same rows at every call.
+type RowSource func(fn func(Row) error) error
+
+// eachRow calls fn for every row of r in manifest order: from RowSource
+// when set, else from Rows, which it does not reorder in place.
+func (r *Report) eachRow(fn func(Row) error) error {
+	if r.RowSource != nil {
+		return r.RowSource(fn)
+	}
+	rows := r.Rows
+	if !slices.IsSortedFunc(rows, compareRows) {
+		rows = sortedRows(rows)
+	}
+	for _, row := range rows {
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Status is "complete", "running" or "incomplete" (interrupted or not run
@@ -313,24 +351,60 @@ type TimelinePoint struct {
 // row's document, so their pages are not counted again; rejected rows took
 // no OCR.
 func Summarize(rows []Row) Summary {
+	var z Summarizer
+	for _, r := range rows {
+		z.Add(r)
+	}
+	return z.Summary()
+}
+
+// Summarizer counts rows one at a time as Summarize does, for a report
+// whose rows are streamed (RowSource) rather than held: its memory does
+// not grow with the rows. The zero Summarizer is ready to use.
+type Summarizer struct {
+	rows, pages int
+	states      map[string]int
+	reasons     map[string]int
+	statePages  map[string]int
+}
+
+// Add counts one row.
+func (z *Summarizer) Add(r Row) {
+	if z.states == nil {
+		z.states, z.reasons, z.statePages = map[string]int{}, map[string]int{}, map[string]int{}
+	}
+	z.rows++
+	z.states[r.State]++
+	if r.Reason != "" {
+		z.reasons[r.Reason]++
+	}
+	if r.State == stateDone || r.State == stateReview {
+		z.pages += r.Pages
+		z.statePages[r.State] += r.Pages
+	}
+}
+
+// Summary returns the counts of the rows added so far, every final state
+// and the pages of done and review present even when zero.
+func (z *Summarizer) Summary() Summary {
 	s := Summary{
-		Rows:       len(rows),
-		States:     make(map[string]int, len(finalStates)),
-		Reasons:    make(map[string]int),
+		Rows:       z.rows,
+		States:     make(map[string]int, len(finalStates)+len(z.states)),
+		Reasons:    make(map[string]int, len(z.reasons)),
+		Pages:      z.pages,
 		StatePages: map[string]int{stateDone: 0, stateReview: 0},
 	}
 	for _, st := range finalStates {
 		s.States[st] = 0
 	}
-	for _, r := range rows {
-		s.States[r.State]++
-		if r.Reason != "" {
-			s.Reasons[r.Reason]++
-		}
-		if r.State == stateDone || r.State == stateReview {
-			s.Pages += r.Pages
-			s.StatePages[r.State] += r.Pages
-		}
+	for st, n := range z.states {
+		s.States[st] += n
+	}
+	for reason, n := range z.reasons {
+		s.Reasons[reason] = n
+	}
+	for st, n := range z.statePages {
+		s.StatePages[st] += n
 	}
 	return s
 }
@@ -390,22 +464,30 @@ func roundSig(v float64, n int) float64 {
 	return math.Round(v*p) / p
 }
 
-// confidenceBuckets is the histogram of mean word confidence over the
-// documents that were read (done and review rows with a band), in bins of
-// five points from 0 to 100.
-func confidenceBuckets(rows []Row) []Bucket {
-	out := make([]Bucket, 20)
-	for i := range out {
-		out[i] = Bucket{Lo: float64(5 * i), Hi: float64(5 * (i + 1))}
+// confidenceBins counts the documents that were read (done and review rows
+// with a band) by mean word confidence, in bins of five points from 0 to
+// 100, one row at a time.
+type confidenceBins [20]int
+
+func (c *confidenceBins) add(r Row) {
+	if r.Band == "" || (r.State != stateDone && r.State != stateReview) {
+		return
 	}
-	for _, r := range rows {
-		if r.Band == "" || (r.State != stateDone && r.State != stateReview) {
-			continue
-		}
-		i := min(max(int(r.MeanConfidence/5), 0), len(out)-1)
-		out[i].N++
+	c[min(max(int(r.MeanConfidence/5), 0), len(c)-1)]++
+}
+
+// buckets returns the bins as a histogram.
+func (c *confidenceBins) buckets() []Bucket {
+	out := make([]Bucket, len(c))
+	for i, n := range c {
+		out[i] = Bucket{Lo: float64(5 * i), Hi: float64(5 * (i + 1)), N: n}
 	}
 	return out
+}
+
+// compareRows orders rows by manifest, then line.
+func compareRows(a, b Row) int {
+	return cmp.Or(strings.Compare(a.Manifest, b.Manifest), a.ManifestLine-b.ManifestLine)
 }
 
 // sortedRows returns a copy of rows in manifest order (by manifest, then
@@ -415,9 +497,7 @@ func sortedRows(rows []Row) []Row {
 	if out == nil {
 		out = []Row{}
 	}
-	slices.SortStableFunc(out, func(a, b Row) int {
-		return cmp.Or(strings.Compare(a.Manifest, b.Manifest), a.ManifestLine-b.ManifestLine)
-	})
+	slices.SortStableFunc(out, compareRows)
 	return out
 }
 

@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -523,7 +525,11 @@ func TestReviewLaneOrder(t *testing.T) {
 	}
 	var got []int
 	var reasons []string
-	for _, g := range reviewLane(rows, Bands{High: 85, Low: 60}) {
+	pr := newPageRows(&Report{Summary: Summary{ConfidenceBands: Bands{High: 85, Low: 60}}})
+	for _, r := range rows {
+		pr.add(r)
+	}
+	for _, g := range pr.reviewLane() {
 		reasons = append(reasons, g.Reason)
 		if g.Action == "" && g.Reason != "something_new" {
 			t.Errorf("%s has no action", g.Reason)
@@ -570,7 +576,7 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 func TestCharts(t *testing.T) {
 	t.Run("empty data draws a placeholder", func(t *testing.T) {
 		for name, got := range map[string]string{
-			"confidence": string(confidenceChart(nil, Bands{85, 60})),
+			"confidence": string(confidenceChart(new(confidenceBins).buckets(), Bands{85, 60})),
 			"ocr time":   string(ocrTimeChart(nil, Quantiles{})),
 			"breakdown":  string(breakdownBar(nil)),
 			"timeline":   string(timelineChart(Timeline{})),
@@ -588,11 +594,15 @@ func TestCharts(t *testing.T) {
 			{State: "duplicate", MeanConfidence: 91, Band: "high"}, // not counted twice
 			{State: "review", Reason: "timeout"},                   // never read
 		}
-		b := confidenceBuckets(rows)
+		var bins confidenceBins
+		for _, r := range rows {
+			bins.add(r)
+		}
+		b := bins.buckets()
 		if b[18].N != 1 || b[19].N != 1 || b[0].N != 1 {
 			t.Errorf("bins %v", b)
 		}
-		got := string(confidenceChart(rows, Bands{High: 85, Low: 60}))
+		got := string(confidenceChart(b, Bands{High: 85, Low: 60}))
 		for _, want := range []string{"low &lt; 60", "high ≥ 85"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("chart lacks %q", want)
@@ -647,5 +657,212 @@ func TestSeveralManifests(t *testing.T) {
 	}
 	if want := []string{"/in/a.csv:2", "/in/a.csv:3", "/in/b.csv:2"}; !slices.Equal(got, want) {
 		t.Errorf("csv rows %q, want %q", got, want)
+	}
+}
+
+// streamed returns r with its rows behind a RowSource, as a report built
+// from the journal has them.
+func streamed(r *Report) *Report {
+	s := *r
+	rows := sortedRows(r.Rows)
+	s.Rows = nil
+	s.RowSource = func(fn func(Row) error) error {
+		for _, row := range rows {
+			if err := fn(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return &s
+}
+
+func TestStreamedRowsWriteTheSameBytes(t *testing.T) {
+	writers := map[string]func(*Report, *bytes.Buffer) error{
+		"json": func(r *Report, b *bytes.Buffer) error { return r.WriteJSON(b) },
+		"csv":  func(r *Report, b *bytes.Buffer) error { return r.WriteCSV(b) },
+		"html": func(r *Report, b *bytes.Buffer) error { return r.WriteHTML(b) },
+		"text": func(r *Report, b *bytes.Buffer) error { return r.WriteText(b) },
+	}
+	for name, r := range map[string]*Report{"complete": fixture(), "incomplete": incompleteFixture(), "empty": {}} {
+		for format, write := range writers {
+			t.Run(name+"/"+format, func(t *testing.T) {
+				var held, streamedOut bytes.Buffer
+				if err := write(r, &held); err != nil {
+					t.Fatal(err)
+				}
+				if err := write(streamed(r), &streamedOut); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(held.Bytes(), streamedOut.Bytes()) {
+					t.Errorf("streamed rows render differently:\n%s\nheld:\n%s", streamedOut.Bytes(), held.Bytes())
+				}
+			})
+		}
+	}
+	t.Run("files", func(t *testing.T) {
+		held, stream := t.TempDir(), t.TempDir()
+		if err := WriteFiles(held, fixture()); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFiles(stream, streamed(fixture())); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{JSONFile, CSVFile, HTMLFile} {
+			a, _ := os.ReadFile(filepath.Join(held, name))
+			b, _ := os.ReadFile(filepath.Join(stream, name))
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("%s differs (%d and %d bytes)", name, len(a), len(b))
+			}
+		}
+	})
+}
+
+// bigReport has more rows than report.html lists: every row done but the
+// given numbers of low_confidence review rows and not_pdf rejections.
+func bigReport(done, review, rejected int) *Report {
+	var rows []Row
+	line := 2
+	add := func(n int, row Row) {
+		for range n {
+			row.ManifestLine, row.SourceID = line, fmt.Sprintf("R-%06d", line)
+			rows = append(rows, row)
+			line++
+		}
+	}
+	add(done, Row{State: "done", Pages: 1, MeanConfidence: 90, Band: "high", Attempts: 1})
+	add(review, Row{State: "review", Reason: "low_confidence", Pages: 1, MeanConfidence: 40, Band: "low", Attempts: 1})
+	add(rejected, Row{State: "rejected", Reason: "not_pdf"})
+	// The most confident review row comes last in the manifest: the lane
+	// must still show it first.
+	rows[len(rows)-rejected-1].MeanConfidence = 55
+	r := &Report{Run: Run{Manifest: "m.csv"}, Rows: rows, Summary: Summarize(rows)}
+	r.Summary.ConfidenceBands = Bands{High: 85, Low: 60}
+	return streamed(r)
+}
+
+func TestHTMLCapsListings(t *testing.T) {
+	// More review rows than twice the cap: the lane trims as it goes.
+	const done, review, rejected = 40, 2*htmlRowCap + 3, htmlRowCap + 2
+	r := bigReport(done, review, rejected)
+	total := done + review + rejected
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	wants := []string{
+		fmt.Sprintf("To review (%d)", review),
+		fmt.Sprintf("low_confidence (%d)", review),
+		fmt.Sprintf("… and %d more rows: see report.csv", review-htmlRowCap),
+		fmt.Sprintf(`<td class="num">%d</td>`, rejected),
+		"… and 2 more rows: see report.csv",
+		fmt.Sprintf("All rows (%d)", total),
+		fmt.Sprintf("… and %d more rows: see report.csv", total-htmlRowCap),
+	}
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	lane := out[strings.Index(out, "<h3>low_confidence"):]
+	lane = lane[:strings.Index(lane, "</table>")]
+	if n := strings.Count(lane, "<tr><td"); n != htmlRowCap {
+		t.Errorf("review lane lists %d rows, want %d", n, htmlRowCap)
+	}
+	if first := fmt.Sprintf(`<tr><td class="num">%d</td>`, done+review+1); strings.Index(lane, first) != strings.Index(lane, "<tr><td") {
+		t.Error("the most confident review row is not listed first")
+	}
+	rej := out[strings.Index(out, "<strong>not_pdf</strong>"):]
+	rej = rej[:strings.Index(rej, "</tr>")]
+	if n := strings.Count(rej, ", ") + 1; n != htmlRowCap {
+		t.Errorf("rejected lists %d lines, want %d", n, htmlRowCap)
+	}
+	all := out[strings.Index(out, "<table class=\"rows\">"):]
+	all = all[:strings.Index(all, "</table>")]
+	if n := strings.Count(all, "<tr><td"); n != htmlRowCap {
+		t.Errorf("all rows lists %d, want %d", n, htmlRowCap)
+	}
+
+	// report.json and report.csv keep every row.
+	dir := t.TempDir()
+	if err := WriteFiles(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON(filepath.Join(dir, JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Rows) != total || back.Summary.Rows != total {
+		t.Errorf("report.json has %d rows (summary %d), want %d", len(back.Rows), back.Summary.Rows, total)
+	}
+	f, err := os.Open(filepath.Join(dir, CSVFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != total+1 {
+		t.Errorf("report.csv has %d records, want %d rows and a header", len(recs), total)
+	}
+}
+
+func TestWriteFilesKeepsOldFilesOnError(t *testing.T) {
+	tests := []struct {
+		name  string
+		spoil func(*Report)
+	}{
+		{"the row source fails midway", func(r *Report) {
+			rows := r.RowSource
+			n := 0
+			r.RowSource = func(fn func(Row) error) error {
+				return rows(func(row Row) error {
+					if n++; n == 3 {
+						return errors.New("journal went away")
+					}
+					return fn(row)
+				})
+			}
+		}},
+		{"a row JSON cannot carry", func(r *Report) {
+			rows := r.RowSource
+			r.RowSource = func(fn func(Row) error) error {
+				return rows(func(row Row) error {
+					if row.ManifestLine == 5 {
+						row.MeanConfidence = math.NaN()
+					}
+					return fn(row)
+				})
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := WriteFiles(dir, fixture()); err != nil {
+				t.Fatal(err)
+			}
+			before := map[string][]byte{}
+			for _, name := range []string{JSONFile, CSVFile, HTMLFile} {
+				before[name], _ = os.ReadFile(filepath.Join(dir, name))
+			}
+			r := streamed(fixture())
+			tt.spoil(r)
+			if err := WriteFiles(dir, r); err == nil {
+				t.Fatal("WriteFiles succeeded")
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 3 {
+				t.Errorf("folder holds %d files, want the 3 old reports and no temp file", len(entries))
+			}
+			for name, old := range before {
+				if now, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(now, old) {
+					t.Errorf("%s changed", name)
+				}
+			}
+		})
 	}
 }

@@ -162,9 +162,8 @@ type marker struct {
 
 // confidenceChart is the histogram of mean word confidence per document,
 // bars coloured by band, with the band thresholds marked.
-func confidenceChart(rows []Row, bands Bands) template.HTML {
+func confidenceChart(buckets []Bucket, bands Bands) template.HTML {
 	const title = "Mean word confidence per document"
-	buckets := confidenceBuckets(rows)
 	total := 0
 	maxN := 0
 	for _, b := range buckets {

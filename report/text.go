@@ -36,7 +36,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "batch\t%s\n", n.Status())
 	fmt.Fprintf(tw, "rows\t%d\n", n.Summary.Rows)
-	byState := reasonsByState(n.Rows)
+	var tally reasonTally
+	if err := n.eachRow(func(row Row) error { tally.add(row); return nil }); err != nil {
+		return err
+	}
+	byState := tally.byState()
 	for _, st := range orderedStates(n.Summary.States) {
 		fmt.Fprintf(tw, "  %s\t%d\t%s\n", st, n.Summary.States[st], formatReasons(byState[st]))
 	}
@@ -66,31 +70,41 @@ type reasonCount struct {
 	N      int
 }
 
-// reasonsByState counts the rows' reasons per state, most frequent first,
-// ties by name.
-func reasonsByState(rows []Row) map[string][]reasonCount {
-	counts := map[string]map[string]int{}
-	for _, r := range rows {
-		if r.Reason == "" {
-			continue
-		}
-		if counts[r.State] == nil {
-			counts[r.State] = map[string]int{}
-		}
-		counts[r.State][r.Reason]++
+// reasonTally counts the rows' reasons per state, one row at a time.
+type reasonTally map[string]map[string]int
+
+func (t *reasonTally) add(r Row) {
+	if r.Reason == "" {
+		return
 	}
-	out := make(map[string][]reasonCount, len(counts))
-	for st, m := range counts {
+	if *t == nil {
+		*t = reasonTally{}
+	}
+	if (*t)[r.State] == nil {
+		(*t)[r.State] = map[string]int{}
+	}
+	(*t)[r.State][r.Reason]++
+}
+
+// byState lists each state's reasons, most frequent first, ties by name.
+func (t reasonTally) byState() map[string][]reasonCount {
+	out := make(map[string][]reasonCount, len(t))
+	for st, m := range t {
 		var list []reasonCount
 		for reason, n := range m {
 			list = append(list, reasonCount{reason, n})
 		}
-		slices.SortFunc(list, func(a, b reasonCount) int {
-			return cmp.Or(b.N-a.N, strings.Compare(a.Reason, b.Reason))
-		})
+		sortReasonCounts(list)
 		out[st] = list
 	}
 	return out
+}
+
+// sortReasonCounts orders reasons most frequent first, ties by name.
+func sortReasonCounts(list []reasonCount) {
+	slices.SortFunc(list, func(a, b reasonCount) int {
+		return cmp.Or(b.N-a.N, strings.Compare(a.Reason, b.Reason))
+	})
 }
 
 func formatReasons(list []reasonCount) string {

@@ -83,6 +83,31 @@ func (j *Journal) QueuedDocuments(fn func(Doc) error) error {
 	return j.documents(`SELECT `+docColumns+` FROM documents WHERE state='queued' ORDER BY manifest_line`, fn)
 }
 
+// StreamDocuments calls fn for every document in manifest order, as
+// Documents does, but straight from the query, one document at a time: its
+// memory does not grow with the batch. fn runs while the query is open and
+// must not use the journal (it has one connection).
+func (j *Journal) StreamDocuments(fn func(Doc) error) error {
+	rows, err := j.db.Query(`SELECT ` + docColumns + ` FROM documents ORDER BY manifest_line`)
+	if err != nil {
+		return fmt.Errorf("journal: listing documents: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDoc(rows)
+		if err != nil {
+			return fmt.Errorf("journal: listing documents: %w", err)
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("journal: listing documents: %w", err)
+	}
+	return nil
+}
+
 func (j *Journal) documents(query string, fn func(Doc) error) error {
 	rows, err := j.db.Query(query)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 // ReportRow is one manifest row joined with its document, for the report.
 type ReportRow struct {
+	Manifest       string
 	Line           int
 	SourceID       string
 	State          State
@@ -22,9 +23,11 @@ type ReportRow struct {
 }
 
 // ReportRows calls fn for every row of one manifest (every manifest when
-// manifest is ""), in manifest order.
+// manifest is ""), in manifest order: by manifest, then line. The rows are
+// streamed from one query, never held, so fn runs while the query is open
+// and must not use the journal (it has one connection).
 func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
-	rows, err := j.db.Query(`SELECT r.line, r.source_id, r.kind, r.reason, r.sha256,
+	rows, err := j.db.Query(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256,
 			COALESCE(d.state,''), COALESCE(d.reason,''), COALESCE(d.pages,0), COALESCE(d.attempts,0),
 			COALESCE(d.mean_confidence,0), COALESCE(d.band,''), COALESCE(d.artifact,''), COALESCE(d.trace_id,'')
 		FROM rows r LEFT JOIN documents d ON d.id = r.document_id
@@ -33,11 +36,11 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 		return fmt.Errorf("journal: listing rows: %w", err)
 	}
 	defer rows.Close()
-	var out []ReportRow
+	// One ReportRow is reused; the strings it holds are fresh per row.
+	var r ReportRow
+	var kind, docState, docReason string
 	for rows.Next() {
-		var r ReportRow
-		var kind, docState, docReason string
-		if err := rows.Scan(&r.Line, &r.SourceID, &kind, &r.Reason, &r.SHA256, &docState, &docReason,
+		if err := rows.Scan(&r.Manifest, &r.Line, &r.SourceID, &kind, &r.Reason, &r.SHA256, &docState, &docReason,
 			&r.Pages, &r.Attempts, &r.MeanConfidence, &r.Band, &r.Artifact, &r.TraceID); err != nil {
 			return fmt.Errorf("journal: listing rows: %w", err)
 		}
@@ -50,16 +53,12 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 		default:
 			r.State, r.Reason = State(docState), docReason
 		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows.Close()
-	for _, r := range out {
 		if err := fn(r); err != nil {
 			return err
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("journal: listing rows: %w", err)
 	}
 	return nil
 }
@@ -67,8 +66,6 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 // Timings are the batch's measured durations, in seconds.
 type Timings struct {
 	PageOCR          []float64 // render + recognise, per page of finished attempts
-	QueueAge         []float64 // admission to first claim, per document
-	AdmissionToDone  []float64 // admission to done, per done document
 	Retries          int       // attempts that failed transiently
 	Pages            int       // pages recognised in finished attempts
 	FirstAdmission   time.Time
@@ -76,66 +73,44 @@ type Timings struct {
 	PageSecondsTotal float64
 }
 
-// Timings reads the batch's timings from the journal.
+// Timings reads the batch's timings from the journal. PageOCR holds one
+// number per page (8 bytes); nothing else grows with the batch.
 func (j *Journal) Timings() (Timings, error) {
 	var t Timings
-	q := func(query string, fn func(*sql.Rows) error) error {
-		rows, err := j.db.Query(query)
-		if err != nil {
-			return fmt.Errorf("journal: timings: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := fn(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+	wrap := func(err error) error { return fmt.Errorf("journal: timings: %w", err) }
+	const verdictPages = `FROM pages p JOIN attempts a ON a.id = p.attempt_id WHERE a.outcome IN ('done','review')`
+	var n int
+	if err := j.db.QueryRow(`SELECT COUNT(*) ` + verdictPages).Scan(&n); err != nil {
+		return t, wrap(err)
 	}
-	err := q(`SELECT p.render_ms + p.ocr_ms FROM pages p JOIN attempts a ON a.id = p.attempt_id
-		WHERE a.outcome IN ('done','review')`, func(r *sql.Rows) error {
+	t.PageOCR = make([]float64, 0, n)
+	rows, err := j.db.Query(`SELECT p.render_ms + p.ocr_ms ` + verdictPages)
+	if err != nil {
+		return t, wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
 		var v float64
-		if err := r.Scan(&v); err != nil {
-			return err
+		if err := rows.Scan(&v); err != nil {
+			return t, wrap(err)
 		}
 		t.PageOCR = append(t.PageOCR, v/1000)
 		t.PageSecondsTotal += v / 1000
-		return nil
-	})
-	if err != nil {
-		return t, err
 	}
+	if err := rows.Err(); err != nil {
+		return t, wrap(err)
+	}
+	rows.Close()
 	t.Pages = len(t.PageOCR)
-	err = q(`SELECT admitted_at, started_at, finished_at, state FROM documents`, func(r *sql.Rows) error {
-		var admitted int64
-		var started, finished sql.NullInt64
-		var state string
-		if err := r.Scan(&admitted, &started, &finished, &state); err != nil {
-			return err
-		}
-		a := time.UnixMilli(admitted)
-		if t.FirstAdmission.IsZero() || a.Before(t.FirstAdmission) {
-			t.FirstAdmission = a
-		}
-		if started.Valid {
-			t.QueueAge = append(t.QueueAge, float64(started.Int64-admitted)/1000)
-		}
-		if finished.Valid {
-			f := time.UnixMilli(finished.Int64)
-			if f.After(t.LastFinish) {
-				t.LastFinish = f
-			}
-			if state == string(Done) {
-				t.AdmissionToDone = append(t.AdmissionToDone, float64(finished.Int64-admitted)/1000)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return t, err
+	var first, last sql.NullInt64
+	if err := j.db.QueryRow(`SELECT MIN(admitted_at), MAX(finished_at) FROM documents`).Scan(&first, &last); err != nil {
+		return t, wrap(err)
 	}
-	err = j.db.QueryRow(`SELECT COUNT(*) FROM attempts WHERE outcome='failed'`).Scan(&t.Retries)
-	return t, err
+	t.FirstAdmission, t.LastFinish = fromMS(first), fromMS(last)
+	if err := j.db.QueryRow(`SELECT COUNT(*) FROM attempts WHERE outcome='failed'`).Scan(&t.Retries); err != nil {
+		return t, wrap(err)
+	}
+	return t, nil
 }
 
 // Run is one `refbatch run` invocation as recorded in the journal.

@@ -290,58 +290,62 @@ type AttemptSpan struct {
 	FirstPageCost       time.Duration
 }
 
-// History returns every document and every attempt, oldest first, for
-// drawing a batch's timeline and splitting its time into phases.
-func (j *Journal) History(now time.Time) ([]DocSpan, []AttemptSpan, error) {
+// History calls fn for every document, in the order they were admitted,
+// with its attempts, oldest first, for drawing a batch's timeline and
+// splitting its time into phases. It streams one query and holds one
+// document at a time, whatever the batch's size: fn runs while the query
+// is open and must not use the journal (it has one connection), and the
+// attempts slice is reused from one call to the next.
+func (j *Journal) History(now time.Time, fn func(DocSpan, []AttemptSpan) error) error {
 	wrap := func(err error) error { return fmt.Errorf("journal: history: %w", err) }
-	tx, err := j.readTx()
+	// Documents come in id order, each with its attempts in id order (the
+	// attempts_document index holds them so) and each attempt with its
+	// pages added up: no sort of the whole batch, in Go or in SQLite.
+	rows, err := j.db.Query(`SELECT d.id, d.size, d.pages, d.state, d.admitted_at, d.started_at, d.finished_at,
+			a.id, COALESCE(a.number,0), COALESCE(a.owner,''), a.started_at, a.ended_at, COALESCE(a.outcome,''), COALESCE(a.cause,''),
+			a.ended_at IS NULL AND d.lease_token = a.token AND COALESCE(d.lease_expires,0) > ?,
+			COUNT(p.page), MIN(p.finished_at), MAX(p.finished_at), COALESCE(SUM(p.render_ms),0), COALESCE(SUM(p.ocr_ms),0),
+			COALESCE((SELECT render_ms + ocr_ms FROM pages WHERE attempt_id = a.id ORDER BY finished_at, page LIMIT 1),0)
+		FROM documents d
+		LEFT JOIN attempts a ON a.document_id = d.id
+		LEFT JOIN pages p ON p.attempt_id = a.id
+		GROUP BY d.id, a.id
+		ORDER BY d.id, a.id`, ms(now))
 	if err != nil {
-		return nil, nil, wrap(err)
+		return wrap(err)
 	}
-	defer tx.Rollback()
-	rows, err := tx.Query(`SELECT id, size, pages, state, admitted_at, started_at, finished_at FROM documents ORDER BY id`)
-	if err != nil {
-		return nil, nil, wrap(err)
-	}
-	var docs []DocSpan
+	defer rows.Close()
+	msDur := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	var doc DocSpan
+	var atts []AttemptSpan
+	have := false
 	for rows.Next() {
 		var d DocSpan
-		var admitted, started, finished sql.NullInt64
-		if err := rows.Scan(&d.ID, &d.Size, &d.Pages, &d.State, &admitted, &started, &finished); err != nil {
-			rows.Close()
-			return nil, nil, wrap(err)
-		}
-		d.AdmittedAt, d.StartedAt, d.FinishedAt = fromMS(admitted), fromMS(started), fromMS(finished)
-		docs = append(docs, d)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, nil, wrap(err)
-	}
-	rows, err = tx.Query(`SELECT a.document_id, a.number, a.owner, a.started_at, a.ended_at, a.outcome, a.cause,
-			a.ended_at IS NULL AND d.lease_token = a.token AND COALESCE(d.lease_expires,0) > ?,
-			COALESCE(p.n,0), p.first, p.last, COALESCE(p.render,0), COALESCE(p.ocr,0),
-			COALESCE((SELECT render_ms + ocr_ms FROM pages WHERE attempt_id = a.id ORDER BY finished_at, page LIMIT 1),0)
-		FROM attempts a JOIN documents d ON d.id = a.document_id
-		LEFT JOIN (SELECT attempt_id, COUNT(*) AS n, MIN(finished_at) AS first, MAX(finished_at) AS last,
-				SUM(render_ms) AS render, SUM(ocr_ms) AS ocr FROM pages GROUP BY attempt_id) p ON p.attempt_id = a.id
-		ORDER BY a.id`, ms(now))
-	if err != nil {
-		return nil, nil, wrap(err)
-	}
-	var atts []AttemptSpan
-	msDur := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-	for rows.Next() {
 		var a AttemptSpan
-		var started, ended, first, last sql.NullInt64
+		var admitted, started, finished, attemptID, aStarted, aEnded, first, last sql.NullInt64
 		var held sql.NullBool
 		var render, ocr, firstCost float64
-		if err := rows.Scan(&a.DocID, &a.Number, &a.Owner, &started, &ended, &a.Outcome, &a.Cause, &held,
+		if err := rows.Scan(&d.ID, &d.Size, &d.Pages, &d.State, &admitted, &started, &finished,
+			&attemptID, &a.Number, &a.Owner, &aStarted, &aEnded, &a.Outcome, &a.Cause, &held,
 			&a.Pages, &first, &last, &render, &ocr, &firstCost); err != nil {
-			rows.Close()
-			return nil, nil, wrap(err)
+			return wrap(err)
 		}
-		a.StartedAt, a.EndedAt = fromMS(started), fromMS(ended)
+		if have && d.ID != doc.ID {
+			if err := fn(doc, atts); err != nil {
+				return err
+			}
+			clear(atts)
+			atts = atts[:0]
+		}
+		if !have || d.ID != doc.ID {
+			d.AdmittedAt, d.StartedAt, d.FinishedAt = fromMS(admitted), fromMS(started), fromMS(finished)
+			doc, have = d, true
+		}
+		if !attemptID.Valid {
+			continue // a document never claimed
+		}
+		a.DocID = d.ID
+		a.StartedAt, a.EndedAt = fromMS(aStarted), fromMS(aEnded)
 		a.FirstPage, a.LastPage = fromMS(first), fromMS(last)
 		a.Render, a.Recognise, a.FirstPageCost = msDur(render), msDur(ocr), msDur(firstCost)
 		a.LastSeen = a.StartedAt
@@ -351,11 +355,13 @@ func (j *Journal) History(now time.Time) ([]DocSpan, []AttemptSpan, error) {
 		a.Live = held.Bool && !Owner(a.Owner).dead()
 		atts = append(atts, a)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, nil, wrap(err)
+		return wrap(err)
 	}
-	return docs, atts, nil
+	if have {
+		return fn(doc, atts)
+	}
+	return nil
 }
 
 // MayRun reports whether the process o names may still be running. On this

@@ -1,8 +1,10 @@
 package journal
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -128,7 +130,13 @@ func TestHistoryAndRetime(t *testing.T) {
 	if err := j.Retime(base, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	docs, atts, err := j.History(base.Add(time.Hour))
+	var docs []DocSpan
+	var atts []AttemptSpan
+	err = j.History(base.Add(time.Hour), func(d DocSpan, a []AttemptSpan) error {
+		docs = append(docs, d)
+		atts = append(atts, a...)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,5 +153,67 @@ func TestHistoryAndRetime(t *testing.T) {
 	}
 	if last, err := j.LatestRecorded(); err != nil || !last.Equal(base.Add(3*time.Second)) {
 		t.Errorf("LatestRecorded = %v, %v", last, err)
+	}
+}
+
+// TestHistoryGroupsAttempts: History gives each document once, in
+// admission order, with its own attempts oldest first, a document never
+// claimed with none, and stops at fn's error.
+func TestHistoryGroupsAttempts(t *testing.T) {
+	j := open(t)
+	a := admit(t, j, 2, "R-1", "aaa")
+	b := admit(t, j, 3, "R-2", "bbb")
+	c := admit(t, j, 4, "R-3", "ccc") // never claimed
+	l, err := j.Claim(a.DocID, "elsewhere/1/1/aaaa", policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Fail(l, "crash", time.Now().Add(-time.Minute), policy); err != nil {
+		t.Fatal(err)
+	}
+	lb, err := j.Claim(b.DocID, "elsewhere/1/1/aaaa", policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for page := range 2 {
+		if err := j.PageDone(lb, PageMetric{Page: page, DPI: 150, OCR: time.Millisecond}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Finish(lb, Result{State: Done}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Claim(a.DocID, "elsewhere/1/1/aaaa", policy); err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		id       int64
+		attempts []int
+		pages    []int
+	}
+	var got []doc
+	err = j.History(time.Now(), func(d DocSpan, atts []AttemptSpan) error {
+		g := doc{id: d.ID}
+		for _, at := range atts {
+			if at.DocID != d.ID {
+				t.Errorf("document %d holds an attempt of %d", d.ID, at.DocID)
+			}
+			g.attempts = append(g.attempts, at.Number)
+			g.pages = append(g.pages, at.Pages)
+		}
+		got = append(got, g)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []doc{{a.DocID, []int{1, 2}, []int{0, 0}}, {b.DocID, []int{1}, []int{2}}, {c.DocID, nil, nil}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("history %+v, want %+v", got, want)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := j.History(time.Now(), func(DocSpan, []AttemptSpan) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("History returned %v after %d calls, want fn's error after one", err, calls)
 	}
 }

@@ -104,16 +104,20 @@ func (s *Store) Encrypted() bool { return len(s.recipients) > 0 }
 // while a Put is in progress on the same folder, since that Put's temp file
 // would be swept too.
 func (s *Store) SweepTemp() (removed int, err error) {
-	entries, err := os.ReadDir(s.dir)
-	if err != nil {
-		return 0, fmt.Errorf("listing artifacts folder: %w", err)
-	}
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), TempPrefix) || e.IsDir() {
-			continue
+	// Temp files are few; the folder may hold many thousand artifacts.
+	var temps []string
+	err = s.Walk(func(name string) error {
+		if strings.HasPrefix(name, TempPrefix) {
+			temps = append(temps, name)
 		}
-		if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return removed, fmt.Errorf("removing temp file %s: %w", e.Name(), err)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, name := range temps {
+		if err := os.Remove(filepath.Join(s.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("removing temp file %s: %w", name, err)
 		}
 		removed++
 	}
@@ -276,6 +280,39 @@ func (s *Store) List() ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// walkBatch is how many folder entries Walk reads at a time.
+const walkBatch = 512
+
+// Walk calls fn with the name of every file in the folder, temp files
+// included, in the folder's own order (not sorted), reading the folder a
+// few hundred entries at a time: unlike List, it holds no more than that
+// whatever the number of artifacts. Subfolders are left out. fn must not
+// add or remove files.
+func (s *Store) Walk(fn func(name string) error) error {
+	f, err := os.Open(s.dir)
+	if err != nil {
+		return fmt.Errorf("listing artifacts folder: %w", err)
+	}
+	defer f.Close()
+	for {
+		entries, err := f.ReadDir(walkBatch)
+		for _, e := range entries {
+			if e.IsDir() {
+				continue
+			}
+			if err := fn(e.Name()); err != nil {
+				return err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("listing artifacts folder: %w", err)
+		}
+	}
 }
 
 // Remove deletes the artifact name.

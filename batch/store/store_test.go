@@ -264,6 +264,40 @@ func TestSweepTemp(t *testing.T) {
 	}
 }
 
+// TestWalk: Walk gives every file once, more than one batch of them,
+// without subfolders, and stops at fn's error.
+func TestWalk(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := range walkBatch + 7 {
+		name := fmt.Sprintf("R-%04d.json", i)
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, name)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := s.Walk(func(name string) error { got = append(got, name); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("Walk gave %d names, want the %d files", len(got), len(want))
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := s.Walk(func(string) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("Walk = %v after %d calls, want fn's error after one", err, calls)
+	}
+}
+
 // failingWriter fails once more than limit bytes have been written.
 type failingWriter struct {
 	w     io.Writer

@@ -65,7 +65,7 @@ func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if manifest != "" && len(rep.Rows) == 0 {
+	if manifest != "" && rep.Summary.Rows == 0 {
 		return usageErr(fmt.Sprintf("the journal in %s has no rows of %s", o.out, manifest), "refbatch status --out DIR lists the manifests it took")
 	}
 	if err := report.WriteFiles(o.out, rep); err != nil {
