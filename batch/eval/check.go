@@ -87,10 +87,22 @@ func (r *Result) Check(t Thresholds) []Regression {
 	above("mean_wer", "mean WER", x.MeanWER, t.MeanWERMax)
 	below("participant_id_recall", "participant ID recall", x.IDRecall, t.IDRecallMin)
 	below("referral_date_recall", "referral date recall", x.DateRecall, t.DateRecallMin)
-	for _, b := range r.Calibration {
+	var prev *BandScore
+	for i, b := range r.Calibration {
 		if limit, ok := t.BandMeanCERMax[b.Band]; ok && b.Documents > 0 {
 			above("band_mean_cer."+b.Band, "mean CER of the "+b.Band+" confidence band", b.MeanCER, &limit)
 		}
+		if least, ok := t.BandDocumentsMin[b.Band]; ok && b.Documents < least {
+			add("band_documents."+b.Band, "documents in the %s confidence band %d < threshold %d", b.Band, b.Documents, least)
+		}
+		if !t.BandsOrdered || b.Band == BandNone || b.Documents == 0 {
+			continue
+		}
+		if prev != nil && b.MeanCER <= prev.MeanCER {
+			a, c := pair(b.MeanCER, prev.MeanCER)
+			add("bands_ordered", "mean CER of the %s confidence band %s is not above the %s band's %s", b.Band, a, prev.Band, c)
+		}
+		prev = &r.Calibration[i]
 	}
 	return out
 }
@@ -176,6 +188,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  WER\tmean %.4f  overall %.4f (%d edits / %d words)\n", x.MeanWER, x.WER.Rate, x.WER.Distance, x.WER.N)
 		fmt.Fprintf(tw, "  participant ID recall\t%s\n", recallText(x.IDRecall))
 		fmt.Fprintf(tw, "  referral date recall\t%s\n", recallText(x.DateRecall))
+		if x.Doubted > 0 {
+			fmt.Fprintf(tw, "doubted\t%d documents expected in review for their text (calibration only): mean CER %.4f\n", x.Doubted, x.DoubtedCER)
+		}
 		fmt.Fprintln(tw, "calibration\tband\tdocs\tpages\tmean conf\tmean CER")
 		for _, b := range r.Calibration {
 			if b.Documents == 0 {
@@ -187,6 +202,14 @@ func (r *Report) WriteText(w io.Writer) error {
 				conf = "-" // never read, so no confidence
 			}
 			fmt.Fprintf(tw, "\t%s\t%d\t%d\t%s\t%.4f\n", b.Band, b.Documents, b.Pages, conf, b.MeanCER)
+		}
+		if s := r.SuggestedBands; s != nil {
+			high := "none"
+			if s.High > 0 {
+				high = fmt.Sprintf("%s (mean CER %.4f < %s)", strconv.FormatFloat(s.High, 'f', -1, 64), s.HighMeanCER, strconv.FormatFloat(HighBandCER, 'f', -1, 64))
+			}
+			fmt.Fprintf(tw, "  suggested	high from %s; low under %s (%d documents on the wrong side of CER %.2f)\n",
+				high, strconv.FormatFloat(s.Low, 'f', -1, 64), s.Misplaced, ReviewCER)
 		}
 	} else {
 		fmt.Fprintln(tw, "text\tnot scored (no --truth)")

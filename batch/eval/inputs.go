@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -63,7 +65,22 @@ func (e Expected) String() string {
 // (low_confidence, id_not_found) rather than none at all.
 func (e Expected) readable() bool {
 	for _, a := range e.Allowed {
-		if a.State == "done" || (a.State == "review" && (a.Reason == "low_confidence" || a.Reason == "id_not_found")) {
+		if a.State == "done" {
+			return true
+		}
+	}
+	return false
+}
+
+// doubted reports whether e expects the document only in review for its
+// text (low_confidence or id_not_found): a document to calibrate the
+// confidence bands with, not one expected to read well.
+func (e Expected) doubted() bool {
+	if e.readable() {
+		return false
+	}
+	for _, a := range e.Allowed {
+		if a.State == "review" && (a.Reason == "low_confidence" || a.Reason == "id_not_found") {
 			return true
 		}
 	}
@@ -223,12 +240,19 @@ type Thresholds struct {
 	// BandMeanCERMax caps the mean CER of the documents in a confidence
 	// band: a high band whose text is poor means the confidence lies.
 	BandMeanCERMax map[string]float64 `json:"band_mean_cer_max,omitempty"`
+	// BandDocumentsMin is the fewest documents each band must hold, so a
+	// calibration cannot pass by leaving a band empty.
+	BandDocumentsMin map[string]int `json:"band_documents_min,omitempty"`
+	// BandsOrdered requires the mean CER to rise from the high band to the
+	// medium band to the low band (over the bands holding documents).
+	BandsOrdered bool `json:"bands_ordered,omitempty"`
 }
 
 // textGated reports whether any threshold needs the truth to be checked.
 func (t Thresholds) textGated() bool {
 	return t.MeanCERMax != nil || t.P95CERMax != nil || t.MeanWERMax != nil ||
-		t.IDRecallMin != nil || t.DateRecallMin != nil || len(t.BandMeanCERMax) > 0
+		t.IDRecallMin != nil || t.DateRecallMin != nil || len(t.BandMeanCERMax) > 0 ||
+		len(t.BandDocumentsMin) > 0 || t.BandsOrdered
 }
 
 // ReadThresholds parses thresholds.json (see Thresholds).
@@ -239,11 +263,14 @@ func ReadThresholds(data []byte) (Thresholds, error) {
 	if err := dec.Decode(&t); err != nil {
 		return t, fmt.Errorf("reading thresholds: %w", err)
 	}
-	for band := range t.BandMeanCERMax {
-		switch band {
-		case "high", "medium", "low":
-		default:
-			return t, fmt.Errorf("reading thresholds: band_mean_cer_max: unknown band %q (high, medium or low)", band)
+	for key, bands := range map[string][]string{"band_mean_cer_max": slices.Collect(maps.Keys(t.BandMeanCERMax)),
+		"band_documents_min": slices.Collect(maps.Keys(t.BandDocumentsMin))} {
+		for _, band := range bands {
+			switch band {
+			case "high", "medium", "low":
+			default:
+				return t, fmt.Errorf("reading thresholds: %s: unknown band %q (high, medium or low)", key, band)
+			}
 		}
 	}
 	return t, nil

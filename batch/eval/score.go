@@ -8,9 +8,12 @@
 //   - Outcomes: every report row's state and reason against expected.csv,
 //     row by row in manifest order (ReadExpected). A row may allow several
 //     outcomes.
-//   - Text, over the readable documents: those expected done, or in review
-//     with text that validation doubted (low_confidence, id_not_found),
-//     counted once per source_id. Each truth page is compared with the OCR
+//   - Text, over the readable documents: those expected done, counted
+//     once per source_id. Documents expected only in review with text that
+//     validation doubts (low_confidence, id_not_found) are doubted: scored
+//     the same way and shown beside, but kept out of the text figures,
+//     since a corpus holds them to calibrate the confidence bands, not to
+//     be read well. Each truth page is compared with the OCR
 //     text of the same page. A readable document that was not read (no
 //     artifact) scores as empty text on every page, so a regression that
 //     stops reading documents raises the error rates instead of shrinking
@@ -24,7 +27,8 @@
 //     participant ID (referral date), the share whose normalised OCR text
 //     contains it exactly, as the same string.
 //   - Calibration: per confidence band of the report rows (high, medium,
-//     low; "none" for readable documents that were never read), the
+//     low; "none" for documents that were never read), over the readable
+//     and the doubted documents, the
 //     documents in it and their mean document CER (a document's distance
 //     over its truth characters). A confidence that means anything has a
 //     low CER in high and a higher one in low.
@@ -80,6 +84,9 @@ type Result struct {
 	// Calibration has one entry per band: high, medium, low, and none
 	// when some readable document was not read. Empty without truth.
 	Calibration []BandScore `json:"calibration"`
+	// SuggestedBands are the band thresholds this corpus calibrates (see
+	// Suggest); nil without truth or with too few documents read.
+	SuggestedBands *Bands `json:"suggested_bands,omitempty"`
 }
 
 // Outcomes compares the rows' outcomes with expected.csv.
@@ -129,8 +136,12 @@ type Text struct {
 	WER     ErrorRate `json:"wer_overall"`
 	// IDRecall and DateRecall: of the documents whose truth text holds
 	// the field, how many OCR texts hold it too.
-	IDRecall   Recall     `json:"participant_id_recall"`
-	DateRecall Recall     `json:"referral_date_recall"`
+	IDRecall   Recall `json:"participant_id_recall"`
+	DateRecall Recall `json:"referral_date_recall"`
+	// Doubted counts the doubted documents and DoubtedCER is their mean
+	// document CER.
+	Doubted    int        `json:"doubted"`
+	DoubtedCER float64    `json:"doubted_mean_cer"`
 	Docs       []DocScore `json:"documents_detail"`
 }
 
@@ -155,16 +166,20 @@ func (r *Recall) count(present, found bool) {
 // DocScore is one readable document's figures. IDFound and DateFound are
 // absent when its truth text does not hold the field.
 type DocScore struct {
-	SourceID   string      `json:"source_id"`
-	Got        Outcome     `json:"got"`
-	Band       string      `json:"band"`
-	Confidence float64     `json:"mean_confidence"`
-	Read       bool        `json:"read"`
-	CER        ErrorRate   `json:"cer"`
-	WER        ErrorRate   `json:"wer"`
-	IDFound    *bool       `json:"participant_id_found,omitempty"`
-	DateFound  *bool       `json:"referral_date_found,omitempty"`
-	Pages      []PageScore `json:"pages"`
+	SourceID   string  `json:"source_id"`
+	Got        Outcome `json:"got"`
+	Band       string  `json:"band"`
+	Confidence float64 `json:"mean_confidence"`
+	Read       bool    `json:"read"`
+	// Doubted is set for a document expected only in review for its text
+	// (see the package documentation): it counts in the calibration, not
+	// in the text figures.
+	Doubted   bool        `json:"doubted,omitempty"`
+	CER       ErrorRate   `json:"cer"`
+	WER       ErrorRate   `json:"wer"`
+	IDFound   *bool       `json:"participant_id_found,omitempty"`
+	DateFound *bool       `json:"referral_date_found,omitempty"`
+	Pages     []PageScore `json:"pages"`
 }
 
 // PageScore is one page's error rates; Page counts from 1.
@@ -202,6 +217,9 @@ func Score(in Input) (*Result, error) {
 	}
 	res.Text = text
 	res.Calibration = calibrate(text.Docs)
+	if b, ok := Suggest(text.Docs); ok {
+		res.SuggestedBands = &b
+	}
 	return res, nil
 }
 
@@ -248,7 +266,8 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 	var pageCER []float64
 	var sumWER float64
 	for i, e := range in.Expected {
-		if !e.readable() || seen[e.SourceID] {
+		readable, doubted := e.readable(), e.doubted()
+		if (!readable && !doubted) || seen[e.SourceID] {
 			continue
 		}
 		seen[e.SourceID] = true
@@ -256,7 +275,7 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 		if truth == nil {
 			return nil, fmt.Errorf("no truth for %s, which is expected to be read (%s)", e.SourceID, e)
 		}
-		d := DocScore{SourceID: e.SourceID, Band: BandNone, Pages: []PageScore{}}
+		d := DocScore{SourceID: e.SourceID, Band: BandNone, Pages: []PageScore{}, Doubted: doubted}
 		var ocr []string
 		if i < len(rows) && rows[i].SourceID == e.SourceID {
 			row := rows[i]
@@ -266,7 +285,7 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 				d.Band, d.Confidence = cmp.Or(row.Band, BandNone), row.MeanConfidence
 			}
 		}
-		if !d.Read {
+		if !d.Read && readable {
 			t.Unread++
 		}
 		var docOCR, docTruth []string
@@ -280,24 +299,36 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 			}
 			ps := PageScore{Page: p + 1, CER: CER(h, r), WER: WER(h, r)}
 			d.Pages = append(d.Pages, ps)
+			docOCR, docTruth = append(docOCR, h), append(docTruth, r)
+			if doubted {
+				continue
+			}
 			pageCER = append(pageCER, ps.CER.Rate)
 			sumWER += ps.WER.Rate
 			t.CER.Distance += ps.CER.Distance
 			t.CER.N += ps.CER.N
 			t.WER.Distance += ps.WER.Distance
 			t.WER.N += ps.WER.N
-			docOCR, docTruth = append(docOCR, h), append(docTruth, r)
 		}
 		d.CER = sumRates(d.Pages, func(p PageScore) ErrorRate { return p.CER })
 		d.WER = sumRates(d.Pages, func(p PageScore) ErrorRate { return p.WER })
 		hay, src := Normalize(strings.Join(docOCR, " ")), Normalize(strings.Join(docTruth, " "))
 		d.IDFound = field(truth.ParticipantID, src, hay)
 		d.DateFound = field(truth.ReferralDate, src, hay)
+		t.Docs = append(t.Docs, d)
+		if doubted {
+			t.Doubted++
+			t.DoubtedCER += d.CER.Rate
+			continue
+		}
+		t.Documents++
 		t.IDRecall.count(d.IDFound != nil, d.IDFound != nil && *d.IDFound)
 		t.DateRecall.count(d.DateFound != nil, d.DateFound != nil && *d.DateFound)
-		t.Docs = append(t.Docs, d)
 	}
-	t.Documents, t.Pages = len(t.Docs), len(pageCER)
+	if t.Doubted > 0 {
+		t.DoubtedCER /= float64(t.Doubted)
+	}
+	t.Pages = len(pageCER)
 	if t.Pages > 0 {
 		var sum float64
 		for _, c := range pageCER {

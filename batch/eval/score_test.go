@@ -125,7 +125,7 @@ func fixture() Input {
 	return Input{
 		Expected: []Expected{
 			exp("R-1", "done", ""),
-			exp("R-2", "review", "low_confidence"),
+			{"R-2", []Outcome{{"done", ""}, {"review", "low_confidence"}}},
 			exp("R-3", "done", ""),
 			exp("R-4", "rejected", "not_pdf"),
 			exp("R-1", "duplicate", ""),
@@ -332,4 +332,31 @@ func TestReportText(t *testing.T) {
 		}
 	}
 	t.Log("\n" + out)
+}
+
+// TestScoreDoubted: a document expected only in review for its text counts
+// in the calibration and its own line, never in the text figures.
+func TestScoreDoubted(t *testing.T) {
+	in := fixture()
+	in.Expected[1] = Expected{"R-2", []Outcome{{"review", "low_confidence"}}}
+	res, err := Score(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := res.Text
+	if x.Documents != 2 || x.Pages != 3 || x.Doubted != 1 || x.IDRecall.Of != 2 {
+		t.Fatalf("text %d documents, %d pages, %d doubted, ID recall of %d; want 2, 3, 1, 2", x.Documents, x.Pages, x.Doubted, x.IDRecall.Of)
+	}
+	if want := 1.0 / 50; math.Abs(x.DoubtedCER-want) > 1e-12 {
+		t.Errorf("doubted mean CER %v, want %v", x.DoubtedCER, want)
+	}
+	var low *BandScore
+	for i := range res.Calibration {
+		if res.Calibration[i].Band == BandLow {
+			low = &res.Calibration[i]
+		}
+	}
+	if low == nil || low.Documents != 1 || low.SourceIDs[0] != "R-2" {
+		t.Errorf("calibration's low band %+v, want R-2 in it", low)
+	}
 }

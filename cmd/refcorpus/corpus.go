@@ -28,6 +28,7 @@ type options struct {
 	Degrade  bool  // degrade good documents page by page (see scan.go)
 	BadAll   bool  // every bad input and manifest problem; implies Bad
 	MaxBytes int64 // the byte cap the too_large input is made to exceed
+	Hard     int   // hard documents appended after every other row (see hard.go)
 	Out      string
 }
 
@@ -43,6 +44,7 @@ type row struct {
 	Reason        string
 	Notes         string // the --bad-all manifest's notes column
 	Short         bool   // written with its first three fields only
+	Hard          bool   // a --hard row, appended after all the others
 }
 
 // truthDoc is the ground truth of one rendered document.
@@ -147,17 +149,26 @@ type entry struct {
 	Dup     bool   // a duplicate of the first row
 	Variant string
 	Notes   string
+	Hard    bool // a --hard document
 }
 
 // pageCounts is how many content pages a --degrade document has: one to
 // four, two most often.
 var pageCounts = []int{1, 1, 2, 2, 2, 3, 3, 4}
 
-// plan draws every row's identity in manifest order from stream 0 of the
-// seed. Source numbers follow the manifest order.
+// plan draws every row's identity in manifest order and returns the rows.
+// Source numbers follow the manifest order. The hard documents come last,
+// after the duplicates, so that adding them changes no earlier row.
 func plan(o options) []entry {
-	r := rng(o.Seed, 0)
 	used := map[string]bool{}
+	es, last := basePlan(o, used)
+	return append(es, hardPlan(o.Seed, o.Hard, last, used)...)
+}
+
+// basePlan plans every row but the hard documents, drawing identities
+// from stream 0 of the seed. It returns the highest source number used.
+func basePlan(o options, used map[string]bool) ([]entry, int) {
+	r := rng(o.Seed, 0)
 	n := 0
 	next := func(pages int) spec {
 		n++
@@ -223,7 +234,7 @@ func plan(o options) []entry {
 		}
 	}
 	if !o.Bad && !o.BadAll {
-		return es
+		return es, n
 	}
 	// The bad documents that are real PDFs have one or two pages: they are
 	// never OCRed, so more pages would only cost space.
@@ -285,7 +296,7 @@ func plan(o options) []entry {
 		es = append(es, entry{Spec: es[2].Spec, Dup: true, Variant: varCopy, Notes: "Same scan, copied to the copies folder"})
 	}
 	es = append(es, conflict)
-	return es
+	return es, n
 }
 
 // build makes the corpus in memory. Documents are rendered in parallel,
@@ -341,6 +352,7 @@ func build(o options) (*corpus, error) {
 		r := row{
 			SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate,
 			Consent: consentWord(s.Consent), Path: "docs/" + s.SourceID + ".pdf", State: "done", Notes: e.Notes,
+			Hard: e.Hard,
 		}
 		switch {
 		case e.State != "":
@@ -378,7 +390,7 @@ func build(o options) (*corpus, error) {
 		}
 		c.Rows = append(c.Rows, r)
 	}
-	if o.BadAll {
+	if o.BadAll || o.Hard > 0 {
 		if err := c.checkCap(o.MaxBytes); err != nil {
 			return nil, err
 		}
@@ -402,7 +414,7 @@ func makeFile(o options, e entry, doc rendered, r *row) (data []byte, keepTruth 
 		data, err = pdf(pdfOptions{})
 		i := strings.LastIndex(string(data), "startxref\n")
 		return append(data[:i:i], "startxref\n20\n%%EOF\n"...), true, err
-	case varTextLayer, varOCRLayer, varBlankDoc:
+	case varTextLayer, varOCRLayer, varBlankDoc, varHard:
 		data, err = pdf(pdfOptions{})
 		return data, true, err
 	case varCommaPath:
@@ -619,6 +631,14 @@ func (c *corpus) manifest() ([]byte, error) {
 	if err := w.Write(header); err != nil {
 		return nil, fmt.Errorf("encoding manifest.csv: %w", err)
 	}
+	// The blank line's place is reckoned without the hard rows, which are
+	// appended to a manifest that is otherwise unchanged.
+	base := 0
+	for _, r := range c.Rows {
+		if !r.Hard {
+			base++
+		}
+	}
 	for i, r := range c.Rows {
 		rec := []string{r.SourceID, r.ParticipantID, r.ReferralDate, r.Consent, r.Path, r.SHA256}
 		if c.Quirks {
@@ -626,7 +646,7 @@ func (c *corpus) manifest() ([]byte, error) {
 			if r.Short {
 				rec = rec[:3]
 			}
-			if i == len(c.Rows)/2 {
+			if i == base/2 {
 				// A blank line, as hand edits leave; readers skip it.
 				w.Flush()
 				b.WriteString("\r\n")

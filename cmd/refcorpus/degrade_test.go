@@ -24,11 +24,12 @@ import (
 // The commands behind the committed corpora, as their READMEs give them.
 var (
 	sampleOptions = options{Seed: 1, Docs: 10, DPIs: []int{150, 200, 200}, Bad: true, MaxBytes: DefaultMaxBytes}
-	evalOptions   = options{Seed: 3, Docs: 30, DPIs: []int{150, 200, 300}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes}
+	evalOptions   = options{Seed: 3, Docs: 30, DPIs: []int{150, 200, 300}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes, Hard: 8}
 )
 
-// smallAll exercises every --degrade and --bad-all path and stays fast.
-var smallAll = options{Seed: 5, Docs: 6, DPIs: []int{150, 200}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes}
+// smallAll exercises every --degrade, --bad-all and --hard path and stays
+// fast.
+var smallAll = options{Seed: 5, Docs: 6, DPIs: []int{150, 200}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes, Hard: 2}
 
 // repoDir returns the folder below the repository root, or skips.
 func repoDir(t *testing.T, rel string) string {

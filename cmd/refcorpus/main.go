@@ -4,7 +4,7 @@
 // Usage:
 //
 //	go run ./cmd/refcorpus --seed 1 --docs 12 --out DIR [--dpi-set 150,200,300] [--bad]
-//	go run ./cmd/refcorpus --seed 3 --docs 30 --out DIR --degrade --bad-all [--max-bytes 2000000]
+//	go run ./cmd/refcorpus --seed 3 --docs 30 --out DIR --degrade --bad-all [--max-bytes 2000000] [--hard 8]
 //
 // It writes:
 //
@@ -79,6 +79,24 @@
 // values hold commas and quotes, and a blank line. The generator checks
 // that no other file is over --max-bytes.
 //
+// # --hard N
+//
+// N documents degraded far past the --degrade deck, so that OCR reads
+// them badly but not always hopelessly and a person must check them: toner
+// clumps, holes and a drum streak on 1-bit copies, ink barely darker than
+// grey paper, heavy blur, 7 and 8 pt type at 150 DPI, JPEG at quality 2
+// to 4, a copy of a copy whose strokes break. They exist to put documents
+// in every confidence band of an evaluation. Each is a row of the table in
+// hard.go (eight rows, 12 pages; past eight the table starts again with
+// new content) that sets every page's degradation by hand, and the truth
+// records it under scan.degradation, with the kinds hard_noise,
+// hard_contrast, hard_blur, hard_small, hard_jpeg and hard_photocopy.
+// expected.csv gives each the outcome its row names: review
+// low_confidence for all of them for now. The hard documents come after
+// every other row, the duplicates included, numbered on from the highest
+// source number, and are drawn from random streams of their own, so that
+// every other file and row stays byte-identical.
+//
 // Large corpora (--docs 2400) are for benchmarks and are not committed.
 // The whole corpus is held in memory until it is written: a --degrade
 // document takes about 200 KB.
@@ -139,6 +157,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.Degrade, "degrade", false, "degrade each page of the good documents: kinds, skew up to 3 degrees, turns, stamps, blank pages")
 	fs.BoolVar(&o.BadAll, "bad-all", false, "write every bad input, the readable oddities and the manifest problems (implies --bad)")
 	fs.Int64Var(&o.MaxBytes, "max-bytes", DefaultMaxBytes, "with --bad-all: the byte cap the evaluation run uses; one input exceeds it, no other does")
+	fs.IntVar(&o.Hard, "hard", 0, "append this many documents degraded far past the others (expected review low_confidence), to calibrate confidence bands")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -150,6 +169,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.Docs < 0 || o.Docs > 9999 {
 		return options{}, fmt.Errorf("--docs must be between 0 and 9999, not %d", o.Docs)
+	}
+	if o.Hard < 0 || o.Hard > 99 {
+		return options{}, fmt.Errorf("--hard must be between 0 and 99, not %d", o.Hard)
 	}
 	if o.BadAll {
 		o.Bad = true

@@ -415,6 +415,9 @@ func TestParseFlags(t *testing.T) {
 		{"degrade and bad-all", []string{"--out", "x", "--degrade", "--bad-all", "--max-bytes", "3000000"}, ""},
 		{"bad-all needs docs", []string{"--out", "x", "--docs", "2", "--bad-all"}, "at least 3"},
 		{"max-bytes too small", []string{"--out", "x", "--max-bytes", "1000"}, "--max-bytes"},
+		{"hard", []string{"--out", "x", "--hard", "8"}, ""},
+		{"hard too many", []string{"--out", "x", "--hard", "100"}, "--hard"},
+		{"hard negative", []string{"--out", "x", "--hard", "-1"}, "--hard"},
 		{"stray argument", []string{"--out", "x", "y"}, "unexpected argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -118,6 +118,12 @@ type scanPlan struct {
 	DPI int
 	// KeepImages keeps each page's final image in rendered.Images.
 	KeepImages bool
+	// BodyPt, when set, is the body type size, whatever the document's
+	// stream draws.
+	BodyPt float64
+	// Hard, for a --hard document, is how each page is degraded instead
+	// of by its kind (see hard.go).
+	Hard []hardPage
 }
 
 // scanMeta is one page's degradation, as the ground truth records it.
@@ -138,6 +144,8 @@ type scanMeta struct {
 	Stamp         string `json:"stamp,omitempty"` // the stamp's words; not part of the page's text
 	Signature     bool   `json:"signature,omitempty"`
 	TextLayer     string `json:"text_layer,omitempty"`
+	// Degradation is how a --hard page was degraded.
+	Degradation *hardPage `json:"degradation,omitempty"`
 }
 
 // scanStyle is how one page is degraded, drawn from the document's
@@ -158,10 +166,11 @@ type scanStyle struct {
 	PaperRGB   [3]uint8 // yellowed
 	InkRGB     [3]uint8
 	Stains     int
+	OneBit     bool // hard kinds: cut to 1 bit
 }
 
 func (s scanStyle) bitonal() bool {
-	return s.Kind == kindBitonal || s.Kind == kindCCITT || s.Kind == kindNoise
+	return s.OneBit || s.Kind == kindBitonal || s.Kind == kindCCITT || s.Kind == kindNoise
 }
 
 // skewMagnitude draws a skew: half of the pages within 1 degree, three in
@@ -648,7 +657,7 @@ func encodeScan(img image.Image, s scanStyle) (pdfImage, scanMeta, error) {
 		case s.bitonal():
 			pi, err = bitonalFlate(g)
 			m.Colour = "bitonal"
-		case s.Kind == kindJPEG || s.Kind == kindBlur:
+		case s.Kind == kindJPEG || s.Kind == kindBlur || isHard(s.Kind) && s.Quality > 0:
 			pi, err = dct(g, s.Quality)
 			m.Encoding, m.JPEGQuality = "dct", s.Quality
 		case s.Kind == kindRaw:
@@ -705,6 +714,9 @@ func renderScan(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error
 	if p.DPI != 0 {
 		ds.DPI = p.DPI
 	}
+	if p.BodyPt != 0 {
+		ds.BodyPt = p.BodyPt
+	}
 	fcs := &docFaces{fonts: fonts, ds: ds, byDPI: map[int]faces{}, stamp: map[int]font.Face{}}
 	defer fcs.Close()
 	t := truthDoc{SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate, Paper: ds.Paper.Name, DPI: ds.DPI, BodyFont: "goregular", BodyPt: ds.BodyPt}
@@ -744,7 +756,14 @@ func renderScan(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error
 		if i < len(p.Turns) && !p.Upright {
 			tu = p.Turns[i]
 		}
-		st := newScanStyle(r, p.Kinds[i], dpi, p.Upright)
+		var hard *hardPage
+		var st scanStyle
+		if p.Hard != nil {
+			hard = &p.Hard[i]
+			st = hard.style(dpi)
+		} else {
+			st = newScanStyle(r, p.Kinds[i], dpi, p.Upright)
+		}
 
 		var ink *image.Gray
 		var pl pageLayout
@@ -787,7 +806,13 @@ func renderScan(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error
 
 		page := pageSpec{Rotate: tu.Entry}
 		if p.TextLayer != "visible" {
-			img := scanPage(r, ink, plane, sp, plane != nil, st, tu)
+			var img image.Image
+			if hard != nil {
+				img = hardScan(r, ink, plane, sp, plane != nil, *hard, dpi)
+				meta.Degradation = hard
+			} else {
+				img = scanPage(r, ink, plane, sp, plane != nil, st, tu)
+			}
 			pi, em, err := encodeScan(img, st)
 			if err != nil {
 				return rendered{}, fmt.Errorf("storing page %d: %w", i+1, err)
