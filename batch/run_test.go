@@ -116,14 +116,14 @@ func readCSV(t *testing.T, path string) []map[string]string {
 	return out
 }
 
-// writeManifest writes a manifest of rows (source_id, path, participant_id)
-// where path is absolute; the root is "/".
-func writeManifest(t *testing.T, dir string, rows [][3]string) string {
+// writeManifest writes a manifest of rows (source_id, path, participant_id,
+// referral_date) where path is absolute; the root is "/".
+func writeManifest(t *testing.T, dir string, rows [][4]string) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("source_id,participant_id,referral_date,consent,path\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%s,%s,2024-01-01,yes,%s\n", r[0], r[2], r[1])
+		fmt.Fprintf(&b, "%s,%s,%s,yes,%s\n", r[0], r[2], r[3], r[1])
 	}
 	p := filepath.Join(dir, fmt.Sprintf("manifest-%d.csv", time.Now().UnixNano()))
 	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
@@ -213,11 +213,11 @@ func TestFaults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			rows := [][3]string{}
+			rows := [][4]string{}
 			for _, g := range good {
-				rows = append(rows, [3]string{g.sourceID, g.path, g.participantID})
+				rows = append(rows, [4]string{g.sourceID, g.path, g.participantID, g.date})
 			}
-			rows = append(rows, [3]string{"V", victim.path, victim.participantID})
+			rows = append(rows, [4]string{"V", victim.path, victim.participantID, victim.date})
 			o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), tc.fault)
 			if tc.opts != nil {
 				tc.opts(&o)
@@ -254,12 +254,12 @@ func TestFaults(t *testing.T) {
 
 func TestBreakerStopsBrokenEngines(t *testing.T) {
 	dir := t.TempDir()
-	var rows [][3]string
+	var rows [][4]string
 	var faults []string
 	g := goodSamples(t)[0]
 	for i := 0; i < 7; i++ {
 		id := fmt.Sprintf("C-%d", i)
-		rows = append(rows, [3]string{id, g.path, g.participantID})
+		rows = append(rows, [4]string{id, g.path, g.participantID, g.date})
 		faults = append(faults, "crash="+id)
 	}
 	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), strings.Join(faults, ";"))
@@ -274,7 +274,7 @@ func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
 	dir := t.TempDir()
 	s := goodSamples(t)
 	out := filepath.Join(dir, "out")
-	first := writeManifest(t, dir, [][3]string{{"A", s[0].path, s[0].participantID}, {"A", s[0].path, s[0].participantID}})
+	first := writeManifest(t, dir, [][4]string{{"A", s[0].path, s[0].participantID, s[0].date}, {"A", s[0].path, s[0].participantID, s[0].date}})
 	res, err := Run(context.Background(), testOptions(t, first, out, ""))
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +283,7 @@ func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
 		t.Errorf("same source and bytes in one manifest: %s, want duplicate", got)
 	}
 	// A second manifest into the same output folder.
-	second := writeManifest(t, dir, [][3]string{{"A", s[0].path, s[0].participantID}, {"A", s[1].path, s[1].participantID}})
+	second := writeManifest(t, dir, [][4]string{{"A", s[0].path, s[0].participantID, s[0].date}, {"A", s[1].path, s[1].participantID, s[1].date}})
 	res, err = Run(context.Background(), testOptions(t, second, out, ""))
 	if err != nil {
 		t.Fatal(err)
@@ -303,9 +303,9 @@ func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
 // owners and engines) on one output folder at once.
 func TestTwoRunsShareTheWork(t *testing.T) {
 	dir := t.TempDir()
-	var rows [][3]string
+	var rows [][4]string
 	for i, g := range goodSamples(t) {
-		rows = append(rows, [3]string{fmt.Sprintf("S-%d", i), g.path, g.participantID})
+		rows = append(rows, [4]string{fmt.Sprintf("S-%d", i), g.path, g.participantID, g.date})
 	}
 	manifest := writeManifest(t, dir, rows)
 	out := filepath.Join(dir, "out")
@@ -337,7 +337,7 @@ func TestTwoRunsShareTheWork(t *testing.T) {
 func TestInterruptReleasesUncounted(t *testing.T) {
 	dir := t.TempDir()
 	s := goodSamples(t)
-	manifest := writeManifest(t, dir, [][3]string{{"A", s[0].path, s[0].participantID}, {"B", s[1].path, s[1].participantID}})
+	manifest := writeManifest(t, dir, [][4]string{{"A", s[0].path, s[0].participantID, s[0].date}, {"B", s[1].path, s[1].participantID, s[1].date}})
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithCancel(context.Background())
 	o := testOptions(t, manifest, out, "slow5s=*")

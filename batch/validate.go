@@ -1,8 +1,11 @@
 package batch
 
 import (
+	"fmt"
 	"strings"
+	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
@@ -15,7 +18,9 @@ const (
 	BandLow    = "low"
 )
 
-// Review reasons set by validation (DESIGN.md §4).
+// Review reasons set by validation (DESIGN.md §4). ReasonIDNotFound
+// covers both manifest fields the text must hold: the participant ID and
+// the referral date (issue #8 keeps one code for the field check).
 const (
 	ReasonEmptyText     = "empty_text"
 	ReasonLowConfidence = "low_confidence"
@@ -23,13 +28,19 @@ const (
 )
 
 // minCredibleWords is how many credible words (recognised with at least
-// the low-confidence threshold, with three or more letters or digits) a
+// credibleWordConf, with three or more letters or digits) a
 // document needs to count as having text at all. Tesseract reads noise
 // into pictures with no text: on lichtenstein.pdf, 453 words, three of them
 // at 60 or more, all two letters long ("ih", "By", "ye"). The shortest real
 // page of the shared corpus (kcs.pdf, a test scan) has four such words; a
 // referral has dozens.
 const minCredibleWords = 3
+
+// credibleWordConf is the confidence from which a word is credible. It is
+// a word's, not a document's: the low band's threshold is calibrated on
+// documents' mean confidence, and a document of 73 holds many words of 60
+// that are right.
+const credibleWordConf = 60
 
 // verdict is validation's decision on a recognised document.
 type verdict struct {
@@ -41,24 +52,34 @@ type verdict struct {
 
 // validate decides done or review. The checks run from the most to the
 // least fundamental, and the first that fails names the reason: no text
-// (fewer than minCredibleWords credible words), text the engine itself doubts, text that does not name the
-// participant. Validation failures are never retried: the same bytes would
-// read the same way.
-func validate(pages []ocr.PageResult, participantID string, o Options) verdict {
-	var words, credible int
+// (fewer than minCredibleWords credible words), text the engine itself
+// doubts, text that does not hold the manifest's participant ID or its
+// referral date (both id_not_found; see containsID and containsDate). An
+// empty participantID or referralDate skips that field's check, which is
+// how --no-id-check switches both off. Validation failures are never
+// retried: the same bytes would read the same way.
+func validate(pages []ocr.PageResult, participantID, referralDate string, o Options) verdict {
+	// The document's confidence is its words' confidences weighted by
+	// their characters: an estimate of how many characters are right,
+	// which is what the bands are calibrated against (CER). Per word, the
+	// zero-confidence junk Tesseract reads into a margin's specks and
+	// dashes ("7:", "-") weighs as much as a word of ten letters, and a
+	// short page of good text falls into review.
+	var chars, credible int
 	var sum float64
 	for _, p := range pages {
 		for _, w := range p.Words {
-			words++
-			sum += w.Conf
-			if w.Conf >= o.LowConfidence && alnum(w.Text) >= 3 {
+			n := max(1, utf8.RuneCountInString(w.Text))
+			chars += n
+			sum += w.Conf * float64(n)
+			if w.Conf >= credibleWordConf && alnum(w.Text) >= 3 {
 				credible++
 			}
 		}
 	}
 	v := verdict{state: journal.Done}
-	if words > 0 {
-		v.meanConf = sum / float64(words)
+	if chars > 0 {
+		v.meanConf = sum / float64(chars)
 	}
 	switch {
 	case v.meanConf >= o.HighConfidence:
@@ -73,7 +94,8 @@ func validate(pages []ocr.PageResult, participantID string, o Options) verdict {
 		v.state, v.reason, v.band = journal.Review, ReasonEmptyText, BandLow
 	case v.band == BandLow:
 		v.state, v.reason = journal.Review, ReasonLowConfidence
-	case participantID != "" && !containsID(pages, participantID):
+	case participantID != "" && !containsID(pages, participantID),
+		referralDate != "" && !containsDate(pages, referralDate):
 		v.state, v.reason = journal.Review, ReasonIDNotFound
 	}
 	return v
@@ -96,17 +118,7 @@ func alnum(s string) int {
 // meaning in these IDs. No confusion that changes a letter or digit (O/0,
 // l/1, S/5) is forgiven: a wrong ID must not pass.
 func containsID(pages []ocr.PageResult, id string) bool {
-	norm := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			switch {
-			case unicode.IsSpace(r):
-				return -1
-			case unicode.Is(unicode.Pd, r) || r == '\u2212' || r == '~':
-				return '-'
-			}
-			return unicode.ToUpper(r)
-		}, s)
-	}
+	norm := func(s string) string { return strings.Map(foldRune, s) }
 	want := norm(id)
 	if want == "" {
 		return true
@@ -117,4 +129,160 @@ func containsID(pages []ocr.PageResult, id string) bool {
 		}
 	}
 	return false
+}
+
+// foldRune is the comparison both field checks share: whitespace dropped
+// (-1), every dash-like character read as '-', letters upper-cased.
+func foldRune(r rune) rune {
+	switch {
+	case unicode.IsSpace(r):
+		return -1
+	case unicode.Is(unicode.Pd, r) || r == '\u2212' || r == '~':
+		return '-'
+	}
+	return unicode.ToUpper(r)
+}
+
+// containsDate reports whether the referral date (YYYY-MM-DD, as the
+// manifest holds it) is written in the text in one of the forms referrals
+// use, compared like the participant ID: without whitespace or case, every
+// dash-like character read as '-'. For 2024-03-07 the forms are:
+//
+//   - ISO: 2024-03-07
+//   - numeric, day first or month first (a document does not say which, so
+//     both are accepted), day and month each with or without a leading
+//     zero, one separator '/', '.' or '-' used twice: 07/03/2024, 7.3.2024,
+//     03/07/2024, 3-7-2024
+//   - day, month name, year: 7 March 2024, 07 Mar 2024, 7th March 2024
+//   - month name, day, year: March 7, 2024, Mar 7th 2024
+//
+// Month names are English, in full or as their first three letters (the
+// abbreviation may end in '.'); the comma after the day is optional, and
+// so is an ordinal suffix (st, nd, rd or th, which is not checked against
+// the day: it carries no date). Years have four digits.
+//
+// The date must stand on its own: it may not continue a number or a word
+// of the text, so 2024-03-07 is not found in 12024-03-079 and 7/3/2024 is
+// not found in 17/3/2024. White space in the text is a boundary even
+// though it is ignored inside the date. No confusion that changes a letter
+// or digit is forgiven (O/0, l/1, a wrong day or month): a wrong date must
+// not pass. A date that is not a valid YYYY-MM-DD is never found.
+func containsDate(pages []ocr.PageResult, date string) bool {
+	forms := dateForms(date)
+	if len(forms) == 0 {
+		return false
+	}
+	for _, p := range pages {
+		t := foldText(p.Text)
+		for _, f := range forms {
+			if t.containsWord(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dateForms returns every accepted spelling of date, folded by foldRune,
+// or nil when date is not a valid YYYY-MM-DD.
+func dateForms(date string) []string {
+	d, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return nil
+	}
+	y, day, mon := d.Year(), d.Day(), int(d.Month())
+	pad := func(n int) []string {
+		if n < 10 {
+			return []string{fmt.Sprint(n), fmt.Sprintf("%02d", n)}
+		}
+		return []string{fmt.Sprint(n)}
+	}
+	seen := map[string]bool{}
+	var forms []string
+	add := func(f string) {
+		f = strings.Map(foldRune, f)
+		if !seen[f] {
+			seen[f] = true
+			forms = append(forms, f)
+		}
+	}
+	add(d.Format(time.DateOnly))
+	for _, sep := range []string{"/", ".", "-"} {
+		for _, dd := range pad(day) {
+			for _, mm := range pad(mon) {
+				add(fmt.Sprintf("%s%s%s%s%d", dd, sep, mm, sep, y))
+				add(fmt.Sprintf("%s%s%s%s%d", mm, sep, dd, sep, y))
+			}
+		}
+	}
+	full := d.Month().String()
+	names := []string{full, full[:3], full[:3] + "."}
+	for _, dd := range pad(day) {
+		for _, ord := range []string{"", "st", "nd", "rd", "th"} {
+			for _, name := range names {
+				add(fmt.Sprintf("%s%s%s%d", dd, ord, name, y))
+				add(fmt.Sprintf("%s%s%s%d", name, dd, ord, y))
+				add(fmt.Sprintf("%s%s%s,%d", name, dd, ord, y))
+			}
+		}
+	}
+	return forms
+}
+
+// foldedText is a page's text folded by foldRune, remembering where white
+// space was dropped so that it can still end a word.
+type foldedText struct {
+	runes []rune
+	gap   []bool // gap[i]: white space (or the start) comes before runes[i]
+}
+
+func foldText(s string) foldedText {
+	var t foldedText
+	space := true
+	for _, r := range s {
+		f := foldRune(r)
+		if f < 0 {
+			space = true
+			continue
+		}
+		t.runes = append(t.runes, f)
+		t.gap = append(t.gap, space)
+		space = false
+	}
+	return t
+}
+
+// containsWord reports whether want occurs in t without continuing a run
+// of digits or of letters on either side.
+func (t foldedText) containsWord(want string) bool {
+	w := []rune(want)
+	if len(w) == 0 {
+		return false
+	}
+	for i := 0; i+len(w) <= len(t.runes); i++ {
+		if !equalRunes(t.runes[i:i+len(w)], w) {
+			continue
+		}
+		j := i + len(w)
+		startOK := t.gap[i] || !sameKind(t.runes[i-1], t.runes[i])
+		endOK := j == len(t.runes) || t.gap[j] || !sameKind(t.runes[j-1], t.runes[j])
+		if startOK && endOK {
+			return true
+		}
+	}
+	return false
+}
+
+func equalRunes(a, b []rune) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameKind reports whether a and b would read as one number or one word.
+func sameKind(a, b rune) bool {
+	return unicode.IsDigit(a) && unicode.IsDigit(b) || unicode.IsLetter(a) && unicode.IsLetter(b)
 }

@@ -26,32 +26,134 @@ func pageWords(text string, pairs ...any) ocr.PageResult {
 
 func TestValidate(t *testing.T) {
 	o := Options{}.withDefaults()
+	const date = "2024-03-07"
 	tests := []struct {
 		name   string
 		pages  []ocr.PageResult
 		id     string
+		date   string
 		state  string
 		reason string
 		band   string
 	}{
-		{"good text with the ID", []ocr.PageResult{page("Participant ID: P-123456", 95, 90, 90)}, "P-123456", "done", "", "high"},
-		{"ID split by OCR whitespace", []ocr.PageResult{page("Participant ID: P- 123456", 95, 95, 95)}, "P-123456", "done", "", "high"},
-		{"em dash read for the hyphen", []ocr.PageResult{page("Participant ID: P—123456", 95, 95, 95)}, "P-123456", "done", "", "high"},
-		{"ID on a later page", []ocr.PageResult{page("cover", 90), page("id p-123456", 90, 90)}, "P-123456", "done", "", "high"},
-		{"medium band still done", []ocr.PageResult{page("P-123456", 70, 70, 70)}, "P-123456", "done", "", "medium"},
-		{"no words at all", []ocr.PageResult{page(""), page("  ")}, "P-1", "review", "empty_text", "low"},
-		{"noise in a picture is no text", []ocr.PageResult{pageWords("ih By ye", "ih", 65, "By", 64, "ye", 61, "qzx", 20)}, "P-1", "review", "empty_text", "low"},
-		{"low confidence wins over a missing ID", []ocr.PageResult{page("garbage", 20, 30, 70, 70, 70)}, "P-1", "review", "low_confidence", "low"},
-		{"ID not found", []ocr.PageResult{page("Participant ID: P-123457", 95, 95, 95)}, "P-123456", "review", "id_not_found", "high"},
-		{"O for 0 is not forgiven", []ocr.PageResult{page("P-12345O", 95, 95, 95)}, "P-123450", "review", "id_not_found", "high"},
+		{"good text with the ID", []ocr.PageResult{page("Participant ID: P-123456", 95, 96, 95)}, "P-123456", "", "done", "", "high"},
+		{"ID split by OCR whitespace", []ocr.PageResult{page("Participant ID: P- 123456", 95, 95, 95)}, "P-123456", "", "done", "", "high"},
+		{"em dash read for the hyphen", []ocr.PageResult{page("Participant ID: P—123456", 95, 95, 95)}, "P-123456", "", "done", "", "high"},
+		{"ID on a later page", []ocr.PageResult{page("cover", 95), page("id p-123456", 95, 95)}, "P-123456", "", "done", "", "high"},
+		{"medium band still done", []ocr.PageResult{page("P-123456", 85, 85, 85)}, "P-123456", "", "done", "", "medium"},
+		{"no words at all", []ocr.PageResult{page(""), page("  ")}, "P-1", "", "review", "empty_text", "low"},
+		{"noise in a picture is no text", []ocr.PageResult{pageWords("ih By ye", "ih", 65, "By", 64, "ye", 61, "qzx", 20)}, "P-1", "", "review", "empty_text", "low"},
+		{"low confidence wins over a missing ID", []ocr.PageResult{page("garbage", 20, 30, 70, 70, 70)}, "P-1", "", "review", "low_confidence", "low"},
+		{"ID not found", []ocr.PageResult{page("Participant ID: P-123457", 95, 95, 95)}, "P-123456", "", "review", "id_not_found", "high"},
+		{"junk weighs by its characters", []ocr.PageResult{pageWords("7: Kodak Capture - Desktop Test",
+			"7:", 0, "Kodak", 96, "Capture", 94, "-", 0, "Desktop", 88, "Test", 95)}, "", "", "done", "", "medium"},
+		{"O for 0 is not forgiven", []ocr.PageResult{page("P-12345O", 95, 95, 95)}, "P-123450", "", "review", "id_not_found", "high"},
+
+		{"ID and date found", []ocr.PageResult{page("Participant ID: P-123456\nReferral date: 2024-03-07", 95, 95, 95)}, "P-123456", date, "done", "", "high"},
+		{"date in another form on a later page", []ocr.PageResult{page("Participant ID: P-123456", 95, 95, 95), page("Seen on 7th March 2024.", 95)}, "P-123456", date, "done", "", "high"},
+		{"date missing", []ocr.PageResult{page("Participant ID: P-123456", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
+		{"wrong day", []ocr.PageResult{page("Participant ID: P-123456 Referral date: 2024-03-08", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
+		{"date found but ID missing", []ocr.PageResult{page("Referral date: 2024-03-07", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
+		{"date checked without an ID", []ocr.PageResult{page("Referral date: 2024-03-17", 95, 95, 95)}, "", date, "review", "id_not_found", "high"},
+		{"no ID and no date: checks off", []ocr.PageResult{page("nothing to match here", 95, 95, 95)}, "", "", "done", "", "high"},
+		{"low confidence wins over a missing date", []ocr.PageResult{page("garbage", 20, 30, 70, 70, 70)}, "", date, "review", "low_confidence", "low"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := validate(tc.pages, tc.id, o)
+			v := validate(tc.pages, tc.id, tc.date, o)
 			if string(v.state) != tc.state || v.reason != tc.reason || v.band != tc.band {
 				t.Errorf("got %s/%s band %s, want %s/%s band %s", v.state, v.reason, v.band, tc.state, tc.reason, tc.band)
 			}
 		})
+	}
+}
+
+func TestContainsDate(t *testing.T) {
+	tests := []struct {
+		name string
+		date string
+		text string
+		want bool
+	}{
+		// Every accepted form of 2024-03-07.
+		{"ISO", "2024-03-07", "Referral date: 2024-03-07", true},
+		{"ISO with an en dash", "2024-03-07", "2024–03–07", true},
+		{"ISO with a minus sign", "2024-03-07", "2024\u221203\u221207", true},
+		{"ISO split by OCR whitespace", "2024-03-07", "2024- 03 -07", true},
+		{"day first slashes padded", "2024-03-07", "07/03/2024", true},
+		{"day first slashes unpadded", "2024-03-07", "7/3/2024", true},
+		{"day first mixed padding", "2024-03-07", "7/03/2024", true},
+		{"month first slashes padded", "2024-03-07", "03/07/2024", true},
+		{"month first slashes unpadded", "2024-03-07", "3/7/2024", true},
+		{"day first dots", "2024-03-07", "07.03.2024", true},
+		{"month first dots", "2024-03-07", "3.7.2024", true},
+		{"day first dashes", "2024-03-07", "07-03-2024", true},
+		{"month first em dashes", "2024-03-07", "3—7—2024", true},
+		{"day month name year", "2024-03-07", "7 March 2024", true},
+		{"padded day month name year", "2024-03-07", "07 March 2024", true},
+		{"day abbreviation year", "2024-03-07", "7 Mar 2024", true},
+		{"abbreviation with a period", "2024-03-07", "7 Mar. 2024", true},
+		{"ordinal day first", "2024-03-07", "7th March 2024", true},
+		{"ordinal split by whitespace", "2024-03-07", "7 th March 2024", true},
+		{"month name day comma year", "2024-03-07", "March 7, 2024", true},
+		{"month name day year no comma", "2024-03-07", "March 7 2024", true},
+		{"abbreviation day comma year", "2024-03-07", "Mar 7, 2024", true},
+		{"month first ordinal", "2024-03-07", "March 7th, 2024", true},
+		{"upper case", "2024-03-07", "7 MARCH 2024", true},
+		{"lower case", "2024-03-07", "march 7, 2024", true},
+		{"no whitespace at all", "2024-03-07", "7March2024", true},
+		{"line break inside", "2024-03-07", "7 March\n2024", true},
+		{"May is its own abbreviation", "2023-05-01", "1st May 2023", true},
+		{"two digit day", "2023-12-25", "25/12/2023", true},
+		{"two digit day month first", "2023-12-25", "December 25, 2023", true},
+
+		// Boundaries: the date may not continue a number or a word.
+		{"ISO inside a longer number", "2024-03-07", "12024-03-079", false},
+		{"ISO followed by a digit", "2024-03-07", "2024-03-071", false},
+		{"ISO preceded by a digit", "2024-03-07", "12024-03-07", false},
+		{"ISO between punctuation", "2024-03-07", "(2024-03-07).", true},
+		{"ISO followed by a time", "2024-03-07", "2024-03-07 10:30", true},
+		{"ISO glued to a label", "2024-03-07", "Date:2024-03-07", true},
+		{"day inside a larger day", "2024-03-07", "17/3/2024", false},
+		{"year continues", "2024-03-07", "7/3/20245", false},
+		{"day inside a larger day with name", "2024-03-07", "17 March 2024", false},
+		{"month inside a larger month", "2024-01-07", "11/7/2024", false},
+		{"month not a prefix of a larger month", "2024-01-07", "7/11/2024", false},
+		{"abbreviation inside a word", "2024-03-07", "Samar 7, 2024", false},
+		{"whitespace is a boundary", "2024-03-07", "Ref 1 7/3/2024", true},
+
+		// Wrong dates and near misses.
+		{"wrong day", "2024-03-07", "2024-03-08", false},
+		{"wrong month", "2024-03-07", "2024-04-07", false},
+		{"wrong year", "2024-03-07", "07/03/2023", false},
+		{"day and month both wrong", "2024-03-07", "8 April 2024", false},
+		{"O for 0", "2024-03-07", "2024-O3-07", false},
+		{"l for 1", "2024-01-07", "2024-0l-07", false},
+		{"two digit year", "2024-03-07", "07/03/24", false},
+		{"mixed separators", "2024-03-07", "07/03.2024", false},
+		{"year first with slashes", "2024-03-07", "2024/03/07", false},
+		{"misspelt month", "2024-03-07", "7 Marhc 2024", false},
+		{"other month name", "2024-03-07", "7 May 2024", false},
+		{"month name without year", "2024-03-07", "7 March", false},
+		{"unpadded ISO", "2024-03-07", "2024-3-7", false},
+
+		// Empty and invalid input.
+		{"empty text", "2024-03-07", "", false},
+		{"empty date", "", "2024-03-07", false},
+		{"invalid date", "2024-02-30", "30/02/2024", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := containsDate([]ocr.PageResult{{Text: tc.text}}, tc.date); got != tc.want {
+				t.Errorf("containsDate(%q in %q) = %v, want %v", tc.date, tc.text, got, tc.want)
+			}
+		})
+	}
+	if containsDate(nil, "2024-03-07") {
+		t.Error("containsDate with no pages = true, want false")
+	}
+	if !containsDate([]ocr.PageResult{{Text: "cover"}, {Text: "seen 07.03.2024"}}, "2024-03-07") {
+		t.Error("containsDate missed the date on the second page")
 	}
 }
 

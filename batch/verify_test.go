@@ -24,7 +24,7 @@ func finishedBatch(t *testing.T) (dir string, id *age.X25519Identity) {
 	}
 	src := filepath.Join(dir, "sources")
 	os.MkdirAll(src, 0o700)
-	var rows [][3]string
+	var rows [][4]string
 	for i, g := range goodSamples(t)[:3] {
 		b, err := os.ReadFile(g.path)
 		if err != nil {
@@ -32,7 +32,7 @@ func finishedBatch(t *testing.T) (dir string, id *age.X25519Identity) {
 		}
 		p := filepath.Join(src, filepath.Base(g.path))
 		os.WriteFile(p, b, 0o600)
-		rows = append(rows, [3]string{[]string{"A", "B", "C"}[i], p, g.participantID})
+		rows = append(rows, [4]string{[]string{"A", "B", "C"}[i], p, g.participantID, g.date})
 	}
 	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), "")
 	o.Plaintext, o.Recipients = false, []age.Recipient{id.Recipient()}

@@ -275,11 +275,11 @@ func (r *runner) reportIfFinal(jb job) {
 // to record. The artifact is durable (fsynced, renamed, re-hashed) before
 // the journal hears of it.
 func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out outcome) (journal.Result, error) {
-	id := jb.row.ParticipantID
+	id, date := jb.row.ParticipantID, jb.row.ReferralDate
 	if r.o.NoIDCheck {
-		id = ""
+		id, date = "", ""
 	}
-	v := validate(out.pages, id, r.o)
+	v := validate(out.pages, id, date, r.o)
 	art := newArtifact(doc, jb.row.Line, l.Attempt, out, v, r.o)
 	b, err := art.marshal()
 	if err != nil {
