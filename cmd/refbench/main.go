@@ -15,7 +15,8 @@
 //	           every 100 ms; report.json's summary.peak_*_rss_bytes when it
 //	           has them), then the same command again over the finished batch
 //	           (resume wall)
-//	--fast     the same with page orientation and deskew switched off, when
+//	--fast     the same with the page steps (orientation, deskew,
+//	           despeckle) off, when
 //	           `refbatch run --help` offers flags for that (or --fast-flags)
 //	--limit    every page rendered gray by `pdftoppm -gray -r DPI` and
 //	           recognised by `tesseract page.pgm - --dpi DPI`
@@ -107,8 +108,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Cores, "cores", runtime.NumCPU(), "cores: refbatch --workers, the limit's pool, OCRmyPDF --jobs")
 	fs.IntVar(&o.DPI, "dpi", 300, "render resolution of every measured run")
 	fs.BoolVar(&o.Default, "default", true, "measure refbatch run with its default settings, and resuming it")
-	fs.BoolVar(&o.Fast, "fast", true, "measure refbatch run with orientation and deskew off (skipped when it has no such flags)")
-	fs.StringVar(&o.FastFlags, "fast-flags", "", "refbatch run flags that switch orientation and deskew off (default: found in its --help)")
+	fs.BoolVar(&o.Fast, "fast", true, "measure refbatch run with the page steps (orientation, deskew, despeckle) off (skipped when it has no such flags)")
+	fs.StringVar(&o.FastFlags, "fast-flags", "", "refbatch run flags that switch the page steps off (default: found in its --help)")
 	fs.BoolVar(&o.Limit, "limit", true, "measure the render + recognise limit with pdftoppm and tesseract")
 	fs.BoolVar(&o.OCRmyPDF, "ocrmypdf", true, "measure OCRmyPDF (skipped when not installed)")
 	fs.StringVar(&subsets, "subsets", "", "comma-separated document counts: also run refbatch on the corpus's first N documents")
@@ -189,7 +190,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		fn   func(context.Context) error
 	}{
 		{o.Default, "refbatch, default settings", b.runDefault},
-		{o.Fast, "refbatch, orientation and deskew off", b.runFast},
+		{o.Fast, "refbatch, page steps off", b.runFast},
 		{o.Limit, "limit: pdftoppm + tesseract", b.runLimit},
 		{o.OCRmyPDF, "OCRmyPDF", b.runOCRmyPDF},
 		{len(o.Subsets) > 0, "refbatch on corpus subsets", b.runSubsets},
@@ -310,7 +311,7 @@ var (
 	fastBoolFlag = regexp.MustCompile(`--([a-z-]*(?:orient|deskew|despeckl|rotat)[a-z-]*)\b[^\n]*\(default: true\)`)
 )
 
-// fastFlags returns the flags that switch orientation and deskew off,
+// fastFlags returns the flags that switch the page steps off,
 // read from `refbatch run --help`; nil when it offers none.
 func fastFlags(help string) []string {
 	var out []string

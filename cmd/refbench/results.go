@@ -316,7 +316,7 @@ func (r *results) computeRatios() {
 	if r.Limit != nil && r.Limit.PagesPerMinute > 0 {
 		if ok(r.Fast) {
 			r.Ratios.FastVsLimit = r.Fast.PagesPerMinute / r.Limit.PagesPerMinute
-			add("refbatch, orientation and deskew off / limit (pages per minute)", r.Ratios.FastVsLimit, ">= 0.90", r.Ratios.FastVsLimit >= 0.90)
+			add("refbatch, page steps off / limit (pages per minute)", r.Ratios.FastVsLimit, ">= 0.90", r.Ratios.FastVsLimit >= 0.90)
 		}
 		if ok(r.Default) {
 			r.Ratios.DefaultVsLimit = r.Default.PagesPerMinute / r.Limit.PagesPerMinute
@@ -372,7 +372,7 @@ func (r *results) writeTable(w io.Writer) {
 			float64(x.PeakParentRSS)/mib, float64(x.PeakWorkerRSS)/mib, 100*x.OtherCPUShare)
 	}
 	row("refbatch (default)", r.Default)
-	row("refbatch (no orientation/deskew)", r.Fast)
+	row("refbatch (page steps off)", r.Fast)
 	if l := r.Limit; l != nil {
 		fmt.Fprintf(tw, "limit (pdftoppm %.3f + tesseract %.3f CPU s/page)\t%d\t%.1f\t%.1f\t%.1f\t%.3f\t-\t-\t-\t%.0f%%\t\n", l.RenderCPUPerPage, l.OCRCPUPerPage,
 			l.Pages, l.PagesPerMinute, l.PagesPerMinute, l.WallS, l.RenderCPUPerPage+l.OCRCPUPerPage, 100*l.OtherCPUShare)

@@ -152,16 +152,7 @@ func (h hardPage) style(dpi int) scanStyle {
 // pages, in the order a copier and a scanner would make them.
 func hardScan(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool, h hardPage, dpi int) *image.Gray {
 	if h.Skew != 0 {
-		out := image.NewGray(ink.Bounds())
-		fill(out, 255)
-		rotate(out, ink, h.Skew)
-		ink = out
-		if hasStamp {
-			out := image.NewGray(stampPlane.Bounds())
-			fill(out, 255)
-			rotate(out, stampPlane, h.Skew)
-			stampPlane = out
-		}
+		ink, stampPlane = skewPlanes(ink, stampPlane, hasStamp, h.Skew)
 	}
 	var lut [256]uint8
 	for v := range lut {
@@ -222,13 +213,7 @@ func hardScan(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool
 		}
 	}
 	if h.oneBit() {
-		for i, v := range out.Pix {
-			if v >= h.Threshold {
-				out.Pix[i] = 255
-			} else {
-				out.Pix[i] = 0
-			}
-		}
+		threshold(out, h.Threshold)
 	}
 	return out
 }

@@ -439,13 +439,7 @@ func degrade(r *rand.Rand, clean *image.Gray, ps pageStyle, dpi int) *image.Gray
 		}
 	}
 	if ps.Bitonal {
-		for i, v := range out.Pix {
-			if v >= ps.Threshold {
-				out.Pix[i] = 255
-			} else {
-				out.Pix[i] = 0
-			}
-		}
+		threshold(out, ps.Threshold)
 	}
 	return out
 }
@@ -485,6 +479,33 @@ func rotate(dst, src *image.Gray, deg float64) {
 }
 
 // fill sets every pixel of img to v.
+// threshold makes img 1-bit in place: white from t up, black below.
+func threshold(img *image.Gray, t uint8) {
+	for i, v := range img.Pix {
+		if v >= t {
+			img.Pix[i] = 255
+		} else {
+			img.Pix[i] = 0
+		}
+	}
+}
+
+// skewPlanes returns the ink plane, and the stamp plane when there is
+// one, turned by deg degrees on white, as a scanner feeds a page askew.
+func skewPlanes(ink, stampPlane *image.Gray, hasStamp bool, deg float64) (*image.Gray, *image.Gray) {
+	turn := func(src *image.Gray) *image.Gray {
+		out := image.NewGray(src.Bounds())
+		fill(out, 255)
+		rotate(out, src, deg)
+		return out
+	}
+	ink = turn(ink)
+	if hasStamp {
+		stampPlane = turn(stampPlane)
+	}
+	return ink, stampPlane
+}
+
 func fill(img *image.Gray, v uint8) {
 	for i := range img.Pix {
 		img.Pix[i] = v

@@ -392,16 +392,7 @@ func disc(img *image.Gray, cx, cy, radius int, v uint8) {
 // yellowed pages, *image.RGBA.
 func scanPage(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool, s scanStyle, t turn) image.Image {
 	if s.Skew != 0 {
-		out := image.NewGray(ink.Bounds())
-		fill(out, 255)
-		rotate(out, ink, s.Skew)
-		ink = out
-		if hasStamp {
-			out := image.NewGray(stampPlane.Bounds())
-			fill(out, 255)
-			rotate(out, stampPlane, s.Skew)
-			stampPlane = out
-		}
+		ink, stampPlane = skewPlanes(ink, stampPlane, hasStamp, s.Skew)
 	}
 	if s.Kind == kindYellowed {
 		img := yellow(r, ink, stampPlane, st, hasStamp, s)
@@ -438,13 +429,7 @@ func scanPage(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool
 	}
 	addNoise(r, out, s, paper, inkLevel)
 	if s.bitonal() {
-		for i, v := range out.Pix {
-			if v >= s.Threshold {
-				out.Pix[i] = 255
-			} else {
-				out.Pix[i] = 0
-			}
-		}
+		threshold(out, s.Threshold)
 	}
 	return turnGray(out, t.Image)
 }
