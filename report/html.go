@@ -270,7 +270,7 @@ var reviewOrder = []string{"id_not_found", "low_confidence", "empty_text", "rend
 // reviewActions says what a person should do with each review reason.
 var reviewActions = map[string]string{
 	"id_not_found":       "The text reads, but the participant ID from the manifest is not in it: the file may belong to someone else. Check page 1 against the manifest before anything else.",
-	"low_confidence":     "The engine doubts what it read (mean word confidence below %s). Look at the scan: accept it, rescan it or transcribe it.",
+	"low_confidence":     "The engine doubts what it read (confidence below %s). Look at the scan: accept it, rescan it or transcribe it.",
 	"empty_text":         "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it.",
 	"render_error":       "The PDF could not be rendered. Open it in a viewer; re-export or rescan it.",
 	"timeout":            "A page took longer than the page timeout. Rerun it with a longer --page-timeout or a lower --dpi, or look at the file.",

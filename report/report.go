@@ -465,7 +465,7 @@ func roundSig(v float64, n int) float64 {
 }
 
 // confidenceBins counts the documents that were read (done and review rows
-// with a band) by mean word confidence, in bins of five points from 0 to
+// with a band) by confidence, in bins of five points from 0 to
 // 100, one row at a time.
 type confidenceBins [20]int
 

@@ -160,10 +160,10 @@ type marker struct {
 	dash  string
 }
 
-// confidenceChart is the histogram of mean word confidence per document,
+// confidenceChart is the histogram of confidence per document,
 // bars coloured by band, with the band thresholds marked.
 func confidenceChart(buckets []Bucket, bands Bands) template.HTML {
-	const title = "Mean word confidence per document"
+	const title = "Confidence per document"
 	total := 0
 	maxN := 0
 	for _, b := range buckets {
@@ -218,7 +218,7 @@ func confidenceChart(buckets []Bucket, bands Bands) template.HTML {
 		s.line(xOf(m.x), p.y0-6, xOf(m.x), p.y1, m.color, 1.5, m.dash)
 		s.text(xOf(m.x), p.y0-10, "middle", "mark", m.label)
 	}
-	s.text(p.x0+p.width()/2, p.y1+36, "middle", "axis", "mean word confidence (%), documents per 5-point bin")
+	s.text(p.x0+p.width()/2, p.y1+36, "middle", "axis", "confidence per character (%), documents per 5-point bin")
 	return s.html()
 }
 
