@@ -53,7 +53,8 @@ type Word struct {
 // on top of the page's own /Rotate, which MuPDF applies when rendering;
 // SkewDegrees is the angle by which the page was turned to straighten its
 // lines, clockwise positive, 0 when it was not deskewed; Inverted is true
-// when the page was white on black and was inverted. Blank is true when
+// when the page was white on black and was inverted; Despeckled counts the
+// pixels of specks painted over with the paper. Blank is true when
 // the page held nothing the size of text and was therefore not recognised
 // (Text and Words are empty). TextSource is [TextFromOCR] or
 // [TextFromLayer].
@@ -68,6 +69,7 @@ type PageResult struct {
 	Rotation      int           `json:"rotation"`
 	SkewDegrees   float64       `json:"skew_degrees"`
 	Inverted      bool          `json:"inverted"`
+	Despeckled    int           `json:"despeckled_pixels"`
 	Blank         bool          `json:"blank,omitempty"`
 	TextSource    string        `json:"text_source"`
 	RenderTime    time.Duration `json:"render_ns"`

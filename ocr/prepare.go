@@ -101,9 +101,11 @@ type prepared struct {
 	rotation int
 	skew     float64
 	inverted bool
-	blank    bool // nothing to read: not prepared further nor recognised
-	verdict  int  // Leptonica's orientation verdict, see orientVerdict
-	osdRun   bool // Tesseract's orientation detection has been asked
+	// despeckled counts the pixels painted over as specks.
+	despeckled int
+	blank      bool // nothing to read: not prepared further nor recognised
+	verdict    int  // Leptonica's orientation verdict, see orientVerdict
+	osdRun     bool // Tesseract's orientation detection has been asked
 }
 
 // prepare inverts, deskews and turns upright the rendered page in g,
@@ -125,7 +127,7 @@ func (e *engine) prepare(g *grayImage, hist [256]int, dpi int) (*prepared, error
 		// Before deskewing, whose resampling would smear each speck into
 		// a grey blot the size test no longer sees as one.
 		size := max(1, (speckPixels*p.dpi+150)/300)
-		despeckle(p.img, p.thresh, size, size, p.paper)
+		p.despeckled = max(0, despeckle(p.img, p.thresh, size, size, p.paper))
 	}
 	if err := e.deskew(p); err != nil {
 		return nil, err

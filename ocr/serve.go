@@ -369,6 +369,7 @@ func (e *engine) read(res *PageResult, hist [256]int) error {
 	defer func() {
 		res.Width, res.Height = p.img.w, p.img.h
 		res.Rotation, res.SkewDegrees, res.Inverted = p.rotation, math.Round(p.skew*100)/100, p.inverted
+		res.Despeckled = p.despeckled
 	}()
 	if p.blank {
 		// Nothing to read; a text layer on a blank page is not the page's.
