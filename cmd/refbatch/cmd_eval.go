@@ -83,9 +83,10 @@ run flags (--dpi, --workers, ...) are those of refbatch run.
 
 Then it scores: every row's state and reason against --expect; with --truth,
 the character error rate of every page of the readable documents (expected
-done, or review low_confidence/id_not_found), its mean and p95, the word
-error rate, the recall of the participant ID and the referral date, and a
-calibration table (documents and mean CER per confidence band). It prints a
+done), its mean and p95, the word error rate, the recall of the participant
+ID and the referral date, and a calibration table (documents and mean CER
+per confidence band, over the readable documents and those expected in
+review for their text) with the band thresholds it suggests. It prints a
 table, writes eval.json into the output folder, and checks --thresholds.
 
 Exit status: 0 every outcome as expected and every figure within its

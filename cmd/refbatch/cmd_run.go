@@ -61,6 +61,8 @@ run the same command again to resume.`,
 			&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &o.batch.NoOrientation},
 			&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &o.batch.NoDeskew},
 			&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &o.batch.NoDespeckle},
+			&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence (per character) from which a document is in the high band", Value: batch.DefaultHighConfidence, Destination: &o.batch.HighConfidence},
+			&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which a document goes to review low_confidence (the bands are calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultLowConfidence, Destination: &o.batch.LowConfidence},
 			&cli.BoolFlag{Name: "no-id-check", Usage: "skip the participant ID and referral date checks (for corpora without participant IDs); recorded in the report's settings", Destination: &o.batch.NoIDCheck},
 			&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "age public key to encrypt artifacts to (repeatable)"},
 			&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line", Destination: &o.recipientsFile},
@@ -99,6 +101,10 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	level := slog.LevelInfo
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return usageErr(fmt.Sprintf("bad --log-level %q", o.logLevel), "use debug, info, warn or error")
+	}
+	if lo, hi := o.batch.LowConfidence, o.batch.HighConfidence; !(lo > 0 && lo <= hi && hi <= 100) {
+		return usageErr(fmt.Sprintf("bad confidence bands: --low-confidence %g, --high-confidence %g", lo, hi),
+			"both are from 0 to 100, low above 0 and not above high")
 	}
 	bar := !o.quiet && !o.json && isTerminal(stderr)
 	if o.quiet || bar {

@@ -299,6 +299,8 @@ func TestUsageErrors(t *testing.T) {
 		{"no recipients and no --plaintext", []string{"run", "--out", filepath.Join(dir, "o2"), good}, exitUsage, []string{"--recipient", "--plaintext"}},
 		{"bad recipient", []string{"run", "--recipient", "nope", good}, exitUsage, []string{"bad recipient"}},
 		{"unknown flag", []string{"run", "--frobnicate", good}, exitUsage, []string{"frobnicate"}},
+		{"low band above the high band", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o3"), "--low-confidence", "95", good},
+			exitUsage, []string{"--low-confidence 95, --high-confidence 94.3"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
