@@ -418,14 +418,9 @@ func degrade(r *rand.Rand, clean *image.Gray, ps pageStyle, dpi int) *image.Gray
 		fill(out, paperLevel)
 		rotate(out, clean, ps.Skew)
 	}
+	sparseNoise(r, out, ps.NoiseShare)
 	b := out.Bounds()
 	w, h := b.Dx(), b.Dy()
-	for range int(ps.NoiseShare * float64(w*h)) {
-		i := r.IntN(w) + r.IntN(h)*out.Stride
-		// The sum of two uniform draws is a rough bell in integers.
-		v := int(out.Pix[i]) + r.IntN(61) - 30 + r.IntN(61) - 30
-		out.Pix[i] = uint8(max(0, min(255, v)))
-	}
 	radius := max(1, dpi/150)
 	for range ps.Specks {
 		cx, cy := r.IntN(w), r.IntN(h)
@@ -479,6 +474,19 @@ func rotate(dst, src *image.Gray, deg float64) {
 }
 
 // fill sets every pixel of img to v.
+// sparseNoise nudges a share of img's pixels, picked at random, by up to
+// ±60 gray levels: a scanner's sensor noise. The sum of two uniform draws
+// is a rough bell in integers.
+func sparseNoise(r *rand.Rand, img *image.Gray, share float64) {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	for range int(share * float64(w*h)) {
+		i := r.IntN(w) + r.IntN(h)*img.Stride
+		v := int(img.Pix[i]) + r.IntN(61) - 30 + r.IntN(61) - 30
+		img.Pix[i] = uint8(max(0, min(255, v)))
+	}
+}
+
 // threshold makes img 1-bit in place: white from t up, black below.
 func threshold(img *image.Gray, t uint8) {
 	for i, v := range img.Pix {

@@ -437,13 +437,9 @@ func scanPage(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool
 // addNoise adds the sparse noise and specks every scan has, and for the
 // noise kind a photocopier's dense speckle and, sometimes, a drum scratch.
 func addNoise(r *rand.Rand, out *image.Gray, s scanStyle, paper, ink uint8) {
+	sparseNoise(r, out, s.NoiseShare)
 	b := out.Bounds()
 	w, h := b.Dx(), b.Dy()
-	for range int(s.NoiseShare * float64(w*h)) {
-		i := r.IntN(w) + r.IntN(h)*out.Stride
-		v := int(out.Pix[i]) + r.IntN(61) - 30 + r.IntN(61) - 30
-		out.Pix[i] = uint8(max(0, min(255, v)))
-	}
 	radius := max(1, s.DPI/150)
 	for range s.Specks {
 		cx, cy := r.IntN(w), r.IntN(h)
