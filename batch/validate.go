@@ -38,9 +38,9 @@ const minCredibleWords = 3
 
 // credibleWordConf is the confidence from which a word is credible. It is
 // a word's, not a document's: the low band's threshold is calibrated on
-// documents' mean confidence, and a document of 73 holds many words of 60
+// documents' mean confidence, and a document of 77 holds many words of 60
 // that are right.
-const credibleWordConf = 60
+const credibleWordConf = ocr.CredibleConf
 
 // verdict is validation's decision on a recognised document.
 type verdict struct {
@@ -72,7 +72,7 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 			n := max(1, utf8.RuneCountInString(w.Text))
 			chars += n
 			sum += w.Conf * float64(n)
-			if w.Conf >= credibleWordConf && alnum(w.Text) >= 3 {
+			if w.Conf >= credibleWordConf && ocr.AlnumCount(w.Text) >= 3 {
 				credible++
 			}
 		}
@@ -99,16 +99,6 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 		v.state, v.reason = journal.Review, ReasonIDNotFound
 	}
 	return v
-}
-
-func alnum(s string) int {
-	n := 0
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			n++
-		}
-	}
-	return n
 }
 
 // containsID reports whether the participant ID appears in the text,

@@ -284,14 +284,3 @@ func (l textLayer) result(res *PageResult, conf float64) {
 	}
 	res.TextSource = TextFromLayer
 }
-
-// alnumCount counts the letters and digits in s.
-func alnumCount(s string) int {
-	n := 0
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			n++
-		}
-	}
-	return n
-}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unicode"
 )
 
 // DefaultMemoryLimit is the address-space limit (RLIMIT_AS) a worker child
@@ -74,6 +75,23 @@ type PageResult struct {
 	TextSource    string        `json:"text_source"`
 	RenderTime    time.Duration `json:"render_ns"`
 	RecogniseTime time.Duration `json:"recognise_ns"`
+}
+
+// CredibleConf is the confidence from which Tesseract's reading of a word
+// is credible. The page steps count words of two or more letters or
+// digits at it to tell a page read the right way up, and the batch's
+// validation words of three or more to tell a page with text.
+const CredibleConf = 60
+
+// AlnumCount counts the letters and digits in s.
+func AlnumCount(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n
 }
 
 // The sources of a page's text, for PageResult.TextSource.

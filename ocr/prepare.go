@@ -66,9 +66,8 @@ const (
 	minOSDConf       = 14
 	minAgreedOSDConf = 6
 
-	// credibleConf is the confidence from which a word with two or more
-	// letters or digits is credible, as the batch's validation counts it.
-	credibleConf = 60
+	// credibleConf is CredibleConf, for the page steps' own counts.
+	credibleConf = CredibleConf
 	// maxDoubtfulShare: a recognition with fewer credible words than this
 	// share of its words looks like a page read the wrong way up, and
 	// gets Tesseract's orientation detection if the cheap test did not

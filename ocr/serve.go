@@ -322,11 +322,12 @@ type recognition struct {
 	mean  float64
 }
 
-// credible counts the words the batch's validation will count as credible.
+// credible counts the recognition's credible words of two or more letters
+// or digits (see CredibleConf).
 func (r recognition) credible() int {
 	n := 0
 	for _, w := range r.words {
-		if w.Conf >= credibleConf && alnumCount(w.Text) >= 2 {
+		if w.Conf >= credibleConf && AlnumCount(w.Text) >= 2 {
 			n++
 		}
 	}
