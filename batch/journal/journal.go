@@ -186,11 +186,39 @@ func Open(path string) (*Journal, error) {
 	// SQLite serialises them across processes.
 	db.SetMaxOpenConns(1)
 	j := &Journal{db: db, path: path}
-	if err := j.migrate(); err != nil {
+	if err := j.migrateRetrying(); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return j, nil
+}
+
+// openBusyWait bounds how long Open retries a journal that another process
+// is creating at the same moment; the same as the busy timeout.
+const openBusyWait = 30 * time.Second
+
+// migrateRetrying runs migrate, retrying while SQLite answers SQLITE_BUSY.
+// Two processes opening a journal that does not exist yet race to make it
+// a WAL database and create its schema, and SQLite then answers the loser's
+// BEGIN IMMEDIATE with SQLITE_BUSY at once instead of calling the busy
+// handler: TestTwoProcesses failed 2 runs in 12 that way, always here.
+func (j *Journal) migrateRetrying() error {
+	deadline := time.Now().Add(openBusyWait)
+	wait := 10 * time.Millisecond
+	for {
+		err := j.migrate()
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
+
+// isBusy reports whether err is SQLITE_BUSY (any extended code).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 5
 }
 
 func (j *Journal) migrate() error {
