@@ -23,6 +23,8 @@ import (
 //	transient2=R-6  the first 2 Open calls with that tag in this child fail
 //	                with CauseTransient, later ones succeed
 //	slow500ms=R-7   every page of the document sleeps 500ms first
+//	hugereply=R-8   every page's answer is padded past the size the parent
+//	                accepts, as a compromised engine might send
 //
 // The tag * matches every document.
 //
@@ -37,6 +39,7 @@ type faults struct {
 	alloc     map[string]bool
 	transient map[string]int // failures left
 	slow      map[string]time.Duration
+	huge      map[string]bool
 }
 
 func parseFaults(s string) (*faults, error) {
@@ -46,6 +49,7 @@ func parseFaults(s string) (*faults, error) {
 		alloc:     map[string]bool{},
 		transient: map[string]int{},
 		slow:      map[string]time.Duration{},
+		huge:      map[string]bool{},
 	}
 	for entry := range strings.SplitSeq(s, ";") {
 		entry = strings.TrimSpace(entry)
@@ -63,6 +67,8 @@ func parseFaults(s string) (*faults, error) {
 			f.hang[tag] = true
 		case kind == "alloc":
 			f.alloc[tag] = true
+		case kind == "hugereply":
+			f.huge[tag] = true
 		case strings.HasPrefix(kind, "transient"):
 			n, err := strconv.Atoi(strings.TrimPrefix(kind, "transient"))
 			if err != nil || n < 1 {
@@ -92,6 +98,13 @@ func (f *faults) openFails(tag string) bool {
 		}
 	}
 	return false
+}
+
+// hugeReply reports whether the answers for tag must be padded past the
+// reply cap.
+func (f *faults) hugeReply(tag string) bool {
+	v, _ := has(f.huge, tag)
+	return v
 }
 
 // has reports whether the set holds tag or the wildcard.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"image"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -128,119 +127,6 @@ func TestGrayPGM(t *testing.T) {
 	}
 	if small := g.pgm(); !bytes.Equal(small, []byte("P5\n1 1\n255\n\xff")) {
 		t.Errorf("pgm(blank 1×1) = %q", small)
-	}
-}
-
-func TestClassifyDeath(t *testing.T) {
-	// Linux wait statuses: the low 7 bits are the terminating signal, an
-	// exit code sits in the next byte.
-	signaled := func(s syscall.Signal) syscall.WaitStatus { return syscall.WaitStatus(s) }
-	exited := func(code int) syscall.WaitStatus { return syscall.WaitStatus(code << 8) }
-	tests := []struct {
-		name     string
-		status   syscall.WaitStatus
-		killedBy string
-		stderr   string
-		want     Cause
-	}{
-		{name: "segfault", status: signaled(syscall.SIGSEGV), want: CauseCrash},
-		{name: "bus error", status: signaled(syscall.SIGBUS), want: CauseCrash},
-		{name: "abort", status: signaled(syscall.SIGABRT), want: CauseCrash},
-		{name: "illegal instruction", status: signaled(syscall.SIGILL), want: CauseCrash},
-		{name: "go runtime reports a segfault", status: exited(2), stderr: "SIGSEGV: segmentation violation\nPC=0x0 m=0 sigcode=0", want: CauseCrash},
-		{name: "killed at the deadline", status: signaled(syscall.SIGKILL), killedBy: "timeout", want: CauseTimeout},
-		{name: "deadline wins over oom text", status: signaled(syscall.SIGKILL), killedBy: "timeout", stderr: "fatal error: runtime: out of memory", want: CauseTimeout},
-		{name: "sigkill not sent by us", status: signaled(syscall.SIGKILL), want: CauseOOM},
-		{name: "killed by us for a broken protocol", status: signaled(syscall.SIGKILL), killedBy: "protocol", want: CauseCrash},
-		{name: "go runtime out of memory", status: exited(2), stderr: "fatal error: runtime: out of memory\n\ngoroutine 1", want: CauseOOM},
-		{name: "enomem", status: exited(2), stderr: "runtime: mmap: cannot allocate memory", want: CauseOOM},
-		{name: "c++ bad_alloc", status: signaled(syscall.SIGABRT), stderr: "terminate called after throwing an instance of 'std::bad_alloc'", want: CauseOOM},
-		{name: "mupdf malloc failed", status: exited(1), stderr: "error: malloc (2000000000 bytes) failed\naborting process from uncaught error!", want: CauseOOM},
-		{name: "leptonica malloc failed", status: exited(1), stderr: "Error in pixCreateNoInit: pix_malloc fail for data", want: CauseOOM},
-		{name: "race detector runtime", status: exited(66), stderr: "==1==ERROR: ThreadSanitizer failed to allocate 0x8000000 (134217728) bytes at address 218010000000 (errno: 12)", want: CauseOOM},
-		{name: "unexpected exit", status: exited(1), stderr: "aborting process from uncaught error!", want: CauseCrash},
-		{name: "clean exit mid-request", status: exited(0), want: CauseCrash},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := &stderrLog{max: stderrTail}
-			_, _ = l.Write([]byte(tt.stderr))
-			oom, _ := l.evidence()
-			if got := classifyDeath(tt.status, tt.killedBy, oom); got != tt.want {
-				t.Errorf("classifyDeath = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestRuntimeSignal(t *testing.T) {
-	tests := []struct{ name, stderr, want string }{
-		{name: "go runtime header", stderr: "SIGSEGV: segmentation violation\nPC=0x1", want: "SIGSEGV"},
-		{name: "fatal error line", stderr: "fatal error: unexpected signal during runtime execution\n[signal SIGBUS: bus error code=0x2]", want: "SIGBUS"},
-		{name: "nothing", stderr: "some library chatter SIGSEGV in prose", want: ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := runtimeSignal([]byte(tt.stderr)); got != tt.want {
-				t.Errorf("runtimeSignal = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestStderrLogTail(t *testing.T) {
-	tests := []struct {
-		name   string
-		max    int
-		writes []string
-		want   string
-	}{
-		{name: "under", max: 8, writes: []string{"ab", "cd"}, want: "abcd"},
-		{name: "overflow keeps the tail", max: 4, writes: []string{"abc", "def"}, want: "cdef"},
-		{name: "one big write", max: 4, writes: []string{"abcdefgh"}, want: "efgh"},
-		{name: "exactly full", max: 4, writes: []string{"ab", "cd"}, want: "abcd"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := &stderrLog{max: tt.max}
-			for _, w := range tt.writes {
-				if n, err := l.Write([]byte(w)); n != len(w) || err != nil {
-					t.Fatalf("Write(%q) = %d, %v", w, n, err)
-				}
-			}
-			if got := string(l.Bytes()); got != tt.want {
-				t.Errorf("kept %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestStderrLogEvidence(t *testing.T) {
-	traceback := strings.Repeat("goroutine 1 gp=0x1 m=0 [running]:\nruntime.throw(...)\n", 500) // > 4 KiB
-	tests := []struct {
-		name       string
-		writes     []string
-		wantOOM    bool
-		wantSignal string
-	}{
-		{name: "nothing", writes: []string{"Warning: something\n"}},
-		{name: "oom before a long traceback", writes: []string{"fatal error: runtime: out of memory\n\n", traceback}, wantOOM: true},
-		{name: "oom split across writes", writes: []string{"fatal error: runtime: out of me", "mory\n", traceback}, wantOOM: true},
-		{name: "signal before a long traceback", writes: []string{"SIGSEGV: segmentation violation\nPC=0x0\n", traceback}, wantSignal: "SIGSEGV"},
-		{name: "bad_alloc abort", writes: []string{"terminate called after throwing an instance of 'std::bad_alloc'\n", "SIGABRT: abort\n", traceback},
-			wantOOM: true, wantSignal: "SIGABRT"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := &stderrLog{max: stderrTail}
-			for _, w := range tt.writes {
-				_, _ = l.Write([]byte(w))
-			}
-			oom, sig := l.evidence()
-			if oom != tt.wantOOM || sig != tt.wantSignal {
-				t.Errorf("evidence() = %v, %q; want %v, %q", oom, sig, tt.wantOOM, tt.wantSignal)
-			}
-		})
 	}
 }
 

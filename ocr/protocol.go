@@ -1,8 +1,8 @@
 package ocr
 
-// The gob messages between parent and child. The parent sends one
-// childConfig, then requests; the child answers the config with a hello and
-// every request with exactly one response.
+// The messages between parent and child, in child's frames. The parent
+// sends one childConfig, then requests; the child answers the config with
+// a hello and every request with exactly one response.
 
 // childConfig is the first message on the request pipe. It travels over
 // the pipe rather than argv so the child's command line stays fixed.
@@ -19,11 +19,10 @@ type childConfig struct {
 	NoDespeckle   bool
 }
 
-// hello is the child's answer to childConfig: Tesseract is initialised
-// (Err empty) or could not be.
+// hello is the child's answer to childConfig: Tesseract is initialised.
+// (A child that could not initialise says so in child's own hello.)
 type hello struct {
 	Versions Versions
-	Err      string
 }
 
 type op int

@@ -1,132 +1,91 @@
 package ocr
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gen2brain/go-fitz"
 	"github.com/otiai10/gosseract/v2"
-)
 
-// File descriptors of the pipes in the child; the parent passes them as
-// exec.Cmd.ExtraFiles, which start at 3.
-const (
-	requestFD  = 3
-	responseFD = 4
+	"github.com/refbatch/refbatch/ocr/child"
 )
 
 // ServeMain is the worker child's entry point, called by the binary's
-// hidden worker command: it disables core dumps (a core file would hold
-// page images), opens fd 3 (requests) and fd 4 (responses) and runs [Serve],
-// which applies the memory limit from the parent's configuration before
-// initialising Tesseract. It returns the process exit code: 0 when the
-// parent closed the request pipe, 1 on a failure, 2 when the pipes are
-// missing (the command was run by hand).
+// hidden worker command: it keeps every cgo call on one thread, then
+// serves the parent over fds 3 and 4 ([child.ServeMain], which turns off
+// core dumps: a core file would hold page images). The configuration
+// applies the memory limit before Tesseract is initialised. It returns
+// the process exit code: 0 when the parent closed the request pipe, 1 on a
+// failure, 2 when the pipes are missing (the command was run by hand).
 func ServeMain() int {
 	// Keep every cgo call on the main thread: MuPDF and Tesseract then
 	// run on the process stack, and glibc does not open a malloc arena
 	// for each thread the Go scheduler happens to use.
 	runtime.LockOSThread()
-	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
-
-	in := os.NewFile(requestFD, "requests")
-	out := os.NewFile(responseFD, "responses")
-	for _, f := range []*os.File{in, out} {
-		if _, err := f.Stat(); err != nil {
-			fmt.Fprintln(os.Stderr, "refbatch worker: this command is started by refbatch itself, not by hand")
-			return 2
+	var eng *engine
+	defer func() {
+		if eng != nil {
+			eng.close()
 		}
-	}
-	defer in.Close()
-	defer out.Close()
-	if err := Serve(in, out); err != nil {
+	}()
+	err := child.ServeMain(func(cfg childConfig) (hello, error) {
+		var err error
+		eng, err = setup(cfg)
+		if err != nil {
+			return hello{}, err
+		}
+		return hello{Versions: eng.versions}, nil
+	}, func(req request) response { return eng.serve(req) })
+	switch {
+	case errors.Is(err, child.ErrNotChild):
+		fmt.Fprintln(os.Stderr, "refbatch worker:", err)
+		return 2
+	case err != nil:
 		fmt.Fprintf(os.Stderr, "refbatch worker: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-// Serve is the worker child's main loop. It reads the configuration from
-// in, applies its memory limit to the calling process (RLIMIT_AS, when the
-// limit is above 0), initialises Tesseract once, answers with a hello and
-// then serves one request at a time, answering each on out. It returns nil
-// when in reaches EOF, which is how the parent asks it to exit.
-func Serve(in io.Reader, out io.Writer) error {
-	dec := gob.NewDecoder(bufio.NewReader(in))
-	enc := gob.NewEncoder(out)
-
-	var cfg childConfig
-	if err := dec.Decode(&cfg); err != nil {
-		return fmt.Errorf("reading worker configuration: %w", err)
-	}
+// setup applies the configuration's memory limit to the calling process
+// (RLIMIT_AS, when the limit is above 0) and initialises the engine, with
+// the faults FaultsEnv injects.
+func setup(cfg childConfig) (*engine, error) {
 	if cfg.MemoryLimit > 0 {
-		if err := limitAddressSpace(cfg.MemoryLimit); err != nil {
-			_ = enc.Encode(hello{Err: err.Error()})
-			return err
+		if err := child.LimitAddressSpace(cfg.MemoryLimit); err != nil {
+			return nil, err
 		}
 	}
 	flt, err := parseFaults(os.Getenv(FaultsEnv))
 	if err != nil {
-		_ = enc.Encode(hello{Err: err.Error()})
-		return err
+		return nil, err
 	}
-	eng, err := newEngine(cfg, flt)
-	if err != nil {
-		_ = enc.Encode(hello{Err: err.Error()})
-		return err
-	}
-	defer eng.close()
-	if err := enc.Encode(hello{Versions: eng.versions}); err != nil {
-		return fmt.Errorf("sending hello: %w", err)
-	}
-
-	for {
-		var req request
-		if err := dec.Decode(&req); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("reading request: %w", err)
-		}
-		var resp response
-		switch req.Op {
-		case opOpen:
-			resp = eng.open(req.PDF, req.Tag)
-		case opPage:
-			resp = eng.page(req.Index)
-		default:
-			return fmt.Errorf("unknown request %d", req.Op)
-		}
-		resp.Memory = readMemoryUsage()
-		if err := enc.Encode(resp); err != nil {
-			return fmt.Errorf("sending response: %w", err)
-		}
-	}
+	return newEngine(cfg, flt)
 }
 
-// limitAddressSpace lowers the soft RLIMIT_AS to limit bytes (never above
-// the hard limit), so a runaway allocation kills this child only.
-func limitAddressSpace(limit int64) error {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		return fmt.Errorf("reading address-space limit: %w", err)
+// serve answers one request.
+func (e *engine) serve(req request) response {
+	var resp response
+	switch req.Op {
+	case opOpen:
+		resp = e.open(req.PDF, req.Tag)
+	case opPage:
+		resp = e.page(req.Index)
+	default:
+		resp = response{Cause: CauseRender, Err: fmt.Sprintf("unknown request %d", req.Op)}
 	}
-	rl.Cur = min(uint64(limit), rl.Max)
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		return fmt.Errorf("limiting address space to %d bytes: %w", limit, err)
+	resp.Memory = readMemoryUsage()
+	if e.faults.hugeReply(e.tag) && req.Op == opPage {
+		resp.Result.Text = strings.Repeat("x", maxReply)
 	}
-	return nil
+	return resp
 }
 
 // engine is the child's state: one Tesseract client for the child's life,

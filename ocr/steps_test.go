@@ -508,7 +508,7 @@ func BenchmarkPageUpright(b *testing.B) {
 // used, from /proc/PID/stat.
 func childCPU(b *testing.B, w *Worker) time.Duration {
 	b.Helper()
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(w.cmd.Process.Pid), "stat"))
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(w.proc.Pid()), "stat"))
 	if err != nil {
 		b.Fatalf("reading the child's CPU time: %v", err)
 	}

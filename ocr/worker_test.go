@@ -173,7 +173,7 @@ func TestWorkerOpenRejects(t *testing.T) {
 
 func TestWorkerFaults(t *testing.T) {
 	pdf := participantPDF(t)
-	env := FaultsEnv + "=crash=R-crash;hang=R-hang;alloc=R-alloc;transient1=R-flaky"
+	env := FaultsEnv + "=crash=R-crash;hang=R-hang;alloc=R-alloc;transient1=R-flaky;hugereply=R-huge"
 
 	t.Run("crash", func(t *testing.T) {
 		t.Parallel()
@@ -192,6 +192,25 @@ func TestWorkerFaults(t *testing.T) {
 		}
 		if _, err := w.Page(context.Background(), 0, time.Minute); !errors.Is(err, ErrNotAlive) {
 			t.Errorf("Page on a dead worker: %v, want ErrNotAlive", err)
+		}
+	})
+
+	t.Run("reply over the cap", func(t *testing.T) {
+		t.Parallel()
+		w := startWorker(t, testConfig(t, 100, env))
+		if _, err := w.Open(context.Background(), pdf, "R-huge"); err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		// The parent refuses the answer by its length, before decoding
+		// it, and ends the child: a compromised engine cannot make the
+		// parent allocate what it likes.
+		_, err := w.Page(context.Background(), 0, time.Minute)
+		t.Logf("huge reply: %v", err)
+		if ee := wantCause(t, err, CauseCrash); !strings.Contains(ee.Error(), "over the") {
+			t.Errorf("error does not name the cap: %v", ee)
+		}
+		if w.Alive() {
+			t.Errorf("Alive() after a reply over the cap")
 		}
 	})
 
