@@ -71,7 +71,7 @@ import (
 )
 
 // Reason codes carried by RowError.Reason. They are part of the report's
-// contract (DESIGN.md §4) and never change spelling.
+// contract and never change spelling.
 const (
 	ReasonMissingField = "missing_field"
 	ReasonBadDate      = "bad_date"
@@ -166,9 +166,41 @@ var columnNames = [numColumns]string{
 // numRequired counts the required columns, which come first in column order.
 const numRequired = int(colSHA256)
 
+// MaxRecordBytes caps one record of the manifest: a referral's row is a
+// few hundred bytes, and a line of gigabytes (or a quote never closed
+// across a huge file) must not be read into memory whole.
+const MaxRecordBytes = 1 << 20
+
+// errRecordTooLong is returned by recordCap once a record passes
+// MaxRecordBytes.
+var errRecordTooLong = errors.New("record too long")
+
+// recordCap is the reader under the CSV parser: it stops a record at
+// max bytes (give or take the parser's 4 KiB read-ahead). The Reader resets
+// it before each record.
+type recordCap struct {
+	r      io.Reader
+	n, max int64
+}
+
+func (c *recordCap) Read(p []byte) (int, error) {
+	if c.n >= c.max {
+		return 0, errRecordTooLong
+	}
+	if left := c.max - c.n; int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // Reader reads manifest rows one at a time. It is not safe for concurrent use.
 type Reader struct {
 	csv *csv.Reader
+	cap *recordCap
+	// last is the line of the last record read, for errors about the next.
+	last int
 	// idx maps each known column to its field index in a record, or -1 when
 	// the header does not name it (only sha256 may be absent).
 	idx [numColumns]int
@@ -196,11 +228,12 @@ func NewReader(r io.Reader) (*Reader, error) {
 		return nil, &FileError{Line: 1, Msg: "invalid UTF-8: the manifest looks like UTF-16; save it as UTF-8"}
 	}
 
-	cr := csv.NewReader(br)
+	rc := &recordCap{r: br, max: MaxRecordBytes}
+	cr := csv.NewReader(rc)
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = false
 	cr.ReuseRecord = true
-	m := &Reader{csv: cr}
+	m := &Reader{csv: cr, cap: rc}
 
 	header, err := m.read()
 	if err == io.EOF {
@@ -258,6 +291,7 @@ func (m *Reader) read() ([]string, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
+	m.cap.n = 0
 	rec, err := m.csv.Read()
 	if err == io.EOF {
 		return nil, io.EOF
@@ -266,6 +300,7 @@ func (m *Reader) read() ([]string, error) {
 		m.err = m.translate(err)
 		return nil, m.err
 	}
+	m.last, _ = m.csv.FieldPos(0)
 	for i, f := range rec {
 		if utf8.ValidString(f) {
 			continue
@@ -283,6 +318,9 @@ func (m *Reader) read() ([]string, error) {
 // translate turns an encoding/csv error into a *FileError, and wraps
 // anything else (an I/O error from the underlying reader) with context.
 func (m *Reader) translate(err error) error {
+	if errors.Is(err, errRecordTooLong) {
+		return &FileError{Line: m.last + 1, Msg: fmt.Sprintf("the record after line %d is longer than %d bytes (a quote never closed?)", m.last, MaxRecordBytes)}
+	}
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
 		return fmt.Errorf("reading manifest: %w", err)

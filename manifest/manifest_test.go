@@ -358,6 +358,16 @@ func TestFileErrors(t *testing.T) {
 			rowsRead: 0, line: 2, msg: "CSV syntax", is: csv.ErrQuote,
 		},
 		{
+			name:     "record over the cap",
+			input:    hdr5 + "R-1,P-1,2024-01-15,yes,a.pdf\nR-2,P-2,2024-01-16,yes," + strings.Repeat("x", MaxRecordBytes+8192) + "\n",
+			rowsRead: 1, line: 3, msg: "longer than 1048576 bytes",
+		},
+		{
+			name:     "quote never closed over a huge file",
+			input:    hdr5 + "R-1,P-1,2024-01-15,yes,\"" + strings.Repeat("a.pdf\n", MaxRecordBytes/4),
+			rowsRead: 0, line: 2, msg: "a quote never closed",
+		},
+		{
 			name:     "unterminated quote",
 			input:    hdr5 + "R-1,P-1,2024-01-15,yes,a.pdf\nR-2,P-2,2024-01-16,yes,\"b.pdf\nR-3,P-3,2024-01-17,yes,c.pdf\n",
 			rowsRead: 1, line: 4, msg: "record starts at line 3", is: csv.ErrQuote,
