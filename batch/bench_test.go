@@ -115,7 +115,7 @@ func BenchmarkResumeFinished(b *testing.B) {
 	manifest, out := finishedJournal(b, finishedRows)
 	o := Options{Manifest: manifest, Out: out, Plaintext: true, Workers: 2,
 		Logger: slog.New(slog.DiscardHandler),
-		Engine: func(context.Context) (Engine, error) { return nil, errNoEngine }}
+		Engine: func(context.Context) (Engine, error) { return nil, errNoEngine }, Inspector: testInspector}
 	for b.Loop() {
 		res, err := Run(context.Background(), o)
 		if err != nil {
@@ -149,6 +149,7 @@ func BenchmarkRun(b *testing.B) {
 	o := Options{Manifest: manifest, Root: sample, Workers: 2, DPI: 100, PageTimeout: time.Minute,
 		Plaintext: true, NoIDCheck: true, Logger: slog.New(slog.DiscardHandler)}
 	o.Engine = engine(o.withDefaults(), "")
+	o.Inspector = testInspector
 	pages, n := 0, 0
 	for b.Loop() {
 		o.Out = filepath.Join(dir, fmt.Sprintf("out-%d", n))

@@ -45,7 +45,8 @@ type Engine interface {
 // replace an engine that died.
 type EngineFactory func(ctx context.Context) (Engine, error)
 
-// Options configure a Run. Zero values take the defaults of DESIGN.md §7.
+// Options configure a Run. Zero values take the defaults (the constants
+// below).
 type Options struct {
 	Manifest string // the manifest CSV
 	Root     string // folder manifest paths are relative to; default: the manifest's folder
@@ -92,12 +93,16 @@ type Options struct {
 	HighConfidence float64
 	LowConfidence  float64
 
-	Engine   EngineFactory
-	Logger   *slog.Logger
-	Progress Progress
+	// Engine starts the OCR engines; Inspector runs admission's PDF
+	// checks (an admit.Pool of supervised children in refbatch: the run
+	// itself never parses a PDF).
+	Engine    EngineFactory
+	Inspector admit.Inspector
+	Logger    *slog.Logger
+	Progress  Progress
 }
 
-// Defaults of DESIGN.md §7.
+// The defaults of a Run.
 const (
 	DefaultDPI           = 300
 	DefaultMinDPI        = 150
@@ -229,6 +234,7 @@ func (o Options) Settings() map[string]string {
 		"high_confidence": fmt.Sprint(o.HighConfidence),
 		"low_confidence":  fmt.Sprint(o.LowConfidence),
 		"encrypted":       fmt.Sprint(len(o.Recipients) > 0),
+		"root":            o.Root,
 		"policy_version":  o.PolicyVersion(),
 	}
 	if o.DocTimeout > 0 {

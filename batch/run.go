@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -24,7 +25,7 @@ import (
 	"github.com/refbatch/refbatch/report"
 )
 
-// Layout of the output folder (DESIGN.md §5).
+// Layout of the output folder.
 const (
 	JournalFile  = "journal.db"
 	ArtifactsDir = "artifacts"
@@ -64,6 +65,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Engine == nil {
 		return nil, errors.New("batch: no engine factory")
 	}
+	if o.Inspector == nil {
+		return nil, errors.New("batch: no admission inspector")
+	}
 	paths, err := resolvePaths(o)
 	if err != nil {
 		return nil, err
@@ -73,13 +77,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := checkManifest(o.Manifest); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Out, 0o700); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", o.Out, err)
-	}
-	if err := os.Chmod(o.Out, 0o700); err != nil {
+	if err := makeOut(o.Out); err != nil {
 		return nil, err
 	}
 	j, err := journal.Open(filepath.Join(o.Out, JournalFile))
+	if errors.Is(err, journal.ErrNotJournal) {
+		return nil, &UsageError{Msg: fmt.Sprintf("%s holds a %s that is not a refbatch journal", o.Out, JournalFile),
+			Hint: "choose another --out; refbatch does not add its tables to another database"}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +143,33 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)
+}
+
+// makeOut creates the output folder with mode 0700. A folder that exists
+// keeps its mode: it may be the user's (--out .), and refbatch changes the
+// mode only of what it creates.
+func makeOut(out string) error {
+	err := os.Mkdir(out, 0o700)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		fi, err := os.Stat(out)
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return &UsageError{Msg: fmt.Sprintf("--out %s is not a folder", out), Hint: "choose a folder for the output"}
+		}
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
+			return fmt.Errorf("creating %s: %w", out, err)
+		}
+		return makeOut(out)
+	case err != nil:
+		return fmt.Errorf("creating %s: %w", out, err)
+	}
+	// Mkdir applies the umask; the mode must be 0700 whatever it is.
+	return os.Chmod(out, 0o700)
 }
 
 type runPaths struct{ manifest, root, out string }
@@ -376,7 +408,10 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 				continue
 			}
 		}
-		st, err = r.admit(row)
+		st, err = r.admit(ctx, row)
+		if ctx.Err() != nil {
+			return nil // run() reports the interruption
+		}
 		if err != nil {
 			return err
 		}
@@ -394,31 +429,37 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 	return nil
 }
 
-// admit runs the admission checks on one row and records the verdict.
-func (r *runner) admit(row manifest.Row) (journal.RowStatus, error) {
+// admit runs the admission checks on one row and records the verdict
+// before the next row is read, so that a resumed run never meets the same
+// hostile file twice.
+func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus, error) {
 	now := time.Now()
 	defer func() {
 		r.o.Progress.Event(Event{Kind: EventAdmitted, Time: now, Line: row.Line, SourceID: row.SourceID})
 	}()
-	reject := func(sha, reason string) (journal.RowStatus, error) {
+	reject := func(sha, reason, detail string) (journal.RowStatus, error) {
 		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, reason); err != nil {
 			return journal.RowStatus{}, err
 		}
-		r.log.Info("row rejected", "line", row.Line, "source_id", row.SourceID, "reason", reason)
+		log := r.log.Info
+		if reason == admit.ReasonUnparseablePDF || reason == admit.ReasonUnreadable {
+			log = r.log.Warn // a person should hear of these even with --quiet
+		}
+		log("row rejected", "line", row.Line, "source_id", row.SourceID, "reason", reason, "detail", detail)
 		st, _, err := r.j.Row(r.o.Manifest, row.Line)
 		return st, err
 	}
 	if row.Err != nil {
-		return reject("", row.Err.Reason)
+		return reject("", row.Err.Reason, "")
 	}
-	doc, err := admit.Check(r.o.Root, row.Path, row.SHA256, r.o.limits())
+	doc, err := admit.Check(ctx, r.o.Root, row.Path, row.SHA256, r.o.limits(), r.o.Inspector)
 	var rej *admit.Rejection
 	if errors.As(err, &rej) {
 		sha := ""
 		if doc != nil {
 			sha = doc.SHA256
 		}
-		return reject(sha, rej.Reason)
+		return reject(sha, rej.Reason, rej.Detail)
 	}
 	if err != nil {
 		return journal.RowStatus{}, fmt.Errorf("admitting line %d: %w", row.Line, err)

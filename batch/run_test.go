@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report"
@@ -23,11 +24,20 @@ import (
 const childEnv = "REFBATCH_BATCH_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
+	switch os.Getenv(childEnv) {
+	case "1":
 		os.Exit(ocr.ServeMain())
+	case "admit":
+		os.Exit(admit.ServeMain())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testInspector.Close()
+	os.Exit(code)
 }
+
+// testInspector runs admission's PDF checks in real children: the test
+// binary in its admission mode.
+var testInspector = admit.NewPool(admit.PoolConfig{Path: os.Args[0], Env: []string{childEnv + "=admit"}})
 
 // engine returns a factory of real worker children, with faults.
 func engine(o Options, faults string) EngineFactory {
@@ -143,6 +153,7 @@ func testOptions(t *testing.T, manifest, out, faults string) Options {
 		Plaintext:   true,
 	}
 	o.Engine = engine(o.withDefaults(), faults)
+	o.Inspector = testInspector
 	return o
 }
 

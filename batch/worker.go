@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
 )
@@ -107,7 +107,8 @@ var (
 type outcome struct {
 	pages     []ocr.PageResult
 	versions  ocr.Versions
-	err       error // nil: pages are complete
+	err       error  // nil: pages are complete
+	rejected  string // the source no longer passes admission: this reason
 	transient string
 	elapsed   time.Duration
 }
@@ -122,9 +123,16 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 		return out
 	}
 	defer r.budget.Release(weight)
-	// doc.Path was resolved inside the root at admission; the hash check
-	// below proves the bytes are still the ones admitted.
-	data, err := os.ReadFile(doc.Path)
+	// doc.Path was resolved inside the root at admission; it is read
+	// again under the same rules (inside the root, a regular file, at most
+	// the byte cap), and the hash check below proves the bytes are still
+	// the ones admitted. A file that no longer passes those rules ends the
+	// document as admission would have ended its row.
+	data, err := admit.ReadSource(r.o.Root, doc.Path, r.o.MaxBytes)
+	if rej, ok := admit.IsRejection(err); ok {
+		out.err, out.rejected = err, rej.Reason
+		return out
+	}
 	if err != nil {
 		out.err, out.transient = err, "io"
 		return out
@@ -252,6 +260,9 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 		default:
 			finish(journal.Result{State: journal.Review, Reason: "render_error"})
 		}
+	case out.rejected != "":
+		log.Warn("source refused since admission", "reason", out.rejected, "detail", err.Error())
+		finish(journal.Result{State: journal.Rejected, Reason: out.rejected})
 	case out.transient != "":
 		fail(out.transient)
 	default:

@@ -323,6 +323,8 @@ var rejectMeanings = map[string]string{
 	"page_too_large":    "a page or image is larger than --max-page-pixels",
 	"encrypted":         "the PDF is encrypted",
 	"malformed_pdf":     "the PDF is damaged and cannot be read",
+	"unparseable_pdf":   "the PDF checks crashed, ran out of memory or took too long, twice: a damaged or hostile file",
+	"unreadable":        "the file is there but cannot be read (permissions, I/O error)",
 	"hash_mismatch":     "the bytes differ from the manifest's sha256",
 	"conflict":          "an earlier row has the same source_id with other bytes",
 }

@@ -1,16 +1,18 @@
 // Package admit decides, before any OCR, whether a manifest row's file may
 // enter the batch.
 //
-// Check runs the admission checks of DESIGN.md §1 step 2 in order of
-// cheapness, and stops at the first one that fails:
+// Check runs the admission checks in order of cheapness, and stops at the
+// first one that fails:
 //
 //  1. path: the manifest path, joined to the root, must stay inside the
 //     root both as written and after resolving symlinks
 //     (path_outside_root); it must exist (missing_file) and be a regular
-//     file (not_pdf).
-//  2. size, from stat before reading: empty_file, too_large.
-//  3. the bytes are read once and hashed with SHA-256; an expected hash
-//     that differs is hash_mismatch.
+//     file (not_pdf); a file that exists but cannot be opened or read is
+//     unreadable.
+//  2. size, from fstat before reading: empty_file, too_large.
+//  3. the bytes are read once (at most the cap plus one byte; see
+//     ReadSource) and hashed with SHA-256; an expected hash that differs
+//     is hash_mismatch.
 //  4. signature: "%PDF-" within the first 1024 bytes, as readers accept
 //     it (not_pdf).
 //  5. encryption: an /Encrypt entry in any trailer (or in the xref stream
@@ -34,26 +36,33 @@
 //     because the renderer decodes it at full size (hugemono.pdf holds a
 //     35000×35000 bitonal image in 12 KB).
 //
-// No image is decoded and nothing is rendered: admission is pure Go
-// (pdfcpu, no cgo) and runs in the parent process, while MuPDF only ever
-// runs in worker children. A pdfcpu panic is recovered; a pdfcpu hang or
-// its memory use cannot be bounded from here beyond the decode budget, and
-// that memory grows with the number of objects in the file.
+// # Isolation
+//
+// Checks 1 to 4 run in the caller and never parse the file: they read it
+// as bytes. Checks 5 to 9 parse it, and a hostile PDF can make a parser
+// recurse until its stack overflows (no recover catches that), allocate
+// what a number in the file says, or take time exponential in a few
+// hundred bytes. So they run behind an [Inspector], which in refbatch is a
+// [Pool] of supervised child processes (the binary re-executed in its
+// hidden admission mode, [ServeMain]) with a bounded stack, a resident
+// memory cap, an address-space limit and a deadline that grows with the
+// file's size. A child that crashes, runs out of memory or overruns its
+// deadline is replaced and the file is tried once more with a longer
+// deadline (load can slow a sound file); failing again, the file is
+// unparseable_pdf. No image is decoded and nothing is rendered.
 //
 // # Rejections and other errors
 //
-// Check returns a *Rejection for a file that is refused for good: the
-// caller records the row as rejected with Rejection.Reason (a DESIGN.md §4
-// code) and never retries it. Any other error means admission could not
-// decide, for example a permission problem or an I/O error while reading:
-// the file may be fine once the problem is fixed, so callers treat it as
-// transient (retry, or stop the run), never as a rejection. Everything
-// pdfcpu says about the bytes is a rejection, because the bytes are already
-// in memory and cannot fail for I/O reasons any more.
+// Check returns a *Rejection for a file that is refused: the caller
+// records the row as rejected with Rejection.Reason and never OCRs it. Any
+// other error means admission itself could not run (the root is gone, the
+// admission child cannot start, the context ended): the batch's problem,
+// not the row's.
 //
-// Rejection.Detail never holds document text or the path (a file name may
-// carry a participant ID); pdfcpu messages are cut before the first string,
-// dictionary or array they quote.
+// Rejection.Detail never holds document text, the path (a file name may
+// carry a participant ID) or an OS error's text (which names the path);
+// pdfcpu messages are cut before the first string, dictionary or array
+// they quote.
 //
 // # Disk
 //
@@ -67,21 +76,21 @@ package admit
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"strings"
-	"syscall"
 )
 
-// Reason codes a Rejection carries (DESIGN.md §4).
+// Reason codes a Rejection carries; they are part of the report's
+// contract and never change spelling.
 const (
 	ReasonPathOutsideRoot = "path_outside_root"
 	ReasonMissingFile     = "missing_file"
+	ReasonUnreadable      = "unreadable"
 	ReasonEmptyFile       = "empty_file"
 	ReasonNotPDF          = "not_pdf"
 	ReasonTooLarge        = "too_large"
@@ -90,6 +99,9 @@ const (
 	ReasonMalformedPDF    = "malformed_pdf"
 	ReasonTooManyPages    = "too_many_pages"
 	ReasonPageTooLarge    = "page_too_large"
+	// ReasonUnparseablePDF: the PDF checks crashed, ran out of memory or
+	// overran their deadline, twice.
+	ReasonUnparseablePDF = "unparseable_pdf"
 )
 
 // signatureWindow is how far into the file "%PDF-" may start; Acrobat and
@@ -106,7 +118,7 @@ type Limits struct {
 	MaxPagePixels int64 // cap on a rendered page and on a decoded image; default 50_000_000
 }
 
-// DefaultLimits returns the defaults of DESIGN.md §7.
+// DefaultLimits returns the default caps.
 func DefaultLimits() Limits {
 	return Limits{
 		MaxBytes:      64 << 20,
@@ -142,7 +154,7 @@ func (l Limits) withDefaults() (Limits, error) {
 }
 
 // Doc is what admission learned about an admitted file. The bytes are not
-// kept: the OCR worker re-reads the file and re-hashes it.
+// kept: OCR re-reads the file (ReadSource) and re-hashes it.
 type Doc struct {
 	Path    string // resolved absolute path, symlinks evaluated; open this one
 	Size    int64  // bytes read
@@ -151,9 +163,9 @@ type Doc struct {
 	PageDPI []int // the DPI each page renders at: Limits.DPI, or lower for a page over the pixel cap
 }
 
-// Rejection is a permanent, row-level refusal of a file. Reason is a
-// DESIGN.md §4 code; Detail says why for a person and never contains
-// document text or the file's path.
+// Rejection is a row-level refusal of a file. Reason is one of the Reason
+// codes; Detail says why for a person and never contains document text,
+// the file's path or an OS error's text.
 type Rejection struct {
 	Reason string
 	Detail string
@@ -168,36 +180,26 @@ func reject(reason, format string, args ...any) *Rejection {
 	return &Rejection{Reason: reason, Detail: fmt.Sprintf(format, args...)}
 }
 
+// Inspector runs the checks that parse the PDF (5 to 9 above) on a file's
+// bytes and returns the DPI each page renders at. A refused file is a
+// *Rejection; any other error means the inspection could not run. [Pool]
+// is refbatch's Inspector.
+type Inspector interface {
+	Inspect(ctx context.Context, data []byte, lim Limits) (pageDPI []int, err error)
+}
+
 // Check admits or rejects the file at path (relative to root, or absolute
 // inside root). wantSHA, when not empty, is the expected SHA-256 in hex
 // (case-insensitive). A refused file returns a *Rejection; any other error
-// is an unexpected failure such as EIO or EACCES (see the package doc).
-func Check(root, path, wantSHA string, lim Limits) (*Doc, error) {
+// is admission's own failure (see the package doc).
+func Check(ctx context.Context, root, path, wantSHA string, lim Limits, insp Inspector) (*Doc, error) {
 	lim, err := lim.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 
-	// 1. Path.
-	resolved, err := Resolve(root, path)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(resolved)
-	if err != nil {
-		return nil, statError(err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, notRegular(fi)
-	}
-
-	// 2. Size, before reading anything.
-	if err := checkSize(fi.Size(), lim); err != nil {
-		return nil, err
-	}
-
-	// 3. Read once, hash.
-	data, err := readCapped(resolved, fi.Size(), lim)
+	// 1–3. Path, size, bytes.
+	data, resolved, err := readSource(root, path, lim.MaxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -205,71 +207,34 @@ func Check(root, path, wantSHA string, lim Limits) (*Doc, error) {
 	doc := &Doc{Path: resolved, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
 	if want := strings.TrimSpace(wantSHA); want != "" && !strings.EqualFold(want, doc.SHA256) {
 		if !isSHA256Hex(want) {
-			return nil, reject(ReasonHashMismatch, "expected sha256 is not 64 hex digits")
+			return doc, reject(ReasonHashMismatch, "expected sha256 is not 64 hex digits")
 		}
-		return nil, reject(ReasonHashMismatch, "sha256 is %s, manifest expects %s", doc.SHA256, strings.ToLower(want))
+		return doc, reject(ReasonHashMismatch, "sha256 is %s, manifest expects %s", doc.SHA256, strings.ToLower(want))
 	}
 
 	// 4. Signature.
 	if !bytes.Contains(data[:min(len(data), signatureWindow)], []byte("%PDF-")) {
-		return nil, reject(ReasonNotPDF, "no %%PDF- header in the first %d bytes", signatureWindow)
+		return doc, reject(ReasonNotPDF, "no %%PDF- header in the first %d bytes", signatureWindow)
 	}
 
 	// 5–9. Encryption, validation, pages, page sizes, images.
-	pages, err := inspect(data, lim)
+	pages, err := insp.Inspect(ctx, data, lim)
 	if err != nil {
-		return nil, err
+		return doc, err
 	}
 	doc.Pages = len(pages)
 	doc.PageDPI = pages
 	return doc, nil
 }
 
-func checkSize(size int64, lim Limits) error {
+func checkSize(size, maxBytes int64) error {
 	switch {
 	case size == 0:
 		return reject(ReasonEmptyFile, "the file has 0 bytes")
-	case size > lim.MaxBytes:
-		return reject(ReasonTooLarge, "%d bytes is over the %d-byte cap", size, lim.MaxBytes)
+	case size > maxBytes:
+		return reject(ReasonTooLarge, "over the %d-byte cap", maxBytes)
 	}
 	return nil
-}
-
-// readCapped reads the whole file, refusing it if it grew past the cap or
-// shrank to nothing since it was stat'ed.
-func readCapped(path string, statSize int64, lim Limits) ([]byte, error) {
-	// O_NONBLOCK: if the path was swapped for a FIFO since Stat, opening it
-	// must not hang; on a regular file the flag changes nothing.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, statError(err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat of opened file: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, notRegular(fi)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, statSize+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, lim.MaxBytes+1)); err != nil {
-		return nil, fmt.Errorf("reading file: %w", err)
-	}
-	if err := checkSize(int64(buf.Len()), lim); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// statError turns a failure to stat or open a path that resolved as
-// existing into a rejection when it is about the path, and passes anything
-// else (EACCES, EIO) through as an unexpected error.
-func statError(err error) error {
-	if missingPathError(err) {
-		return reject(ReasonMissingFile, "the file does not exist")
-	}
-	return fmt.Errorf("opening file: %w", err)
 }
 
 func notRegular(fi fs.FileInfo) *Rejection {
@@ -282,23 +247,6 @@ func notRegular(fi fs.FileInfo) *Rejection {
 func isSHA256Hex(s string) bool {
 	b, err := hex.DecodeString(s)
 	return err == nil && len(b) == sha256.Size
-}
-
-// HashFile streams the file at path through SHA-256 and returns the digest
-// in lowercase hex and the number of bytes hashed. It follows symlinks and
-// applies no root rule: resolve the path first (Resolve).
-func HashFile(path string) (sha256hex string, size int64, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, fmt.Errorf("hashing file: %w", err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, fmt.Errorf("hashing file: %w", err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // IsRejection reports whether err is (or wraps) a *Rejection and returns it.

@@ -1,6 +1,7 @@
 package admit
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,33 @@ import (
 	"syscall"
 	"testing"
 )
+
+// The test binary doubles as the admission child: testPool's children
+// re-execute it with ADMIT_TEST_CHILD=1.
+func TestMain(m *testing.M) {
+	if os.Getenv("ADMIT_TEST_CHILD") == "1" {
+		os.Exit(ServeMain())
+	}
+	os.Exit(m.Run())
+}
+
+// testPool is a pool of real admission children, closed with the test.
+func testPool(t testing.TB, cfg PoolConfig) *Pool {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Path, cfg.Env = exe, append(cfg.Env, "ADMIT_TEST_CHILD=1")
+	p := NewPool(cfg)
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// check is Check through a pool, with a background context.
+func check(p *Pool, root, path, sha string, lim Limits) (*Doc, error) {
+	return Check(context.Background(), root, path, sha, lim, p)
+}
 
 // testRoot builds a root folder holding the committed fixtures plus the
 // files that must be made at test time, and an "outside" folder next to it
@@ -68,6 +96,15 @@ func testRoot(t *testing.T) (root, outside string) {
 	return root, outside
 }
 
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
@@ -75,6 +112,7 @@ func sha256Hex(b []byte) string {
 
 func TestCheck(t *testing.T) {
 	root, outside := testRoot(t)
+	pool := testPool(t, PoolConfig{})
 	goodSHA := sha256Hex(goodPDF())
 	small := DefaultLimits()
 	small.MaxBytes = 100
@@ -168,7 +206,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := Check(root, tt.path, tt.sha, tt.lim)
+			doc, err := check(pool, root, tt.path, tt.sha, tt.lim)
 			if tt.reason != "" {
 				r, ok := IsRejection(err)
 				if !ok {
@@ -180,8 +218,10 @@ func TestCheck(t *testing.T) {
 				if r.Detail == "" || strings.Contains(r.Detail, root) || strings.Contains(r.Detail, filepath.Base(tt.path)) && tt.path != "" && tt.path != "." {
 					t.Errorf("detail %q is empty or names the path", r.Detail)
 				}
-				if doc != nil {
-					t.Errorf("Check() returned a Doc with a rejection")
+				// A file refused once read comes with its hash, for the
+				// journal, but never with pages.
+				if doc != nil && (doc.Pages != 0 || doc.SHA256 != sha256Hex(mustRead(t, filepath.Join(root, tt.path)))) {
+					t.Errorf("Check() returned %+v with a %s rejection", doc, tt.reason)
 				}
 				return
 			}
@@ -211,6 +251,7 @@ func TestCheck(t *testing.T) {
 // with relative and absolute manifest paths, and that Doc.Path is resolved.
 func TestCheckRootSymlink(t *testing.T) {
 	root, _ := testRoot(t)
+	pool := testPool(t, PoolConfig{})
 	link := filepath.Join(t.TempDir(), "root-link")
 	if err := os.Symlink(root, link); err != nil {
 		t.Fatal(err)
@@ -220,7 +261,7 @@ func TestCheckRootSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{"good.pdf", filepath.Join(link, "good.pdf"), filepath.Join(root, "good.pdf")} {
-		doc, err := Check(link, path, "", DefaultLimits())
+		doc, err := check(pool, link, path, "", DefaultLimits())
 		if err != nil {
 			t.Fatalf("Check(%s) error = %v", path, err)
 		}
@@ -231,9 +272,11 @@ func TestCheckRootSymlink(t *testing.T) {
 }
 
 // TestCheckUnexpectedErrors checks that problems that are not the file's
-// fault are plain errors, never rejections.
+// fault are plain errors, never rejections, and that a file that exists
+// but cannot be read is the row's problem: unreadable.
 func TestCheckUnexpectedErrors(t *testing.T) {
 	root, _ := testRoot(t)
+	pool := testPool(t, PoolConfig{})
 	tests := []struct {
 		name string
 		root string
@@ -244,21 +287,9 @@ func TestCheckUnexpectedErrors(t *testing.T) {
 		{name: "min dpi above dpi", root: root, path: "good.pdf", lim: Limits{DPI: 100, MinDPI: 200}},
 		{name: "negative byte cap", root: root, path: "good.pdf", lim: Limits{MaxBytes: -1}},
 	}
-	if os.Geteuid() != 0 { // root reads anything, so EACCES cannot be provoked
-		locked := filepath.Join(root, "locked.pdf")
-		if err := os.WriteFile(locked, goodPDF(), 0o000); err != nil {
-			t.Fatal(err)
-		}
-		tests = append(tests, struct {
-			name string
-			root string
-			path string
-			lim  Limits
-		}{name: "unreadable file", root: root, path: "locked.pdf"})
-	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Check(tt.root, tt.path, "", tt.lim)
+			_, err := check(pool, tt.root, tt.path, "", tt.lim)
 			if err == nil {
 				t.Fatal("Check() error = nil; want an unexpected error")
 			}
@@ -267,6 +298,18 @@ func TestCheckUnexpectedErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("unreadable file", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root reads anything, so EACCES cannot be provoked here; cmd/refbatch tests it as another user")
+		}
+		if err := os.WriteFile(filepath.Join(root, "locked.pdf"), goodPDF(), 0o000); err != nil {
+			t.Fatal(err)
+		}
+		_, err := check(pool, root, "locked.pdf", "", DefaultLimits())
+		if r, ok := IsRejection(err); !ok || r.Reason != ReasonUnreadable || strings.Contains(r.Detail, "locked") {
+			t.Fatalf("Check() = %v; want an unreadable rejection naming no path", err)
+		}
+	})
 }
 
 // TestCheckWritesNothing points the user's home and config dir at an empty
@@ -274,11 +317,12 @@ func TestCheckUnexpectedErrors(t *testing.T) {
 // leave it empty: pdfcpu's config dir must never be created.
 func TestCheckWritesNothing(t *testing.T) {
 	root, _ := testRoot(t)
+	pool := testPool(t, PoolConfig{})
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	for _, path := range []string{"good.pdf", "enc-aes-empty.pdf", "enc-rc4-user.pdf", "prose.pdf", "huge-image.pdf"} {
-		if _, err := Check(root, path, "", DefaultLimits()); err != nil {
+		if _, err := check(pool, root, path, "", DefaultLimits()); err != nil {
 			if _, ok := IsRejection(err); !ok {
 				t.Fatalf("Check(%s) error = %v", path, err)
 			}
@@ -293,17 +337,85 @@ func TestCheckWritesNothing(t *testing.T) {
 	}
 }
 
-func TestHashFile(t *testing.T) {
+// TestSources checks the bounded reads of a source: a file swapped, after
+// admission, for a FIFO, a symlink to /dev/zero, a huge sparse file or a
+// symlink out of the root is refused at once, by reason, without blocking
+// or reading more than the cap.
+func TestSources(t *testing.T) {
 	root, _ := testRoot(t)
-	got, n, err := HashFile(filepath.Join(root, "good.pdf"))
+	sparse := filepath.Join(root, "sparse.pdf")
+	f, err := os.Create(sparse)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := sha256Hex(goodPDF()); got != want || n != int64(len(goodPDF())) {
-		t.Errorf("HashFile() = %s, %d; want %s, %d", got, n, want, len(goodPDF()))
+	if err := f.Truncate(20 << 30); err != nil {
+		t.Fatal(err)
 	}
-	if _, _, err := HashFile(filepath.Join(root, "nope.pdf")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("HashFile(missing) error = %v; want ErrNotExist", err)
+	f.Close()
+	if err := os.Symlink("/dev/zero", filepath.Join(root, "zero.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	good := goodPDF()
+	tests := []struct {
+		name   string
+		path   string
+		max    int64
+		reason string
+	}{
+		{name: "good", path: "good.pdf", max: 1 << 20},
+		{name: "fifo", path: "fifo.pdf", max: 1 << 20, reason: ReasonNotPDF},
+		{name: "dev zero", path: "zero.pdf", max: 1 << 20, reason: ReasonPathOutsideRoot},
+		{name: "20 GiB sparse file", path: "sparse.pdf", max: 64 << 20, reason: ReasonTooLarge},
+		{name: "over the cap", path: "good.pdf", max: 10, reason: ReasonTooLarge},
+		{name: "symlink out of the root", path: "link-outside.pdf", max: 1 << 20, reason: ReasonPathOutsideRoot},
+		{name: "missing", path: "nope.pdf", max: 1 << 20, reason: ReasonMissingFile},
+		{name: "directory", path: "a-dir.pdf", max: 1 << 20, reason: ReasonNotPDF},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := ReadSource(root, tt.path, tt.max)
+			sum, n, herr := HashSource(root, tt.path, tt.max)
+			if tt.reason == "" {
+				if err != nil || herr != nil || sha256Hex(data) != sha256Hex(good) || sum != sha256Hex(good) || n != int64(len(good)) {
+					t.Fatalf("ReadSource: %d bytes, %v; HashSource: %s %d, %v", len(data), err, sum, n, herr)
+				}
+				return
+			}
+			for _, e := range []error{err, herr} {
+				if r, ok := IsRejection(e); !ok || r.Reason != tt.reason {
+					t.Errorf("got %v; want a %s rejection", e, tt.reason)
+				}
+			}
+		})
+	}
+	// A source in place when the root is not known (an old journal) is
+	// still read only as a regular file.
+	if _, _, err := HashSource("", filepath.Join(root, "fifo.pdf"), 1<<20); err == nil {
+		t.Errorf("HashSource of a FIFO without a root: no error")
+	}
+}
+
+// TestSourceSwappedForSymlinkAfterResolve replaces the resolved file by a
+// symlink out of the root between Resolve and the open, as a hostile
+// sender racing admission would: the open through os.Root refuses it.
+func TestSourceSwappedForSymlinkAfterResolve(t *testing.T) {
+	root, outside := testRoot(t)
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(real, "swap.pdf")
+	if err := os.Symlink(filepath.Join(outside, "secret.pdf"), target); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, err = r.OpenFile("swap.pdf", sourceFlags, 0)
+	if rej, ok := IsRejection(openError(err)); !ok || rej.Reason != ReasonPathOutsideRoot {
+		t.Errorf("open through the root: %v; want path_outside_root", openError(err))
 	}
 }
 

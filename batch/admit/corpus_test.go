@@ -2,6 +2,7 @@ package admit
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -76,12 +77,13 @@ func TestCorpus(t *testing.T) {
 		t.Fatalf("found %d hashes in the corpus README; want 25", len(sums))
 	}
 	names := slices.Sorted(maps.Keys(sums))
+	pool := testPool(t, PoolConfig{})
 	var total time.Duration
 	for _, name := range names {
 		sum := sums[name]
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			doc, err := Check(dir, name, sum, DefaultLimits())
+			doc, err := check(pool, dir, name, sum, DefaultLimits())
 			elapsed := time.Since(start)
 			total += elapsed
 			if want, ok := rejected[name]; ok {
@@ -110,29 +112,35 @@ func TestCorpus(t *testing.T) {
 	t.Logf("%d files in %v", len(sums), total)
 }
 
-// TestCheckConcurrent admits the corpus from several goroutines at once,
-// as the batch does; run it with -race to catch shared state in pdfcpu.
+// TestCheckConcurrent admits the corpus from several goroutines at once
+// through one pool of two children: the outcomes are those of one file at
+// a time, and no more children are started than the pool allows.
 func TestCheckConcurrent(t *testing.T) {
 	dir := corpusDir(t)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	alone := testPool(t, PoolConfig{})
 	want := map[string]string{}
 	for _, e := range ents {
-		want[e.Name()] = outcome(Check(dir, e.Name(), "", DefaultLimits()))
+		want[e.Name()] = outcome(check(alone, dir, e.Name(), "", DefaultLimits()))
 	}
+	pool := testPool(t, PoolConfig{Children: 2})
 	var wg sync.WaitGroup
 	for range 4 {
 		for _, e := range ents {
 			wg.Go(func() {
-				if got := outcome(Check(dir, e.Name(), "", DefaultLimits())); got != want[e.Name()] {
+				if got := outcome(check(pool, dir, e.Name(), "", DefaultLimits())); got != want[e.Name()] {
 					t.Errorf("%s: concurrent outcome %q; alone %q", e.Name(), got, want[e.Name()])
 				}
 			})
 		}
 	}
 	wg.Wait()
+	if n := pool.Started(); n > 2 {
+		t.Errorf("the pool started %d children; want at most 2", n)
+	}
 }
 
 func outcome(doc *Doc, err error) string {
@@ -142,17 +150,39 @@ func outcome(doc *Doc, err error) string {
 	return fmt.Sprint(doc.Pages, doc.PageDPI, doc.SHA256)
 }
 
-// BenchmarkCheck admits a 100 KB scanned page (ccitt.pdf).
+// BenchmarkCheck admits a 100 KB scanned page (ccitt.pdf) through an
+// admission child, and, for comparison, inspects it in the benchmark's own
+// process as admission did before it was isolated: the difference is what
+// isolation costs a document.
 func BenchmarkCheck(b *testing.B) {
 	dir := corpusDir(b)
 	fi, err := os.Stat(filepath.Join(dir, "ccitt.pdf"))
 	if err != nil {
 		b.Skip(err)
 	}
-	b.SetBytes(fi.Size())
-	for b.Loop() {
-		if _, err := Check(dir, "ccitt.pdf", "", DefaultLimits()); err != nil {
-			b.Fatal(err)
+	b.Run("child", func(b *testing.B) {
+		pool := testPool(b, PoolConfig{})
+		b.SetBytes(fi.Size())
+		for b.Loop() {
+			if _, err := check(pool, dir, "ccitt.pdf", "", DefaultLimits()); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("in-process", func(b *testing.B) {
+		b.SetBytes(fi.Size())
+		for b.Loop() {
+			if _, err := Check(context.Background(), dir, "ccitt.pdf", "", DefaultLimits(), inProcess{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// inProcess inspects in the calling process, as refbatch must never do
+// with untrusted bytes: for benchmarks only.
+type inProcess struct{}
+
+func (inProcess) Inspect(_ context.Context, data []byte, lim Limits) ([]int, error) {
+	return inspect(data, lim)
 }

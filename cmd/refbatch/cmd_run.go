@@ -9,11 +9,13 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"filippo.io/age"
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/ocr"
 )
 
@@ -25,6 +27,8 @@ type runOptions struct {
 	recipients     []string
 	recipientsFile string
 	workerMemory   int64
+	admitMemory    int64
+	admitTimeout   time.Duration
 	logLevel       string
 }
 
@@ -57,6 +61,8 @@ run the same command again to resume.`,
 			&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
 			&cli.Int64Flag{Name: "max-inflight-bytes", Usage: "source bytes the workers may hold at once; more waits", Value: batch.DefaultMaxInflight, Destination: &o.batch.MaxInflightBytes},
 			&cli.Int64Flag{Name: "worker-memory", Usage: "address-space limit of each worker process, in bytes", Value: ocr.DefaultMemoryLimit, Destination: &o.workerMemory},
+			&cli.Int64Flag{Name: "admit-memory", Usage: "resident memory the PDF checks may use for one file, in bytes; more is unparseable_pdf", Value: admit.DefaultInspectMemory, Destination: &o.admitMemory},
+			&cli.DurationFlag{Name: "admit-timeout", Usage: "time the PDF checks may take for a small file (plus 1s per MiB; retried once at 4 times that), else unparseable_pdf", Value: admit.DefaultInspectTimeout, Destination: &o.admitTimeout},
 			&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &o.batch.ForceOCR},
 			&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &o.batch.NoOrientation},
 			&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &o.batch.NoDeskew},
@@ -140,6 +146,12 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 			NoDespeckle:   o.batch.NoDespeckle,
 		})
 	}
+
+	// Admission's PDF checks run in children too: the binary re-executed
+	// in its hidden admission mode.
+	pool := admit.NewPool(admit.PoolConfig{Path: exe, Args: []string{admitCommand}, Memory: o.admitMemory, Timeout: o.admitTimeout})
+	defer pool.Close()
+	o.batch.Inspector = pool
 
 	res, err := batch.Run(ctx, o.batch)
 	prog.Close()

@@ -162,7 +162,7 @@ func checkAdmission(t *testing.T, dir string) {
 				}
 				return
 			}
-			doc, err := admit.Check(dir, row.Path, row.SHA256, limits)
+			doc, err := admitCheck(t, dir, row.Path, row.SHA256, limits)
 			rej, isRej := admit.IsRejection(err)
 			switch {
 			case err != nil && !isRej:
@@ -201,7 +201,7 @@ func TestOverCapOnlyByBytes(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, p)); err != nil || fi.Size() <= DefaultMaxBytes {
 		t.Fatalf("the input is not over %d bytes: %v", DefaultMaxBytes, err)
 	}
-	if _, err := admit.Check(dir, p, "", admit.DefaultLimits()); err != nil {
+	if _, err := admitCheck(t, dir, p, "", admit.DefaultLimits()); err != nil {
 		t.Fatalf("under the default cap: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	"github.com/refbatch/refbatch/batch/admit"
 )
 
 // small is a corpus that exercises every kind of row and stays fast.
@@ -29,6 +32,10 @@ var small = options{Seed: 1, Docs: 4, DPIs: []int{150, 200}, Bad: true}
 var smallDir, smallAllDir string
 
 func TestMain(m *testing.M) {
+	// The test binary doubles as refbatch's admission child (admitPool).
+	if os.Getenv("REFCORPUS_ADMIT_CHILD") == "1" {
+		os.Exit(admit.ServeMain())
+	}
 	// Keep pdfcpu from creating a configuration folder in $HOME.
 	model.ConfigPath = "disable"
 	os.Exit(runTests(m))
@@ -50,7 +57,19 @@ func runTests(m *testing.M) int {
 		}
 		*c.dir = dir
 	}
+	defer admitPool.Close()
 	return m.Run()
+}
+
+// admitPool is a pool of real admission children for the tests; its
+// children are the test binary.
+var admitPool = admit.NewPool(admit.PoolConfig{Path: os.Args[0], Env: []string{"REFCORPUS_ADMIT_CHILD=1"}})
+
+// admitCheck admits a generated file as refbatch would, through a real
+// admission child.
+func admitCheck(t *testing.T, root, path, sha string, lim admit.Limits) (*admit.Doc, error) {
+	t.Helper()
+	return admit.Check(context.Background(), root, path, sha, lim, admitPool)
 }
 
 // generate writes o to a fresh temporary folder and returns it.

@@ -1,0 +1,100 @@
+package admit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// FuzzAdmit drives the whole admission path as the run does: bytes on
+// disk, read under the source rules, hashed, sniffed, and inspected by a
+// real admission child. Whatever the bytes, Check must return an admitted
+// document that makes sense or a rejection: never another error, never a
+// hang, and never a crash of the calling process (the fuzzing process
+// stands in for refbatch's parent). The child may crash, run out of memory
+// or time out; that is a rejection, unparseable_pdf.
+//
+// Seeds: the committed admission fixtures, the hostile ones included, and
+// the shared real-world corpus when it is there. Run a campaign with
+//
+//	go test -run '^$' -fuzz FuzzAdmit -fuzztime 30m ./batch/admit
+//
+// Deadlines are short here (the hostile seeds would otherwise cost
+// seconds each in every plain `go test`), so a slow but sound input can be
+// rejected: the property is about the parent, not the verdict.
+func FuzzAdmit(f *testing.F) {
+	for _, dir := range []string{fixtureDir, filepath.Join(fixtureDir, "hostile"), realCorpusDir()} {
+		if dir == "" {
+			continue
+		}
+		paths, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil && len(b) <= 2<<20 {
+				f.Add(b)
+			}
+		}
+	}
+	root := f.TempDir()
+	pool := fuzzPool(f)
+	lim, _ := DefaultLimits().withDefaults()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(root, "in.pdf")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		doc, err := Check(ctx, root, "in.pdf", "", lim, pool)
+		if r, ok := IsRejection(err); ok {
+			if r.Reason == "" || r.Detail == "" {
+				t.Fatalf("rejection without a reason or detail: %#v", r)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("Check failed for the batch, not the row: %v", err)
+		}
+		if doc.Pages < 1 || doc.Pages > lim.MaxPages || len(doc.PageDPI) != doc.Pages || doc.Size != int64(len(data)) {
+			t.Fatalf("admitted with %d pages, %d DPIs, %d bytes of %d", doc.Pages, len(doc.PageDPI), doc.Size, len(data))
+		}
+		for _, d := range doc.PageDPI {
+			if d < lim.MinDPI || d > lim.DPI {
+				t.Fatalf("a page renders at %d dpi, outside %d–%d", d, lim.MinDPI, lim.DPI)
+			}
+		}
+	})
+}
+
+var (
+	fuzzPoolOnce sync.Once
+	fuzzPoolP    *Pool
+)
+
+// fuzzPool is one pool per fuzzing process, with short deadlines.
+func fuzzPool(f *testing.F) *Pool {
+	fuzzPoolOnce.Do(func() {
+		exe, err := os.Executable()
+		if err != nil {
+			f.Fatal(err)
+		}
+		fuzzPoolP = NewPool(PoolConfig{Path: exe, Env: []string{"ADMIT_TEST_CHILD=1"},
+			Timeout: 300 * time.Millisecond, TimeoutPerMiB: 100 * time.Millisecond})
+	})
+	return fuzzPoolP
+}
+
+// realCorpusDir is the shared real-world corpus, or "" when absent.
+func realCorpusDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Join(wd, "..", "..", "..", "shared", "corpus", "real")
+	if _, err := os.Stat(dir); err != nil {
+		return ""
+	}
+	return dir
+}

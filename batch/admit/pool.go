@@ -1,0 +1,309 @@
+package admit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/refbatch/refbatch/ocr/child"
+)
+
+// Defaults of a Pool.
+const (
+	// DefaultInspectMemory is the resident memory an admission child may
+	// use for one file. pdfcpu holds the whole object graph: a 60 MB scan
+	// of 200 image pages needs about 140 MB, a file of 100,000 small
+	// objects (7 MB) about 330 MB, while a scanned referral has a few
+	// dozen objects.
+	DefaultInspectMemory = 384 << 20
+	// DefaultInspectTimeout is the deadline for a file of a few KB; a
+	// larger file gets DefaultInspectTimeoutPerMiB more per MiB. pdfcpu
+	// reads a 60 MB scan in 0.1 s and 100,000 objects in 2 s.
+	DefaultInspectTimeout       = 5 * time.Second
+	DefaultInspectTimeoutPerMiB = time.Second
+	// retryFactor lengthens the deadline of the one retry after a child
+	// died: a machine under load can slow a sound file.
+	retryFactor = 4
+	// addressSpace is the children's address-space limit, a backstop
+	// behind the resident cap: an idle Go process reserves about 1.2 GiB.
+	addressSpace = 4 << 30
+	// maxStack caps a child's goroutine stacks. pdfcpu recurses once per
+	// level of nesting in the file; sound files nest a few dozen levels.
+	maxStack = 16 << 20
+	// maxInspectReply caps a child's answer: a verdict and a DPI per page.
+	maxInspectReply = 1 << 20
+)
+
+// PoolConfig says how a Pool starts its children.
+type PoolConfig struct {
+	// Path and Args re-execute the binary in its admission mode, which
+	// calls ServeMain.
+	Path string
+	Args []string
+	Env  []string
+	// Memory is the resident memory a child may use while it inspects one
+	// file; 0 means DefaultInspectMemory.
+	Memory int64
+	// Timeout and TimeoutPerMiB set a file's deadline: Timeout plus
+	// TimeoutPerMiB for each MiB of the file. 0 means the defaults.
+	Timeout, TimeoutPerMiB time.Duration
+	// Children is how many files may be inspected at once, each in a
+	// child of its own; 0 means 1.
+	Children int
+}
+
+// Pool inspects PDF bytes in supervised child processes, one file per
+// child at a time. Children are started when needed and kept for the next
+// file; a child that failed is replaced. It is safe for concurrent use.
+type Pool struct {
+	cfg   PoolConfig
+	slots chan struct{} // one per child that may run
+
+	mu     sync.Mutex
+	idle   []*child.Process
+	closed bool
+	// started counts the children started, for tests and the log.
+	started int
+}
+
+// NewPool returns a pool that starts its children with cfg.
+func NewPool(cfg PoolConfig) *Pool {
+	if cfg.Memory <= 0 {
+		cfg.Memory = DefaultInspectMemory
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultInspectTimeout
+	}
+	if cfg.TimeoutPerMiB <= 0 {
+		cfg.TimeoutPerMiB = DefaultInspectTimeoutPerMiB
+	}
+	if cfg.Children <= 0 {
+		cfg.Children = 1
+	}
+	return &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Children)}
+}
+
+// Deadline is how long the pool lets a child inspect a file of size bytes
+// on the first try.
+func (p *Pool) Deadline(size int64) time.Duration {
+	return p.cfg.Timeout + time.Duration(float64(p.cfg.TimeoutPerMiB)*float64(size)/(1<<20))
+}
+
+// Inspect runs checks 5 to 9 on data in a child. A child that dies
+// (crash, memory, deadline) is replaced and the file tried once more with
+// a deadline retryFactor times longer; a second death rejects the file as
+// unparseable_pdf, saying how the child died.
+func (p *Pool) Inspect(ctx context.Context, data []byte, lim Limits) ([]int, error) {
+	deadline := p.Deadline(int64(len(data)))
+	var first *child.Death
+	for try := 1; ; try++ {
+		rep, err := p.inspectOnce(ctx, deadline, data, lim)
+		var d *child.Death
+		switch {
+		case err == nil && rep.Reason != "":
+			return nil, &Rejection{Reason: rep.Reason, Detail: rep.Detail}
+		case err == nil:
+			return rep.PageDPI, nil
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case !errors.As(err, &d):
+			return nil, err
+		case try == 1:
+			first = d
+			deadline *= retryFactor
+			continue
+		}
+		return nil, unparseable(first, d, deadline)
+	}
+}
+
+// unparseable is the rejection of a file whose inspection killed two
+// children.
+func unparseable(first, second *child.Death, deadline time.Duration) *Rejection {
+	what := func(d *child.Death) string {
+		switch d.Cause {
+		case child.CauseTimeout:
+			return "did not finish in time"
+		case child.CauseOOM:
+			return "ran out of memory"
+		case child.CauseProtocol:
+			return "broke the protocol"
+		}
+		if d.Signal != "" {
+			return "crashed (" + d.Signal + ")"
+		}
+		return "crashed"
+	}
+	if first.Cause == second.Cause {
+		detail := "the PDF checks " + what(second) + " twice"
+		if second.Cause == child.CauseTimeout {
+			detail += fmt.Sprintf(" (the second time in %v)", deadline.Round(time.Millisecond))
+		}
+		return reject(ReasonUnparseablePDF, "%s", detail)
+	}
+	return reject(ReasonUnparseablePDF, "the PDF checks %s, then %s", what(first), what(second))
+}
+
+// inspectOnce sends data to an idle child (starting one if none is idle)
+// and puts the child back if it survived.
+func (p *Pool) inspectOnce(ctx context.Context, deadline time.Duration, data []byte, lim Limits) (inspectReply, error) {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return inspectReply{}, ctx.Err()
+	}
+	defer func() { <-p.slots }()
+	c, err := p.take(ctx)
+	if err != nil {
+		return inspectReply{}, err
+	}
+	var rep inspectReply
+	err = c.Call(ctx, deadline, inspectRequest{Data: data, Limits: lim, Memory: p.cfg.Memory}, &rep)
+	p.give(c)
+	return rep, err
+}
+
+func (p *Pool) take(ctx context.Context) (*child.Process, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("admission pool is closed")
+	}
+	for len(p.idle) > 0 {
+		c := p.idle[len(p.idle)-1]
+		p.idle = p.idle[:len(p.idle)-1]
+		if c.Alive() {
+			p.mu.Unlock()
+			return c, nil
+		}
+		c.Close()
+	}
+	p.started++
+	p.mu.Unlock()
+	c, err := child.Start(ctx, child.Config{Path: p.cfg.Path, Args: p.cfg.Args, Env: p.cfg.Env, MaxReply: maxInspectReply},
+		inspectSetup{AddressSpace: addressSpace, MaxStack: maxStack}, &inspectHello{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("starting an admission child: %w", err)
+	}
+	return c, nil
+}
+
+func (p *Pool) give(c *child.Process) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || !c.Alive() {
+		c.Close()
+		return
+	}
+	p.idle = append(p.idle, c)
+}
+
+// Started returns how many children the pool has started.
+func (p *Pool) Started() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.started
+}
+
+// Close ends the idle children; a child in use ends when its call returns.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.closed = nil, true
+	p.mu.Unlock()
+	for _, c := range idle {
+		c.Close()
+	}
+	return nil
+}
+
+// The messages between a Pool and its children.
+
+type inspectSetup struct {
+	AddressSpace int64
+	MaxStack     int
+}
+
+type inspectHello struct{ Pid int }
+
+type inspectRequest struct {
+	Data   []byte
+	Limits Limits
+	Memory int64 // resident cap while this file is inspected
+}
+
+type inspectReply struct {
+	PageDPI []int
+	Reason  string // a Rejection's, "" when admitted
+	Detail  string
+}
+
+// ServeMain is the admission child's entry point, called by the binary's
+// hidden admission command. It returns the process exit code: 0 when the
+// parent closed the request pipe, 1 on a failure, 2 when the command was
+// run by hand.
+func ServeMain() int {
+	err := child.ServeMain(serveSetup, serveInspect)
+	switch {
+	case errors.Is(err, child.ErrNotChild):
+		fmt.Fprintln(os.Stderr, "refbatch admission:", err)
+		return 2
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "refbatch admission: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// residentCap is the cap WatchRSS enforces, set per request.
+var residentCap struct {
+	sync.Mutex
+	n int64
+}
+
+func serveSetup(s inspectSetup) (inspectHello, error) {
+	if s.AddressSpace > 0 {
+		if err := child.LimitAddressSpace(s.AddressSpace); err != nil {
+			return inspectHello{}, err
+		}
+	}
+	if s.MaxStack > 0 {
+		child.LimitStack(s.MaxStack)
+	}
+	child.WatchRSS(10*time.Millisecond, func() int64 {
+		residentCap.Lock()
+		defer residentCap.Unlock()
+		return residentCap.n
+	})
+	return inspectHello{Pid: os.Getpid()}, nil
+}
+
+func serveInspect(req inspectRequest) inspectReply {
+	residentCap.Lock()
+	residentCap.n = req.Memory
+	residentCap.Unlock()
+	// The runtime collects and returns memory harder as the heap nears
+	// this, so that garbage does not count against the cap.
+	debug.SetMemoryLimit(req.Memory / 4 * 3)
+	dpis, err := inspect(req.Data, req.Limits)
+	// The next file starts from a small heap, so that its cap measures
+	// what it needs, not what this one left behind.
+	if child.ResidentBytes() > 64<<20 {
+		debug.FreeOSMemory()
+	}
+	var r *Rejection
+	switch {
+	case errors.As(err, &r):
+		return inspectReply{Reason: r.Reason, Detail: r.Detail}
+	case err != nil:
+		return inspectReply{Reason: ReasonMalformedPDF, Detail: "inspection failed"}
+	}
+	return inspectReply{PageDPI: dpis}
+}
