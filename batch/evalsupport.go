@@ -25,7 +25,7 @@ func ReadArtifacts(out string, ids []age.Identity, fn func(path string, a *Artif
 	if _, err := os.Stat(dbPath); err != nil {
 		return fmt.Errorf("%s is not a refbatch output folder: %w", out, err)
 	}
-	j, err := journal.Open(dbPath)
+	j, err := journal.OpenReadOnly(dbPath)
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func ReadArtifacts(out string, ids []age.Identity, fn func(path string, a *Artif
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(filepath.Join(out, ArtifactsDir), nil)
+	st, err := store.OpenReadOnly(filepath.Join(out, ArtifactsDir))
 	if err != nil {
 		return err
 	}

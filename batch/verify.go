@@ -30,7 +30,8 @@ const (
 	FindingContentHash          = "content_hash_mismatch"
 	FindingProvenance           = "provenance_mismatch"
 	FindingSourceMissing        = "source_missing"
-	FindingSourceChanged        = "source_changed"
+	FindingSourceChanged        = "source_changed"      // other bytes, or no longer a regular file inside the root
+	FindingSourceUnreadable     = "source_unreadable"   // there, but cannot be read
 	FindingUnfinished           = "unfinished_document" // non-final while no run is in progress or interrupted
 )
 
@@ -89,7 +90,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		add(FindingJournalCorrupt, dbPath, "", "not a SQLite database")
 		return res, nil
 	}
-	j, err := journal.Open(dbPath)
+	j, err := journal.OpenReadOnly(dbPath)
 	if err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return res, nil
@@ -109,13 +110,18 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return res, nil
 	}
+	root := ""
 	if len(runs) > 0 {
 		last := runs[len(runs)-1]
 		res.Incomplete = last.FinishedAt.IsZero() || last.Exit != "complete"
+		var settings map[string]string
+		if json.Unmarshal([]byte(last.Settings), &settings) == nil {
+			root = settings["root"]
+		}
 	}
 
 	artDir := filepath.Join(o.Out, ArtifactsDir)
-	st, err := store.Open(artDir, nil)
+	st, err := store.OpenReadOnly(artDir)
 	if err != nil {
 		return nil, err
 	}
@@ -145,15 +151,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		}
 		if o.Sources {
 			res.Sources++
-			sum, _, err := admit.HashFile(d.Path)
-			switch {
-			case errors.Is(err, os.ErrNotExist):
-				add(FindingSourceMissing, d.Path, d.SourceID, "")
-			case err != nil:
-				add(FindingSourceMissing, d.Path, d.SourceID, err.Error())
-			case sum != d.SHA256:
-				add(FindingSourceChanged, d.Path, d.SourceID, "sha256 "+sum+", journal "+d.SHA256)
-			}
+			verifySource(root, d, add)
 		}
 		if o.Progress != nil {
 			o.Progress(i+1, len(docs))
@@ -170,6 +168,29 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	}
 	sort.SliceStable(res.Findings, func(a, b int) bool { return res.Findings[a].File < res.Findings[b].File })
 	return res, nil
+}
+
+// verifySource re-hashes a document's source under admission's rules: a
+// FIFO, a device, a symlink out of the root or a file grown past its
+// admitted size is a finding, never a read that blocks or fills memory.
+func verifySource(root string, d journal.Doc, add func(kind, file, source, detail string)) {
+	sum, _, err := admit.HashSource(root, d.Path, d.Size)
+	rej, _ := admit.IsRejection(err)
+	switch {
+	case err == nil && sum == d.SHA256:
+	case err == nil:
+		add(FindingSourceChanged, d.Path, d.SourceID, "sha256 "+sum+", journal "+d.SHA256)
+	case rej == nil:
+		add(FindingSourceUnreadable, d.Path, d.SourceID, err.Error())
+	case rej.Reason == admit.ReasonMissingFile:
+		add(FindingSourceMissing, d.Path, d.SourceID, "")
+	case rej.Reason == admit.ReasonUnreadable:
+		add(FindingSourceUnreadable, d.Path, d.SourceID, rej.Detail)
+	case rej.Reason == admit.ReasonTooLarge:
+		add(FindingSourceChanged, d.Path, d.SourceID, fmt.Sprintf("larger than the %d bytes admitted", d.Size))
+	default:
+		add(FindingSourceChanged, d.Path, d.SourceID, rej.Detail)
+	}
 }
 
 func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) {
@@ -243,7 +264,7 @@ var ErrNotFound = errors.New("no such document")
 // Show returns the artifact of the document with the given source_id, after
 // checking that its bytes hash to what the journal recorded.
 func Show(out, sourceID string, ids []age.Identity) (*Artifact, error) {
-	j, err := journal.Open(filepath.Join(out, JournalFile))
+	j, err := openJournal(out)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +279,7 @@ func Show(out, sourceID string, ids []age.Identity) (*Artifact, error) {
 	if doc.Artifact == "" {
 		return nil, fmt.Errorf("%s is %s %s and has no artifact: %w", sourceID, doc.State, doc.Reason, ErrNotFound)
 	}
-	st, err := store.Open(filepath.Join(out, ArtifactsDir), nil)
+	st, err := store.OpenReadOnly(filepath.Join(out, ArtifactsDir))
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,8 @@ import (
 // State is the state of a row or a document.
 type State string
 
-// The states of DESIGN.md §4, plus queued for admitted work in progress.
+// The states of a row or document: the four final ones, plus queued for
+// admitted work in progress.
 const (
 	Queued    State = "queued"
 	Done      State = "done"
@@ -75,6 +76,10 @@ var (
 	// ErrManifestChanged means a manifest line now names another source_id
 	// than the journal recorded for it.
 	ErrManifestChanged = errors.New("manifest changed since the journal was written")
+	// ErrNotJournal means the file is not a refbatch journal: not SQLite,
+	// or a SQLite database with tables of its own. Open never adds its
+	// tables to such a file.
+	ErrNotJournal = errors.New("not a refbatch journal")
 )
 
 // Journal is an open journal database.
@@ -172,6 +177,9 @@ func Open(path string) (*Journal, error) {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
 	f.Close()
+	if err := checkOurs(path); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(30000)")
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -191,6 +199,54 @@ func Open(path string) (*Journal, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// checkOurs refuses a file that is not a refbatch journal before Open sets
+// a single pragma on it (WAL mode alone rewrites the file's header): one
+// that SQLite does not read as a database, or a database with tables but
+// no schema version of ours. It reads the file as immutable, so it
+// creates nothing beside it. An empty file, or a database whose tables
+// are still in another process's write-ahead log, is a journal being
+// created.
+func checkOurs(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		// A log with content: the main file alone may be torn mid
+		// checkpoint, and it is a WAL database already, so WAL mode
+		// rewrites nothing. migrate makes the check inside a transaction.
+		return nil
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&immutable=1")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var tables, meta int
+	err = db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(name='meta'),0) FROM sqlite_master WHERE type='table'`).Scan(&tables, &meta)
+	if err != nil {
+		if errors.Is(notJournal(err), ErrNotJournal) {
+			return fmt.Errorf("%s: %w (SQLite does not read it as a database)", path, ErrNotJournal)
+		}
+		return fmt.Errorf("opening journal: %w", err)
+	}
+	var v string
+	if tables > 0 && (meta == 0 || db.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v) != nil) {
+		return fmt.Errorf("%s: %w (it holds tables of its own)", path, ErrNotJournal)
+	}
+	return nil
+}
+
+// notJournal marks SQLite's "file is not a database" (SQLITE_NOTADB) as
+// ErrNotJournal.
+func notJournal(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == 26 {
+		return fmt.Errorf("%w: %w", ErrNotJournal, err)
+	}
+	return err
 }
 
 // openBusyWait bounds how long Open retries a journal that another process
@@ -223,14 +279,24 @@ func isBusy(err error) bool {
 
 func (j *Journal) migrate() error {
 	return j.tx(func(tx *sql.Tx) error {
+		var tables, meta int
+		err := tx.QueryRow(`SELECT COUNT(*), COALESCE(SUM(name='meta'),0) FROM sqlite_master WHERE type='table'`).Scan(&tables, &meta)
+		if err != nil {
+			return err
+		}
+		if tables > 0 && meta == 0 {
+			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
+		}
 		for _, s := range schema {
 			if _, err := tx.Exec(s); err != nil {
 				return fmt.Errorf("creating journal schema: %w", err)
 			}
 		}
 		var v string
-		err := tx.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
+		err = tx.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
 		switch {
+		case errors.Is(err, sql.ErrNoRows) && tables > 0:
+			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
 		case errors.Is(err, sql.ErrNoRows):
 			_, err = tx.Exec(`INSERT INTO meta(key,value) VALUES('schema_version',?)`, fmt.Sprint(schemaVersion))
 			return err
@@ -252,11 +318,11 @@ func (j *Journal) Path() string { return j.path }
 func (j *Journal) tx(fn func(*sql.Tx) error) error {
 	tx, err := j.db.BeginTx(context.Background(), nil)
 	if err != nil {
-		return fmt.Errorf("journal: %w", classify(err))
+		return fmt.Errorf("journal: %w", classify(notJournal(err)))
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return classify(err)
+		return classify(notJournal(err))
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("journal commit: %w", classify(err))

@@ -21,6 +21,17 @@ import (
 // OpenReadOnly opens an existing journal for reading only. It never creates
 // the file, never migrates it, and may be used while another process writes
 // the journal. A journal of another schema version is refused.
+//
+// It creates no file either, so that it works on a read-only copy and
+// leaves a folder as it found it. SQLite reads a WAL database through its
+// -wal and -shm files and creates them when they are missing, even for a
+// read-only connection. So when there is no write-ahead log with content
+// (the journal was closed cleanly: everything is in the main file, and no
+// process is writing it), the file is opened as immutable, which reads it
+// without the two files and without locks. When a log with content is
+// there, it holds committed transactions and is read as usual; SQLite
+// then creates the -shm file if it is missing (a journal copied without
+// it after a crash).
 func OpenReadOnly(path string) (*Journal, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
@@ -28,6 +39,9 @@ func OpenReadOnly(path string) (*Journal, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(30000)")
 	q.Set("mode", "ro")
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+		q.Set("immutable", "1")
+	}
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)

@@ -6,7 +6,7 @@
 // them and the folder holds only ciphertext; with no recipients it holds
 // plaintext (refbatch's --plaintext).
 //
-// Put is the handoff of DESIGN.md §1 step 7. It never exposes a partly written
+// Put is the handoff of a finished document. It never exposes a partly written
 // artifact under its final name:
 //
 //  1. the bytes are encrypted while they are written to a temp file with a
@@ -91,6 +91,26 @@ func Open(dir string, recipients []age.Recipient) (*Store, error) {
 		s.recipients = append([]age.Recipient(nil), recipients...)
 	}
 	return s, nil
+}
+
+// OpenReadOnly opens the artifacts folder dir for reading (Read, Hash,
+// List): it creates nothing and changes no mode. A missing folder is a
+// store with no artifacts, so that a reader reports the artifacts the
+// journal names as missing rather than failing.
+func OpenReadOnly(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("opening artifacts folder: empty path")
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Store{dir: dir}, nil
+	case err != nil:
+		return nil, fmt.Errorf("opening artifacts folder: %w", err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("opening artifacts folder: %s is not a folder", dir)
+	}
+	return &Store{dir: dir}, nil
 }
 
 // Dir returns the store's folder as given to Open.
@@ -270,6 +290,9 @@ func (s *Store) Read(name string, ids []age.Identity) ([]byte, error) {
 // included. Subfolders are left out.
 func (s *Store) List() ([]string, error) {
 	entries, err := os.ReadDir(s.dir) // sorted by name
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // a read-only store of a folder that is gone
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listing artifacts folder: %w", err)
 	}

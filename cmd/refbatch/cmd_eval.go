@@ -25,6 +25,7 @@ type evalOptions struct {
 	thresholds string
 	fromOut    string
 	identity   string
+	evalJSON   string
 	noIDCheck  bool
 }
 
@@ -66,6 +67,7 @@ func evalCommand() *cli.Command {
 		&cli.StringFlag{Name: "thresholds", Usage: "limits of the figures (thresholds.json); without it only outcomes are gated `FILE`", Destination: &o.thresholds},
 		&cli.StringFlag{Name: "from-out", Usage: "score a finished output folder instead of running the batch `DIR`", Destination: &o.fromOut},
 		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity to read an encrypted --from-out folder `FILE`", Destination: &o.identity},
+		&cli.StringFlag{Name: "eval-json", Usage: "write eval.json here `FILE` (default: into the output folder eval ran; with --from-out, which eval only reads, nowhere)", Destination: &o.evalJSON},
 	}
 	// Should run ever take --no-id-check itself, eval uses run's flag for
 	// both the run and the scoring rather than define it twice.
@@ -87,7 +89,9 @@ done), its mean and p95, the word error rate, the recall of the participant
 ID and the referral date, and a calibration table (documents and mean CER
 per confidence band, over the readable documents and those expected in
 review for their text) with the band thresholds it suggests. It prints a
-table, writes eval.json into the output folder, and checks --thresholds.
+table, writes eval.json into the output folder it ran (with --from-out it
+writes nothing there: --eval-json FILE names where), and checks
+--thresholds.
 
 Exit status: 0 every outcome as expected and every figure within its
 threshold; 1 an outcome differs or a figure crossed its threshold (each is
@@ -168,14 +172,22 @@ func runEval(c *cli.Context, o evalOptions, run *cli.Command, runFlags []cli.Fla
 		return usageErr(err.Error(), "the truth folder must hold every document expected.csv expects to be read")
 	}
 	er := eval.NewReport(res, thresholds, out, rep.Run.Settings)
-	path := filepath.Join(out, evalFile)
-	if err := writeEvalJSON(path, er); err != nil {
-		return err
+	// A folder eval only reads is left as it was.
+	path := o.evalJSON
+	if path == "" && o.fromOut == "" {
+		path = filepath.Join(out, evalFile)
+	}
+	if path != "" {
+		if err := writeEvalJSON(path, er); err != nil {
+			return err
+		}
 	}
 	if err := er.WriteText(stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "eval: %s\n", path)
+	if path != "" {
+		fmt.Fprintf(stdout, "eval: %s\n", path)
+	}
 	if !er.Passed {
 		msgs := make([]string, len(er.Regressions))
 		for i, g := range er.Regressions {
