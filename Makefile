@@ -56,8 +56,11 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
+# fuzz runs each fuzz target for FUZZTIME: the manifest parser, then the
+# whole admission path through a real admission child.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME) ./manifest
+	$(GO) test -run '^$$' -fuzz FuzzAdmit -fuzztime $(FUZZTIME) ./batch/admit
 
 # demo imports the built-in sample with encrypted artifacts: it makes a demo
 # identity once (keep it out of the output folder), then runs the batch.

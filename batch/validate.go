@@ -18,7 +18,7 @@ const (
 	BandLow    = "low"
 )
 
-// Review reasons set by validation (DESIGN.md §4). ReasonIDNotFound
+// Review reasons set by validation. ReasonIDNotFound
 // covers both manifest fields the text must hold: the participant ID and
 // the referral date (issue #8 keeps one code for the field check).
 const (

@@ -1,7 +1,7 @@
 // Package report holds what a refbatch batch tells its reader: one Row per
 // manifest row, the batch's settings and runs, a Summary of counts and
 // latencies, a breakdown of where the engines' time went, and a Timeline
-// of the queue (DESIGN.md §6). It renders a Report four ways:
+// of the queue. It renders a Report four ways:
 //
 //   - WriteJSON: report.json, machine-readable and schema-versioned
 //     (SchemaVersion). Field names are part of the contract; fields may be
@@ -45,7 +45,7 @@ import (
 // package. It changes only when a field changes meaning or disappears.
 const SchemaVersion = 1
 
-// The final states of DESIGN.md §4; a Summary always counts each of them.
+// The final states of a row; a Summary always counts each of them.
 const (
 	stateDone      = "done"
 	stateReview    = "review"

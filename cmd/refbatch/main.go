@@ -1,6 +1,6 @@
 // Command refbatch turns an archive of scanned referral PDFs into
-// searchable, auditable text. See README.md for the commands, and
-// DESIGN.md for the contracts they keep.
+// searchable, auditable text. See README.md for the commands and the
+// contracts they keep.
 package main
 
 import (
@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -19,7 +20,10 @@ import (
 	"github.com/refbatch/refbatch/manifest"
 )
 
-// Exit codes (DESIGN.md §8).
+// Exit codes. A crash of refbatch itself (a bug: a panic, a Go runtime
+// fatal error) is none of them: it ends the process with SIGABRT (the
+// shell shows 134), never with 2, which the Go runtime would otherwise use
+// and which means a usage error here.
 const (
 	exitOK         = 0
 	exitFailure    = 1 // unexpected failure; for verify: a finding
@@ -43,13 +47,30 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	// The hidden worker mode is the engine child process (DESIGN.md §2):
-	// it must not touch the CLI's flags, signals or output.
-	if len(args) > 1 && args[1] == workerCommand {
-		return workerMain()
+	// The hidden child modes must not touch the CLI's flags, signals or
+	// output.
+	if len(args) > 1 {
+		switch args[1] {
+		case workerCommand:
+			return workerMain()
+		case admitCommand:
+			return admitMain()
+		}
 	}
+	// A crash must not read as a usage error (exit 2): the runtime aborts
+	// instead, and without a core file, which would hold document text.
+	debug.SetTraceback("crash")
+	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
+
+	// The first SIGINT or SIGTERM cancels the run, which stops cleanly;
+	// a second one gets the default treatment and ends the process at once
+	// (the journal is safe either way).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, args)
@@ -77,9 +98,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			statusCommand(),
 			keygenCommand(),
 			evalCommand(),
-			workerCmd(),
 		},
 	}
+	app.Commands = append(app.Commands, workerCmds()...)
 	// A bad flag is a usage error (exit 2) whichever command it reached.
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
@@ -108,7 +129,7 @@ func exitCode(err error, stderr io.Writer) int {
 		return ee.code
 	case errors.As(err, &fe):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", fe)
-		fmt.Fprintln(stderr, "refbatch: hint: fix the manifest (DESIGN.md §3: header source_id,participant_id,referral_date,consent,path[,sha256]) and run again")
+		fmt.Fprintln(stderr, "refbatch: hint: fix the manifest (a header row source_id,participant_id,referral_date,consent,path[,sha256], then one row per referral) and run again")
 		return exitUsage
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "refbatch: error: %s\n", ue.Msg)

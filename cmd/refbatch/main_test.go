@@ -26,6 +26,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if p := os.Getenv("REFBATCH_CLI_CRASH"); p != "" {
+		crashMain(p)
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "refbatch-cli-")
 	if err != nil {
 		panic(err)
@@ -178,7 +182,7 @@ func TestSampleRunAndRerun(t *testing.T) {
 	assertNoPHI(t, out, manifest, again)
 }
 
-// assertModes checks DESIGN.md §5: folders 0700, files 0600, no temp file.
+// assertModes checks the output folder's modes: folders 0700, files 0600, no temp file.
 func assertModes(t *testing.T, out string) {
 	t.Helper()
 	filepath.Walk(out, func(path string, info os.FileInfo, err error) error {
