@@ -130,12 +130,19 @@ func TestDistanceMemory(t *testing.T) {
 	if allocs := testing.AllocsPerRun(3, func() { Distance(long, short) }); allocs > 1 {
 		t.Errorf("%v allocations, want one row", allocs)
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	got := Distance(long, short)
-	runtime.ReadMemStats(&after)
-	if bytes := after.TotalAlloc - before.TotalAlloc; bytes > 1024 {
-		t.Errorf("%d bytes allocated, want a row as long as the shorter input", bytes)
+	// TotalAlloc counts every goroutine's allocations, the runtime's and
+	// the test framework's too: the least of a few tries is Distance's.
+	var got int
+	least := uint64(math.MaxUint64)
+	for range 5 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got = Distance(long, short)
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	if least > 1024 {
+		t.Errorf("%d bytes allocated, want a row as long as the shorter input", least)
 	}
 	if got != len(long) {
 		t.Errorf("distance %d, want %d", got, len(long))
