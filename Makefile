@@ -23,7 +23,7 @@ export OMP_THREAD_LIMIT = 1
 EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
 EVAL_OUT      ?= eval-out
 
-.PHONY: all deps build test lint fuzz demo eval clean bench
+.PHONY: all deps build test lint fuzz demo eval clean bench bench-hostile
 
 all: build
 
@@ -110,3 +110,15 @@ bench: build
 	@[ -f $(BENCH_CORPUS)/manifest.csv ] || { echo "bench: generating $(BENCH_DOCS) documents into $(BENCH_CORPUS)"; \
 	  rm -rf $(BENCH_CORPUS) && ./bin/refcorpus --seed $(BENCH_SEED) --docs $(BENCH_DOCS) --dpi-set $(BENCH_DPI) --out $(BENCH_CORPUS); }
 	./bin/refbench --corpus $(BENCH_CORPUS) --out $(BENCH_OUT) --refbatch $(BIN) --dpi $(BENCH_DPI) $(BENCH_FLAGS)
+
+# bench-hostile runs every file of testdata/admit/hostile between two good
+# 300 DPI documents under ulimit -v 4 GiB and prints, per file, the wall,
+# the peak memory of the whole process tree and the outcomes (issue 12's
+# table). It needs no poppler or OCRmyPDF.
+HOSTILE_CORPUS ?= $(BENCH_OUT)/corpus-hostile-300dpi
+bench-hostile: build
+	$(GO) build -o bin/refcorpus ./cmd/refcorpus
+	$(GO) build -o bin/refbench ./cmd/refbench
+	@[ -f $(HOSTILE_CORPUS)/manifest.csv ] || { rm -rf $(HOSTILE_CORPUS) && ./bin/refcorpus --seed 1 --docs 2 --dpi-set 300 --out $(HOSTILE_CORPUS); }
+	./bin/refbench --corpus $(HOSTILE_CORPUS) --out $(BENCH_OUT) --json $(BENCH_OUT)/bench-hostile.json --refbatch $(BIN) --dpi 300 \
+	  --default=false --fast=false --limit=false --ocrmypdf=false --long-pages 0 --resume-rows 0 --big-rows 0 --hostile testdata/admit/hostile

@@ -454,3 +454,44 @@ var _ io.Writer = crashWriter{}
 func crashMain(keyPath string) {
 	run([]string{"refbatch", "keygen", "--out", keyPath}, crashWriter{}, os.Stderr)
 }
+
+// TestHostileFixtures runs every committed hostile PDF through the real
+// binary, all in one manifest between two good documents: each hostile
+// row ends rejected or in review, the good ones done, and the run exits 0.
+// The deadlines are short to keep the test quick; `make bench-hostile`
+// runs each file on its own with the defaults and measures time and
+// memory.
+func TestHostileFixtures(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(repoRoot(t), "testdata", "admit", "hostile", "*.pdf"))
+	if len(files) == 0 {
+		t.Skip("no hostile fixtures")
+	}
+	dir := t.TempDir()
+	good := copyGood(t, dir, 2)
+	rows := [][4]string{good[0]}
+	for i, f := range files {
+		p := filepath.Join(dir, filepath.Base(f))
+		copyFile(t, f, p)
+		rows = append(rows, [4]string{fmt.Sprintf("H-%02d", i), "P-000000", "2024-01-01", p})
+	}
+	rows = append(rows, good[1])
+	out := filepath.Join(dir, "out")
+	r := refbatch(t, nil, runArgs(out, "--admit-timeout", "200ms", writeRows(t, dir, rows))...)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	states := rowStates(t, out)
+	for i, f := range files {
+		st := states[fmt.Sprintf("H-%02d", i)]
+		if !strings.HasPrefix(st, "rejected/") && !strings.HasPrefix(st, "review/") {
+			t.Errorf("%s: %s, want rejected or review", filepath.Base(f), st)
+		}
+		t.Logf("%-28s %s", filepath.Base(f), st)
+	}
+	for _, g := range good {
+		if states[g[0]] != "done/" {
+			t.Errorf("good document %s: %s", g[0], states[g[0]])
+		}
+	}
+	t.Logf("%d hostile files and 2 good documents in %v", len(files), r.elapsed.Round(time.Millisecond))
+}

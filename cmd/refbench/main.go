@@ -34,6 +34,9 @@
 //	           wall of the same command over the finished batch
 //	--big-rows the same manifest with that many rows: its parent peak RSS
 //	           against the --resume-rows run's
+//	--hostile  each PDF of a folder as the middle row of a three-row
+//	           manifest, under ulimit -v 4 GiB: wall, the peak resident
+//	           memory of the whole process tree, every row's outcome
 //
 // It prints a table with the ratios refbatch/limit and refbatch/OCRmyPDF
 // and the acceptance checks, and writes bench.json (machine, date,
@@ -77,6 +80,7 @@ type options struct {
 	LongPages, LongDPI          int
 	ResumeRows, BigRows         int
 	TinyDPI, TinyFiles          int
+	Hostile                     string
 }
 
 func main() {
@@ -119,6 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.BigRows, "big-rows", 24000, "rows of the tiny-document batch whose parent RSS is set against --resume-rows' (0 skips)")
 	fs.IntVar(&o.TinyDPI, "tiny-dpi", 100, "render resolution of the tiny-document batches")
 	fs.IntVar(&o.TinyFiles, "tiny-files", 3, "distinct tiny files the rows of the tiny-document batches cycle over")
+	fs.StringVar(&o.Hostile, "hostile", "", "folder of hostile PDFs: run each between two corpus documents under ulimit -v 4 GiB, measuring the whole process tree (\"\" skips)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -196,6 +201,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		{len(o.Subsets) > 0, "refbatch on corpus subsets", b.runSubsets},
 		{o.LongPages > 0, fmt.Sprintf("one %d-page document", o.LongPages), b.runLong},
 		{o.ResumeRows > 0 || o.BigRows > 0, "tiny-document batches: resume and memory", b.runRows},
+		{o.Hostile != "", "hostile files", b.runHostile},
 	}
 	for _, p := range parts {
 		if !p.on {

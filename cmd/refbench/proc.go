@@ -33,8 +33,10 @@ type usage struct {
 	MaxRSS int64
 	// PeakParentRSS is the process's own VmHWM, PeakChildRSS the largest
 	// VmHWM any descendant showed, both polled every pollEvery (a peak in
-	// the last moments of a short-lived child can be missed).
-	PeakParentRSS, PeakChildRSS int64
+	// the last moments of a short-lived child can be missed). PeakTreeRSS
+	// is the largest sum of the resident sets (VmRSS) of the process and
+	// all its descendants at one poll: the memory the whole run held.
+	PeakParentRSS, PeakChildRSS, PeakTreeRSS int64
 	// ParentCPU is the process's own user+system time at the last poll:
 	// what the parent spent, its children excluded.
 	ParentCPU time.Duration
@@ -53,6 +55,16 @@ func (u usage) CPU() time.Duration { return u.User + u.Sys }
 // measure runs cmd to its end and returns what it cost. A non-zero exit is
 // not an error: it is in ExitCode, with the end of stderr.
 func measure(ctx context.Context, cmd *exec.Cmd, poll bool) (usage, error) {
+	every := time.Duration(0)
+	if poll {
+		every = pollEvery
+	}
+	return measureEvery(ctx, cmd, every)
+}
+
+// measureEvery is measure, polling the process tree every interval (0:
+// not at all).
+func measureEvery(ctx context.Context, cmd *exec.Cmd, every time.Duration) (usage, error) {
 	var u usage
 	var stderr tailBuffer
 	if cmd.Stderr == nil {
@@ -65,11 +77,11 @@ func measure(ctx context.Context, cmd *exec.Cmd, poll bool) (usage, error) {
 	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
-	if poll {
+	if every > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t := time.NewTicker(pollEvery)
+			t := time.NewTicker(every)
 			defer t.Stop()
 			pid := cmd.Process.Pid
 			for {
@@ -144,21 +156,29 @@ func sampleTree(pid int, u *usage) {
 	if cpu, ok := ownCPU(pid); ok {
 		u.ParentCPU = cpu
 	}
+	tree, _ := statusBytes(pid, "VmRSS:")
 	for _, c := range descendants(pid) {
 		if hwm, ok := vmHWM(c); ok {
 			u.PeakChildRSS = max(u.PeakChildRSS, hwm)
 		}
+		if rss, ok := statusBytes(c, "VmRSS:"); ok {
+			tree += rss
+		}
 	}
+	u.PeakTreeRSS = max(u.PeakTreeRSS, tree)
 }
 
 // vmHWM returns the peak resident set of pid in bytes.
-func vmHWM(pid int) (int64, bool) {
+func vmHWM(pid int) (int64, bool) { return statusBytes(pid, "VmHWM:") }
+
+// statusBytes reads a field in kB of /proc/PID/status, in bytes.
+func statusBytes(pid int, field string) (int64, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, false
 	}
 	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			f := strings.Fields(v)
 			if len(f) == 0 {
 				return 0, false

@@ -19,14 +19,15 @@ type results struct {
 	Corpus        corpusInfo   `json:"corpus"`
 	Settings      benchSetting `json:"settings"`
 
-	Default       *runResult      `json:"refbatch_default,omitempty"`
-	DefaultResume *runResult      `json:"refbatch_default_resume,omitempty"`
-	Fast          *runResult      `json:"refbatch_fast,omitempty"`
-	Limit         *limitResult    `json:"limit,omitempty"`
-	OCRmyPDF      *ocrmypdfResult `json:"ocrmypdf,omitempty"`
-	Subsets       []*runResult    `json:"refbatch_subsets,omitempty"`
-	Long          *longResult     `json:"long_document,omitempty"`
-	Rows          *rowsResult     `json:"tiny_rows,omitempty"`
+	Default       *runResult       `json:"refbatch_default,omitempty"`
+	DefaultResume *runResult       `json:"refbatch_default_resume,omitempty"`
+	Fast          *runResult       `json:"refbatch_fast,omitempty"`
+	Limit         *limitResult     `json:"limit,omitempty"`
+	OCRmyPDF      *ocrmypdfResult  `json:"ocrmypdf,omitempty"`
+	Subsets       []*runResult     `json:"refbatch_subsets,omitempty"`
+	Long          *longResult      `json:"long_document,omitempty"`
+	Rows          *rowsResult      `json:"tiny_rows,omitempty"`
+	Hostile       []*hostileResult `json:"hostile,omitempty"`
 
 	Ratios     ratios   `json:"ratios"`
 	Acceptance []check  `json:"acceptance"`
@@ -426,8 +427,9 @@ func (r *results) writeTable(w io.Writer) {
 	if l := r.Long; l != nil && l.All != nil && l.One != nil {
 		fmt.Fprintf(w, "long     %d-page document at %d DPI: %d workers %.1f s, 1 worker %.1f s: ratio %.2f\n", l.Pages, l.DPI, l.Workers, l.All.WallS, l.One.WallS, l.Ratio)
 	}
+	writeHostileTable(w, r.Hostile)
 	if len(r.Acceptance) > 0 {
-		fmt.Fprintln(w, "\nacceptance (issue 7)")
+		fmt.Fprintln(w, "\nacceptance")
 		for _, c := range r.Acceptance {
 			verdict := "FAIL"
 			if c.Pass {
