@@ -198,7 +198,7 @@ func TestCoverageDeal(t *testing.T) {
 // content, paper and type size may leave the note, footer or columns no
 // room.
 func TestCoverageLayoutFits(t *testing.T) {
-	if _, err := build(options{Seed: 9, Coverage: 6 * len(coverageKinds), DPIs: []int{72}, MaxBytes: DefaultMaxBytes}); err != nil {
+	if _, err := build(options{Seed: 9, Coverage: 3 * len(coverageKinds), DPIs: []int{72}, MaxBytes: DefaultMaxBytes}); err != nil {
 		t.Fatal(err)
 	}
 }

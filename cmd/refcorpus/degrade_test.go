@@ -24,7 +24,7 @@ import (
 // The commands behind the committed corpora, as their READMEs give them.
 var (
 	sampleOptions = options{Seed: 1, Docs: 10, DPIs: []int{150, 200, 200}, Bad: true, MaxBytes: DefaultMaxBytes}
-	evalOptions   = options{Seed: 3, Docs: 30, DPIs: []int{150, 200, 300}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes, Hard: 8}
+	evalOptions   = options{Seed: 3, Docs: 30, DPIs: []int{150, 200, 300}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes, Hard: 8, Coverage: 16, FaintInk: DefaultFaintInk}
 )
 
 // smallAll exercises every --degrade, --bad-all and --hard path and stays
@@ -91,7 +91,7 @@ func TestEvalCorpusRegenerates(t *testing.T) {
 		t.Skip("renders the whole evaluation corpus")
 	}
 	dir := repoDir(t, "testdata/eval")
-	sameFiles(t, hashes(t, dir), hashes(t, generate(t, evalOptions)), "README.md", "thresholds.json", ".gitattributes")
+	sameFiles(t, hashes(t, dir), hashes(t, generate(t, evalOptions)), "README.md", "thresholds.json", "thresholds-coverage.json", ".gitattributes")
 }
 
 func TestDegradeDeterministic(t *testing.T) {
