@@ -14,7 +14,6 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/eval"
-	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report"
 )
 
@@ -198,8 +197,9 @@ func runEval(c *cli.Context, o evalOptions, run *cli.Command, runFlags []cli.Fla
 // pageCoverage reads what each page says of its coverage (uncovered_share,
 // recovered_words) through the page's JSON, the artifact's own encoding,
 // so that eval scores artifacts of builds with and without the coverage
-// measurement alike: a page without a field leaves it nil.
-func pageCoverage(pages []ocr.PageResult) ([]eval.PageCoverage, error) {
+// measurement alike: a page without a field leaves it nil. It is generic
+// so that a test can give it pages that have the fields.
+func pageCoverage[P any](pages []P) ([]eval.PageCoverage, error) {
 	out := make([]eval.PageCoverage, len(pages))
 	for i, p := range pages {
 		b, err := json.Marshal(p)
