@@ -23,7 +23,7 @@ export OMP_THREAD_LIMIT = 1
 EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
 EVAL_OUT      ?= eval-out
 
-.PHONY: all deps build test lint fuzz demo eval clean bench bench-hostile
+.PHONY: all deps build test lint fuzz demo eval eval-coverage clean bench bench-hostile
 
 all: build
 
@@ -76,6 +76,14 @@ demo: build
 eval: build
 	./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
 	  --thresholds $(EVAL_DIR)/thresholds.json --max-bytes 2000000 --out $(EVAL_OUT) $(EVAL_DIR)/manifest.csv
+
+# eval-coverage scores the last eval run ($(EVAL_OUT)) again against the
+# coverage gates of issue 13 (faint print left unread, columns read across),
+# kept in thresholds-coverage.json until refbatch measures coverage; it
+# fails on a build without that. See testdata/eval/README.md.
+eval-coverage: build
+	./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
+	  --thresholds $(EVAL_DIR)/thresholds-coverage.json --from-out $(EVAL_OUT)
 
 clean:
 	rm -rf bin $(DEMO_OUT) $(DEMO_KEY) $(EVAL_OUT) bench-out

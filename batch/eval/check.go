@@ -14,7 +14,8 @@ const Format = "refbatch-eval/1"
 
 // Regression is one figure that crossed its threshold. Figure is stable
 // (outcomes, mean_cer, p95_cer, mean_wer, participant_id_recall,
-// referral_date_recall, band_mean_cer.<band>); Message says it for people,
+// referral_date_recall, band_mean_cer.<band>, faint_unflagged,
+// column_page_cer, coverage_false_alarms); Message says it for people,
 // e.g. "mean CER 0.052 > threshold 0.040".
 type Regression struct {
 	Figure  string `json:"figure"`
@@ -104,7 +105,44 @@ func (r *Result) Check(t Thresholds) []Regression {
 		}
 		prev = &r.Calibration[i]
 	}
+	if c := r.Coverage; c != nil && t.coverageGated() {
+		notMeasured := func(figure, what string) {
+			add(figure, "%s not measured (%s) but thresholds.json gates it", figure, what)
+		}
+		switch limit := t.FaintUnflaggedMax; {
+		case limit == nil:
+		case c.FaintDocuments == 0:
+			notMeasured("faint_unflagged", "no readable document has faint print in its truth")
+		case c.FaintUnflagged > *limit:
+			add("faint_unflagged", "documents done reading under %.0f%% of their faint print %d > threshold %d (%s)",
+				100*FaintReadRecall, c.FaintUnflagged, *limit, idList(c.FaintUnflaggedIDs))
+		}
+		switch limit := t.ColumnPageCERMax; {
+		case limit == nil:
+		case c.ColumnPages == 0:
+			notMeasured("column_page_cer", "no readable page has columns in its truth")
+		case c.ColumnMaxCER > *limit:
+			a, b := pair(c.ColumnMaxCER, *limit)
+			add("column_page_cer", "worst column page CER %s > threshold %s (%s page %d)", a, b, c.ColumnMaxSource, c.ColumnMaxPage)
+		}
+		switch limit := t.CoverageFalseAlarmsMax; {
+		case limit == nil:
+		case c.CleanDocuments == 0:
+			notMeasured("coverage_false_alarms", "no readable document without faint print")
+		case c.FalseAlarms > *limit:
+			add("coverage_false_alarms", "documents without faint print in review %s %d > threshold %d (%s)",
+				IncompleteText, c.FalseAlarms, *limit, idList(c.FalseAlarmIDs))
+		}
+	}
 	return out
+}
+
+// idList names up to shownMismatches source IDs.
+func idList(ids []string) string {
+	if len(ids) <= shownMismatches {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:shownMismatches], ", "), len(ids)-shownMismatches)
 }
 
 func describeMismatch(m RowOutcome) string {
@@ -211,6 +249,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "  suggested	high from %s; low under %s (%d documents on the wrong side of CER %.2f)\n",
 				high, strconv.FormatFloat(s.Low, 'f', -1, 64), s.Misplaced, ReviewCER)
 		}
+		r.writeCoverage(tw)
 	} else {
 		fmt.Fprintln(tw, "text\tnot scored (no --truth)")
 	}
@@ -223,6 +262,71 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// writeCoverage prints the coverage figures, each with its threshold when
+// one is set.
+func (r *Report) writeCoverage(w io.Writer) {
+	c := r.Coverage
+	if c == nil || (c.Documents == 0 && c.FaintDocuments == 0 && c.ColumnPages == 0 && c.FalseAlarms == 0 && r.SuggestedCoverage == nil) {
+		return
+	}
+	limit := func(v any) string {
+		switch v := v.(type) {
+		case *int:
+			if v != nil {
+				return fmt.Sprintf(" (threshold %d)", *v)
+			}
+		case *float64:
+			if v != nil {
+				return fmt.Sprintf(" (threshold %s)", strconv.FormatFloat(*v, 'f', -1, 64))
+			}
+		}
+		return ""
+	}
+	t := r.Thresholds
+	var bands []string
+	for _, b := range []string{BandHigh, BandMedium, BandLow, BandNone} {
+		if n := c.Bands[b]; n > 0 {
+			bands = append(bands, fmt.Sprintf("%s %d", b, n))
+		}
+	}
+	fmt.Fprintf(w, "coverage\t%d documents scored apart (faint print, columns, or allowed to end %s): mean CER %.4f; %s\n",
+		c.Documents, IncompleteText, c.MeanCER, strings.Join(bands, ", "))
+	if c.FaintDocuments > 0 {
+		fmt.Fprintf(w, "  faint print\t%d documents: %d read %.0f%% or more of it, %d in review %s, %d done reading less%s; words read %s\n",
+			c.FaintDocuments, c.FaintRead, 100*FaintReadRecall, c.FaintFlagged, IncompleteText, c.FaintUnflagged, limit(t.FaintUnflaggedMax), recallWords(c.FaintWords))
+		if len(c.FaintUnflaggedIDs) > 0 {
+			fmt.Fprintf(w, "    done, unread\t%s\n", strings.Join(c.FaintUnflaggedIDs, " "))
+		}
+	}
+	if c.ColumnPages > 0 {
+		fmt.Fprintf(w, "  column pages\t%d: CER mean %.4f, max %.4f (%s page %d)%s\n",
+			c.ColumnPages, c.ColumnMeanCER, c.ColumnMaxCER, c.ColumnMaxSource, c.ColumnMaxPage, limit(t.ColumnPageCERMax))
+	}
+	fmt.Fprintf(w, "  false alarms\t%d of %d documents without faint print in review %s%s",
+		c.FalseAlarms, c.CleanDocuments, IncompleteText, limit(t.CoverageFalseAlarmsMax))
+	if len(c.FalseAlarmIDs) > 0 {
+		fmt.Fprintf(w, ": %s", strings.Join(c.FalseAlarmIDs, " "))
+	}
+	fmt.Fprintln(w)
+	s := r.SuggestedCoverage
+	switch {
+	case s == nil:
+	case s.MustFlag == 0:
+		fmt.Fprintf(w, "  suggested\tno document reads under %.0f%% of its faint print; documents without it reach uncovered share %s at most (%d documents)\n",
+			100*FaintReadRecall, shareText(s.CleanMax), s.Clean)
+	default:
+		fmt.Fprintf(w, "  suggested\t%s from uncovered share %s: flags %d of %d documents reading under %.0f%% of their faint print, %d of %d without faint print (and %d of %d reading it)\n",
+			IncompleteText, shareText(s.Threshold), s.MustFlag, s.MustFlag, 100*FaintReadRecall, s.CleanFlagged, s.Clean, s.FaintReadFlagged, s.FaintRead)
+	}
+}
+
+func recallWords(r Recall) string {
+	if r.Of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d of %d (%.4f)", r.Found, r.Of, r.Rate)
 }
 
 func recallText(r Recall) string {

@@ -160,7 +160,8 @@ func LoadExpected(path string) ([]Expected, error) {
 }
 
 // Truth is what the corpus generator drew for one document: its fields and
-// the exact text of every page, as truth/<source_id>.json holds it.
+// the exact text of every page, as truth/<source_id>.json holds it. Other
+// fields of the file (how a page was scanned) are ignored.
 type Truth struct {
 	SourceID      string      `json:"source_id"`
 	ParticipantID string      `json:"participant_id"`
@@ -169,8 +170,13 @@ type Truth struct {
 }
 
 // TruthPage is the text drawn on one page; empty for a blank page.
+// FaintText is the page's faint or small print, also part of Text, and
+// Columns marks a page with a section in two columns, whose Text is in
+// column order; both are absent from older truth.
 type TruthPage struct {
-	Text string `json:"text"`
+	Text      string `json:"text"`
+	FaintText string `json:"faint_text,omitempty"`
+	Columns   bool   `json:"columns,omitempty"`
 }
 
 // LoadTruth reads every *.json file of dir as a Truth and indexes them by
@@ -220,7 +226,10 @@ func LoadTruth(dir string) (map[string]*Truth, error) {
 //	  "mean_wer_max": 0.10,
 //	  "id_recall_min": 0.99,
 //	  "date_recall_min": 0.99,
-//	  "band_mean_cer_max": {"high": 0.05, "medium": 0.20}
+//	  "band_mean_cer_max": {"high": 0.05, "medium": 0.20},
+//	  "faint_unflagged_max": 0,
+//	  "column_page_cer_max": 0.05,
+//	  "coverage_false_alarms_max": 1
 //	}
 //
 // Rates are fractions (0.04 is 4%). An unknown key is an error, so that a
@@ -246,13 +255,28 @@ type Thresholds struct {
 	// BandsOrdered requires the mean CER to rise from the high band to the
 	// medium band to the low band (over the bands holding documents).
 	BandsOrdered bool `json:"bands_ordered,omitempty"`
+	// FaintUnflaggedMax caps the documents that ended done having read
+	// under FaintReadRecall of their faint print: text never read,
+	// published as if it were complete.
+	FaintUnflaggedMax *int `json:"faint_unflagged_max,omitempty"`
+	// ColumnPageCERMax caps the CER of the worst page with two columns:
+	// one read across its columns misreads a third of its characters.
+	ColumnPageCERMax *float64 `json:"column_page_cer_max,omitempty"`
+	// CoverageFalseAlarmsMax caps the documents without faint print, and
+	// not expected to end incomplete, that ended review incomplete_text.
+	CoverageFalseAlarmsMax *int `json:"coverage_false_alarms_max,omitempty"`
 }
 
 // textGated reports whether any threshold needs the truth to be checked.
 func (t Thresholds) textGated() bool {
 	return t.MeanCERMax != nil || t.P95CERMax != nil || t.MeanWERMax != nil ||
 		t.IDRecallMin != nil || t.DateRecallMin != nil || len(t.BandMeanCERMax) > 0 ||
-		len(t.BandDocumentsMin) > 0 || t.BandsOrdered
+		len(t.BandDocumentsMin) > 0 || t.BandsOrdered || t.coverageGated()
+}
+
+// coverageGated reports whether any threshold gates the coverage figures.
+func (t Thresholds) coverageGated() bool {
+	return t.FaintUnflaggedMax != nil || t.ColumnPageCERMax != nil || t.CoverageFalseAlarmsMax != nil
 }
 
 // ReadThresholds parses thresholds.json (see Thresholds).

@@ -32,6 +32,14 @@
 //     documents in it and their mean document CER (a document's distance
 //     over its truth characters). A confidence that means anything has a
 //     low CER in high and a higher one in low.
+//   - Coverage (see Coverage): documents whose truth has faint print or
+//     columns, or that expected.csv allows to end review incomplete_text,
+//     are kept out of the text figures and the calibration, like doubted
+//     ones, and measured apart: per document the faint-print word recall
+//     (faintRecall), the documents done with their faint print unread,
+//     the CER of column pages, and the documents without faint print sent
+//     to review incomplete_text (false alarms). With the artifacts'
+//     uncovered shares, SuggestCoverage derives the threshold they support.
 //
 // Check compares a Result with Thresholds (thresholds.json) and names every
 // figure that regressed. Neither a Result nor its text rendering holds
@@ -67,6 +75,9 @@ type Input struct {
 	// Texts holds the OCR text of every page of each artifact, keyed by
 	// the artifact path the report rows name ("artifacts/...").
 	Texts map[string][]string
+	// Coverage holds what each artifact's pages say of their coverage,
+	// keyed like Texts; nil or empty when no artifact records it.
+	Coverage map[string][]PageCoverage
 	// NoIDCheck is for corpora whose documents do not carry the
 	// manifest's participant IDs (real-world files): a row in review only
 	// for id_not_found is scored as done. Validation checks the ID last,
@@ -87,6 +98,12 @@ type Result struct {
 	// SuggestedBands are the band thresholds this corpus calibrates (see
 	// Suggest); nil without truth or with too few documents read.
 	SuggestedBands *Bands `json:"suggested_bands,omitempty"`
+	// Coverage holds the coverage figures; nil without truth.
+	Coverage *Coverage `json:"coverage,omitempty"`
+	// SuggestedCoverage is the coverage threshold this corpus calibrates
+	// (see SuggestCoverage); nil when the artifacts record no uncovered
+	// share.
+	SuggestedCoverage *CoverageThreshold `json:"suggested_coverage,omitempty"`
 }
 
 // Outcomes compares the rows' outcomes with expected.csv.
@@ -174,19 +191,38 @@ type DocScore struct {
 	// Doubted is set for a document expected only in review for its text
 	// (see the package documentation): it counts in the calibration, not
 	// in the text figures.
-	Doubted   bool        `json:"doubted,omitempty"`
-	CER       ErrorRate   `json:"cer"`
-	WER       ErrorRate   `json:"wer"`
-	IDFound   *bool       `json:"participant_id_found,omitempty"`
-	DateFound *bool       `json:"referral_date_found,omitempty"`
-	Pages     []PageScore `json:"pages"`
+	Doubted bool `json:"doubted,omitempty"`
+	// Coverage is set for a coverage document (see Coverage): it counts
+	// in the coverage figures, not in the text figures or the calibration.
+	Coverage  bool      `json:"coverage,omitempty"`
+	CER       ErrorRate `json:"cer"`
+	WER       ErrorRate `json:"wer"`
+	IDFound   *bool     `json:"participant_id_found,omitempty"`
+	DateFound *bool     `json:"referral_date_found,omitempty"`
+	// FaintWords is the faint-print word recall over the document's
+	// pages (faintRecall); absent when its truth has no faint print.
+	FaintWords *Recall `json:"faint_words,omitempty"`
+	// MaxUncoveredShare is the largest uncovered share of its pages and
+	// RecoveredWords the words recovery added, when the artifacts record
+	// them.
+	MaxUncoveredShare *float64    `json:"max_uncovered_share,omitempty"`
+	RecoveredWords    *int        `json:"recovered_words,omitempty"`
+	Pages             []PageScore `json:"pages"`
+
+	// incompleteAllowed: expected.csv allows review incomplete_text.
+	incompleteAllowed bool
 }
 
-// PageScore is one page's error rates; Page counts from 1.
+// PageScore is one page's error rates; Page counts from 1. Columns,
+// FaintWords and the coverage fields are set as on DocScore.
 type PageScore struct {
-	Page int       `json:"page"`
-	CER  ErrorRate `json:"cer"`
-	WER  ErrorRate `json:"wer"`
+	Page           int       `json:"page"`
+	CER            ErrorRate `json:"cer"`
+	WER            ErrorRate `json:"wer"`
+	Columns        bool      `json:"columns,omitempty"`
+	FaintWords     *Recall   `json:"faint_words,omitempty"`
+	UncoveredShare *float64  `json:"uncovered_share,omitempty"`
+	RecoveredWords *int      `json:"recovered_words,omitempty"`
 }
 
 // BandScore is one row of the calibration table.
@@ -216,9 +252,14 @@ func Score(in Input) (*Result, error) {
 		return nil, err
 	}
 	res.Text = text
-	res.Calibration = calibrate(text.Docs)
-	if b, ok := Suggest(text.Docs); ok {
+	calibrated := slices.DeleteFunc(slices.Clone(text.Docs), func(d DocScore) bool { return d.Coverage })
+	res.Calibration = calibrate(calibrated)
+	if b, ok := Suggest(calibrated); ok {
 		res.SuggestedBands = &b
+	}
+	res.Coverage = scoreCoverage(text.Docs)
+	if s, ok := SuggestCoverage(text.Docs); ok {
+		res.SuggestedCoverage = &s
 	}
 	return res, nil
 }
@@ -265,6 +306,12 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 	seen := map[string]bool{}
 	var pageCER []float64
 	var sumWER float64
+	// A page without an uncovered share counts as fully covered once any
+	// artifact records one: a build may leave the field out when it is 0.
+	measured := false
+	for _, pages := range in.Coverage {
+		measured = measured || slices.ContainsFunc(pages, func(p PageCoverage) bool { return p.UncoveredShare != nil })
+	}
 	for i, e := range in.Expected {
 		readable, doubted := e.readable(), e.doubted()
 		if (!readable && !doubted) || seen[e.SourceID] {
@@ -275,17 +322,21 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 		if truth == nil {
 			return nil, fmt.Errorf("no truth for %s, which is expected to be read (%s)", e.SourceID, e)
 		}
-		d := DocScore{SourceID: e.SourceID, Band: BandNone, Pages: []PageScore{}, Doubted: doubted}
+		incomplete := e.Allows(Outcome{State: "review", Reason: IncompleteText})
+		probe := incomplete || slices.ContainsFunc(truth.Pages, func(p TruthPage) bool { return p.Columns || strings.TrimSpace(p.FaintText) != "" })
+		d := DocScore{SourceID: e.SourceID, Band: BandNone, Pages: []PageScore{}, Doubted: doubted, Coverage: probe && !doubted, incompleteAllowed: incomplete}
 		var ocr []string
+		var cov []PageCoverage
 		if i < len(rows) && rows[i].SourceID == e.SourceID {
 			row := rows[i]
 			d.Got = Outcome{State: row.State, Reason: row.Reason}
 			if texts, ok := in.Texts[row.Artifact]; ok && row.Artifact != "" {
 				ocr, d.Read = texts, true
 				d.Band, d.Confidence = cmp.Or(row.Band, BandNone), row.MeanConfidence
+				cov = in.Coverage[row.Artifact]
 			}
 		}
-		if !d.Read && readable {
+		if !d.Read && readable && !d.Coverage {
 			t.Unread++
 		}
 		var docOCR, docTruth []string
@@ -298,9 +349,37 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 				r = truth.Pages[p].Text
 			}
 			ps := PageScore{Page: p + 1, CER: CER(h, r), WER: WER(h, r)}
+			if p < len(truth.Pages) {
+				tp := truth.Pages[p]
+				ps.Columns = tp.Columns
+				if strings.TrimSpace(tp.FaintText) != "" {
+					rc := faintRecall(h, tp.Text, tp.FaintText)
+					ps.FaintWords = &rc
+					if d.FaintWords == nil {
+						d.FaintWords = &Recall{}
+					}
+					addRecall(d.FaintWords, rc)
+				}
+			}
+			if d.Read && measured {
+				pc := PageCoverage{UncoveredShare: new(float64)}
+				if p < len(cov) && cov[p].UncoveredShare != nil {
+					pc = cov[p]
+				}
+				ps.UncoveredShare, ps.RecoveredWords = pc.UncoveredShare, pc.RecoveredWords
+				if d.MaxUncoveredShare == nil || *pc.UncoveredShare > *d.MaxUncoveredShare {
+					d.MaxUncoveredShare = pc.UncoveredShare
+				}
+				if pc.RecoveredWords != nil {
+					if d.RecoveredWords == nil {
+						d.RecoveredWords = new(int)
+					}
+					*d.RecoveredWords += *pc.RecoveredWords
+				}
+			}
 			d.Pages = append(d.Pages, ps)
 			docOCR, docTruth = append(docOCR, h), append(docTruth, r)
-			if doubted {
+			if doubted || d.Coverage {
 				continue
 			}
 			pageCER = append(pageCER, ps.CER.Rate)
@@ -319,6 +398,9 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 		if doubted {
 			t.Doubted++
 			t.DoubtedCER += d.CER.Rate
+			continue
+		}
+		if d.Coverage {
 			continue
 		}
 		t.Documents++

@@ -77,7 +77,9 @@ func TestReadThresholds(t *testing.T) {
 		json    string
 		wantErr string
 	}{
-		{"every key", `{"outcome_mismatches_max":0,"mean_cer_max":0.04,"p95_cer_max":0.1,"mean_wer_max":0.1,"id_recall_min":0.99,"date_recall_min":0.99,"band_mean_cer_max":{"high":0.05}}`, ""},
+		{"every key", `{"outcome_mismatches_max":0,"known_mismatches":["R-1"],"mean_cer_max":0.04,"p95_cer_max":0.1,"mean_wer_max":0.1,"id_recall_min":0.99,"date_recall_min":0.99,"band_mean_cer_max":{"high":0.05},"band_documents_min":{"low":1},"bands_ordered":true,"faint_unflagged_max":0,"column_page_cer_max":0.05,"coverage_false_alarms_max":1}`, ""},
+		{"coverage keys alone", `{"faint_unflagged_max":0,"column_page_cer_max":0.05,"coverage_false_alarms_max":1}`, ""},
+		{"misspelt coverage key", `{"faint_unflagged":0}`, "unknown field"},
 		{"empty", `{}`, ""},
 		{"misspelt key", `{"mean_cer_maxx":0.04}`, "unknown field"},
 		{"unknown band", `{"band_mean_cer_max":{"great":0.01}}`, "unknown band"},
@@ -101,13 +103,21 @@ func TestLoadTruth(t *testing.T) {
 		}
 	}
 	write("R-1.json", `{"source_id":"R-1","participant_id":"P-1","referral_date":"2024-01-01","pages":[{"text":"a"},{"text":""}],"dpi":200}`)
+	write("R-3.json", `{"source_id":"R-3","variant":"coverage","pages":[{"text":"a\nb c","faint_text":"b c","columns":true,"scan":{"coverage":{"kind":"faint_note"}}}]}`)
 	write("renamed.json", `{"source_id":"R-2","pages":[]}`)
 	got, err := LoadTruth(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || len(got["R-1"].Pages) != 2 || got["R-2"] == nil {
+	if len(got) != 3 || len(got["R-1"].Pages) != 2 || got["R-2"] == nil {
 		t.Errorf("got %+v", got)
+	}
+	// Older truth has no faint text; newer truth's other fields are ignored.
+	if p := got["R-1"].Pages[0]; p.FaintText != "" || p.Columns {
+		t.Errorf("R-1 page 1 %+v", p)
+	}
+	if p := got["R-3"].Pages[0]; p != (TruthPage{Text: "a\nb c", FaintText: "b c", Columns: true}) {
+		t.Errorf("R-3 page 1 %+v", p)
 	}
 	write("again.json", `{"source_id":"R-1","pages":[]}`)
 	if _, err := LoadTruth(dir); err == nil || !strings.Contains(err.Error(), "second file") {
@@ -140,11 +150,11 @@ func fixture() Input {
 		},
 		Truth: map[string]*Truth{
 			"R-1": {SourceID: "R-1", ParticipantID: "P-000001", ReferralDate: "2024-01-02",
-				Pages: []TruthPage{{"Participant ID: P-000001\nReferral date: 2024-01-02"}, {""}}},
+				Pages: []TruthPage{{Text: "Participant ID: P-000001\nReferral date: 2024-01-02"}, {Text: ""}}},
 			"R-2": {SourceID: "R-2", ParticipantID: "P-000002", ReferralDate: "2024-01-03",
-				Pages: []TruthPage{{"Participant ID: P-000002 Referral date: 2024-01-03"}}},
+				Pages: []TruthPage{{Text: "Participant ID: P-000002 Referral date: 2024-01-03"}}},
 			"R-3": {SourceID: "R-3", ParticipantID: "P-000003", ReferralDate: "2024-01-04",
-				Pages: []TruthPage{{"Participant ID: P-000003 Referral date: 2024-01-04"}}},
+				Pages: []TruthPage{{Text: "Participant ID: P-000003 Referral date: 2024-01-04"}}},
 		},
 		Texts: map[string][]string{
 			"artifacts/R-1": {"Participant ID: P-000001\n\nReferral date: 2024-01-02\n", ""},

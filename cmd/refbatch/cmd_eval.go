@@ -88,10 +88,13 @@ the character error rate of every page of the readable documents (expected
 done), its mean and p95, the word error rate, the recall of the participant
 ID and the referral date, and a calibration table (documents and mean CER
 per confidence band, over the readable documents and those expected in
-review for their text) with the band thresholds it suggests. It prints a
-table, writes eval.json into the output folder it ran (with --from-out it
-writes nothing there: --eval-json FILE names where), and checks
---thresholds.
+review for their text) with the band thresholds it suggests, and the
+coverage figures of the documents whose truth marks faint print or columns
+(faint-print word recall, documents done with their faint print unread,
+the CER of column pages, false alarms, and the coverage threshold the
+artifacts' uncovered shares suggest). It prints a table, writes eval.json
+into the output folder it ran (with --from-out it writes nothing there:
+--eval-json FILE names where), and checks --thresholds.
 
 Exit status: 0 every outcome as expected and every figure within its
 threshold; 1 an outcome differs or a figure crossed its threshold (each is
@@ -155,13 +158,16 @@ func runEval(c *cli.Context, o evalOptions, run *cli.Command, runFlags []cli.Fla
 			return err
 		}
 		in.Texts = map[string][]string{}
+		in.Coverage = map[string][]eval.PageCoverage{}
 		err = batch.ReadArtifacts(out, ids, func(path string, a *batch.Artifact) error {
 			pages := make([]string, len(a.Pages))
 			for i, p := range a.Pages {
 				pages[i] = p.Text
 			}
 			in.Texts[path] = pages
-			return nil
+			cov, err := pageCoverage(a.Pages)
+			in.Coverage[path] = cov
+			return err
 		})
 		if err != nil {
 			return fmt.Errorf("reading artifacts: %w", err)
@@ -199,6 +205,25 @@ func runEval(c *cli.Context, o evalOptions, run *cli.Command, runFlags []cli.Fla
 	return nil
 }
 
+// pageCoverage reads what each page says of its coverage (uncovered_share,
+// recovered_words) through the page's JSON, the artifact's own encoding,
+// so that eval scores artifacts of builds with and without the coverage
+// measurement alike: a page without a field leaves it nil. It is generic
+// so that a test can give it pages that have the fields.
+func pageCoverage[P any](pages []P) ([]eval.PageCoverage, error) {
+	out := make([]eval.PageCoverage, len(pages))
+	for i, p := range pages {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, fmt.Errorf("encoding page %d: %w", i+1, err)
+		}
+		if err := json.Unmarshal(b, &out[i]); err != nil {
+			return nil, fmt.Errorf("reading the coverage of page %d: %w", i+1, err)
+		}
+	}
+	return out, nil
+}
+
 // loadEvalInputs reads expected.csv, the truth and the thresholds before
 // anything runs, so that a typo does not cost a whole batch.
 func loadEvalInputs(o evalOptions) (eval.Input, eval.Thresholds, error) {
@@ -215,7 +240,7 @@ func loadEvalInputs(o evalOptions) (eval.Input, eval.Thresholds, error) {
 	}
 	if o.thresholds != "" {
 		if t, err = eval.LoadThresholds(o.thresholds); err != nil {
-			return in, t, usageErr(fmt.Sprintf("--thresholds %s: %v", o.thresholds, err), `keys: outcome_mismatches_max, mean_cer_max, p95_cer_max, mean_wer_max, id_recall_min, date_recall_min, band_mean_cer_max {"high": ...}`)
+			return in, t, usageErr(fmt.Sprintf("--thresholds %s: %v", o.thresholds, err), `keys: outcome_mismatches_max, known_mismatches, mean_cer_max, p95_cer_max, mean_wer_max, id_recall_min, date_recall_min, band_mean_cer_max {"high": ...}, band_documents_min, bands_ordered, faint_unflagged_max, column_page_cer_max, coverage_false_alarms_max`)
 		}
 	}
 	return in, t, nil

@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/refbatch/refbatch/batch/eval"
+	"github.com/refbatch/refbatch/ocr"
 )
 
 // generateCorpus writes a small synthetic corpus with the generator: four
@@ -292,4 +294,60 @@ func writeRecords(t *testing.T, path string, recs [][]string) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestPageCoverage checks that eval reads the coverage fields of artifact
+// pages that have them and leaves them nil on pages that do not.
+func TestPageCoverage(t *testing.T) {
+	type covered struct {
+		Text           string  `json:"text"`
+		UncoveredShare float64 `json:"uncovered_share"`
+		RecoveredWords int     `json:"recovered_words"`
+	}
+	type sparse struct {
+		UncoveredShare float64 `json:"uncovered_share,omitempty"`
+	}
+	share := func(v float64) *float64 { return &v }
+	words := func(n int) *int { return &n }
+	tests := []struct {
+		name string
+		read func() ([]eval.PageCoverage, error)
+		want []eval.PageCoverage
+	}{
+		{"today's pages have neither", func() ([]eval.PageCoverage, error) {
+			return pageCoverage([]ocr.PageResult{{Text: "a"}, {Text: "b"}})
+		}, []eval.PageCoverage{{}, {}}},
+		{"pages with both", func() ([]eval.PageCoverage, error) {
+			return pageCoverage([]covered{{"a", 0.25, 3}, {"b", 0, 0}})
+		}, []eval.PageCoverage{{UncoveredShare: share(0.25), RecoveredWords: words(3)}, {UncoveredShare: share(0), RecoveredWords: words(0)}}},
+		{"a share left out when 0", func() ([]eval.PageCoverage, error) {
+			return pageCoverage([]sparse{{0.1}, {0}})
+		}, []eval.PageCoverage{{UncoveredShare: share(0.1)}, {}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %s, want %s", fmtCoverage(got), fmtCoverage(tc.want))
+			}
+		})
+	}
+}
+
+func fmtCoverage(pcs []eval.PageCoverage) string {
+	var b strings.Builder
+	for _, p := range pcs {
+		b.WriteString("{")
+		if p.UncoveredShare != nil {
+			fmt.Fprintf(&b, "share %v ", *p.UncoveredShare)
+		}
+		if p.RecoveredWords != nil {
+			fmt.Fprintf(&b, "words %d", *p.RecoveredWords)
+		}
+		b.WriteString("}")
+	}
+	return b.String()
 }

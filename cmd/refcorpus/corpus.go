@@ -22,13 +22,15 @@ import (
 // same bytes.
 type options struct {
 	Seed     uint64
-	Docs     int   // good documents
-	DPIs     []int // scan resolutions to pick from
-	Bad      bool  // also write the bad inputs
-	Degrade  bool  // degrade good documents page by page (see scan.go)
-	BadAll   bool  // every bad input and manifest problem; implies Bad
-	MaxBytes int64 // the byte cap the too_large input is made to exceed
-	Hard     int   // hard documents appended after every other row (see hard.go)
+	Docs     int    // good documents
+	DPIs     []int  // scan resolutions to pick from
+	Bad      bool   // also write the bad inputs
+	Degrade  bool   // degrade good documents page by page (see scan.go)
+	BadAll   bool   // every bad input and manifest problem; implies Bad
+	MaxBytes int64  // the byte cap the too_large input is made to exceed
+	Hard     int    // hard documents appended after every other row (see hard.go)
+	Coverage int    // coverage documents appended after the hard ones (see coverage.go)
+	FaintInk [2]int // the range of the coverage documents' faint grey levels
 	Out      string
 }
 
@@ -45,6 +47,7 @@ type row struct {
 	Notes         string // the --bad-all manifest's notes column
 	Short         bool   // written with its first three fields only
 	Hard          bool   // a --hard row, appended after all the others
+	Coverage      bool   // a --coverage row, appended after the hard ones
 }
 
 // truthDoc is the ground truth of one rendered document.
@@ -64,10 +67,16 @@ type truthDoc struct {
 // table cells separated by one space, and how the page was degraded.
 // Scan is set for --degrade and --bad-all pages only.
 type truthPage struct {
-	Text        string    `json:"text"`
-	Bitonal     bool      `json:"bitonal"`
-	SkewDegrees float64   `json:"skew_degrees"`
-	Scan        *scanMeta `json:"scan,omitempty"`
+	Text        string  `json:"text"`
+	Bitonal     bool    `json:"bitonal"`
+	SkewDegrees float64 `json:"skew_degrees"`
+	// FaintText is the page's faint print exactly as drawn, one line per
+	// drawn line: part of Text too (--coverage pages only).
+	FaintText string `json:"faint_text,omitempty"`
+	// Columns is set on a page with a section in two columns, whose text
+	// Text holds in column order (--coverage pages only).
+	Columns bool      `json:"columns,omitempty"`
+	Scan    *scanMeta `json:"scan,omitempty"`
 }
 
 // spec is a document to render. Stream selects its random stream, so each
@@ -80,6 +89,7 @@ type spec struct {
 	Pages         int // content pages
 	Stream        uint64
 	Scan          *scanPlan // nil: drawn as the built-in sample's documents are
+	Cover         *coverDoc // a --coverage document; Scan is nil then
 }
 
 // rendered is a spec turned into pages and ground truth.
@@ -142,14 +152,15 @@ const DefaultMaxBytes = 2_000_000
 // entry is one planned manifest row: the document behind it and, for a
 // bad input, the outcome it should get.
 type entry struct {
-	Spec    spec
-	Render  bool   // the row's file is a rendered PDF
-	Reason  string // empty for a good document
-	State   string // the expected state when neither done nor rejected
-	Dup     bool   // a duplicate of the first row
-	Variant string
-	Notes   string
-	Hard    bool // a --hard document
+	Spec     spec
+	Render   bool   // the row's file is a rendered PDF
+	Reason   string // empty for a good document
+	State    string // the expected state when neither done nor rejected
+	Dup      bool   // a duplicate of the first row
+	Variant  string
+	Notes    string
+	Hard     bool // a --hard document
+	Coverage bool // a --coverage document
 }
 
 // pageCounts is how many content pages a --degrade document has: one to
@@ -157,12 +168,14 @@ type entry struct {
 var pageCounts = []int{1, 1, 2, 2, 2, 3, 3, 4}
 
 // plan draws every row's identity in manifest order and returns the rows.
-// Source numbers follow the manifest order. The hard documents come last,
-// after the duplicates, so that adding them changes no earlier row.
+// Source numbers follow the manifest order. The hard documents come after
+// the duplicates and the coverage documents after them, so that adding
+// either changes no earlier row.
 func plan(o options) []entry {
 	used := map[string]bool{}
 	es, last := basePlan(o, used)
-	return append(es, hardPlan(o.Seed, o.Hard, last, used)...)
+	es = append(es, hardPlan(o.Seed, o.Hard, last, used)...)
+	return append(es, coveragePlan(o, last+o.Hard, used)...)
 }
 
 // basePlan plans every row but the hard documents, drawing identities
@@ -352,7 +365,7 @@ func build(o options) (*corpus, error) {
 		r := row{
 			SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate,
 			Consent: consentWord(s.Consent), Path: "docs/" + s.SourceID + ".pdf", State: "done", Notes: e.Notes,
-			Hard: e.Hard,
+			Hard: e.Hard, Coverage: e.Coverage,
 		}
 		switch {
 		case e.State != "":
@@ -390,7 +403,7 @@ func build(o options) (*corpus, error) {
 		}
 		c.Rows = append(c.Rows, r)
 	}
-	if o.BadAll || o.Hard > 0 {
+	if o.BadAll || o.Hard > 0 || o.Coverage > 0 {
 		if err := c.checkCap(o.MaxBytes); err != nil {
 			return nil, err
 		}
@@ -414,7 +427,7 @@ func makeFile(o options, e entry, doc rendered, r *row) (data []byte, keepTruth 
 		data, err = pdf(pdfOptions{})
 		i := strings.LastIndex(string(data), "startxref\n")
 		return append(data[:i:i], "startxref\n20\n%%EOF\n"...), true, err
-	case varTextLayer, varOCRLayer, varBlankDoc, varHard:
+	case varTextLayer, varOCRLayer, varBlankDoc, varHard, varCoverage:
 		data, err = pdf(pdfOptions{})
 		return data, true, err
 	case varCommaPath:
@@ -521,6 +534,9 @@ func (c *corpus) checkCap(maxBytes int64) error {
 
 // renderDoc draws the document s describes.
 func renderDoc(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error) {
+	if s.Cover != nil {
+		return renderCoverage(seed, s, fonts)
+	}
 	if s.Scan != nil {
 		return renderScan(seed, s, dpis, fonts)
 	}
@@ -631,11 +647,11 @@ func (c *corpus) manifest() ([]byte, error) {
 	if err := w.Write(header); err != nil {
 		return nil, fmt.Errorf("encoding manifest.csv: %w", err)
 	}
-	// The blank line's place is reckoned without the hard rows, which are
-	// appended to a manifest that is otherwise unchanged.
+	// The blank line's place is reckoned without the hard and coverage
+	// rows, which are appended to a manifest that is otherwise unchanged.
 	base := 0
 	for _, r := range c.Rows {
-		if !r.Hard {
+		if !r.Hard && !r.Coverage {
 			base++
 		}
 	}

@@ -23,8 +23,9 @@ import (
 
 // The commands behind the committed corpora, as their READMEs give them.
 var (
-	sampleOptions = options{Seed: 1, Docs: 10, DPIs: []int{150, 200, 200}, Bad: true, MaxBytes: DefaultMaxBytes}
-	evalOptions   = options{Seed: 3, Docs: 30, DPIs: []int{150, 200, 300}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes, Hard: 8}
+	sampleOptions  = options{Seed: 1, Docs: 10, DPIs: []int{150, 200, 200}, Bad: true, MaxBytes: DefaultMaxBytes}
+	evalOptions    = options{Seed: 3, Docs: 30, DPIs: []int{150, 200, 300}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes, Hard: 8, Coverage: 16, FaintInk: DefaultFaintInk}
+	holdoutOptions = options{Seed: 11, Docs: 0, DPIs: []int{150, 200, 300}, MaxBytes: DefaultMaxBytes, Coverage: 8, FaintInk: [2]int{125, 195}}
 )
 
 // smallAll exercises every --degrade, --bad-all and --hard path and stays
@@ -91,7 +92,17 @@ func TestEvalCorpusRegenerates(t *testing.T) {
 		t.Skip("renders the whole evaluation corpus")
 	}
 	dir := repoDir(t, "testdata/eval")
-	sameFiles(t, hashes(t, dir), hashes(t, generate(t, evalOptions)), "README.md", "thresholds.json", ".gitattributes")
+	sameFiles(t, hashes(t, dir), hashes(t, generate(t, evalOptions)), "README.md", "thresholds.json", "thresholds-coverage.json", ".gitattributes")
+}
+
+// TestHoldoutRegenerates checks that testdata/holdout is what its command
+// makes.
+func TestHoldoutRegenerates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the held-out corpus")
+	}
+	dir := repoDir(t, "testdata/holdout")
+	sameFiles(t, hashes(t, dir), hashes(t, generate(t, holdoutOptions)), "README.md", ".gitattributes")
 }
 
 func TestDegradeDeterministic(t *testing.T) {

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	go run ./cmd/refcorpus --seed 1 --docs 12 --out DIR [--dpi-set 150,200,300] [--bad]
-//	go run ./cmd/refcorpus --seed 3 --docs 30 --out DIR --degrade --bad-all [--max-bytes 2000000] [--hard 8]
+//	go run ./cmd/refcorpus --seed 3 --docs 30 --out DIR --degrade --bad-all [--max-bytes 2000000] [--hard 8] [--coverage 16 [--faint-ink 110-190]]
 //
 // It writes:
 //
@@ -97,6 +97,52 @@
 // source number, and are drawn from random streams of their own, so that
 // every other file and row stays byte-identical.
 //
+// # --coverage N
+//
+// N documents holding text that OCR may leave unread while the words it
+// does read keep high confidences, and clean controls of the same
+// layouts, to measure how much of a page a reading covers and to count
+// the clean documents a coverage check would flag. Kinds are dealt from a
+// shuffled deck of eight so that each comes round (coverage.go):
+//
+//	faint_note       a note from the referrals office (an allergy, a hearing
+//	                 problem, booked blood tests...) after the page's text, in
+//	                 grey 6, 7 or 8 pt print; twice a cycle
+//	small_print      a footer of 3 to 5 lines of grey 6 or 7 pt print above
+//	                 the page number
+//	columns          a section of two columns of text side by side, with a
+//	                 gutter of 0.25 to 0.5 inch
+//	stamp_over_text  one or two large stamps (30 to 40 pt) over a paragraph,
+//	                 crossing whole lines
+//	coloured_faint   pale blue, pink, green or yellow paper (RGB) with a faint
+//	                 note
+//	coloured         coloured paper, the note or the footer in dark print
+//	control          grey paper, the note (body size) or the footer (9 pt) in
+//	                 dark print
+//
+// The faint print's grey level is dealt over --faint-ink (default 110-190,
+// on paper of 240 to 248 and body ink of 10 to 45) in five strata; its
+// size, a slight blur of the print alone (a box blur of 1 pixel, twice at
+// 300 DPI) or none, and whether it is on page 1 or page 2 are dealt too,
+// over the faint documents only. The DPI is dealt from --dpi-set. Pages are
+// 8-bit grey (RGB on coloured paper), half of them JPEG at quality 60 to
+// 90, skewed by up to 1 degree, with light noise and specks.
+//
+// Each page's text holds everything drawn in reading order; a column
+// section is in column order (the whole first column, then the second).
+// The truth adds, per page, "faint_text" (the faint print exactly as
+// drawn, lines that are also in "text") and "columns": true, and under
+// "scan" the recipe: "coverage": kind, layout (what a control draws in
+// dark print), paper (grey level) or paper_colour and paper_rgb, "faint"
+// (where: note or footer, ink, pt, blur, blur_radius, blur_passes),
+// gutter_in, stamps, stamp_pt and crossed_lines (drawn lines the stamps'
+// ink overlaps); a stamp's words are under scan.stamp as on other pages.
+// expected.csv allows documents with faint print or stamps to end done or
+// review incomplete_text (done only if their text is read, which refbatch
+// eval checks); the columns, coloured and control documents must be done.
+// Like the hard documents, they come after every other row, the hard ones
+// included, and are drawn from random streams of their own.
+//
 // Large corpora (--docs 2400) are for benchmarks and are not committed.
 // The whole corpus is held in memory until it is written: a --degrade
 // document takes about 200 KB.
@@ -158,7 +204,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.BadAll, "bad-all", false, "write every bad input, the readable oddities and the manifest problems (implies --bad)")
 	fs.Int64Var(&o.MaxBytes, "max-bytes", DefaultMaxBytes, "with --bad-all: the byte cap the evaluation run uses; one input exceeds it, no other does")
 	fs.IntVar(&o.Hard, "hard", 0, "append this many documents degraded far past the others (expected review low_confidence), to calibrate confidence bands")
-	if err := fs.Parse(args); err != nil {
+	fs.IntVar(&o.Coverage, "coverage", 0, "append this many documents with text OCR may leave unread (faint small print, two columns, large stamps, coloured paper) and clean controls, after the hard ones")
+	faint := fmt.Sprintf("%d-%d", DefaultFaintInk[0], DefaultFaintInk[1])
+	fs.StringVar(&faint, "faint-ink", faint, "with --coverage: the range LO-HI of grey levels (0 black, 255 white) faint print is drawn in")
+	err := fs.Parse(args)
+	if err != nil {
 		return options{}, err
 	}
 	if fs.NArg() > 0 {
@@ -172,6 +222,17 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.Hard < 0 || o.Hard > 99 {
 		return options{}, fmt.Errorf("--hard must be between 0 and 99, not %d", o.Hard)
+	}
+	if o.Coverage < 0 || o.Coverage > 99 {
+		return options{}, fmt.Errorf("--coverage must be between 0 and 99, not %d", o.Coverage)
+	}
+	lo, hi, ok := strings.Cut(faint, "-")
+	o.FaintInk[0], err = strconv.Atoi(strings.TrimSpace(lo))
+	if err == nil {
+		o.FaintInk[1], err = strconv.Atoi(strings.TrimSpace(hi))
+	}
+	if !ok || err != nil || o.FaintInk[0] < 60 || o.FaintInk[0] >= o.FaintInk[1] || o.FaintInk[1] > 235 {
+		return options{}, fmt.Errorf("--faint-ink: %q is not a range LO-HI of grey levels with 60 <= LO < HI <= 235", faint)
 	}
 	if o.BadAll {
 		o.Bad = true

@@ -27,9 +27,9 @@ import (
 // small is a corpus that exercises every kind of row and stays fast.
 var small = options{Seed: 1, Docs: 4, DPIs: []int{150, 200}, Bad: true}
 
-// smallDir and smallAllDir hold small and smallAll, generated once for
-// the tests that only read them.
-var smallDir, smallAllDir string
+// smallDir, smallAllDir and smallCovDir hold small, smallAll and
+// smallCov, generated once for the tests that only read them.
+var smallDir, smallAllDir, smallCovDir string
 
 func TestMain(m *testing.M) {
 	// The test binary doubles as refbatch's admission child (admitPool).
@@ -45,7 +45,7 @@ func runTests(m *testing.M) int {
 	for _, c := range []struct {
 		o   options
 		dir *string
-	}{{small, &smallDir}, {smallAll, &smallAllDir}} {
+	}{{small, &smallDir}, {smallAll, &smallAllDir}, {smallCov, &smallCovDir}} {
 		dir, err := os.MkdirTemp("", "refcorpus-test-")
 		if err != nil {
 			panic(err)
@@ -437,6 +437,11 @@ func TestParseFlags(t *testing.T) {
 		{"hard", []string{"--out", "x", "--hard", "8"}, ""},
 		{"hard too many", []string{"--out", "x", "--hard", "100"}, "--hard"},
 		{"hard negative", []string{"--out", "x", "--hard", "-1"}, "--hard"},
+		{"coverage", []string{"--out", "x", "--coverage", "16", "--faint-ink", "125-195"}, ""},
+		{"coverage too many", []string{"--out", "x", "--coverage", "100"}, "--coverage"},
+		{"faint ink not a range", []string{"--out", "x", "--faint-ink", "150"}, "--faint-ink"},
+		{"faint ink reversed", []string{"--out", "x", "--faint-ink", "190-130"}, "--faint-ink"},
+		{"faint ink too light", []string{"--out", "x", "--faint-ink", "130-250"}, "--faint-ink"},
 		{"stray argument", []string{"--out", "x", "y"}, "unexpected argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

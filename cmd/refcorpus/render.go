@@ -193,9 +193,6 @@ func layoutPage(blocks []block, ds docStyle, fc faces) (*image.Gray, pageLayout,
 		pl.Runs = append(pl.Runs, textRun{X: x, Baseline: top + m.Ascent.Ceil(), Pt: fc.pt[face], Text: s})
 		return d.Dot.X.Ceil()
 	}
-	lineHeight := func(face font.Face) int {
-		return int(math.Ceil(float64(face.Metrics().Height.Ceil()) * 1.25))
-	}
 	for _, b := range blocks {
 		switch b.Kind {
 		case blockTitle, blockHeading:
@@ -271,6 +268,11 @@ func layoutPage(blocks []block, ds docStyle, fc faces) (*image.Gray, pageLayout,
 	}
 	pl.Text = strings.Join(lines, "\n")
 	return img, pl, nil
+}
+
+// lineHeight is the distance between the baselines of two lines of face.
+func lineHeight(face font.Face) int {
+	return int(math.Ceil(float64(face.Metrics().Height.Ceil()) * 1.25))
 }
 
 // drawText draws s at d's dot and advances it, drawing two glyphs the way

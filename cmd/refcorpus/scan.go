@@ -146,6 +146,8 @@ type scanMeta struct {
 	TextLayer     string `json:"text_layer,omitempty"`
 	// Degradation is how a --hard page was degraded.
 	Degradation *hardPage `json:"degradation,omitempty"`
+	// Coverage is how a --coverage page was drawn (see coverage.go).
+	Coverage *coverMeta `json:"coverage,omitempty"`
 }
 
 // scanStyle is how one page is degraded, drawn from the document's
