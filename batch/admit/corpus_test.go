@@ -2,6 +2,7 @@ package admit
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -17,9 +18,19 @@ import (
 // the test when it is absent.
 func corpusDir(tb testing.TB) string {
 	tb.Helper()
+	dir, err := findCorpus()
+	if err != nil {
+		tb.Skip(err)
+	}
+	return dir
+}
+
+// findCorpus returns ../shared/corpus/real next to the module root, or an
+// error saying why it is not there.
+func findCorpus() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		tb.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -27,15 +38,15 @@ func corpusDir(tb testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			tb.Skip("no go.mod above the test directory")
+			return "", errors.New("no go.mod above the test directory")
 		}
 		dir = parent
 	}
 	corpus := filepath.Join(dir, "..", "shared", "corpus", "real")
 	if _, err := os.Stat(filepath.Join(corpus, "README.md")); err != nil {
-		tb.Skipf("real corpus not found: %v", err)
+		return "", fmt.Errorf("real corpus not found: %w", err)
 	}
-	return corpus
+	return corpus, nil
 }
 
 // corpusHashes reads the SHA-256 list at the end of the corpus README.
