@@ -129,6 +129,20 @@ var hostileSeeds = map[string]func() []byte{
 	"action-chain": func() []byte {
 		return withCatalog("/OpenAction 5 0 R", "<< /S /JavaScript /JS (x) /Next 6 0 R >>", "<< /S /JavaScript /JS (y) >>")
 	},
+	"colorspace": func() []byte {
+		return withResources("<< /ColorSpace << /C 5 0 R >> >>", "[/Indexed 6 0 R 1 <0000>]", "[/Indexed /DeviceGray 1 <00>]")
+	},
+	"function": func() []byte {
+		return withResources("<< /Shading << /S 5 0 R >> >>",
+			"<< /ShadingType 2 /ColorSpace /DeviceGray /Coords [0 0 1 1] /Function 6 0 R >>",
+			"<< /FunctionType 3 /Domain [0 1] /Functions [7 0 R] /Bounds [] /Encode [0 1] >>",
+			"<< /FunctionType 2 /Domain [0 1] /C0 [0] /C1 [1] /N 1 >>")
+	},
+	"pattern": func() []byte {
+		return withResources("<< /Pattern << /P 5 0 R >> >>",
+			stream("/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 1 1] /XStep 1 /YStep 1 /Resources << /Pattern << /Q 6 0 R >> >>", nil),
+			stream("/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 1 1] /XStep 1 /YStep 1 /Resources << >>", nil))
+	},
 	"xref-table":  func() []byte { return hugeXrefTablePDF(100) },
 	"xref-stream": func() []byte { return xrefStreamPDF("/Size 6", nil, -1) },
 	"predictor": func() []byte {

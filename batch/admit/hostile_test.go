@@ -46,7 +46,17 @@ var hostileFixtures = map[string]func() []byte{
 			"<< /Type /StructTreeRoot /K 6 0 R >>",
 			"<< /Type /StructElem /S /P /P 5 0 R /K 6 0 R >>")
 	},
-	"action-cycle.pdf": func() []byte { return withCatalog("/OpenAction 5 0 R", "<< /S /JavaScript /JS (x) /Next 5 0 R >>") },
+	"action-cycle.pdf":     func() []byte { return withCatalog("/OpenAction 5 0 R", "<< /S /JavaScript /JS (x) /Next 5 0 R >>") },
+	"colorspace-cycle.pdf": func() []byte { return withResources("<< /ColorSpace << /C 5 0 R >> >>", "[/Indexed 5 0 R 1 <0000>]") },
+	"function-cycle.pdf": func() []byte {
+		return withResources("<< /Shading << /S 5 0 R >> >>",
+			"<< /ShadingType 2 /ColorSpace /DeviceGray /Coords [0 0 1 1] /Function 6 0 R >>",
+			"<< /FunctionType 3 /Domain [0 1] /Functions [6 0 R] /Bounds [] /Encode [0 1] >>")
+	},
+	"pattern-cycle.pdf": func() []byte {
+		return withResources("<< /Pattern << /P 5 0 R >> >>",
+			stream("/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 1 1] /XStep 1 /YStep 1 /Resources << /Pattern << /P 5 0 R >> >>", nil))
+	},
 	// Exponential time: pdfcpu parses a dictionary strictly, then again
 	// relaxed when that fails, at every level.
 	"nested-dicts.pdf": func() []byte { return withObject(strings.Repeat("<</A", 40)) },
@@ -127,6 +137,14 @@ func withObject(body string) []byte {
 // with objs as objects 5 and on.
 func withCatalog(catalogExtra string, objs ...string) []byte {
 	return buildPDF(append(pageObjects(catalogExtra), objs...), "")
+}
+
+// withResources is the one-page document whose page has the resources
+// res, with objs as objects 5 and on.
+func withResources(res string, objs ...string) []byte {
+	o := pageObjects("")
+	o[2] = "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources " + res + " /Contents 4 0 R >>"
+	return buildPDF(append(o, objs...), "")
 }
 
 // withTail is the one-page document with tail appended after its %%EOF,
