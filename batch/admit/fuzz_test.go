@@ -104,8 +104,9 @@ func hostileHashes() map[[32]byte]string {
 // short floods. Each is admitted or rejected in milliseconds; the fuzzer
 // mutates them towards (and past) the hostile ones.
 var hostileSeeds = map[string]func() []byte{
-	"nested-array": func() []byte { return withObject(strings.Repeat("[", 1000)) },
-	"nested-dicts": func() []byte { return withObject(strings.Repeat("<</A", 8)) },
+	"nested-array":        func() []byte { return withObject(strings.Repeat("[", 1000)) },
+	"nested-array-objstm": func() []byte { return objStmPDF("<< /ProcSet [[/PDF]] >>") },
+	"nested-dicts":        func() []byte { return withObject(strings.Repeat("<</A", 8)) },
 	"page-tree": func() []byte {
 		return buildPDF([]string{
 			"<< /Type /Catalog /Pages 2 0 R >>",

@@ -32,6 +32,8 @@ const hostileDir = "../../testdata/admit/hostile"
 var hostileFixtures = map[string]func() []byte{
 	// Unbounded recursion on nesting: a Go stack overflow is fatal.
 	"nested-array.pdf": func() []byte { return withObject(strings.Repeat("[", 2_500_000)) },
+	// The same nesting deflated in an object stream: 3 KB on disk.
+	"nested-array-objstm.pdf": func() []byte { return objStmPDF(strings.Repeat("[", 2_500_000)) },
 	// Unbounded recursion on a reference cycle, in pdfcpu's validation.
 	"page-tree-cycle.pdf": func() []byte {
 		return buildPDF([]string{
@@ -201,5 +203,36 @@ func xrefStreamPDF(dictExtra string, encode func([]byte) []byte, length int64) [
 	fmt.Fprintf(&b, "%d 0 obj\n<< /Type /XRef /Root 1 0 R /W [1 4 2] %s /Length %d >>\nstream\n", len(objs)+1, dictExtra, length)
 	b.Write(entries)
 	fmt.Fprintf(&b, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", offsets[len(objs)])
+	return b.Bytes()
+}
+
+// objStmPDF is the one-page document (PDF 1.5) whose page's /Resources
+// is object 6, body, stored deflated in object stream 5 and listed by the
+// xref stream, object 7: pdfcpu parses a compressed object when it is
+// first used, here by validation.
+func objStmPDF(body string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
+	objs := pageObjects("")
+	objs[2] = "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 6 0 R /Contents 4 0 R >>"
+	prolog := "6 0 "
+	objs = append(objs, stream(fmt.Sprintf("/Type /ObjStm /N 1 /First %d /Filter /FlateDecode", len(prolog)), deflate([]byte(prolog+body))))
+	var entries []byte
+	entry := func(typ byte, field2 uint32, field3 uint16) {
+		entries = append(entries, typ)
+		entries = binary.BigEndian.AppendUint32(entries, field2)
+		entries = binary.BigEndian.AppendUint16(entries, field3)
+	}
+	entry(0, 0, 0xffff)
+	for i, o := range objs {
+		entry(1, uint32(b.Len()), 0)
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	entry(2, 5, 0) // object 6: the first object in stream 5
+	xref := b.Len()
+	entry(1, uint32(xref), 0)
+	fmt.Fprintf(&b, "7 0 obj\n<< /Type /XRef /Root 1 0 R /W [1 4 2] /Size 8 /Length %d >>\nstream\n", len(entries))
+	b.Write(entries)
+	fmt.Fprintf(&b, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xref)
 	return b.Bytes()
 }
