@@ -160,7 +160,7 @@ func withTail(tail []byte) []byte {
 // tail after its last object.
 func withoutXref(tail []byte) []byte {
 	b := buildPDF(pageObjects(""), "")
-	b = b[:bytes.LastIndex(b, []byte("xref\n"))]
+	b = b[:bytes.LastIndex(b, []byte("\nxref\n"))+1]
 	return append(b, tail...)
 }
 
