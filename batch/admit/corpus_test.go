@@ -2,7 +2,6 @@ package admit
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -18,19 +17,9 @@ import (
 // the test when it is absent.
 func corpusDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := findCorpus()
-	if err != nil {
-		tb.Skip(err)
-	}
-	return dir
-}
-
-// findCorpus returns ../shared/corpus/real next to the module root, or an
-// error saying why it is not there.
-func findCorpus() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		return "", err
+		tb.Fatal(err)
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -38,15 +27,15 @@ func findCorpus() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("no go.mod above the test directory")
+			tb.Skip("no go.mod above the test directory")
 		}
 		dir = parent
 	}
 	corpus := filepath.Join(dir, "..", "shared", "corpus", "real")
 	if _, err := os.Stat(filepath.Join(corpus, "README.md")); err != nil {
-		return "", fmt.Errorf("real corpus not found: %w", err)
+		tb.Skipf("real corpus not found: %v", err)
 	}
-	return corpus, nil
+	return corpus
 }
 
 // corpusHashes reads the SHA-256 list at the end of the corpus README.
