@@ -75,7 +75,7 @@ var hostileFixtures = map[string]func() []byte{
 		return withTail(bytes.Repeat([]byte("1 0 obj<<>>stream\n"), 2<<20/len("1 0 obj<<>>stream\n")))
 	},
 	"obj-flood.pdf":     func() []byte { return withoutXref(bytes.Repeat([]byte("1 0 obj\n"), 2<<20/len("1 0 obj\n"))) },
-	"comment-flood.pdf": func() []byte { return withObject(strings.Repeat("%\n", 1<<20) + "()") },
+	"comment-flood.pdf": func() []byte { return withObject(strings.Repeat("%\n", 2<<20) + "()") },
 }
 
 // TestHostileFixtures rewrites testdata/admit/hostile with -update and
