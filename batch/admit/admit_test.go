@@ -523,20 +523,3 @@ func TestScrub(t *testing.T) {
 		}
 	}
 }
-
-// FuzzInspect feeds mutated fixtures to the pdfcpu stage: it must never
-// panic and must answer with a rejection or an admission, never a plain
-// error.
-func FuzzInspect(f *testing.F) {
-	for _, build := range fixtures {
-		f.Add(build())
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := inspect(data, DefaultLimits())
-		if err != nil {
-			if _, ok := IsRejection(err); !ok {
-				t.Fatalf("inspect() error %v is not a rejection", err)
-			}
-		}
-	})
-}
