@@ -20,14 +20,16 @@ const (
 	// objects (7 MB) about 330 MB, while a scanned referral has a few
 	// dozen objects.
 	DefaultInspectMemory = 384 << 20
-	// DefaultInspectTimeout is the deadline for a file of a few KB; a
-	// larger file gets DefaultInspectTimeoutPerMiB more per MiB. pdfcpu
-	// reads a 60 MB scan in 0.1 s and 100,000 objects in 2 s.
+	// DefaultInspectTimeout is the CPU time the checks may take for a file
+	// of a few KB; a larger file gets DefaultInspectTimeoutPerMiB more per
+	// MiB. pdfcpu reads a 60 MB scan in 0.1 s and 100,000 objects in 2 s.
+	// It is CPU time, not wall time, so that a loaded machine, which
+	// starves the child, cannot make a sound file miss it.
 	DefaultInspectTimeout       = 5 * time.Second
 	DefaultInspectTimeoutPerMiB = time.Second
-	// retryFactor lengthens the deadline of the one retry after a child
-	// died: a machine under load can slow a sound file.
-	retryFactor = 4
+	// wallFactor sets the wall-clock deadline, a backstop for a child that
+	// waits rather than computes, at this many times the CPU budget.
+	wallFactor = 4
 	// addressSpace is the children's address-space limit, a backstop
 	// behind the resident cap: an idle Go process reserves about 1.2 GiB.
 	addressSpace = 4 << 30
@@ -87,21 +89,22 @@ func NewPool(cfg PoolConfig) *Pool {
 	return &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Children)}
 }
 
-// Deadline is how long the pool lets a child inspect a file of size bytes
-// on the first try.
-func (p *Pool) Deadline(size int64) time.Duration {
+// Budget is the CPU time the pool lets a child spend on a file of size
+// bytes.
+func (p *Pool) Budget(size int64) time.Duration {
 	return p.cfg.Timeout + time.Duration(float64(p.cfg.TimeoutPerMiB)*float64(size)/(1<<20))
 }
 
-// Inspect runs checks 5 to 9 on data in a child. A child that dies
-// (crash, memory, deadline) is replaced and the file tried once more with
-// a deadline retryFactor times longer; a second death rejects the file as
-// unparseable_pdf, saying how the child died.
+// Inspect runs checks 5 to 9 on data in a child. A child that overruns
+// its CPU budget, or runs out of memory, rejects the file at once as
+// unparseable_pdf: the same bytes would do the same again. A child that
+// crashes, or overruns the wall-clock backstop while starved of CPU, is
+// replaced and the file tried once more; a second death rejects it too.
 func (p *Pool) Inspect(ctx context.Context, data []byte, lim Limits) ([]int, error) {
-	deadline := p.Deadline(int64(len(data)))
+	budget := p.Budget(int64(len(data)))
 	var first *child.Death
 	for try := 1; ; try++ {
-		rep, err := p.inspectOnce(ctx, deadline, data, lim)
+		rep, err := p.inspectOnce(ctx, budget, data, lim)
 		var d *child.Death
 		switch {
 		case err == nil && rep.Reason != "":
@@ -112,22 +115,25 @@ func (p *Pool) Inspect(ctx context.Context, data []byte, lim Limits) ([]int, err
 			return nil, ctx.Err()
 		case !errors.As(err, &d):
 			return nil, err
-		case try == 1:
+		case try == 1 && !d.CPU && d.Cause != child.CauseOOM:
 			first = d
-			deadline *= retryFactor
 			continue
 		}
-		return nil, unparseable(first, d, deadline)
+		return nil, unparseable(first, d, budget)
 	}
 }
 
-// unparseable is the rejection of a file whose inspection killed two
-// children.
-func unparseable(first, second *child.Death, deadline time.Duration) *Rejection {
+// unparseable is the rejection of a file whose inspection killed a child
+// (first is nil) or two.
+func unparseable(first, second *child.Death, budget time.Duration) *Rejection {
 	what := func(d *child.Death) string {
-		switch d.Cause {
-		case child.CauseTimeout:
+		switch {
+		case d.CPU:
+			return fmt.Sprintf("used more than %v of CPU time", budget.Round(time.Millisecond))
+		case d.Cause == child.CauseTimeout:
 			return "did not finish in time"
+		}
+		switch d.Cause {
 		case child.CauseOOM:
 			return "ran out of memory"
 		case child.CauseProtocol:
@@ -138,19 +144,18 @@ func unparseable(first, second *child.Death, deadline time.Duration) *Rejection 
 		}
 		return "crashed"
 	}
-	if first.Cause == second.Cause {
-		detail := "the PDF checks " + what(second) + " twice"
-		if second.Cause == child.CauseTimeout {
-			detail += fmt.Sprintf(" (the second time in %v)", deadline.Round(time.Millisecond))
-		}
-		return reject(ReasonUnparseablePDF, "%s", detail)
+	switch {
+	case first == nil:
+		return reject(ReasonUnparseablePDF, "the PDF checks %s", what(second))
+	case first.Cause == second.Cause && first.CPU == second.CPU:
+		return reject(ReasonUnparseablePDF, "the PDF checks %s twice", what(second))
 	}
 	return reject(ReasonUnparseablePDF, "the PDF checks %s, then %s", what(first), what(second))
 }
 
 // inspectOnce sends data to an idle child (starting one if none is idle)
 // and puts the child back if it survived.
-func (p *Pool) inspectOnce(ctx context.Context, deadline time.Duration, data []byte, lim Limits) (inspectReply, error) {
+func (p *Pool) inspectOnce(ctx context.Context, budget time.Duration, data []byte, lim Limits) (inspectReply, error) {
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -162,7 +167,7 @@ func (p *Pool) inspectOnce(ctx context.Context, deadline time.Duration, data []b
 		return inspectReply{}, err
 	}
 	var rep inspectReply
-	err = c.Call(ctx, deadline, inspectRequest{Data: data, Limits: lim, Memory: p.cfg.Memory}, &rep)
+	err = c.CallCPU(ctx, wallFactor*budget, budget, inspectRequest{Data: data, Limits: lim, Memory: p.cfg.Memory}, &rep)
 	p.give(c)
 	return rep, err
 }

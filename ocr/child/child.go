@@ -35,6 +35,7 @@
 package child
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -103,6 +106,10 @@ type Death struct {
 	Cause  Cause
 	Signal string // "" when none was reported
 	Detail string // the wait status and, if the parent killed it, why
+	// CPU is set when the parent killed the child for using more CPU time
+	// than the call allowed (CallCPU): a deadline that load on the machine
+	// cannot bring forward.
+	CPU bool
 }
 
 func (d *Death) Error() string {
@@ -124,7 +131,7 @@ type Process struct {
 	exited   chan struct{} // closed once the child is reaped
 
 	mu       sync.Mutex
-	killedBy string // why the parent killed the child: "timeout", "cancel", "close", "protocol"; "" if it did not
+	killedBy string // why the parent killed the child: "timeout", "cpu", "cancel", "close", "protocol"; "" if it did not
 	broken   bool   // a reply broke the protocol
 
 	closeOnce sync.Once
@@ -229,6 +236,14 @@ var ErrNotAlive = errors.New("child is not alive")
 // protocol, a *Death with the cause. If ctx ends first the child is killed
 // too, and the error wraps ctx.Err(): the request was not at fault.
 func (p *Process) Call(ctx context.Context, timeout time.Duration, req, reply any) error {
+	return p.CallCPU(ctx, timeout, 0, req, reply)
+}
+
+// CallCPU is Call with a budget of CPU time as well (0: none): the child
+// is killed once it has used more CPU time on the call than cpu, and the
+// call returns a *Death with CauseTimeout and CPU set. The budget is read
+// from /proc every cpuPoll, so it can be overrun by that much.
+func (p *Process) CallCPU(ctx context.Context, timeout, cpu time.Duration, req, reply any) error {
 	if !p.Alive() {
 		return ErrNotAlive
 	}
@@ -236,7 +251,70 @@ func (p *Process) Call(ctx context.Context, timeout time.Duration, req, reply an
 		// Not sent, so there is nothing to kill the child for.
 		return err
 	}
+	if cpu > 0 {
+		stop := p.watchCPU(cpu)
+		defer stop()
+	}
 	return p.roundTrip(ctx, timeout, req, reply)
+}
+
+// cpuPoll is how often CallCPU reads the child's CPU time.
+const cpuPoll = 50 * time.Millisecond
+
+// watchCPU kills the child once it has used budget more CPU time than it
+// had when watchCPU was called. It returns a function that stops watching.
+func (p *Process) watchCPU(budget time.Duration) (stop func()) {
+	start, ok := processCPU(p.Pid())
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(cpuPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if used, ok := processCPU(p.Pid()); ok && used-start > budget {
+					p.kill("cpu")
+					return
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// processCPU returns the user and system time pid has used, from
+// /proc/PID/stat (in clock ticks of 1/100 s on Linux).
+func processCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }
 
 // Close asks the child to exit by closing its request pipe, kills it after
@@ -337,7 +415,7 @@ func (p *Process) death(ioErr error) error {
 	state := p.cmd.ProcessState
 	oom, sig := p.stderr.evidence()
 	status, _ := state.Sys().(syscall.WaitStatus)
-	d := &Death{Cause: classify(status, killedBy, oom), Signal: sig, Detail: state.String()}
+	d := &Death{Cause: classify(status, killedBy, oom), Signal: sig, Detail: state.String(), CPU: killedBy == "cpu"}
 	if broken {
 		d.Cause = CauseProtocol
 		var fe *frameError
@@ -345,8 +423,11 @@ func (p *Process) death(ioErr error) error {
 			d.Detail = fe.Error() + "; " + d.Detail
 		}
 	}
-	if killedBy != "" && killedBy != "timeout" {
+	if killedBy != "" && killedBy != "timeout" && killedBy != "cpu" {
 		d.Detail += " after the parent killed it (" + killedBy + ")"
+	}
+	if d.CPU {
+		d.Detail = "used more CPU time than the call allowed; killed"
 	}
 	return d
 }
@@ -367,7 +448,7 @@ var oomEvidence = regexp.MustCompile(`out of memory|[Cc]annot allocate memory|ba
 // Go runtime's report of one, an unexpected exit) is a crash.
 func classify(status syscall.WaitStatus, killedBy string, oomSeen bool) Cause {
 	switch {
-	case killedBy == "timeout":
+	case killedBy == "timeout" || killedBy == "cpu":
 		return CauseTimeout
 	case oomSeen:
 		return CauseOOM

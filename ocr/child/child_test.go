@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,6 +65,13 @@ func testHandle(r testRequest) testReply {
 		time.Sleep(time.Hour)
 	case "hang":
 		time.Sleep(time.Hour)
+	case "spin":
+		x := 0
+		for start := time.Now(); time.Since(start) < time.Hour; x++ {
+		}
+		return testReply{Text: strconv.Itoa(x)}
+	case "sleep":
+		time.Sleep(time.Duration(r.N) * time.Millisecond)
 	case "huge":
 		return testReply{Text: strings.Repeat("x", r.N)}
 	case "recurse":
@@ -175,6 +183,27 @@ func TestDeaths(t *testing.T) {
 				t.Errorf("the child is still alive")
 			}
 		})
+	}
+}
+
+// TestCallCPU: a child computing past its CPU budget is killed as a
+// timeout marked CPU, however long the wall deadline; a child that waits
+// (as one starved of CPU by a loaded machine) is not.
+func TestCallCPU(t *testing.T) {
+	p, _ := start(t, testSetup{}, 0)
+	began := time.Now()
+	err := p.CallCPU(context.Background(), time.Hour, 300*time.Millisecond, testRequest{Op: "spin"}, &testReply{})
+	var d *Death
+	if !errors.As(err, &d) || d.Cause != CauseTimeout || !d.CPU {
+		t.Fatalf("CallCPU of a spinning child: %v; want a CPU timeout", err)
+	}
+	if el := time.Since(began); el > 10*time.Second {
+		t.Errorf("the CPU budget took %v to act", el)
+	}
+	q, _ := start(t, testSetup{}, 0)
+	var r testReply
+	if err := q.CallCPU(context.Background(), time.Minute, 100*time.Millisecond, testRequest{Op: "sleep", N: 500, Text: "slept"}, &r); err != nil || r.Text != "slept" {
+		t.Errorf("CallCPU of a sleeping child: %v, %q", err, r.Text)
 	}
 }
 
