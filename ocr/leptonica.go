@@ -111,3 +111,25 @@ func despeckle(img *grayImage, thresh, maxW, maxH int, paper uint8) int {
 	return int(C.ocr_despeckle((*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h),
 		C.l_int32(thresh), C.l_int32(maxW), C.l_int32(maxH), C.l_uint8(paper)))
 }
+
+// components returns the bounding boxes (x0, y0, x1, y1, the ends
+// exclusive) of the 8-connected components of mask's non-zero bytes (w×h,
+// rows packed); nil when there are none or Leptonica fails.
+func components(mask []byte, w, h int) [][4]int {
+	if w < 1 || h < 1 {
+		return nil
+	}
+	var n C.l_int32
+	p := C.ocr_components((*C.l_uint8)(unsafe.Pointer(&mask[0])), C.l_int32(w), C.l_int32(h), &n)
+	if p == nil {
+		return nil
+	}
+	defer C.free(unsafe.Pointer(p))
+	raw := unsafe.Slice((*C.l_int32)(p), 4*int(n))
+	out := make([][4]int, n)
+	for i := range out {
+		x, y := int(raw[4*i]), int(raw[4*i+1])
+		out[i] = [4]int{x, y, x + int(raw[4*i+2]), y + int(raw[4*i+3])}
+	}
+	return out
+}

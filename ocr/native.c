@@ -1,4 +1,6 @@
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "native.h"
 
 // ocr_gray_pix copies w×h gray bytes, rows packed, into a new 8 bpp Pix.
@@ -165,4 +167,117 @@ l_int32 ocr_despeckle(l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
 	}
 	pixDestroy(&small);
 	return painted;
+}
+
+// ocr_components finds the 8-connected components of a mask of w×h bytes
+// (non-zero is ink) and returns their bounding boxes as x, y, w, h in a
+// malloc'd array the caller frees, and their count in n. It returns NULL
+// on an allocation failure, and for no component.
+l_int32 *ocr_components(const l_uint8 *mask, l_int32 w, l_int32 h, l_int32 *n) {
+	*n = 0;
+	PIX *pix = pixCreate(w, h, 1);
+	if (pix == NULL) return NULL;
+	l_uint32 *data = pixGetData(pix);
+	l_int32 wpl = pixGetWpl(pix);
+	for (l_int32 y = 0; y < h; y++) {
+		l_uint32 *line = data + (size_t)y * wpl;
+		const l_uint8 *row = mask + (size_t)y * w;
+		for (l_int32 x = 0; x < w; x++) {
+			if (row[x]) SET_DATA_BIT(line, x);
+		}
+	}
+	BOXA *boxa = pixConnCompBB(pix, 8);
+	pixDestroy(&pix);
+	if (boxa == NULL) return NULL;
+	l_int32 count = boxaGetCount(boxa);
+	l_int32 *out = count > 0 ? malloc(sizeof(l_int32) * 4 * (size_t)count) : NULL;
+	if (out != NULL) {
+		for (l_int32 i = 0; i < count; i++) {
+			boxaGetBoxGeometry(boxa, i, &out[4*i], &out[4*i+1], &out[4*i+2], &out[4*i+3]);
+		}
+		*n = count;
+	}
+	boxaDestroy(&boxa);
+	return out;
+}
+
+// ocr_min_reduce2 reduces a w×h gray image by 2 into dst ((w/2)×(h/2)),
+// each pixel the darkest of its 2×2 block, so thin strokes survive.
+void ocr_min_reduce2(const l_uint8 *px, l_int32 w, l_int32 h, l_uint8 *dst) {
+	l_int32 ow = w / 2, oh = h / 2;
+	for (l_int32 y = 0; y < oh; y++) {
+		const l_uint8 *a = px + (size_t)(2 * y) * w;
+		const l_uint8 *b = a + w;
+		l_uint8 *d = dst + (size_t)y * ow;
+		for (l_int32 x = 0; x < ow; x++) {
+			l_uint8 m = a[2*x] < a[2*x+1] ? a[2*x] : a[2*x+1];
+			l_uint8 n = b[2*x] < b[2*x+1] ? b[2*x] : b[2*x+1];
+			d[x] = m < n ? m : n;
+		}
+	}
+}
+
+// ocr_ink_mask sets mask (w×h bytes) to 1 where a pixel of the gray image
+// is at least contrast darker than levels[tile], the paper of its
+// tile×tile tile (levels has one value per tile, row by row, tx a row),
+// and to 0 elsewhere.
+void ocr_ink_mask(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 tile, l_int32 tx,
+		const l_int32 *levels, l_int32 contrast, l_uint8 *mask) {
+	for (l_int32 y = 0; y < h; y++) {
+		const l_uint8 *row = px + (size_t)y * w;
+		l_uint8 *out = mask + (size_t)y * w;
+		const l_int32 *lv = levels + (size_t)(y / tile) * tx;
+		for (l_int32 i = 0; i < tx; i++) {
+			l_int32 x0 = i * tile, x1 = x0 + tile < w ? x0 + tile : w;
+			l_int32 cut = lv[i] - contrast;
+			for (l_int32 x = x0; x < x1; x++) out[x] = (l_int32)row[x] <= cut;
+		}
+	}
+}
+
+// ocr_tile_levels sets levels (one per tile×tile tile, row by row) to the
+// gray value below which share (0 to 1) of the tile's pixels lie.
+void ocr_tile_levels(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 tile, l_float32 share, l_int32 *levels) {
+	l_int32 tx = (w + tile - 1) / tile, ty = (h + tile - 1) / tile;
+	l_int32 *hist = calloc((size_t)tx * 256, sizeof(l_int32));
+	if (hist == NULL) return;
+	for (l_int32 j = 0; j < ty; j++) {
+		memset(hist, 0, sizeof(l_int32) * 256 * (size_t)tx);
+		l_int32 y1 = (j + 1) * tile < h ? (j + 1) * tile : h;
+		for (l_int32 y = j * tile; y < y1; y++) {
+			const l_uint8 *row = px + (size_t)y * w;
+			for (l_int32 i = 0; i < tx; i++) {
+				l_int32 *hi = hist + (size_t)i * 256;
+				l_int32 x1 = (i + 1) * tile < w ? (i + 1) * tile : w;
+				for (l_int32 x = i * tile; x < x1; x++) hi[row[x]]++;
+			}
+		}
+		for (l_int32 i = 0; i < tx; i++) {
+			l_int32 x1 = (i + 1) * tile < w ? (i + 1) * tile : w;
+			l_int32 n = (x1 - i * tile) * (y1 - j * tile);
+			l_int32 want = (l_int32)(share * n), seen = 0, v = 0;
+			const l_int32 *hi = hist + (size_t)i * 256;
+			for (v = 0; v < 256; v++) {
+				seen += hi[v];
+				if (seen > want) break;
+			}
+			levels[(size_t)j * tx + i] = v < 256 ? v : 255;
+		}
+	}
+	free(hist);
+}
+
+// ocr_drop_rules clears every horizontal run of non-zero bytes min_len
+// long or more from the mask (w×h bytes).
+void ocr_drop_rules(l_uint8 *mask, l_int32 w, l_int32 h, l_int32 min_len) {
+	for (l_int32 y = 0; y < h; y++) {
+		l_uint8 *row = mask + (size_t)y * w;
+		for (l_int32 x = 0; x < w;) {
+			if (!row[x]) { x++; continue; }
+			l_int32 end = x;
+			while (end < w && row[end]) end++;
+			if (end - x >= min_len) memset(row + x, 0, (size_t)(end - x));
+			x = end;
+		}
+	}
 }

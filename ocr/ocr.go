@@ -60,17 +60,29 @@ type Word struct {
 // (Text and Words are empty). TextSource is [TextFromOCR] or
 // [TextFromLayer].
 type PageResult struct {
-	Index         int           `json:"index"`
-	DPI           int           `json:"dpi"`
-	Width         int           `json:"width"`
-	Height        int           `json:"height"`
-	Text          string        `json:"text"`
-	Words         []Word        `json:"words"`
-	MeanConf      float64       `json:"mean_confidence"`
-	Rotation      int           `json:"rotation"`
-	SkewDegrees   float64       `json:"skew_degrees"`
-	Inverted      bool          `json:"inverted"`
-	Despeckled    int           `json:"despeckled_pixels"`
+	Index       int     `json:"index"`
+	DPI         int     `json:"dpi"`
+	Width       int     `json:"width"`
+	Height      int     `json:"height"`
+	Text        string  `json:"text"`
+	Words       []Word  `json:"words"`
+	MeanConf    float64 `json:"mean_confidence"`
+	Rotation    int     `json:"rotation"`
+	SkewDegrees float64 `json:"skew_degrees"`
+	Inverted    bool    `json:"inverted"`
+	Despeckled  int     `json:"despeckled_pixels"`
+	// UncoveredShare is the share of the page's print (its text-like ink,
+	// counted in characters) that no recognised word covers, after
+	// RecoveredWords were read again from it; UncoveredFirst is the same
+	// before that; UncoveredRegions are the lines still a third unread or
+	// more, as boxes in pixels like the words'. A page whose text came
+	// from its layer, or that was blank, is not measured.
+	UncoveredShare   float64  `json:"uncovered_share"`
+	UncoveredFirst   float64  `json:"uncovered_share_first"`
+	RecoveredWords   int      `json:"recovered_words"`
+	UncoveredRegions [][4]int `json:"uncovered_regions,omitempty"`
+	// Columns counts the two-column sections read column by column.
+	Columns       int           `json:"columns,omitempty"`
 	Blank         bool          `json:"blank,omitempty"`
 	TextSource    string        `json:"text_source"`
 	RenderTime    time.Duration `json:"render_ns"`

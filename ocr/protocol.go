@@ -17,6 +17,7 @@ type childConfig struct {
 	NoOrientation bool
 	NoDeskew      bool
 	NoDespeckle   bool
+	NoCoverage    bool
 }
 
 // hello is the child's answer to childConfig: Tesseract is initialised.

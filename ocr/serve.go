@@ -276,6 +276,7 @@ func (e *engine) page(index int) response {
 
 // recognition is one Tesseract pass over an image.
 type recognition struct {
+	boxes []gosseract.BoundingBox // as Tesseract gave them, in reading order
 	words []Word
 	text  string
 	mean  float64
@@ -313,7 +314,7 @@ func (e *engine) recognise(img *grayImage, dpi int) (recognition, error) {
 	if err != nil {
 		return recognition{}, fmt.Errorf("recognising: %w", err)
 	}
-	var r recognition
+	r := recognition{boxes: boxes}
 	r.words, r.text, r.mean = assemble(boxes)
 	return r, nil
 }
@@ -394,8 +395,55 @@ func (e *engine) read(res *PageResult, hist [256]int) error {
 			}
 		}
 	}
+	if !e.cfg.NoCoverage {
+		if r, err = e.account(res, p, r); err != nil {
+			return err
+		}
+	}
 	res.Words, res.Text, res.MeanConf = r.words, r.text, r.mean
 	return nil
+}
+
+// account measures how much of the page's text-like ink the reading r
+// covers; reads a two-column section column by column when r read across
+// it (see columnBands); reads again what r left unread when that is more
+// than a trace (see recoverText); and records all three in res. It
+// returns the reading to keep.
+func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recognition, err error) {
+	// A bug here must not pass a page as accounted for, nor cost the
+	// worker: the page fails, and its document goes to review.
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("measuring the page's coverage failed: %v", v)
+		}
+	}()
+	c := measureCoverage(p.img, p.dpi, p.thresh, r.words)
+	if bands := columnBands(c.faintLines(), c.blobs); len(bands) > 0 {
+		more, changed, err := e.readColumns(p, r, bands)
+		if err != nil {
+			return r, err
+		}
+		if changed {
+			r, res.Columns = more, len(bands)
+			c = measureCoverage(p.img, p.dpi, p.thresh, r.words)
+		}
+	}
+	res.UncoveredFirst = math.Round(c.share()*10000) / 10000
+	if c.share() >= minRecoverShare {
+		more, n, err := e.recoverText(p, r, c)
+		if err != nil {
+			return r, err
+		}
+		if n > 0 {
+			r, res.RecoveredWords = more, n
+			c = measureCoverage(p.img, p.dpi, p.thresh, r.words)
+		}
+	}
+	res.UncoveredShare = math.Round(c.share()*10000) / 10000
+	for _, i := range c.uncovered {
+		res.UncoveredRegions = append(res.UncoveredRegions, c.lines[i].box)
+	}
+	return r, nil
 }
 
 // blankPGM is a 32×32 white page.

@@ -59,6 +59,10 @@ type WorkerConfig struct {
 	// NoDespeckle keeps the specks (marks a few pixels across) that are
 	// otherwise painted over before recognition.
 	NoDespeckle bool
+	// NoCoverage skips the measurement of the ink the reading did not
+	// cover, and the reading again of what it left unread (see
+	// measureCoverage).
+	NoCoverage bool
 	// StartTimeout bounds StartWorker; 0 means 30 s.
 	StartTimeout time.Duration
 	// OpenTimeout bounds Open; 0 means only the context does. An Open that
@@ -107,6 +111,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 		Lang: cfg.Lang, MemoryLimit: cfg.MemoryLimit,
 		DPI: cfg.DPI, MinDPI: cfg.MinDPI, MaxPagePixels: cfg.MaxPagePixels,
 		ForceOCR: cfg.ForceOCR, NoOrientation: cfg.NoOrientation, NoDeskew: cfg.NoDeskew, NoDespeckle: cfg.NoDespeckle,
+		NoCoverage: cfg.NoCoverage,
 	}, &h)
 	if err != nil {
 		return nil, fmt.Errorf("starting OCR worker: %w", engineError(err, -1))

@@ -1,0 +1,594 @@
+package ocr
+
+// #include "native.h"
+import "C"
+
+import (
+	"math"
+	"slices"
+	"unsafe"
+)
+
+// Coverage: does the reading account for the ink on the page?
+//
+// Tesseract binarises a page with one global threshold (Otsu's). Ink
+// lighter than it, such as a note in light grey small print next to
+// black type, becomes paper before layout analysis even starts, and the
+// words that are read keep their high confidences: a page can lose a
+// paragraph and still look certain. So after recognition the page's ink
+// is found again, this time against the local paper, and set against the
+// recognised words' boxes:
+//
+//  1. The page is reduced to about coverageDPI (each output pixel the
+//     darkest of its block, so that thin strokes survive), its paper level
+//     is estimated per quarter-inch tile (a high percentile, smoothed over
+//     the neighbouring tiles, so that stained or coloured paper is paper),
+//     and every pixel at least inkContrast darker than its tile's paper is
+//     ink.
+//  2. Ink is split into 8-connected components (Leptonica); those of the
+//     size of characters or words are kept, and chained into lines:
+//     neighbours that overlap vertically and are no further apart than a
+//     word space. A line of three components or more (or one word-shaped
+//     blob) that runs level, as print does on a deskewed page, is
+//     text-like; rules, pictures, specks, signatures and tilted rubber
+//     stamps are not.
+//  3. The recognised words' boxes, a little enlarged, cover ink; the part
+//     of each text-like line's components they do not cover is unread.
+//
+// The page's uncovered share is the unread area over the text-like area.
+// Lines mostly unread are the regions recovery reads again (see
+// recoverText). The measurement costs a few milliseconds a page.
+const (
+	// coverageDPI is the resolution the measurement works at: pages
+	// rendered at 1.5 times it or more are reduced by an integer factor.
+	// 6 pt type is still about 6 pixels high there.
+	coverageDPI = 150
+	// inkContrast is how much darker than its paper a pixel must be to be
+	// ink: faint print measured 50–120 levels below its paper, JPEG noise
+	// and paper grain up to about 15.
+	inkContrast = 24
+	// paperPercentile: the paper of a tile is this share of the way up
+	// its sorted gray values. Text covers at most about a third of a
+	// tile.
+	paperPercentile = 0.8
+)
+
+// glyph sizes, as a share of an inch: a character or a word of print
+// from 5 pt to 36 pt, letters without ascenders included.
+const (
+	minGlyphInch = 0.027
+	maxGlyphInch = 0.5
+	// maxLineSlope is the steepest line that counts as text: pages are
+	// deskewed to within a degree, and rubber stamps are turned by 5
+	// degrees or more.
+	maxLineSlope = 0.06 // about 3.4 degrees
+	// minCoverHeight is, in percent of a tall word's height, how tall ink
+	// must be for the word to cover it: a lower-case letter without
+	// ascender or descender is 35–45% of the height of its word's box.
+	minCoverHeight = 30
+	// ruleInch: a horizontal run of ink this long is a rule, an
+	// underline or the dark edge of a scan, not print: a word of small
+	// print is shorter, and has gaps between its letters.
+	ruleInch = 0.6
+	// minBlobFill is the least share of its box, in percent, a component
+	// three times wider than high must fill: blurred print run together
+	// fills 40–70% of its box, a signature's flourish or a broken rule,
+	// a thin stroke across it, 15–35%.
+	minBlobFill = 40
+	// edgeInch: ink this close to the page's edge is the scanner's (a
+	// dark border, the shadow of the sheet's edge), never print.
+	edgeInch = 0.2
+	// minGlyphFill is the least share of its box, in percent, a
+	// component's ink must fill: letters fill 15–60% of theirs.
+	minGlyphFill = 12
+)
+
+// textLine is a run of text-like components on one line, in page pixels.
+type textLine struct {
+	box       [4]int  // x0, y0, x1, y1 (exclusive)
+	area      float64 // its ink over its height squared: about its characters
+	uncovered float64 // of that, what no word covers
+	// level: found among the ink darker than this (0: against the local
+	// paper), under something lighter; recovery then reads only that ink.
+	level int
+}
+
+// coverage is the result of measuring a page.
+type coverage struct {
+	textArea  float64    // characters of print
+	unread    float64    // of them, how many no word covers
+	lines     []textLine // text-like lines, in page pixels: the first look's, then those only the darker looks see
+	uncovered []int      // indexes into lines of those a third unread or more
+	// blobs are the first look's components too large for glyphs (but
+	// smaller than half the page), in page pixels: a stamp, a signature,
+	// a logo, a picture.
+	blobs [][4]int
+}
+
+// faintLines are the lines of the first look, against the local paper:
+// all the print on the page.
+func (c coverage) faintLines() []textLine {
+	for i, l := range c.lines {
+		if l.level > 0 {
+			return c.lines[:i]
+		}
+	}
+	return c.lines
+}
+
+// share is the unread share of the page's text-like ink, 0 when it has
+// none.
+func (c coverage) share() float64 {
+	if c.textArea == 0 {
+		return 0
+	}
+	return c.unread / c.textArea
+}
+
+// measureCoverage finds the text-like ink of img, rendered at dpi, that
+// the words' boxes (in img's pixels) do not cover. It takes three looks:
+// at the ink against its local paper (faint print, and all the rest); at
+// the ink darker than thresh, the page's global threshold; and at the ink
+// darker than halfway from thresh to the page's darkest ink. The last two
+// find print under a lighter overlay, such as a rubber stamp, which the
+// first look sees merged with it into one blob too large for a glyph:
+// their lines count where the first look has no line.
+func measureCoverage(img *grayImage, dpi, thresh int, words []Word) coverage {
+	f := max(1, int(math.Round(float64(dpi)/coverageDPI)))
+	if dpi < coverageDPI*3/2 {
+		f = 1
+	}
+	small := img.minReduce(f)
+	wdpi := float64(dpi) / float64(f)
+	cover := newWordCover(words, f, small.w, small.h)
+
+	c, blobs := coverPass(inkMask(small, max(8, int(0.25*wdpi))), small, cover, f, wdpi, 0)
+	for _, b := range blobs {
+		c.blobs = append(c.blobs, [4]int{b[0] * f, b[1] * f, b[2] * f, b[3] * f})
+	}
+	// The darker looks run only where the first one met a blob too large
+	// for a glyph among lines of print: a stamp, or a picture.
+	regions := blobsAmongPrint(blobs, c.lines, f)
+	if len(regions) == 0 {
+		return c
+	}
+	seen := len(c.lines)
+	var hist [256]int
+	for _, v := range small.pix {
+		hist[v]++
+	}
+	deep := (percentile(hist, 0.002) + thresh) / 2
+	for _, level := range []int{thresh, deep} {
+		if level <= 0 || level > 255 {
+			continue
+		}
+		dark := make([]byte, len(small.pix))
+		for _, r := range regions {
+			for y := max(0, r[1]); y < min(small.h, r[3]); y++ {
+				row := small.pix[y*small.w : (y+1)*small.w]
+				out := dark[y*small.w : (y+1)*small.w]
+				for x := max(0, r[0]); x < min(small.w, r[2]); x++ {
+					if int(row[x]) < level {
+						out[x] = 1
+					}
+				}
+			}
+		}
+		under, _ := coverPass(dark, small, cover, f, wdpi, level)
+		for _, l := range under.lines {
+			if overlapsAny(l.box, c.lines[:seen]) {
+				continue // the first look counted this print
+			}
+			c.textArea += l.area
+			c.unread += l.uncovered
+			if 3*l.uncovered >= l.area {
+				c.uncovered = append(c.uncovered, len(c.lines))
+			}
+			c.lines = append(c.lines, l)
+			seen = len(c.lines) // the next look skips these too
+		}
+	}
+	return c
+}
+
+// blobsAmongPrint returns the blobs (boxes on the reduced page) that
+// overlap a line of print (lines in page pixels, reduced by f), enlarged
+// by the height of such a line.
+func blobsAmongPrint(blobs [][4]int, lines []textLine, f int) [][4]int {
+	var out [][4]int
+	for _, b := range blobs {
+		for _, l := range lines {
+			lb := [4]int{l.box[0] / f, l.box[1] / f, l.box[2] / f, l.box[3] / f}
+			if lb[0] < b[2] && b[0] < lb[2] && lb[1] < b[3] && b[1] < lb[3] {
+				m := lb[3] - lb[1]
+				out = append(out, [4]int{max(0, b[0]-m), max(0, b[1]-m), b[2] + m, b[3] + m})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// overlapsAny reports whether box b shares half its area or more with one
+// of the lines.
+func overlapsAny(b [4]int, lines []textLine) bool {
+	area := (b[2] - b[0]) * (b[3] - b[1])
+	for _, l := range lines {
+		x0, y0, x1, y1 := max(b[0], l.box[0]), max(b[1], l.box[1]), min(b[2], l.box[2]), min(b[3], l.box[3])
+		if x0 < x1 && y0 < y1 && 2*(x1-x0)*(y1-y0) >= area {
+			return true
+		}
+	}
+	return false
+}
+
+// coverPass measures the coverage of one look at the page: mask marks ink
+// on the reduced page small (reduced by f, at wdpi), cut at level (0 for
+// the look against the local paper); cover holds the words. Its lines are
+// in page pixels. It also returns the blobs, components too tall for
+// glyphs but smaller than half the page, on the reduced page.
+func coverPass(mask []byte, small *grayImage, cover wordCover, f int, wdpi float64, level int) (c coverage, blobs [][4]int) {
+	dropRules(mask, small.w, small.h, int(ruleInch*wdpi))
+	comps := components(mask, small.w, small.h)
+
+	// Characters and words: glyph-sized, and filled like print. A rule,
+	// or a frame, drawn a little askew has a glyph-sized box but little
+	// ink in it. The ink in a box is counted on the mask, so a box that
+	// overlaps another component's counts some of its ink too: a few
+	// percent, for print.
+	minH, maxH := max(3, int(minGlyphInch*wdpi+0.5)), int(maxGlyphInch*wdpi)
+	edge := int(edgeInch * wdpi)
+	var glyphs [][4]int
+	var pixels, read []int
+	for _, b := range comps {
+		h, area := b[3]-b[1], (b[2]-b[0])*(b[3]-b[1])
+		if h > maxH && b[2]-b[0] <= small.w/2 && h <= small.h/2 {
+			blobs = append(blobs, b)
+			continue
+		}
+		if h < minH || h > maxH {
+			continue
+		}
+		if b[0] < edge || b[1] < edge || b[2] > small.w-edge || b[3] > small.h-edge {
+			continue // a scan's dark edge, or a punch hole, not print
+		}
+		ink, covered := 0, 0
+		for y := b[1]; y < b[3]; y++ {
+			row := mask[y*small.w+b[0] : y*small.w+b[2]]
+			cov := cover.raster[y*small.w+b[0] : y*small.w+b[2]]
+			for x, m := range row {
+				ink += int(m)
+				covered += int(m & cov[x])
+			}
+		}
+		fill := minGlyphFill
+		if b[2]-b[0] >= 3*h {
+			fill = minBlobFill // letters run together fill their box; a pen stroke does not
+		}
+		if ink > 0 && ink*100 >= fill*area {
+			glyphs = append(glyphs, b)
+			pixels = append(pixels, ink)
+			read = append(read, covered)
+		}
+	}
+
+	for _, line := range chainLines(glyphs) {
+		if !textLike(line, glyphs) {
+			continue
+		}
+		tl := textLine{level: level}
+		tl.box = [4]int{math.MaxInt, math.MaxInt, 0, 0}
+		// A character's ink grows with the square of the type's size: ink
+		// over the line's height squared counts characters, so that a
+		// line of 6 pt print weighs as much as one of 12 pt.
+		heights := make([]int, len(line))
+		for k, i := range line {
+			heights[k] = glyphs[i][3] - glyphs[i][1]
+		}
+		slices.Sort(heights)
+		unit := float64(heights[len(heights)/2] * heights[len(heights)/2])
+		for _, i := range line {
+			b := glyphs[i]
+			unread := float64(pixels[i]-read[i]) / float64(pixels[i])
+			if unread > 0 {
+				page := [4]int{b[0] * f, b[1] * f, b[2] * f, b[3] * f}
+				unread *= 1 - cover.tall.covered(page)
+			}
+			chars := float64(pixels[i]) / unit
+			tl.area += chars
+			tl.uncovered += unread * chars
+			tl.box = [4]int{min(tl.box[0], b[0]), min(tl.box[1], b[1]), max(tl.box[2], b[2]), max(tl.box[3], b[3])}
+		}
+		for k := range tl.box {
+			tl.box[k] *= f
+		}
+		c.textArea += tl.area
+		c.unread += tl.uncovered
+		if 3*tl.uncovered >= tl.area {
+			c.uncovered = append(c.uncovered, len(c.lines))
+		}
+		c.lines = append(c.lines, tl)
+	}
+	return c, blobs
+}
+
+// dropRules clears every horizontal run of ink minLen pixels long or more
+// from the w×h mask: rules, underlines, a scan's dark edge. It is a
+// morphological opening by a line minLen long, keeping what it removes.
+func dropRules(mask []byte, w, h, minLen int) {
+	if minLen >= 2 && len(mask) > 0 {
+		C.ocr_drop_rules((*C.l_uint8)(unsafe.Pointer(&mask[0])), C.l_int32(w), C.l_int32(h), C.l_int32(minLen))
+	}
+}
+
+// minReduce returns g reduced by factor, each output pixel the darkest of
+// its factor×factor block.
+func (g *grayImage) minReduce(factor int) *grayImage {
+	if factor <= 1 {
+		return g
+	}
+	w, h := g.w/factor, g.h/factor
+	out := newGrayImage(w, h)
+	if factor == 2 && w > 0 && h > 0 {
+		// The common case (300 dpi), in C: a tenth of the time.
+		C.ocr_min_reduce2((*C.l_uint8)(unsafe.Pointer(&g.pix[0])), C.l_int32(g.w), C.l_int32(g.h), (*C.l_uint8)(unsafe.Pointer(&out.pix[0])))
+		return out
+	}
+	for oy := range h {
+		dst := out.pix[oy*w : (oy+1)*w]
+		for i := range dst {
+			dst[i] = 255
+		}
+		for dy := range factor {
+			row := g.pix[(oy*factor+dy)*g.w:]
+			for ox := range dst {
+				m := dst[ox]
+				for _, v := range row[ox*factor : ox*factor+factor] {
+					m = min(m, v)
+				}
+				dst[ox] = m
+			}
+		}
+	}
+	return out
+}
+
+// inkMask marks the pixels of g at least inkContrast darker than the
+// paper of their tile (tile×tile pixels): 1 is ink.
+func inkMask(g *grayImage, tile int) []byte {
+	mask := make([]byte, g.w*g.h)
+	if len(mask) == 0 {
+		return mask
+	}
+	tx, ty := (g.w+tile-1)/tile, (g.h+tile-1)/tile
+	paper := make([]C.l_int32, tx*ty)
+	C.ocr_tile_levels((*C.l_uint8)(unsafe.Pointer(&g.pix[0])), C.l_int32(g.w), C.l_int32(g.h), C.l_int32(tile),
+		C.l_float32(paperPercentile), &paper[0])
+	// A tile covered by a dense paragraph, a logo or a picture can have
+	// no paper of its own: take the median of it and its neighbours.
+	smooth := make([]C.l_int32, len(paper))
+	var near []C.l_int32
+	for j := range ty {
+		for i := range tx {
+			near = near[:0]
+			for dj := -1; dj <= 1; dj++ {
+				for di := -1; di <= 1; di++ {
+					if x, y := i+di, j+dj; x >= 0 && y >= 0 && x < tx && y < ty {
+						near = append(near, paper[y*tx+x])
+					}
+				}
+			}
+			slices.Sort(near)
+			smooth[j*tx+i] = near[len(near)/2]
+		}
+	}
+	C.ocr_ink_mask((*C.l_uint8)(unsafe.Pointer(&g.pix[0])), C.l_int32(g.w), C.l_int32(g.h), C.l_int32(tile), C.l_int32(tx),
+		&smooth[0], C.l_int32(inkContrast), (*C.l_uint8)(unsafe.Pointer(&mask[0])))
+	return mask
+}
+
+// wordCover is where the recognised words lie. Each box is enlarged by
+// a fifth of its height on every side (Tesseract's boxes hug the glyphs;
+// faint strokes reach past them). Words of ordinary size cover every ink
+// pixel under them: they are rasterised on the reduced page. Words more
+// than tallWord times the median height (a heading, or the letters of a
+// rubber stamp and the junk Tesseract reads into one) cover only ink at
+// least minCoverHeight of their own height: a stamp's boxes are several
+// lines tall, and must not pass the lines of print under them for read.
+type wordCover struct {
+	raster []byte // 1 under an ordinary word, on the reduced page
+	tall   wordIndex
+}
+
+// tallWord is how many times the median word height makes a word tall.
+const tallWord = 2.5
+
+func newWordCover(words []Word, f, w, h int) wordCover {
+	var heights []int
+	for _, wd := range words {
+		if b := wd.Box; b[2] > b[0] && b[3] > b[1] {
+			heights = append(heights, b[3]-b[1])
+		}
+	}
+	if len(heights) == 0 {
+		return wordCover{raster: make([]byte, w*h)}
+	}
+	slices.Sort(heights)
+	limit := tallWord * float64(heights[len(heights)/2])
+	c := wordCover{raster: make([]byte, w*h)}
+	var tall []Word
+	for _, wd := range words {
+		b := wd.Box
+		if b[2] <= b[0] || b[3] <= b[1] {
+			continue // a text layer's words have no boxes
+		}
+		if float64(b[3]-b[1]) > limit {
+			tall = append(tall, wd)
+			continue
+		}
+		pad := (b[3] - b[1]) / 5
+		x0, y0 := max(0, (b[0]-pad)/f), max(0, (b[1]-pad)/f)
+		x1, y1 := min(w, (b[2]+pad+f-1)/f), min(h, (b[3]+pad+f-1)/f)
+		for y := y0; y < y1; y++ {
+			row := c.raster[y*w : (y+1)*w]
+			for x := x0; x < x1; x++ {
+				row[x] = 1
+			}
+		}
+	}
+	c.tall = newWordIndex(tall)
+	return c
+}
+
+// wordIndex holds tall words' boxes, enlarged as above, sorted by their
+// tops.
+type wordIndex struct {
+	boxes   [][4]int // enlarged
+	heights []int    // as recognised
+	maxH    int      // the tallest enlarged box
+}
+
+func newWordIndex(words []Word) wordIndex {
+	var ix wordIndex
+	for _, w := range words {
+		b := w.Box
+		pad := (b[3] - b[1]) / 5
+		ix.boxes = append(ix.boxes, [4]int{b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad})
+		ix.heights = append(ix.heights, b[3]-b[1])
+	}
+	order := make([]int, len(ix.boxes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return ix.boxes[a][1] - ix.boxes[b][1] })
+	boxes, heights := make([][4]int, len(order)), make([]int, len(order))
+	for k, i := range order {
+		boxes[k], heights[k] = ix.boxes[i], ix.heights[i]
+		ix.maxH = max(ix.maxH, ix.boxes[i][3]-ix.boxes[i][1])
+	}
+	ix.boxes, ix.heights = boxes, heights
+	return ix
+}
+
+// covered returns the share of box b (page pixels) that words at most
+// 100/minCoverHeight times its height cover.
+func (ix wordIndex) covered(b [4]int) float64 {
+	h := b[3] - b[1]
+	area := (b[2] - b[0]) * h
+	if area <= 0 || len(ix.boxes) == 0 {
+		return 0
+	}
+	// The first word whose top is low enough to reach b.
+	i, _ := slices.BinarySearchFunc(ix.boxes, b[1]-ix.maxH, func(w [4]int, y int) int { return w[1] - y })
+	inter := 0
+	for ; i < len(ix.boxes) && ix.boxes[i][1] < b[3]; i++ {
+		w := ix.boxes[i]
+		if 100*h < minCoverHeight*ix.heights[i] {
+			continue
+		}
+		x0, y0, x1, y1 := max(b[0], w[0]), max(b[1], w[1]), min(b[2], w[2]), min(b[3], w[3])
+		if x0 < x1 && y0 < y1 {
+			inter += (x1 - x0) * (y1 - y0)
+		}
+	}
+	return min(1, float64(inter)/float64(area))
+}
+
+// chainLines groups glyph boxes into lines: two boxes are on one line
+// when they overlap vertically by at least 40% of the smaller one's
+// height, and the gap between them is at most 1.5 times the taller one's
+// height (a word space, not a column's gutter). It returns the lines as
+// lists of indexes, left to right.
+func chainLines(boxes [][4]int) [][]int {
+	order := make([]int, len(boxes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return boxes[a][0] - boxes[b][0] })
+	parent := make([]int, len(boxes))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for oi, i := range order {
+		a := boxes[i]
+		ha := a[3] - a[1]
+		for _, j := range order[oi+1:] {
+			b := boxes[j]
+			hb := b[3] - b[1]
+			if gap := b[0] - a[2]; gap > 3*max(ha, hb)/2 {
+				if gap > 9*ha/2 {
+					break // sorted by x0, and at most 3 times taller: none further is near enough
+				}
+				continue
+			}
+			overlap := min(a[3], b[3]) - max(a[1], b[1])
+			if 5*overlap >= 2*min(ha, hb) && 3*min(ha, hb) >= max(ha, hb) {
+				if ra, rb := find(i), find(j); ra != rb {
+					parent[ra] = rb
+				}
+			}
+		}
+	}
+	groups := map[int][]int{}
+	for _, i := range order {
+		r := find(i)
+		groups[r] = append(groups[r], i)
+	}
+	lines := make([][]int, 0, len(groups))
+	for _, g := range groups {
+		lines = append(lines, g)
+	}
+	// Top to bottom, for stable results.
+	slices.SortFunc(lines, func(a, b []int) int {
+		if d := boxes[a[0]][1] - boxes[b[0]][1]; d != 0 {
+			return d
+		}
+		return boxes[a[0]][0] - boxes[b[0]][0]
+	})
+	return lines
+}
+
+// textLike reports whether a line of glyph boxes looks like print: three
+// or more components, or two of which one is a blob at least three times
+// as wide as high (blurred small print runs its letters together), on a
+// line within maxLineSlope of level. A lone component is never a line:
+// pen strokes (a signature's flourish) are.
+func textLike(line []int, boxes [][4]int) bool {
+	if len(line) < 3 {
+		if len(line) != 2 {
+			return false
+		}
+		a, b := boxes[line[0]], boxes[line[1]]
+		return a[2]-a[0] >= 3*(a[3]-a[1]) || b[2]-b[0] >= 3*(b[3]-b[1])
+	}
+	// The least squares slope of the boxes' centres. Ascenders and
+	// descenders move a short word's centres by a third of a glyph, so a
+	// line is also level when the slope moves its ends apart by less than
+	// half a glyph's height.
+	var n, sx, sy, sxx, sxy, sh float64
+	x0, x1 := math.MaxInt, 0
+	for _, i := range line {
+		b := boxes[i]
+		x, y := float64(b[0]+b[2])/2, float64(b[1]+b[3])/2
+		n++
+		sx += x
+		sy += y
+		sxx += x * x
+		sxy += x * y
+		sh += float64(b[3] - b[1])
+		x0, x1 = min(x0, b[0]), max(x1, b[2])
+	}
+	den := n*sxx - sx*sx
+	if den == 0 {
+		return true
+	}
+	slope := math.Abs((n*sxy - sx*sy) / den)
+	return slope <= maxLineSlope || slope*float64(x1-x0) <= sh/n/2
+}

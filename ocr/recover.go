@@ -1,0 +1,243 @@
+package ocr
+
+import (
+	"image"
+	"slices"
+
+	"github.com/otiai10/gosseract/v2"
+)
+
+// Recovery: read again what the first reading left out.
+//
+// A line the coverage measurement finds mostly unread is, nearly always,
+// print too faint for Tesseract's global threshold. Lines close together
+// are read again as one block: the block is cut out of the page with a
+// margin, the words already read in it are painted over with paper (so
+// they are not read twice), its contrast is stretched so that its own
+// darkest ink is black and its paper white, and Tesseract reads it alone,
+// where its threshold is set by that ink and nothing else. The words it
+// finds, with their boxes moved back into the page and their confidences,
+// join the reading as paragraphs of their own, placed in reading order
+// before the first line of the page that starts below them.
+
+const (
+	// minRecoverShare is the uncovered share from which a page is read
+	// again. Below it the page pays only the measurement: stray marks in
+	// line with text leave clean pages a share of 0–1%.
+	minRecoverShare = 0.01
+	// minRecoveredConf is the confidence a recovered word needs: a
+	// stretched crop of noise reads as junk at 0–20.
+	minRecoveredConf = 30
+	// minStretch is the least contrast a block must have between its ink
+	// and its paper to be worth reading.
+	minStretch = 16
+	// recoveredBlock numbers the recovered blocks after any block
+	// Tesseract gives a page.
+	recoveredBlock = 1 << 20
+)
+
+// unreadBlock is a block of mostly unread lines found by one look.
+type unreadBlock struct {
+	box   [4]int
+	level int // the look's (see textLine)
+}
+
+// unreadBlocks merges the mostly unread lines of c into blocks: lines of
+// the same look whose boxes are less than a line's height apart vertically
+// and overlap horizontally. It returns them top to bottom.
+func unreadBlocks(c coverage) []unreadBlock {
+	var blocks []unreadBlock
+	for _, i := range c.uncovered {
+		l := c.lines[i]
+		b := l.box
+		h := b[3] - b[1]
+		merged := false
+		for k, blk := range blocks {
+			a := blk.box
+			if blk.level == l.level && b[1]-a[3] <= h && a[1]-b[3] <= h && b[0] < a[2] && a[0] < b[2] {
+				blocks[k].box = [4]int{min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])}
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			blocks = append(blocks, unreadBlock{box: b, level: l.level})
+		}
+	}
+	// The faint look's blocks first, then the lighter cut's: a block over
+	// the same lines is then read with what the earlier recovered painted
+	// over.
+	rank := func(level int) int {
+		if level == 0 {
+			return -1
+		}
+		return 256 - level
+	}
+	slices.SortFunc(blocks, func(a, b unreadBlock) int {
+		if d := rank(a.level) - rank(b.level); d != 0 {
+			return d
+		}
+		return a.box[1] - b.box[1]
+	})
+	return blocks
+}
+
+// recoverText reads again the unread blocks of the prepared page p, whose
+// reading r left the coverage c, and returns the reading with what it
+// recovered merged in, and how many words that was.
+func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognition, int, error) {
+	var found []gosseract.BoundingBox
+	// The words already read are painted over in each crop, but not the
+	// tall ones: those are a stamp's letters, or junk read into one, over
+	// print that was not read.
+	read := ordinaryWords(r.words)
+	for k, b := range unreadBlocks(c) {
+		crop, origin, ok := recoveryCrop(p.img, b, read, p.paper)
+		if !ok {
+			continue
+		}
+		q, err := e.recognise(crop, p.dpi)
+		if err != nil {
+			return r, 0, err
+		}
+		for _, box := range q.boxes {
+			if box.Confidence < minRecoveredConf || AlnumCount(box.Word) == 0 {
+				continue
+			}
+			box.Box = box.Box.Add(origin)
+			box.BlockNum += recoveredBlock + 1000*k
+			found = append(found, box)
+			read = append(read, Word{Text: box.Word, Box: [4]int{box.Box.Min.X, box.Box.Min.Y, box.Box.Max.X, box.Box.Max.Y}})
+		}
+	}
+	// mergeReading inserts block by block, in the order found: put the
+	// blocks back in page order first.
+	slices.SortStableFunc(found, func(a, b gosseract.BoundingBox) int { return a.BlockNum - b.BlockNum })
+	if len(found) == 0 {
+		return r, 0, nil
+	}
+	merged := mergeReading(r.boxes, found)
+	out := recognition{boxes: merged}
+	out.words, out.text, out.mean = assemble(merged)
+	return out, len(found), nil
+}
+
+// ordinaryWords returns the words no taller than tallWord times the
+// median word height.
+func ordinaryWords(words []Word) []Word {
+	var heights []int
+	for _, w := range words {
+		if h := w.Box[3] - w.Box[1]; h > 0 {
+			heights = append(heights, h)
+		}
+	}
+	if len(heights) == 0 {
+		return nil
+	}
+	slices.Sort(heights)
+	limit := tallWord * float64(heights[len(heights)/2])
+	var out []Word
+	for _, w := range words {
+		if float64(w.Box[3]-w.Box[1]) <= limit {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// recoveryCrop cuts block blk out of img with a margin of half a line,
+// paints the words already read in it with paper, and stretches its
+// contrast; for a block a dark look found, it first paints over
+// everything lighter than that look's level, the overlay above the print.
+// It returns the crop, where its origin lies in the page, and false when
+// the block has no contrast left to read.
+func recoveryCrop(img *grayImage, blk unreadBlock, read []Word, paper uint8) (*grayImage, image.Point, bool) {
+	b := blk.box
+	m := (b[3] - b[1]) / 2
+	x0, y0 := max(0, b[0]-m), max(0, b[1]-m)
+	x1, y1 := min(img.w, b[2]+m), min(img.h, b[3]+m)
+	w, h := x1-x0, y1-y0
+	if w < 4 || h < 4 {
+		return nil, image.Point{}, false
+	}
+	crop := newGrayImage(w, h)
+	for y := range h {
+		copy(crop.pix[y*w:(y+1)*w], img.pix[(y0+y)*img.w+x0:(y0+y)*img.w+x1])
+	}
+	for _, wd := range read {
+		wb := wd.Box
+		pad := (wb[3] - wb[1]) / 5
+		for y := max(y0, wb[1]-pad); y < min(y1, wb[3]+pad); y++ {
+			row := crop.pix[(y-y0)*w : (y-y0+1)*w]
+			for x := max(x0, wb[0]-pad); x < min(x1, wb[2]+pad); x++ {
+				row[x-x0] = paper
+			}
+		}
+	}
+	if blk.level > 0 {
+		for i, v := range crop.pix {
+			if int(v) >= blk.level {
+				crop.pix[i] = paper
+			}
+		}
+	}
+	var hist [256]int
+	for _, v := range crop.pix {
+		hist[v]++
+	}
+	lo, hi := percentile(hist, 0.005), percentile(hist, paperPercentile)
+	if hi-lo < minStretch {
+		return nil, image.Point{}, false
+	}
+	var lut [256]byte
+	for v := range lut {
+		lut[v] = uint8(min(255, max(0, 255*(v-lo)/(hi-lo))))
+	}
+	for i, v := range crop.pix {
+		crop.pix[i] = lut[v]
+	}
+	return crop, image.Point{X: x0, Y: y0}, true
+}
+
+// percentile returns the gray value below which share of hist's pixels
+// lie.
+func percentile(hist [256]int, share float64) int {
+	total := 0
+	for _, n := range hist {
+		total += n
+	}
+	want, seen := int(share*float64(total)), 0
+	for v, n := range hist {
+		seen += n
+		if seen > want {
+			return v
+		}
+	}
+	return 255
+}
+
+// mergeReading inserts the recovered boxes, block by block, into the
+// page's reading before the first line that starts below the block's top;
+// a block below every line goes at the end.
+func mergeReading(page, found []gosseract.BoundingBox) []gosseract.BoundingBox {
+	out := slices.Clone(page)
+	for start := 0; start < len(found); {
+		end := start + 1
+		top := found[start].Box.Min.Y
+		for end < len(found) && found[end].BlockNum == found[start].BlockNum {
+			top = min(top, found[end].Box.Min.Y)
+			end++
+		}
+		at := len(out)
+		for i, b := range out {
+			newLine := i == 0 || b.BlockNum != out[i-1].BlockNum || b.ParNum != out[i-1].ParNum || b.LineNum != out[i-1].LineNum
+			if newLine && b.Box.Min.Y > top {
+				at = i
+				break
+			}
+		}
+		out = slices.Insert(out, at, found[start:end]...)
+		start = end
+	}
+	return out
+}
