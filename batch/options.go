@@ -77,6 +77,14 @@ type Options struct {
 	NoOrientation bool
 	NoDeskew      bool
 	NoDespeckle   bool
+	// NoCoverage switches off the measurement of the ink no recognised
+	// word covers, the reading again of what was left unread, and the
+	// column reading; with it no document goes to review incomplete_text.
+	NoCoverage bool
+	// CoverageThreshold is the unread share of a page's text-like ink
+	// (after recovery) above which the document goes to review
+	// incomplete_text.
+	CoverageThreshold float64
 
 	// NoIDCheck skips the participant ID check, for corpora that carry no
 	// participant IDs (a test corpus); it is recorded in the settings.
@@ -123,6 +131,15 @@ const (
 	// misread 10% or more (24.8% on average) while none above it did.
 	DefaultHighConfidence = 94.3
 	DefaultLowConfidence  = 77
+
+	// DefaultCoverageThreshold is the unread share of a page's print
+	// (after it was read again) from which its document goes to review
+	// incomplete_text, calibrated on the evaluation corpus by `refbatch
+	// eval` (its suggested line, eval.SuggestCoverage): pages without faint
+	// print keep up to 0.107 unread (print under a rubber stamp), pages
+	// whose faint print went unread 0.219 and more before recovery read
+	// it; 0.16 is the middle of that gap.
+	DefaultCoverageThreshold = 0.16
 )
 
 // withDefaults fills zero values.
@@ -166,6 +183,9 @@ func (o Options) withDefaults() Options {
 	if o.LowConfidence == 0 {
 		o.LowConfidence = DefaultLowConfidence
 	}
+	if o.CoverageThreshold == 0 {
+		o.CoverageThreshold = DefaultCoverageThreshold
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -196,25 +216,32 @@ func (o Options) PolicyVersion() string {
 
 func (o Options) policySettings() map[string]any {
 	return map[string]any{
-		"dpi":             o.DPI,
-		"min_dpi":         o.MinDPI,
-		"max_page_pixels": o.MaxPagePixels,
-		"lang":            o.Lang,
-		"high_confidence": o.HighConfidence,
-		"low_confidence":  o.LowConfidence,
-		"validation":      o.validation(),
-		"force_ocr":       o.ForceOCR,
-		"orientation":     !o.NoOrientation,
-		"deskew":          !o.NoDeskew,
-		"despeckle":       !o.NoDespeckle,
+		"dpi":                o.DPI,
+		"min_dpi":            o.MinDPI,
+		"max_page_pixels":    o.MaxPagePixels,
+		"lang":               o.Lang,
+		"high_confidence":    o.HighConfidence,
+		"low_confidence":     o.LowConfidence,
+		"validation":         o.validation(),
+		"force_ocr":          o.ForceOCR,
+		"orientation":        !o.NoOrientation,
+		"deskew":             !o.NoDeskew,
+		"despeckle":          !o.NoDespeckle,
+		"coverage":           !o.NoCoverage,
+		"coverage_threshold": o.CoverageThreshold,
 	}
 }
 
 func (o Options) validation() string {
-	if o.NoIDCheck {
+	switch {
+	case o.NoIDCheck && o.NoCoverage:
 		return "empty_text,low_confidence/2"
+	case o.NoIDCheck:
+		return "empty_text,low_confidence,incomplete_text/4"
+	case o.NoCoverage:
+		return "empty_text,low_confidence,id_not_found/3"
 	}
-	return "empty_text,low_confidence,id_not_found/3"
+	return "empty_text,low_confidence,incomplete_text,id_not_found/4"
 }
 
 // Settings are the options as recorded in the journal and the report.
@@ -247,6 +274,8 @@ func (o Options) Settings() map[string]string {
 	s["orientation"] = fmt.Sprint(!o.NoOrientation)
 	s["deskew"] = fmt.Sprint(!o.NoDeskew)
 	s["despeckle"] = fmt.Sprint(!o.NoDespeckle)
+	s["coverage"] = fmt.Sprint(!o.NoCoverage)
+	s["coverage_threshold"] = fmt.Sprint(o.CoverageThreshold)
 	return s
 }
 

@@ -22,10 +22,16 @@ const (
 // covers both manifest fields the text must hold: the participant ID and
 // the referral date (issue #8 keeps one code for the field check).
 const (
-	ReasonEmptyText     = "empty_text"
-	ReasonLowConfidence = "low_confidence"
-	ReasonIDNotFound    = "id_not_found"
+	ReasonEmptyText      = "empty_text"
+	ReasonLowConfidence  = "low_confidence"
+	ReasonIncompleteText = "incomplete_text"
+	ReasonIDNotFound     = "id_not_found"
 )
+
+// highBandUnread is the most of a page's print that may be left unread in
+// a document of the high band: the band promises under 2% of characters
+// misread, and an unread character is a missed one.
+const highBandUnread = 0.02
 
 // minCredibleWords is how many credible words (recognised with at least
 // credibleWordConf, with three or more letters or digits) a
@@ -53,11 +59,15 @@ type verdict struct {
 // validate decides done or review. The checks run from the most to the
 // least fundamental, and the first that fails names the reason: no text
 // (fewer than minCredibleWords credible words), text the engine itself
-// doubts, text that does not hold the manifest's participant ID or its
-// referral date (both id_not_found; see containsID and containsDate). An
-// empty participantID or referralDate skips that field's check, which is
-// how --no-id-check switches both off. Validation failures are never
-// retried: the same bytes would read the same way.
+// doubts, a page whose text-like ink is left unread over
+// Options.CoverageThreshold even after it was read again
+// (incomplete_text: what is missing may be anything, the ID included),
+// text that does not hold the manifest's participant ID or its referral
+// date (both id_not_found; see containsID and containsDate). An empty
+// participantID or referralDate skips that field's check, which is how
+// --no-id-check switches both off. A document with unread text is never
+// in the high band, however sure the words it has are. Validation
+// failures are never retried: the same bytes would read the same way.
 func validate(pages []ocr.PageResult, participantID, referralDate string, o Options) verdict {
 	// The document's confidence is its words' confidences weighted by
 	// their characters: an estimate of how many characters are right,
@@ -89,16 +99,36 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 	default:
 		v.band = BandLow
 	}
+	// Unread print is error the words' confidences do not see: a document
+	// with more of a page unread than the high band's promise of 2% of
+	// characters misread cannot be in it, however sure its words are.
+	if v.band == BandHigh && !o.NoCoverage && maxUncovered(pages) > highBandUnread {
+		v.band = BandMedium
+	}
 	switch {
 	case credible < minCredibleWords:
 		v.state, v.reason, v.band = journal.Review, ReasonEmptyText, BandLow
 	case v.band == BandLow:
 		v.state, v.reason = journal.Review, ReasonLowConfidence
+	case !o.NoCoverage && maxUncovered(pages) > o.CoverageThreshold:
+		v.state, v.reason = journal.Review, ReasonIncompleteText
+		if v.band == BandHigh {
+			v.band = BandMedium
+		}
 	case participantID != "" && !containsID(pages, participantID),
 		referralDate != "" && !containsDate(pages, referralDate):
 		v.state, v.reason = journal.Review, ReasonIDNotFound
 	}
 	return v
+}
+
+// maxUncovered is the largest unread share of any page.
+func maxUncovered(pages []ocr.PageResult) float64 {
+	m := 0.0
+	for _, p := range pages {
+		m = max(m, p.UncoveredShare)
+	}
+	return m
 }
 
 // containsID reports whether the participant ID appears in the text,

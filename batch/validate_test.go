@@ -15,6 +15,12 @@ func page(text string, confs ...float64) ocr.PageResult {
 	return p
 }
 
+// unread marks share of a page's print as left unread.
+func unread(p ocr.PageResult, share float64) ocr.PageResult {
+	p.UncoveredShare = share
+	return p
+}
+
 // pageWords builds a page from (word, confidence) pairs.
 func pageWords(text string, pairs ...any) ocr.PageResult {
 	p := ocr.PageResult{Text: text}
@@ -57,6 +63,13 @@ func TestValidate(t *testing.T) {
 		{"date checked without an ID", []ocr.PageResult{page("Referral date: 2024-03-17", 95, 95, 95)}, "", date, "review", "id_not_found", "high"},
 		{"no ID and no date: checks off", []ocr.PageResult{page("nothing to match here", 95, 95, 95)}, "", "", "done", "", "high"},
 		{"low confidence wins over a missing date", []ocr.PageResult{page("garbage", 20, 30, 70, 70, 70)}, "", date, "review", "low_confidence", "low"},
+
+		{"print left unread: never high", []ocr.PageResult{unread(page("Participant ID: P-123456", 95, 96, 95), 0.5)}, "P-123456", "", "review", "incomplete_text", "medium"},
+		{"unread print on a later page", []ocr.PageResult{page("Participant ID: P-123456", 95, 95, 95), unread(page("more", 95, 95, 95), 0.4)}, "P-123456", "", "review", "incomplete_text", "medium"},
+		{"a trace left unread is done", []ocr.PageResult{unread(page("Participant ID: P-123456", 95, 96, 95), 0.02)}, "P-123456", "", "done", "", "high"},
+		{"more unread than the high band allows", []ocr.PageResult{unread(page("Participant ID: P-123456", 95, 96, 95), 0.05)}, "P-123456", "", "done", "", "medium"},
+		{"unread print wins over a missing ID", []ocr.PageResult{unread(page("Participant ID: P-123457", 95, 95, 95), 0.5)}, "P-123456", "", "review", "incomplete_text", "medium"},
+		{"low confidence wins over unread print", []ocr.PageResult{unread(page("garbage", 20, 30, 70, 70, 70), 0.5)}, "", "", "review", "low_confidence", "low"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,6 +78,12 @@ func TestValidate(t *testing.T) {
 				t.Errorf("got %s/%s band %s, want %s/%s band %s", v.state, v.reason, v.band, tc.state, tc.reason, tc.band)
 			}
 		})
+	}
+	// --no-coverage: the measurement is not taken, nor acted on.
+	off := o
+	off.NoCoverage = true
+	if v := validate([]ocr.PageResult{unread(page("Participant ID: P-123456", 95, 96, 95), 0.5)}, "P-123456", "", off); v.state != "done" {
+		t.Errorf("with coverage off: %s/%s, want done", v.state, v.reason)
 	}
 }
 

@@ -257,6 +257,8 @@ func (g *reviewRows) trim() {
 //     participant, so the file may be filed under the wrong person. That is
 //     the one outcome that can put a referral in someone else's record, and
 //     one look at page 1 settles it.
+//   - incomplete_text next: what was read is sound, but print is missing
+//     from it, and a medical note in small print is often what matters.
 //   - low_confidence and empty_text next: a person looks at the scan and
 //     accepts it, rescans it or transcribes it.
 //   - render_error, timeout and attempts_exhausted last: looking at the
@@ -265,11 +267,12 @@ func (g *reviewRows) trim() {
 //     timeline explains.
 //
 // Unknown reasons follow, by name.
-var reviewOrder = []string{"id_not_found", "low_confidence", "empty_text", "render_error", "timeout", "attempts_exhausted"}
+var reviewOrder = []string{"id_not_found", "incomplete_text", "low_confidence", "empty_text", "render_error", "timeout", "attempts_exhausted"}
 
 // reviewActions says what a person should do with each review reason.
 var reviewActions = map[string]string{
 	"id_not_found":       "The text reads, but the participant ID from the manifest is not in it: the file may belong to someone else. Check page 1 against the manifest before anything else.",
+	"incomplete_text":    "Print on a page was not read, even on a second reading: faint or small print, or print under a stamp. The words that were read are right, but some are missing. Compare the scan with the text (the artifact lists the unread regions per page) and transcribe what is missing, or rescan it darker.",
 	"low_confidence":     "The engine doubts what it read (confidence below %s). Look at the scan: accept it, rescan it or transcribe it.",
 	"empty_text":         "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it.",
 	"render_error":       "The PDF could not be rendered. Open it in a viewer; re-export or rescan it.",

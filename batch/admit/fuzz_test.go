@@ -17,16 +17,18 @@ import (
 // stands in for refbatch's parent). The child may crash, run out of memory
 // or time out; that is a rejection, unparseable_pdf.
 //
-// Seeds: the committed admission fixtures, the hostile ones included, and
-// the shared real-world corpus when it is there. Run a campaign with
+// Seeds: the committed admission fixtures and the shared real-world corpus
+// when it is there. The hostile fixtures are not seeds: each of their
+// mutants would cost the child its whole CPU budget, a thousand times the
+// cost of a sound input, and TestHostileFixtures (cmd/refbatch) runs them
+// through the real binary anyway. Run a campaign with
 //
-//	go test -run '^$' -fuzz FuzzAdmit -fuzztime 30m ./batch/admit
+//	go test -run '^$' -fuzz FuzzAdmit -fuzztime 30m -timeout 0 ./batch/admit
 //
-// Deadlines are short here (the hostile seeds would otherwise cost
-// seconds each in every plain `go test`), so a slow but sound input can be
-// rejected: the property is about the parent, not the verdict.
+// Deadlines are short here, so a slow but sound input can be rejected:
+// the property is about the parent, not the verdict.
 func FuzzAdmit(f *testing.F) {
-	for _, dir := range []string{fixtureDir, filepath.Join(fixtureDir, "hostile"), realCorpusDir()} {
+	for _, dir := range []string{fixtureDir, realCorpusDir()} {
 		if dir == "" {
 			continue
 		}

@@ -317,8 +317,8 @@ func (r *Report) writeCoverage(w io.Writer) {
 		fmt.Fprintf(w, "  suggested\tno document reads under %.0f%% of its faint print; documents without it reach uncovered share %s at most (%d documents)\n",
 			100*FaintReadRecall, shareText(s.CleanMax), s.Clean)
 	default:
-		fmt.Fprintf(w, "  suggested\t%s from uncovered share %s: flags %d of %d documents reading under %.0f%% of their faint print, %d of %d without faint print (and %d of %d reading it)\n",
-			IncompleteText, shareText(s.Threshold), s.MustFlag, s.MustFlag, 100*FaintReadRecall, s.CleanFlagged, s.Clean, s.FaintReadFlagged, s.FaintRead)
+		fmt.Fprintf(w, "  suggested\t%s from uncovered share %s: flags %d of %d documents with faint print unread (%d of them by their share before the second reading, least %s), %d of %d without faint print (most %s; and %d of %d reading it)\n",
+			IncompleteText, shareText(s.Threshold), s.MustFlag, s.MustFlag, s.Recovered, shareText(s.MustMin), s.CleanFlagged, s.Clean, shareText(s.CleanMax), s.FaintReadFlagged, s.FaintRead)
 	}
 }
 

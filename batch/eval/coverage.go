@@ -29,6 +29,7 @@ const IncompleteText = "incomplete_text"
 // record it (refbatch builds before the coverage measurement).
 type PageCoverage struct {
 	UncoveredShare *float64 `json:"uncovered_share,omitempty"`
+	UncoveredFirst *float64 `json:"uncovered_share_first,omitempty"`
 	RecoveredWords *int     `json:"recovered_words,omitempty"`
 }
 
@@ -189,8 +190,13 @@ type CoverageThreshold struct {
 	// Threshold is 0 when no document needs flagging (MustFlag is 0).
 	Threshold float64 `json:"threshold"`
 	// MustFlag counts the documents reading under FaintReadRecall of
-	// their faint print; Threshold flags them all.
-	MustFlag int `json:"must_flag"`
+	// their faint print, and those whose faint print was read only on the
+	// second reading (Recovered of them, by their share before it: the
+	// share they would have kept had that reading failed); Threshold
+	// flags them all, and MustMin is the least share among them.
+	MustFlag  int     `json:"must_flag"`
+	Recovered int     `json:"recovered"`
+	MustMin   float64 `json:"must_min"`
 	// Clean counts the documents that must not be flagged (no faint
 	// print, not expected incomplete), CleanFlagged those Threshold
 	// flags all the same, and CleanMax is the largest share among them.
@@ -226,6 +232,10 @@ func SuggestCoverage(docs []DocScore) (s CoverageThreshold, ok bool) {
 			must = append(must, v)
 		case d.faint():
 			s.FaintRead++
+			if d.RecoveredWords != nil && *d.RecoveredWords > 0 && d.MaxUncoveredFirst != nil && *d.MaxUncoveredFirst > v {
+				must = append(must, *d.MaxUncoveredFirst)
+				s.Recovered++
+			}
 		case d.clean():
 			clean = append(clean, v)
 		default:
@@ -242,6 +252,7 @@ func SuggestCoverage(docs []DocScore) (s CoverageThreshold, ok bool) {
 	}
 	if len(must) > 0 {
 		hi := slices.Min(must)
+		s.MustMin = hi
 		lo := 0.0
 		for _, v := range clean {
 			if v < hi {

@@ -157,7 +157,7 @@ func TestScoreCoverageShares(t *testing.T) {
 	}
 	// Flag F2 (0.2) and F3 (0.3); the clean ones are C1 0.02, C2 0, K1
 	// 0.05, K2 0: the middle of 0.05 and 0.2.
-	want := CoverageThreshold{Threshold: 0.1, MustFlag: 2, Clean: 4, CleanFlagged: 0, CleanMax: 0.05, FaintRead: 1, FaintReadFlagged: 0}
+	want := CoverageThreshold{Threshold: 0.1, MustFlag: 2, MustMin: 0.2, Clean: 4, CleanFlagged: 0, CleanMax: 0.05, FaintRead: 1, FaintReadFlagged: 0}
 	if res.SuggestedCoverage == nil || *res.SuggestedCoverage != want {
 		t.Errorf("suggested %+v, want %+v", res.SuggestedCoverage, want)
 	}
@@ -179,24 +179,24 @@ func TestSuggestCoverage(t *testing.T) {
 	}{
 		{name: "no share recorded", docs: []DocScore{{SourceID: "A", Read: true}}},
 		{name: "a clear gap", ok: true, docs: []DocScore{faint("A", 0.3, 0.12), faint("B", 0, 0.4), clean("C", 0.01), clean("D", 0.03)},
-			want: CoverageThreshold{Threshold: 0.08, MustFlag: 2, Clean: 2, CleanMax: 0.03}},
+			want: CoverageThreshold{Threshold: 0.08, MustFlag: 2, MustMin: 0.12, Clean: 2, CleanMax: 0.03}},
 		{name: "rounded to the fewest decimals inside the gap", ok: true, docs: []DocScore{faint("A", 0.3, 0.037), clean("C", 0.031)},
-			want: CoverageThreshold{Threshold: 0.034, MustFlag: 1, Clean: 1, CleanMax: 0.031}},
+			want: CoverageThreshold{Threshold: 0.034, MustFlag: 1, MustMin: 0.037, Clean: 1, CleanMax: 0.031}},
 		{name: "overlap: the clean documents above are flagged", ok: true, docs: []DocScore{faint("A", 0.5, 0.1), clean("C", 0.04), clean("D", 0.2)},
-			want: CoverageThreshold{Threshold: 0.07, MustFlag: 1, Clean: 2, CleanFlagged: 1, CleanMax: 0.2}},
+			want: CoverageThreshold{Threshold: 0.07, MustFlag: 1, MustMin: 0.1, Clean: 2, CleanFlagged: 1, CleanMax: 0.2}},
 		{name: "faint print read well is neither side, but counted when flagged", ok: true,
 			docs: []DocScore{faint("A", 0.2, 0.3), faint("B", 0.9, 0.5), faint("E", 0.85, 0.01), clean("C", 0.1)},
-			want: CoverageThreshold{Threshold: 0.2, MustFlag: 1, Clean: 1, CleanMax: 0.1, FaintRead: 2, FaintReadFlagged: 1}},
+			want: CoverageThreshold{Threshold: 0.2, MustFlag: 1, MustMin: 0.3, Clean: 1, CleanMax: 0.1, FaintRead: 2, FaintReadFlagged: 1}},
 		{name: "nothing to flag", ok: true, docs: []DocScore{faint("A", 0.9, 0.02), clean("C", 0.04)},
 			want: CoverageThreshold{Clean: 1, CleanMax: 0.04, FaintRead: 1}},
 		{name: "no clean document", ok: true, docs: []DocScore{faint("A", 0, 0.34)},
-			want: CoverageThreshold{Threshold: 0.2, MustFlag: 1}},
+			want: CoverageThreshold{Threshold: 0.2, MustFlag: 1, MustMin: 0.34}},
 		{name: "unread, doubted and stamped documents are left out", ok: true, docs: []DocScore{
 			faint("A", 0.1, 0.3), clean("C", 0.1),
 			{SourceID: "U", FaintWords: &Recall{Of: 1}, MaxUncoveredShare: share(0.01)},
 			{SourceID: "D", Read: true, Doubted: true, MaxUncoveredShare: share(0.5)},
 			{SourceID: "S", Read: true, incompleteAllowed: true, MaxUncoveredShare: share(0.25)},
-		}, want: CoverageThreshold{Threshold: 0.2, MustFlag: 1, Clean: 1, CleanMax: 0.1}},
+		}, want: CoverageThreshold{Threshold: 0.2, MustFlag: 1, MustMin: 0.3, Clean: 1, CleanMax: 0.1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -276,7 +276,7 @@ func TestReportTextCoverage(t *testing.T) {
 			},
 			absent: []string{"suggested  incomplete_text", "uncovered share"}},
 		{name: "with shares", shares: map[string]float64{"F1": 0.01, "F2": 0.2, "F3": 0.3, "K1": 0.05},
-			want: []string{"incomplete_text from uncovered share 0.1: flags 2 of 2 documents reading under 80% of their faint print, 0 of 4 without faint print (and 0 of 1 reading it)"}},
+			want: []string{"incomplete_text from uncovered share 0.1: flags 2 of 2 documents with faint print unread (0 of them by their share before the second reading, least 0.2), 0 of 4 without faint print (most 0.05; and 0 of 1 reading it)"}},
 		{name: "nothing to flag", shares: map[string]float64{"F2": 0.01, "F3": 0.01, "K1": 0.05},
 			want: []string{}},
 	}

@@ -206,6 +206,7 @@ type DocScore struct {
 	// RecoveredWords the words recovery added, when the artifacts record
 	// them.
 	MaxUncoveredShare *float64    `json:"max_uncovered_share,omitempty"`
+	MaxUncoveredFirst *float64    `json:"max_uncovered_share_first,omitempty"`
 	RecoveredWords    *int        `json:"recovered_words,omitempty"`
 	Pages             []PageScore `json:"pages"`
 
@@ -222,6 +223,7 @@ type PageScore struct {
 	Columns        bool      `json:"columns,omitempty"`
 	FaintWords     *Recall   `json:"faint_words,omitempty"`
 	UncoveredShare *float64  `json:"uncovered_share,omitempty"`
+	UncoveredFirst *float64  `json:"uncovered_share_first,omitempty"`
 	RecoveredWords *int      `json:"recovered_words,omitempty"`
 }
 
@@ -366,9 +368,12 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 				if p < len(cov) && cov[p].UncoveredShare != nil {
 					pc = cov[p]
 				}
-				ps.UncoveredShare, ps.RecoveredWords = pc.UncoveredShare, pc.RecoveredWords
+				ps.UncoveredShare, ps.UncoveredFirst, ps.RecoveredWords = pc.UncoveredShare, pc.UncoveredFirst, pc.RecoveredWords
 				if d.MaxUncoveredShare == nil || *pc.UncoveredShare > *d.MaxUncoveredShare {
 					d.MaxUncoveredShare = pc.UncoveredShare
+				}
+				if pc.UncoveredFirst != nil && (d.MaxUncoveredFirst == nil || *pc.UncoveredFirst > *d.MaxUncoveredFirst) {
+					d.MaxUncoveredFirst = pc.UncoveredFirst
 				}
 				if pc.RecoveredWords != nil {
 					if d.RecoveredWords == nil {

@@ -67,6 +67,8 @@ run the same command again to resume.`,
 			&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &o.batch.NoOrientation},
 			&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &o.batch.NoDeskew},
 			&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &o.batch.NoDespeckle},
+			&cli.BoolFlag{Name: "no-coverage", Usage: "do not look for print the reading left out (faint or small print, columns), nor read it again", Destination: &o.batch.NoCoverage},
+			&cli.Float64Flag{Name: "coverage-threshold", Usage: "unread share of a page's print (after reading it again) from which a document goes to review incomplete_text (calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultCoverageThreshold, Destination: &o.batch.CoverageThreshold},
 			&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence (per character) from which a document is in the high band", Value: batch.DefaultHighConfidence, Destination: &o.batch.HighConfidence},
 			&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which a document goes to review low_confidence (the bands are calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultLowConfidence, Destination: &o.batch.LowConfidence},
 			&cli.BoolFlag{Name: "no-id-check", Usage: "skip the participant ID and referral date checks (for corpora without participant IDs); recorded in the report's settings", Destination: &o.batch.NoIDCheck},
@@ -144,6 +146,7 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 			NoOrientation: o.batch.NoOrientation,
 			NoDeskew:      o.batch.NoDeskew,
 			NoDespeckle:   o.batch.NoDespeckle,
+			NoCoverage:    o.batch.NoCoverage,
 		})
 	}
 
