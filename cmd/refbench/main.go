@@ -18,6 +18,8 @@
 //	--fast     the same with the page steps (orientation, deskew,
 //	           despeckle) off, when
 //	           `refbatch run --help` offers flags for that (or --fast-flags)
+//	--no-coverage the default run again with --no-coverage: what the
+//	           coverage step (measurement, recovery, columns) costs
 //	--limit    every page rendered gray by `pdftoppm -gray -r DPI` and
 //	           recognised by `tesseract page.pgm - --dpi DPI`
 //	           (OMP_THREAD_LIMIT=1), one process per core: the CPU time of
@@ -74,6 +76,7 @@ type options struct {
 	Corpus, Out, JSON, Refbatch string
 	Cores, DPI                  int
 	Default, Fast, Limit        bool
+	NoCoverage                  bool
 	OCRmyPDF                    bool
 	FastFlags                   string
 	Subsets                     []int
@@ -114,6 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.Default, "default", true, "measure refbatch run with its default settings, and resuming it")
 	fs.BoolVar(&o.Fast, "fast", true, "measure refbatch run with the page steps (orientation, deskew, despeckle) off (skipped when it has no such flags)")
 	fs.StringVar(&o.FastFlags, "fast-flags", "", "refbatch run flags that switch the page steps off (default: found in its --help)")
+	fs.BoolVar(&o.NoCoverage, "no-coverage", true, "measure refbatch run with --no-coverage too, for what the coverage step costs (skipped when it has no such flag)")
 	fs.BoolVar(&o.Limit, "limit", true, "measure the render + recognise limit with pdftoppm and tesseract")
 	fs.BoolVar(&o.OCRmyPDF, "ocrmypdf", true, "measure OCRmyPDF (skipped when not installed)")
 	fs.StringVar(&subsets, "subsets", "", "comma-separated document counts: also run refbatch on the corpus's first N documents")
@@ -196,6 +200,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}{
 		{o.Default, "refbatch, default settings", b.runDefault},
 		{o.Fast, "refbatch, page steps off", b.runFast},
+		{o.NoCoverage, "refbatch, coverage off", b.runNoCoverage},
 		{o.Limit, "limit: pdftoppm + tesseract", b.runLimit},
 		{o.OCRmyPDF, "OCRmyPDF", b.runOCRmyPDF},
 		{len(o.Subsets) > 0, "refbatch on corpus subsets", b.runSubsets},
@@ -356,6 +361,22 @@ func (b *bench) runFast(ctx context.Context) error {
 	}
 	b.res.Fast = r
 	b.res.Settings.FastFlags = strings.Join(flags, " ")
+	return nil
+}
+
+// runNoCoverage runs the default settings with the coverage step off:
+// the default run against it is what coverage costs.
+func (b *bench) runNoCoverage(ctx context.Context) error {
+	if !strings.Contains(b.help, "--no-coverage") {
+		b.res.Notes = append(b.res.Notes, "refbatch run has no --no-coverage flag: that run is skipped")
+		return nil
+	}
+	args := []string{"--workers", strconv.Itoa(b.o.Cores), "--dpi", strconv.Itoa(b.o.DPI), "--no-coverage"}
+	r, err := b.refbatchRun(ctx, "no coverage", filepath.Join(b.c.dir, "manifest.csv"), "", b.runsDir("no-coverage"), false, args...)
+	if err != nil {
+		return err
+	}
+	b.res.NoCoverage = r
 	return nil
 }
 
