@@ -130,4 +130,4 @@ bench-hostile: build
 	$(GO) build -o bin/refbench ./cmd/refbench
 	@[ -f $(HOSTILE_CORPUS)/manifest.csv ] || { rm -rf $(HOSTILE_CORPUS) && ./bin/refcorpus --seed 1 --docs 2 --dpi-set 300 --out $(HOSTILE_CORPUS); }
 	./bin/refbench --corpus $(HOSTILE_CORPUS) --out $(BENCH_OUT) --json $(BENCH_OUT)/bench-hostile.json --refbatch $(BIN) --dpi 300 \
-	  --default=false --fast=false --limit=false --ocrmypdf=false --long-pages 0 --resume-rows 0 --big-rows 0 --hostile testdata/admit/hostile
+	  --default=false --fast=false --no-coverage=false --limit=false --ocrmypdf=false --long-pages 0 --resume-rows 0 --big-rows 0 --hostile testdata/admit/hostile
