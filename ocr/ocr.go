@@ -87,6 +87,9 @@ type PageResult struct {
 	TextSource    string        `json:"text_source"`
 	RenderTime    time.Duration `json:"render_ns"`
 	RecogniseTime time.Duration `json:"recognise_ns"`
+	// CoverageTime is the part of RecogniseTime the coverage step took:
+	// the measurement, and the readings again of columns and unread lines.
+	CoverageTime time.Duration `json:"coverage_ns,omitempty"`
 }
 
 // CredibleConf is the confidence from which Tesseract's reading of a word

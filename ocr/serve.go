@@ -396,9 +396,11 @@ func (e *engine) read(res *PageResult, hist [256]int) error {
 		}
 	}
 	if !e.cfg.NoCoverage {
+		start := time.Now()
 		if r, err = e.account(res, p, r); err != nil {
 			return err
 		}
+		res.CoverageTime = time.Since(start)
 	}
 	res.Words, res.Text, res.MeanConf = r.words, r.text, r.mean
 	return nil

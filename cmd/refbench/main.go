@@ -303,6 +303,11 @@ func (b *bench) runDefault(ctx context.Context) error {
 		return err
 	}
 	b.res.Default = r
+	if share, err := coverageShare(filepath.Join(out, "artifacts")); err == nil {
+		b.res.CoverageShare = share
+	} else {
+		b.res.Notes = append(b.res.Notes, "coverage share: "+err.Error())
+	}
 	if err := b.save(); err != nil {
 		return err
 	}
@@ -362,6 +367,42 @@ func (b *bench) runFast(ctx context.Context) error {
 	b.res.Fast = r
 	b.res.Settings.FastFlags = strings.Join(flags, " ")
 	return nil
+}
+
+// coverageShare reads the plaintext artifacts in dir and returns the share
+// of the engines' time (render and recognise, over every page) the
+// coverage step took: its cost, measured inside the run itself, so that
+// other load on the machine moves it no more than it moves the run.
+func coverageShare(dir string) (float64, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return 0, fmt.Errorf("no plaintext artifacts in %s", dir)
+	}
+	var coverage, engine float64
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return 0, err
+		}
+		var a struct {
+			Pages []struct {
+				Render    float64 `json:"render_ns"`
+				Recognise float64 `json:"recognise_ns"`
+				Coverage  float64 `json:"coverage_ns"`
+			} `json:"pages"`
+		}
+		if err := json.Unmarshal(data, &a); err != nil {
+			return 0, fmt.Errorf("%s: %w", filepath.Base(f), err)
+		}
+		for _, p := range a.Pages {
+			coverage += p.Coverage
+			engine += p.Render + p.Recognise
+		}
+	}
+	if engine == 0 {
+		return 0, errors.New("no engine time recorded")
+	}
+	return coverage / engine, nil
 }
 
 // runNoCoverage runs the default settings with the coverage step off:
