@@ -307,6 +307,9 @@ func TestPageCoverage(t *testing.T) {
 	type sparse struct {
 		UncoveredShare float64 `json:"uncovered_share,omitempty"`
 	}
+	type legacy struct {
+		Text string `json:"text"`
+	}
 	share := func(v float64) *float64 { return &v }
 	words := func(n int) *int { return &n }
 	tests := []struct {
@@ -314,9 +317,12 @@ func TestPageCoverage(t *testing.T) {
 		read func() ([]eval.PageCoverage, error)
 		want []eval.PageCoverage
 	}{
-		{"today's pages have neither", func() ([]eval.PageCoverage, error) {
-			return pageCoverage([]ocr.PageResult{{Text: "a"}, {Text: "b"}})
+		{"pages from before coverage have neither", func() ([]eval.PageCoverage, error) {
+			return pageCoverage([]legacy{{"a"}, {"b"}})
 		}, []eval.PageCoverage{{}, {}}},
+		{"today's pages have both", func() ([]eval.PageCoverage, error) {
+			return pageCoverage([]ocr.PageResult{{Text: "a", UncoveredShare: 0.5, UncoveredFirst: 0.75, RecoveredWords: 2}})
+		}, []eval.PageCoverage{{UncoveredShare: share(0.5), UncoveredFirst: share(0.75), RecoveredWords: words(2)}}},
 		{"pages with both", func() ([]eval.PageCoverage, error) {
 			return pageCoverage([]covered{{"a", 0.25, 3}, {"b", 0, 0}})
 		}, []eval.PageCoverage{{UncoveredShare: share(0.25), RecoveredWords: words(3)}, {UncoveredShare: share(0), RecoveredWords: words(0)}}},
@@ -343,6 +349,9 @@ func fmtCoverage(pcs []eval.PageCoverage) string {
 		b.WriteString("{")
 		if p.UncoveredShare != nil {
 			fmt.Fprintf(&b, "share %v ", *p.UncoveredShare)
+		}
+		if p.UncoveredFirst != nil {
+			fmt.Fprintf(&b, "first %v ", *p.UncoveredFirst)
 		}
 		if p.RecoveredWords != nil {
 			fmt.Fprintf(&b, "words %d", *p.RecoveredWords)
