@@ -1,0 +1,93 @@
+package outcome
+
+import (
+	"regexp"
+	"testing"
+)
+
+var code = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// TestVocabulary: every code is snake_case and declared once across
+// states, reasons, causes and bands (a value shared by two kinds would
+// read two ways in the journal), and every reason leads to a final state
+// that needs a reason.
+func TestVocabulary(t *testing.T) {
+	seen := map[string]string{}
+	add := func(kind, v string) {
+		t.Helper()
+		if !code.MatchString(v) {
+			t.Errorf("%s %q is not snake_case", kind, v)
+		}
+		if k, dup := seen[v]; dup {
+			t.Errorf("%s %q is also a %s", kind, v, k)
+		}
+		seen[v] = kind
+	}
+	for _, s := range States() {
+		add("state", string(s))
+	}
+	for _, r := range Reasons() {
+		add("reason", string(r))
+	}
+	for _, c := range Causes() {
+		add("cause", string(c))
+	}
+	for _, b := range Bands() {
+		add("band", string(b))
+	}
+	if n := len(Reasons()); n != 25 {
+		t.Errorf("%d reasons, want 25 (a new one needs its README row and report text)", n)
+	}
+	for _, r := range Reasons() {
+		st := r.State()
+		if st != Review && st != Rejected {
+			t.Errorf("reason %s leads to state %q, want review or rejected", r, st)
+		}
+		if r.NeedsPerson() == r.Permanent() {
+			t.Errorf("reason %s: NeedsPerson %v, Permanent %v: exactly one must hold", r, r.NeedsPerson(), r.Permanent())
+		}
+	}
+	if st := Reason("no_such_reason").State(); st != "" {
+		t.Errorf("an unknown reason leads to %q, want none", st)
+	}
+}
+
+func TestStates(t *testing.T) {
+	final := map[State]bool{Done: true, Review: true, Rejected: true, Duplicate: true, Queued: false, "": false, "running": false}
+	for s, want := range final {
+		if s.Final() != want {
+			t.Errorf("%q.Final() = %v, want %v", s, s.Final(), want)
+		}
+	}
+	if got := States(); len(got) != 5 || got[0] != Done || got[4] != Queued {
+		t.Errorf("States() = %v, want done first and queued last", got)
+	}
+}
+
+func TestReasonStates(t *testing.T) {
+	for _, tt := range []struct {
+		reason Reason
+		state  State
+	}{
+		{MissingField, Rejected}, {PageTooLarge, Rejected}, {MalformedPDF, Rejected}, {Conflict, Rejected},
+		{EmptyText, Review}, {IDNotFound, Review}, {Timeout, Review}, {RenderError, Review}, {AttemptsExhausted, Review},
+	} {
+		if got := tt.reason.State(); got != tt.state {
+			t.Errorf("%s.State() = %s, want %s", tt.reason, got, tt.state)
+		}
+	}
+}
+
+func TestCauses(t *testing.T) {
+	for _, tt := range []struct {
+		cause     Cause
+		transient bool
+	}{
+		{CauseCrash, true}, {CauseOOM, true}, {CauseTransient, true}, {CauseIO, true}, {CauseSourceChanged, true},
+		{CauseLeaseExpired, false}, {CauseOwnerDied, false}, {"", false},
+	} {
+		if got := tt.cause.Transient(); got != tt.transient {
+			t.Errorf("%q.Transient() = %v, want %v", tt.cause, got, tt.transient)
+		}
+	}
+}
