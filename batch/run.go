@@ -450,7 +450,7 @@ func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus
 		return st, err
 	}
 	if row.Err != nil {
-		return reject("", row.Err.Reason, "")
+		return reject("", string(row.Err.Reason), "")
 	}
 	doc, err := admit.Check(ctx, r.o.Root, row.Path, row.SHA256, r.o.limits(), r.o.Inspector)
 	var rej *admit.Rejection

@@ -26,10 +26,10 @@
 // cannot be trusted — no header, a required column missing, a known column named
 // twice, invalid UTF-8, broken CSV quoting — and the run must stop before any
 // work. A *RowError rejects one row only; it travels inside the Row that
-// Reader.Next returns, with a stable snake_case Reason (see the Reason
-// constants) that ends up in the report. When a row has several problems the
-// first of these wins: missing_field (required columns in the order of the
-// table above), bad_date, bad_consent, bad_sha256, no_consent.
+// Reader.Next returns, with a stable snake_case Reason (declared in package
+// report/outcome) that ends up in the report. When a row has several
+// problems the first of these wins: missing_field (required columns in the
+// order of the table above), bad_date, bad_consent, bad_sha256, no_consent.
 //
 // Error messages name lines and columns but never echo a cell's value: a
 // shifted column can put a participant ID into any field.
@@ -68,16 +68,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
-)
 
-// Reason codes carried by RowError.Reason. They are part of the report's
-// contract and never change spelling.
-const (
-	ReasonMissingField = "missing_field"
-	ReasonBadDate      = "bad_date"
-	ReasonNoConsent    = "no_consent"
-	ReasonBadConsent   = "bad_consent"
-	ReasonBadSHA256    = "bad_sha256"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Column names as they appear (case-insensitively) in the header.
@@ -102,13 +94,14 @@ type Row struct {
 	Err           *RowError // non-nil: the row is rejected with Err.Reason; other fields may be partial
 }
 
-// RowError rejects one row only. Reason is one of the Reason constants;
+// RowError rejects one row only. Reason is one of outcome's manifest
+// reasons (missing_field, bad_date, bad_consent, bad_sha256, no_consent);
 // Field is the column at fault; Detail says what was wrong without quoting
 // the value.
 type RowError struct {
 	Line   int
 	Field  string
-	Reason string
+	Reason outcome.Reason
 	Detail string
 }
 
@@ -375,25 +368,25 @@ func (m *Reader) Next() (Row, error) {
 func check(row *Row, vals *[numColumns]string) *RowError {
 	for c := range numRequired {
 		if vals[c] == "" {
-			return &RowError{Field: columnNames[c], Reason: ReasonMissingField, Detail: "empty or absent"}
+			return &RowError{Field: columnNames[c], Reason: outcome.MissingField, Detail: "empty or absent"}
 		}
 	}
 	if detail := checkDate(vals[colReferralDate]); detail != "" {
-		return &RowError{Field: ColReferralDate, Reason: ReasonBadDate, Detail: detail}
+		return &RowError{Field: ColReferralDate, Reason: outcome.BadDate, Detail: detail}
 	}
 	consent, err := ParseConsent(vals[colConsent])
 	if err != nil {
-		return &RowError{Field: ColConsent, Reason: ReasonBadConsent, Detail: err.Error()}
+		return &RowError{Field: ColConsent, Reason: outcome.BadConsent, Detail: err.Error()}
 	}
 	row.Consent = consent
 	if sum := vals[colSHA256]; sum != "" {
 		if detail := checkSHA256(sum); detail != "" {
-			return &RowError{Field: ColSHA256, Reason: ReasonBadSHA256, Detail: detail}
+			return &RowError{Field: ColSHA256, Reason: outcome.BadSHA256, Detail: detail}
 		}
 		row.SHA256 = asciiLower(sum)
 	}
 	if !consent {
-		return &RowError{Field: ColConsent, Reason: ReasonNoConsent, Detail: "consent is no"}
+		return &RowError{Field: ColConsent, Reason: outcome.NoConsent, Detail: "consent is no"}
 	}
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 const (
@@ -76,7 +78,7 @@ func TestReaderRows(t *testing.T) {
 			want: []Row{
 				ok(2, "R-1", "P-1", "2024-01-15", "a.pdf", ""),
 				{Line: 3, SourceID: "R-2", ParticipantID: "P-2", ReferralDate: "2024-01-16", Path: "b.pdf",
-					Err: &RowError{Line: 3, Field: "consent", Reason: ReasonNoConsent, Detail: "consent is no"}},
+					Err: &RowError{Line: 3, Field: "consent", Reason: outcome.NoConsent, Detail: "consent is no"}},
 			},
 		},
 		{
@@ -156,7 +158,7 @@ func TestReaderRows(t *testing.T) {
 			name:  "short record missing required",
 			input: hdr + "R-1,P-1,2024-01-15\n",
 			want: []Row{{Line: 2, SourceID: "R-1", ParticipantID: "P-1", ReferralDate: "2024-01-15",
-				Err: &RowError{Line: 2, Field: "consent", Reason: ReasonMissingField, Detail: "empty or absent"}}},
+				Err: &RowError{Line: 2, Field: "consent", Reason: outcome.MissingField, Detail: "empty or absent"}}},
 		},
 		{
 			name:  "header only",
@@ -203,45 +205,45 @@ func TestRowReasons(t *testing.T) {
 		name   string
 		record string // under hdr, on line 2
 		field  string
-		reason string // "" for an accepted row
+		reason outcome.Reason // "" for an accepted row
 	}{
-		{"missing source_id", ",P-1,2024-01-15,yes,a.pdf,", "source_id", ReasonMissingField},
-		{"blank source_id", "  ,P-1,2024-01-15,yes,a.pdf,", "source_id", ReasonMissingField},
-		{"missing participant_id", "R-1,,2024-01-15,yes,a.pdf,", "participant_id", ReasonMissingField},
-		{"missing referral_date", "R-1,P-1,,yes,a.pdf,", "referral_date", ReasonMissingField},
-		{"missing consent", "R-1,P-1,2024-01-15,,a.pdf,", "consent", ReasonMissingField},
-		{"missing path", "R-1,P-1,2024-01-15,yes,,", "path", ReasonMissingField},
-		{"missing path short record", "R-1,P-1,2024-01-15,yes", "path", ReasonMissingField},
-		{"all fields empty", ",,,,,", "source_id", ReasonMissingField},
-		{"missing beats everything", "R-1,,2024-13-45,maybe,a.pdf,zz", "participant_id", ReasonMissingField},
-		{"first missing in column order", ",P-1,2024-01-15,yes,,", "source_id", ReasonMissingField},
-		{"date not a date", "R-1,P-1,yesterday,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date wrong order", "R-1,P-1,15-01-2024,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date no zero padding", "R-1,P-1,2024-1-5,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date slashes", "R-1,P-1,2024/01/15,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date month 13", "R-1,P-1,2024-13-01,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date month 0", "R-1,P-1,2024-00-10,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date day 0", "R-1,P-1,2024-01-00,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date april 31", "R-1,P-1,2024-04-31,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date not leap", "R-1,P-1,2023-02-29,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date century not leap", "R-1,P-1,1900-02-29,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date year zero", "R-1,P-1,0000-01-01,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date with time", "R-1,P-1,2024-01-15T10:00,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"date signed", "R-1,P-1,+024-01-15,yes,a.pdf,", "referral_date", ReasonBadDate},
-		{"bad date beats bad consent", "R-1,P-1,2024-02-30,maybe,a.pdf,zz", "referral_date", ReasonBadDate},
-		{"consent unknown word", "R-1,P-1,2024-01-15,maybe,a.pdf,", "consent", ReasonBadConsent},
-		{"consent 2", "R-1,P-1,2024-01-15,2,a.pdf,", "consent", ReasonBadConsent},
-		{"consent kelvin look-alike", "R-1,P-1,2024-01-15,\u212Ay,a.pdf,", "consent", ReasonBadConsent},
-		{"bad consent beats bad sha256", "R-1,P-1,2024-01-15,ja,a.pdf,zz", "consent", ReasonBadConsent},
-		{"sha256 short", "R-1,P-1,2024-01-15,yes,a.pdf,abc123", "sha256", ReasonBadSHA256},
-		{"sha256 long", "R-1,P-1,2024-01-15,yes,a.pdf," + sum + "0", "sha256", ReasonBadSHA256},
-		{"sha256 not hex", "R-1,P-1,2024-01-15,yes,a.pdf," + sum[:63] + "g", "sha256", ReasonBadSHA256},
-		{"sha256 prefixed", "R-1,P-1,2024-01-15,yes,a.pdf,sha256:" + sum[:57], "sha256", ReasonBadSHA256},
-		{"bad sha256 beats no consent", "R-1,P-1,2024-01-15,no,a.pdf,xyz", "sha256", ReasonBadSHA256},
-		{"no consent", "R-1,P-1,2024-01-15,no,a.pdf,", "consent", ReasonNoConsent},
-		{"no consent 0", "R-1,P-1,2024-01-15,0,a.pdf," + sum, "consent", ReasonNoConsent},
-		{"no consent FALSE", "R-1,P-1,2024-01-15,FALSE,a.pdf,", "consent", ReasonNoConsent},
-		{"no consent n", "R-1,P-1,2024-01-15, N ,a.pdf,", "consent", ReasonNoConsent},
+		{"missing source_id", ",P-1,2024-01-15,yes,a.pdf,", "source_id", outcome.MissingField},
+		{"blank source_id", "  ,P-1,2024-01-15,yes,a.pdf,", "source_id", outcome.MissingField},
+		{"missing participant_id", "R-1,,2024-01-15,yes,a.pdf,", "participant_id", outcome.MissingField},
+		{"missing referral_date", "R-1,P-1,,yes,a.pdf,", "referral_date", outcome.MissingField},
+		{"missing consent", "R-1,P-1,2024-01-15,,a.pdf,", "consent", outcome.MissingField},
+		{"missing path", "R-1,P-1,2024-01-15,yes,,", "path", outcome.MissingField},
+		{"missing path short record", "R-1,P-1,2024-01-15,yes", "path", outcome.MissingField},
+		{"all fields empty", ",,,,,", "source_id", outcome.MissingField},
+		{"missing beats everything", "R-1,,2024-13-45,maybe,a.pdf,zz", "participant_id", outcome.MissingField},
+		{"first missing in column order", ",P-1,2024-01-15,yes,,", "source_id", outcome.MissingField},
+		{"date not a date", "R-1,P-1,yesterday,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date wrong order", "R-1,P-1,15-01-2024,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date no zero padding", "R-1,P-1,2024-1-5,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date slashes", "R-1,P-1,2024/01/15,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date month 13", "R-1,P-1,2024-13-01,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date month 0", "R-1,P-1,2024-00-10,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date day 0", "R-1,P-1,2024-01-00,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date april 31", "R-1,P-1,2024-04-31,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date not leap", "R-1,P-1,2023-02-29,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date century not leap", "R-1,P-1,1900-02-29,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date year zero", "R-1,P-1,0000-01-01,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date with time", "R-1,P-1,2024-01-15T10:00,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"date signed", "R-1,P-1,+024-01-15,yes,a.pdf,", "referral_date", outcome.BadDate},
+		{"bad date beats bad consent", "R-1,P-1,2024-02-30,maybe,a.pdf,zz", "referral_date", outcome.BadDate},
+		{"consent unknown word", "R-1,P-1,2024-01-15,maybe,a.pdf,", "consent", outcome.BadConsent},
+		{"consent 2", "R-1,P-1,2024-01-15,2,a.pdf,", "consent", outcome.BadConsent},
+		{"consent kelvin look-alike", "R-1,P-1,2024-01-15,\u212Ay,a.pdf,", "consent", outcome.BadConsent},
+		{"bad consent beats bad sha256", "R-1,P-1,2024-01-15,ja,a.pdf,zz", "consent", outcome.BadConsent},
+		{"sha256 short", "R-1,P-1,2024-01-15,yes,a.pdf,abc123", "sha256", outcome.BadSHA256},
+		{"sha256 long", "R-1,P-1,2024-01-15,yes,a.pdf," + sum + "0", "sha256", outcome.BadSHA256},
+		{"sha256 not hex", "R-1,P-1,2024-01-15,yes,a.pdf," + sum[:63] + "g", "sha256", outcome.BadSHA256},
+		{"sha256 prefixed", "R-1,P-1,2024-01-15,yes,a.pdf,sha256:" + sum[:57], "sha256", outcome.BadSHA256},
+		{"bad sha256 beats no consent", "R-1,P-1,2024-01-15,no,a.pdf,xyz", "sha256", outcome.BadSHA256},
+		{"no consent", "R-1,P-1,2024-01-15,no,a.pdf,", "consent", outcome.NoConsent},
+		{"no consent 0", "R-1,P-1,2024-01-15,0,a.pdf," + sum, "consent", outcome.NoConsent},
+		{"no consent FALSE", "R-1,P-1,2024-01-15,FALSE,a.pdf,", "consent", outcome.NoConsent},
+		{"no consent n", "R-1,P-1,2024-01-15, N ,a.pdf,", "consent", outcome.NoConsent},
 		{"accepted", "R-1,P-1,2024-01-15,yes,a.pdf," + sum, "", ""},
 	}
 	for _, tt := range tests {
@@ -298,7 +300,7 @@ func TestRowErrorHidesValues(t *testing.T) {
 }
 
 func TestRowErrorMessage(t *testing.T) {
-	e := &RowError{Line: 7, Field: "referral_date", Reason: ReasonBadDate, Detail: "month out of range"}
+	e := &RowError{Line: 7, Field: "referral_date", Reason: outcome.BadDate, Detail: "month out of range"}
 	want := "manifest line 7: column referral_date: bad_date: month out of range"
 	if got := e.Error(); got != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -485,21 +487,21 @@ func TestParseConsent(t *testing.T) {
 // TestFixtures reads the shared fixtures that also seed FuzzReader.
 func TestFixtures(t *testing.T) {
 	type want struct {
-		lines   []int    // Row.Line of each row
-		reasons []string // Row.Err.Reason of each row, "" when accepted
-		errLine int      // FileError line, 0 for none
+		lines   []int            // Row.Line of each row
+		reasons []outcome.Reason // Row.Err.Reason of each row, "" when accepted
+		errLine int              // FileError line, 0 for none
 	}
 	tests := map[string]want{
-		"good.csv":     {lines: []int{2, 3, 4}, reasons: []string{"", "", ""}},
-		"bom_crlf.csv": {lines: []int{2, 4}, reasons: []string{"", ReasonNoConsent}},
-		"quoted.csv":   {lines: []int{2, 3, 5, 8}, reasons: []string{"", "", ReasonNoConsent, ""}},
+		"good.csv":     {lines: []int{2, 3, 4}, reasons: []outcome.Reason{"", "", ""}},
+		"bom_crlf.csv": {lines: []int{2, 4}, reasons: []outcome.Reason{"", outcome.NoConsent}},
+		"quoted.csv":   {lines: []int{2, 3, 5, 8}, reasons: []outcome.Reason{"", "", outcome.NoConsent, ""}},
 		"bad_rows.csv": {
 			lines:   []int{2, 3, 4, 5, 6, 7, 8},
-			reasons: []string{ReasonMissingField, ReasonBadDate, ReasonBadConsent, ReasonBadSHA256, ReasonNoConsent, ReasonMissingField, ""},
+			reasons: []outcome.Reason{outcome.MissingField, outcome.BadDate, outcome.BadConsent, outcome.BadSHA256, outcome.NoConsent, outcome.MissingField, ""},
 		},
 		"no_header.csv":      {errLine: 1},
 		"missing_column.csv": {errLine: 1},
-		"bare_quote.csv":     {lines: []int{2}, reasons: []string{""}, errLine: 3},
+		"bare_quote.csv":     {lines: []int{2}, reasons: []outcome.Reason{""}, errLine: 3},
 	}
 	for name, w := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -518,10 +520,10 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("got error on line %d, want %d", fe.Line, w.errLine)
 			}
 			var lines []int
-			var reasons []string
+			var reasons []outcome.Reason
 			for _, r := range rows {
 				lines = append(lines, r.Line)
-				reason := ""
+				var reason outcome.Reason
 				if r.Err != nil {
 					reason = r.Err.Reason
 				}
@@ -602,7 +604,7 @@ func checkFileError(t *testing.T, err error) {
 func checkRowError(t *testing.T, row Row) {
 	t.Helper()
 	switch row.Err.Reason {
-	case ReasonMissingField, ReasonBadDate, ReasonBadConsent, ReasonBadSHA256, ReasonNoConsent:
+	case outcome.MissingField, outcome.BadDate, outcome.BadConsent, outcome.BadSHA256, outcome.NoConsent:
 	default:
 		t.Fatalf("unknown reason %q", row.Err.Reason)
 	}
