@@ -66,7 +66,7 @@ func ContentHash(pages []ocr.PageResult) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func newArtifact(doc journal.Doc, line, attempt int, out outcome, v verdict, o Options) *Artifact {
+func newArtifact(doc journal.Doc, line, attempt int, out ocrResult, v verdict, o Options) *Artifact {
 	return &Artifact{
 		Format: ArtifactFormat,
 		Provenance: Provenance{

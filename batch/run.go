@@ -23,6 +23,7 @@ import (
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Layout of the output folder.
@@ -437,12 +438,12 @@ func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus
 	defer func() {
 		r.o.Progress.Event(Event{Kind: EventAdmitted, Time: now, Line: row.Line, SourceID: row.SourceID})
 	}()
-	reject := func(sha, reason, detail string) (journal.RowStatus, error) {
-		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, reason); err != nil {
+	reject := func(sha string, reason outcome.Reason, detail string) (journal.RowStatus, error) {
+		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, string(reason)); err != nil {
 			return journal.RowStatus{}, err
 		}
 		log := r.log.Info
-		if reason == admit.ReasonUnparseablePDF || reason == admit.ReasonUnreadable {
+		if reason == outcome.UnparseablePDF || reason == outcome.Unreadable {
 			log = r.log.Warn // a person should hear of these even with --quiet
 		}
 		log("row rejected", "line", row.Line, "source_id", row.SourceID, "reason", reason, "detail", detail)
@@ -450,7 +451,7 @@ func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus
 		return st, err
 	}
 	if row.Err != nil {
-		return reject("", string(row.Err.Reason), "")
+		return reject("", row.Err.Reason, "")
 	}
 	doc, err := admit.Check(ctx, r.o.Root, row.Path, row.SHA256, r.o.limits(), r.o.Inspector)
 	var rej *admit.Rejection

@@ -16,6 +16,7 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Finding kinds reported by Verify. They are stable: scripts match on them.
@@ -182,11 +183,11 @@ func verifySource(root string, d journal.Doc, add func(kind, file, source, detai
 		add(FindingSourceChanged, d.Path, d.SourceID, "sha256 "+sum+", journal "+d.SHA256)
 	case rej == nil:
 		add(FindingSourceUnreadable, d.Path, d.SourceID, err.Error())
-	case rej.Reason == admit.ReasonMissingFile:
+	case rej.Reason == outcome.MissingFile:
 		add(FindingSourceMissing, d.Path, d.SourceID, "")
-	case rej.Reason == admit.ReasonUnreadable:
+	case rej.Reason == outcome.Unreadable:
 		add(FindingSourceUnreadable, d.Path, d.SourceID, rej.Detail)
-	case rej.Reason == admit.ReasonTooLarge:
+	case rej.Reason == outcome.TooLarge:
 		add(FindingSourceChanged, d.Path, d.SourceID, fmt.Sprintf("larger than the %d bytes admitted", d.Size))
 	default:
 		add(FindingSourceChanged, d.Path, d.SourceID, rej.Detail)

@@ -102,9 +102,9 @@ var (
 	errLeaseLost  = errors.New("lease lost")
 )
 
-// outcome is what OCR of one document produced, before it is settled in the
+// ocrResult is what OCR of one document produced, before it is settled in the
 // journal.
-type outcome struct {
+type ocrResult struct {
 	pages     []ocr.PageResult
 	versions  ocr.Versions
 	err       error  // nil: pages are complete
@@ -113,8 +113,8 @@ type outcome struct {
 	elapsed   time.Duration
 }
 
-func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.Doc) outcome {
-	var out outcome
+func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.Doc) ocrResult {
+	var out ocrResult
 	// Wait for room in the byte budget before reading: memory in flight
 	// stays bounded whatever the documents' sizes.
 	weight := min(max(doc.Size, 1), r.o.MaxInflightBytes)
@@ -130,7 +130,7 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 	// document as admission would have ended its row.
 	data, err := admit.ReadSource(r.o.Root, doc.Path, r.o.MaxBytes)
 	if rej, ok := admit.IsRejection(err); ok {
-		out.err, out.rejected = err, rej.Reason
+		out.err, out.rejected = err, string(rej.Reason)
 		return out
 	}
 	if err != nil {
@@ -192,7 +192,7 @@ func storeMax(a *atomic.Int64, v int64) {
 
 // settle records the outcome of one attempt in the journal: a verdict, a
 // transient failure to retry, or a release when the run was interrupted.
-func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, jb job, out outcome, log *slog.Logger) {
+func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, jb job, out ocrResult, log *slog.Logger) {
 	finish := func(res journal.Result) {
 		if err := r.j.Finish(l, res); err != nil {
 			if errors.Is(err, journal.ErrLeaseLost) {
@@ -285,7 +285,7 @@ func (r *runner) reportIfFinal(jb job) {
 // publish validates the pages, writes the artifact and returns the verdict
 // to record. The artifact is durable (fsynced, renamed, re-hashed) before
 // the journal hears of it.
-func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out outcome) (journal.Result, error) {
+func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out ocrResult) (journal.Result, error) {
 	id, date := jb.row.ParticipantID, jb.row.ReferralDate
 	if r.o.NoIDCheck {
 		id, date = "", ""

@@ -83,25 +83,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-)
 
-// Reason codes a Rejection carries; they are part of the report's
-// contract and never change spelling.
-const (
-	ReasonPathOutsideRoot = "path_outside_root"
-	ReasonMissingFile     = "missing_file"
-	ReasonUnreadable      = "unreadable"
-	ReasonEmptyFile       = "empty_file"
-	ReasonNotPDF          = "not_pdf"
-	ReasonTooLarge        = "too_large"
-	ReasonHashMismatch    = "hash_mismatch"
-	ReasonEncrypted       = "encrypted"
-	ReasonMalformedPDF    = "malformed_pdf"
-	ReasonTooManyPages    = "too_many_pages"
-	ReasonPageTooLarge    = "page_too_large"
-	// ReasonUnparseablePDF: the PDF checks crashed, ran out of memory or
-	// overran their deadline, twice.
-	ReasonUnparseablePDF = "unparseable_pdf"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // signatureWindow is how far into the file "%PDF-" may start; Acrobat and
@@ -163,20 +146,21 @@ type Doc struct {
 	PageDPI []int // the DPI each page renders at: Limits.DPI, or lower for a page over the pixel cap
 }
 
-// Rejection is a row-level refusal of a file. Reason is one of the Reason
-// codes; Detail says why for a person and never contains document text,
-// the file's path or an OS error's text.
+// Rejection is a row-level refusal of a file. Reason is one of outcome's
+// admission reasons (the package doc names them by check); Detail says why
+// for a person and never contains document text, the file's path or an OS
+// error's text.
 type Rejection struct {
-	Reason string
+	Reason outcome.Reason
 	Detail string
 }
 
 // Error returns "<reason>: <detail>".
 func (r *Rejection) Error() string {
-	return r.Reason + ": " + r.Detail
+	return string(r.Reason) + ": " + r.Detail
 }
 
-func reject(reason, format string, args ...any) *Rejection {
+func reject(reason outcome.Reason, format string, args ...any) *Rejection {
 	return &Rejection{Reason: reason, Detail: fmt.Sprintf(format, args...)}
 }
 
@@ -207,14 +191,14 @@ func Check(ctx context.Context, root, path, wantSHA string, lim Limits, insp Ins
 	doc := &Doc{Path: resolved, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
 	if want := strings.TrimSpace(wantSHA); want != "" && !strings.EqualFold(want, doc.SHA256) {
 		if !isSHA256Hex(want) {
-			return doc, reject(ReasonHashMismatch, "expected sha256 is not 64 hex digits")
+			return doc, reject(outcome.HashMismatch, "expected sha256 is not 64 hex digits")
 		}
-		return doc, reject(ReasonHashMismatch, "sha256 is %s, manifest expects %s", doc.SHA256, strings.ToLower(want))
+		return doc, reject(outcome.HashMismatch, "sha256 is %s, manifest expects %s", doc.SHA256, strings.ToLower(want))
 	}
 
 	// 4. Signature.
 	if !bytes.Contains(data[:min(len(data), signatureWindow)], []byte("%PDF-")) {
-		return doc, reject(ReasonNotPDF, "no %%PDF- header in the first %d bytes", signatureWindow)
+		return doc, reject(outcome.NotPDF, "no %%PDF- header in the first %d bytes", signatureWindow)
 	}
 
 	// 5–9. Encryption, validation, pages, page sizes, images.
@@ -230,18 +214,18 @@ func Check(ctx context.Context, root, path, wantSHA string, lim Limits, insp Ins
 func checkSize(size, maxBytes int64) error {
 	switch {
 	case size == 0:
-		return reject(ReasonEmptyFile, "the file has 0 bytes")
+		return reject(outcome.EmptyFile, "the file has 0 bytes")
 	case size > maxBytes:
-		return reject(ReasonTooLarge, "over the %d-byte cap", maxBytes)
+		return reject(outcome.TooLarge, "over the %d-byte cap", maxBytes)
 	}
 	return nil
 }
 
 func notRegular(fi fs.FileInfo) *Rejection {
 	if fi.IsDir() {
-		return reject(ReasonNotPDF, "the path is a directory")
+		return reject(outcome.NotPDF, "the path is a directory")
 	}
-	return reject(ReasonNotPDF, "the path is not a regular file (%s)", fi.Mode().Type())
+	return reject(outcome.NotPDF, "the path is not a regular file (%s)", fi.Mode().Type())
 }
 
 func isSHA256Hex(s string) bool {

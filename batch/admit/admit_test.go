@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // The test binary doubles as the admission child: testPool's children
@@ -126,9 +128,9 @@ func TestCheck(t *testing.T) {
 		path   string
 		sha    string
 		lim    Limits
-		reason string // "" means admitted
-		file   string // for an admitted file: the file Doc.Path must name, relative to root
-		dpi    []int  // for an admitted file: Doc.PageDPI, whose length is the page count
+		reason outcome.Reason // "" means admitted
+		file   string         // for an admitted file: the file Doc.Path must name, relative to root
+		dpi    []int          // for an admitted file: Doc.PageDPI, whose length is the page count
 	}{
 		// Admitted.
 		{name: "good", path: "good.pdf", file: "good.pdf", dpi: []int{300}},
@@ -147,62 +149,62 @@ func TestCheck(t *testing.T) {
 		{name: "huge image under a higher cap", path: "huge-image.pdf", lim: bigImages, file: "huge-image.pdf", dpi: []int{300}},
 
 		// 1. Path.
-		{name: "empty path", path: "", reason: ReasonMissingFile},
-		{name: "missing file", path: "nope.pdf", reason: ReasonMissingFile},
-		{name: "missing file in missing folder", path: "nosuch/nope.pdf", reason: ReasonMissingFile},
-		{name: "file used as a folder", path: "good.pdf/nope.pdf", reason: ReasonMissingFile},
-		{name: "dangling symlink inside", path: "dangling-inside.pdf", reason: ReasonMissingFile},
-		{name: "symlink loop", path: "loop-a.pdf", reason: ReasonMissingFile},
-		{name: "dot-dot escape", path: "../outside/secret.pdf", reason: ReasonPathOutsideRoot},
-		{name: "absolute path outside", path: filepath.Join(outside, "secret.pdf"), reason: ReasonPathOutsideRoot},
-		{name: "absolute missing path outside", path: filepath.Join(outside, "nope.pdf"), reason: ReasonPathOutsideRoot},
-		{name: "symlink escaping the root", path: "link-outside.pdf", reason: ReasonPathOutsideRoot},
-		{name: "absolute symlink escaping the root", path: "link-outside-abs.pdf", reason: ReasonPathOutsideRoot},
-		{name: "dangling symlink outside", path: "dangling-outside.pdf", reason: ReasonPathOutsideRoot},
-		{name: "folder symlink escaping the root", path: "escape/secret.pdf", reason: ReasonPathOutsideRoot},
-		{name: "missing file behind a folder symlink", path: "escape/nope.pdf", reason: ReasonPathOutsideRoot},
-		{name: "directory", path: "a-dir.pdf", reason: ReasonNotPDF},
-		{name: "root itself", path: ".", reason: ReasonNotPDF},
-		{name: "fifo", path: "fifo.pdf", reason: ReasonNotPDF},
+		{name: "empty path", path: "", reason: outcome.MissingFile},
+		{name: "missing file", path: "nope.pdf", reason: outcome.MissingFile},
+		{name: "missing file in missing folder", path: "nosuch/nope.pdf", reason: outcome.MissingFile},
+		{name: "file used as a folder", path: "good.pdf/nope.pdf", reason: outcome.MissingFile},
+		{name: "dangling symlink inside", path: "dangling-inside.pdf", reason: outcome.MissingFile},
+		{name: "symlink loop", path: "loop-a.pdf", reason: outcome.MissingFile},
+		{name: "dot-dot escape", path: "../outside/secret.pdf", reason: outcome.PathOutsideRoot},
+		{name: "absolute path outside", path: filepath.Join(outside, "secret.pdf"), reason: outcome.PathOutsideRoot},
+		{name: "absolute missing path outside", path: filepath.Join(outside, "nope.pdf"), reason: outcome.PathOutsideRoot},
+		{name: "symlink escaping the root", path: "link-outside.pdf", reason: outcome.PathOutsideRoot},
+		{name: "absolute symlink escaping the root", path: "link-outside-abs.pdf", reason: outcome.PathOutsideRoot},
+		{name: "dangling symlink outside", path: "dangling-outside.pdf", reason: outcome.PathOutsideRoot},
+		{name: "folder symlink escaping the root", path: "escape/secret.pdf", reason: outcome.PathOutsideRoot},
+		{name: "missing file behind a folder symlink", path: "escape/nope.pdf", reason: outcome.PathOutsideRoot},
+		{name: "directory", path: "a-dir.pdf", reason: outcome.NotPDF},
+		{name: "root itself", path: ".", reason: outcome.NotPDF},
+		{name: "fifo", path: "fifo.pdf", reason: outcome.NotPDF},
 
 		// 2. Size.
-		{name: "empty file", path: "empty.pdf", reason: ReasonEmptyFile},
-		{name: "over the byte cap", path: "good.pdf", lim: small, reason: ReasonTooLarge},
+		{name: "empty file", path: "empty.pdf", reason: outcome.EmptyFile},
+		{name: "over the byte cap", path: "good.pdf", lim: small, reason: outcome.TooLarge},
 
 		// 3. Hash.
-		{name: "hash mismatch", path: "good.pdf", sha: strings.Repeat("0", 64), reason: ReasonHashMismatch},
-		{name: "expected hash not hex", path: "good.pdf", sha: "not-a-hash", reason: ReasonHashMismatch},
+		{name: "hash mismatch", path: "good.pdf", sha: strings.Repeat("0", 64), reason: outcome.HashMismatch},
+		{name: "expected hash not hex", path: "good.pdf", sha: "not-a-hash", reason: outcome.HashMismatch},
 
 		// 4. Signature.
-		{name: "png renamed .pdf", path: "png.pdf", reason: ReasonNotPDF},
-		{name: "header after 1024 bytes", path: "late-header.pdf", reason: ReasonNotPDF},
+		{name: "png renamed .pdf", path: "png.pdf", reason: outcome.NotPDF},
+		{name: "header after 1024 bytes", path: "late-header.pdf", reason: outcome.NotPDF},
 
 		// 5. Encryption.
-		{name: "aes-256 empty user password", path: "enc-aes-empty.pdf", reason: ReasonEncrypted},
-		{name: "aes-256 user password", path: "enc-aes-user.pdf", reason: ReasonEncrypted},
-		{name: "rc4-128 empty user password", path: "enc-rc4-empty.pdf", reason: ReasonEncrypted},
-		{name: "rc4-128 user password", path: "enc-rc4-user.pdf", reason: ReasonEncrypted},
-		{name: "direct encrypt dictionary", path: "direct-encrypt.pdf", reason: ReasonEncrypted},
+		{name: "aes-256 empty user password", path: "enc-aes-empty.pdf", reason: outcome.Encrypted},
+		{name: "aes-256 user password", path: "enc-aes-user.pdf", reason: outcome.Encrypted},
+		{name: "rc4-128 empty user password", path: "enc-rc4-empty.pdf", reason: outcome.Encrypted},
+		{name: "rc4-128 user password", path: "enc-rc4-user.pdf", reason: outcome.Encrypted},
+		{name: "direct encrypt dictionary", path: "direct-encrypt.pdf", reason: outcome.Encrypted},
 
 		// 5½. Streams pdfcpu would decode in full.
-		{name: "metadata decompression bomb", path: "bomb-metadata.pdf", reason: ReasonMalformedPDF},
-		{name: "object stream decompression bomb", path: "bomb-objstm.pdf", reason: ReasonMalformedPDF},
-		{name: "startxref at a decompression bomb", path: "bomb-xref.pdf", reason: ReasonMalformedPDF},
+		{name: "metadata decompression bomb", path: "bomb-metadata.pdf", reason: outcome.MalformedPDF},
+		{name: "object stream decompression bomb", path: "bomb-objstm.pdf", reason: outcome.MalformedPDF},
+		{name: "startxref at a decompression bomb", path: "bomb-xref.pdf", reason: outcome.MalformedPDF},
 
 		// 6. Validation.
-		{name: "signature then prose", path: "prose.pdf", reason: ReasonMalformedPDF},
-		{name: "truncated", path: "truncated.pdf", reason: ReasonMalformedPDF},
+		{name: "signature then prose", path: "prose.pdf", reason: outcome.MalformedPDF},
+		{name: "truncated", path: "truncated.pdf", reason: outcome.MalformedPDF},
 
 		// 7. Page count.
-		{name: "no pages", path: "no-pages.pdf", reason: ReasonMalformedPDF},
-		{name: "page-count bomb", path: "pages-201.pdf", reason: ReasonTooManyPages},
+		{name: "no pages", path: "no-pages.pdf", reason: outcome.MalformedPDF},
+		{name: "page-count bomb", path: "pages-201.pdf", reason: outcome.TooManyPages},
 
 		// 8. Page size.
-		{name: "giant MediaBox", path: "giant-page.pdf", reason: ReasonPageTooLarge},
-		{name: "UserUnit makes the page giant", path: "userunit.pdf", reason: ReasonPageTooLarge},
+		{name: "giant MediaBox", path: "giant-page.pdf", reason: outcome.PageTooLarge},
+		{name: "UserUnit makes the page giant", path: "userunit.pdf", reason: outcome.PageTooLarge},
 
 		// 9. Images.
-		{name: "20000x20000 bitonal image in 3 KB", path: "huge-image.pdf", reason: ReasonPageTooLarge},
+		{name: "20000x20000 bitonal image in 3 KB", path: "huge-image.pdf", reason: outcome.PageTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -306,7 +308,7 @@ func TestCheckUnexpectedErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := check(pool, root, "locked.pdf", "", DefaultLimits())
-		if r, ok := IsRejection(err); !ok || r.Reason != ReasonUnreadable || strings.Contains(r.Detail, "locked") {
+		if r, ok := IsRejection(err); !ok || r.Reason != outcome.Unreadable || strings.Contains(r.Detail, "locked") {
 			t.Fatalf("Check() = %v; want an unreadable rejection naming no path", err)
 		}
 	})
@@ -360,16 +362,16 @@ func TestSources(t *testing.T) {
 		name   string
 		path   string
 		max    int64
-		reason string
+		reason outcome.Reason
 	}{
 		{name: "good", path: "good.pdf", max: 1 << 20},
-		{name: "fifo", path: "fifo.pdf", max: 1 << 20, reason: ReasonNotPDF},
-		{name: "dev zero", path: "zero.pdf", max: 1 << 20, reason: ReasonPathOutsideRoot},
-		{name: "20 GiB sparse file", path: "sparse.pdf", max: 64 << 20, reason: ReasonTooLarge},
-		{name: "over the cap", path: "good.pdf", max: 10, reason: ReasonTooLarge},
-		{name: "symlink out of the root", path: "link-outside.pdf", max: 1 << 20, reason: ReasonPathOutsideRoot},
-		{name: "missing", path: "nope.pdf", max: 1 << 20, reason: ReasonMissingFile},
-		{name: "directory", path: "a-dir.pdf", max: 1 << 20, reason: ReasonNotPDF},
+		{name: "fifo", path: "fifo.pdf", max: 1 << 20, reason: outcome.NotPDF},
+		{name: "dev zero", path: "zero.pdf", max: 1 << 20, reason: outcome.PathOutsideRoot},
+		{name: "20 GiB sparse file", path: "sparse.pdf", max: 64 << 20, reason: outcome.TooLarge},
+		{name: "over the cap", path: "good.pdf", max: 10, reason: outcome.TooLarge},
+		{name: "symlink out of the root", path: "link-outside.pdf", max: 1 << 20, reason: outcome.PathOutsideRoot},
+		{name: "missing", path: "nope.pdf", max: 1 << 20, reason: outcome.MissingFile},
+		{name: "directory", path: "a-dir.pdf", max: 1 << 20, reason: outcome.NotPDF},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -414,7 +416,7 @@ func TestSourceSwappedForSymlinkAfterResolve(t *testing.T) {
 	}
 	defer r.Close()
 	_, err = r.OpenFile("swap.pdf", sourceFlags, 0)
-	if rej, ok := IsRejection(openError(err)); !ok || rej.Reason != ReasonPathOutsideRoot {
+	if rej, ok := IsRejection(openError(err)); !ok || rej.Reason != outcome.PathOutsideRoot {
 		t.Errorf("open through the root: %v; want path_outside_root", openError(err))
 	}
 }
@@ -428,16 +430,16 @@ func TestResolve(t *testing.T) {
 	tests := []struct {
 		path   string
 		want   string // relative to the resolved root, when admitted
-		reason string
+		reason outcome.Reason
 	}{
 		{path: "good.pdf", want: "good.pdf"},
 		{path: "link-inside.pdf", want: "good.pdf"},
 		{path: "a-dir.pdf", want: "a-dir.pdf"}, // Resolve does not look at the file type
-		{path: "nope.pdf", reason: ReasonMissingFile},
-		{path: "link-outside.pdf", reason: ReasonPathOutsideRoot},
-		{path: "dangling-outside.pdf", reason: ReasonPathOutsideRoot},
+		{path: "nope.pdf", reason: outcome.MissingFile},
+		{path: "link-outside.pdf", reason: outcome.PathOutsideRoot},
+		{path: "dangling-outside.pdf", reason: outcome.PathOutsideRoot},
 		{path: "../root/good.pdf", want: "good.pdf"},
-		{path: "../outside/secret.pdf", reason: ReasonPathOutsideRoot},
+		{path: "../outside/secret.pdf", reason: outcome.PathOutsideRoot},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

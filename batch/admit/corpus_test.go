@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // corpusDir returns ../shared/corpus/real next to the module root, or skips
@@ -61,15 +63,15 @@ func corpusHashes(t *testing.T, dir string) map[string]string {
 // expects, with the default limits and the README's hashes.
 func TestCorpus(t *testing.T) {
 	dir := corpusDir(t)
-	rejected := map[string]string{
-		"invalid.pdf":                     ReasonMalformedPDF,
-		"unreadablemetadata.pdf":          ReasonMalformedPDF,
-		"encrypted_algo4.pdf":             ReasonEncrypted,
-		"libreoffice-writer-password.pdf": ReasonEncrypted,
-		"skew-encrypted.pdf":              ReasonEncrypted,
-		"hugemono.pdf":                    ReasonPageTooLarge,
-		"enormous.pdf":                    ReasonPageTooLarge, // a 9000×9000 image: 81 Mpx
-		"multipage.pdf":                   ReasonPageTooLarge, // the same image on page 2
+	rejected := map[string]outcome.Reason{
+		"invalid.pdf":                     outcome.MalformedPDF,
+		"unreadablemetadata.pdf":          outcome.MalformedPDF,
+		"encrypted_algo4.pdf":             outcome.Encrypted,
+		"libreoffice-writer-password.pdf": outcome.Encrypted,
+		"skew-encrypted.pdf":              outcome.Encrypted,
+		"hugemono.pdf":                    outcome.PageTooLarge,
+		"enormous.pdf":                    outcome.PageTooLarge, // a 9000×9000 image: 81 Mpx
+		"multipage.pdf":                   outcome.PageTooLarge, // the same image on page 2
 	}
 	pages := map[string]int{"cardinal.pdf": 4} // every other admitted file has 1 page
 	sums := corpusHashes(t, dir)
@@ -124,14 +126,14 @@ func TestCheckConcurrent(t *testing.T) {
 	alone := testPool(t, PoolConfig{})
 	want := map[string]string{}
 	for _, e := range ents {
-		want[e.Name()] = outcome(check(alone, dir, e.Name(), "", DefaultLimits()))
+		want[e.Name()] = checkResult(check(alone, dir, e.Name(), "", DefaultLimits()))
 	}
 	pool := testPool(t, PoolConfig{Children: 2})
 	var wg sync.WaitGroup
 	for range 4 {
 		for _, e := range ents {
 			wg.Go(func() {
-				if got := outcome(check(pool, dir, e.Name(), "", DefaultLimits())); got != want[e.Name()] {
+				if got := checkResult(check(pool, dir, e.Name(), "", DefaultLimits())); got != want[e.Name()] {
 					t.Errorf("%s: concurrent outcome %q; alone %q", e.Name(), got, want[e.Name()])
 				}
 			})
@@ -143,7 +145,7 @@ func TestCheckConcurrent(t *testing.T) {
 	}
 }
 
-func outcome(doc *Doc, err error) string {
+func checkResult(doc *Doc, err error) string {
 	if err != nil {
 		return err.Error()
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // maxInflated caps the decoded bytes of the streams pdfcpu decodes in full
@@ -118,7 +120,7 @@ func (inf *inflation) spend(raw []byte, filters []types.PDFFilter, d types.Dict,
 			stop = true // DCT, JPX, JBIG2, Crypt: pdfcpu leaves them encoded
 		}
 		if size > inf.left {
-			return reject(ReasonMalformedPDF, "%s decodes to more than %d MiB (a decompression bomb)", what, maxInflated>>20)
+			return reject(outcome.MalformedPDF, "%s decodes to more than %d MiB (a decompression bomb)", what, maxInflated>>20)
 		}
 		if stop || last {
 			inf.left -= size

@@ -14,6 +14,8 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/validate"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // maxPageTreeDepth bounds the page tree walk; real files nest a few levels.
@@ -54,10 +56,10 @@ func inspect(data []byte, lim Limits) (dpis []int, err error) {
 		if p := recover(); p != nil {
 			dpis = nil
 			if mentionsEncrypt(data) {
-				err = reject(ReasonEncrypted, "the file has /Encrypt (pdfcpu crashed reading it)")
+				err = reject(outcome.Encrypted, "the file has /Encrypt (pdfcpu crashed reading it)")
 				return
 			}
-			err = reject(ReasonMalformedPDF, "pdfcpu crashed reading the file (recovered panic)")
+			err = reject(outcome.MalformedPDF, "pdfcpu crashed reading the file (recovered panic)")
 		}
 	}()
 
@@ -65,7 +67,7 @@ func inspect(data []byte, lim Limits) (dpis []int, err error) {
 	// without a word (encrypted_algo4.pdf), and ignores a direct /Encrypt
 	// dictionary, so look at the trailers first and ask pdfcpu afterwards.
 	if trailerHasEncrypt(data) {
-		return nil, reject(ReasonEncrypted, "the trailer has /Encrypt")
+		return nil, reject(outcome.Encrypted, "the trailer has /Encrypt")
 	}
 	// pdfcpu decodes some streams in full while reading: bound them first.
 	inf := &inflation{left: maxInflated}
@@ -75,13 +77,13 @@ func inspect(data []byte, lim Limits) (dpis []int, err error) {
 	ctx, err := pdfcpu.Read(bytes.NewReader(data), pdfcpuConfig())
 	switch {
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
-		return nil, reject(ReasonEncrypted, "a user password is required to open the file")
+		return nil, reject(outcome.Encrypted, "a user password is required to open the file")
 	case err != nil && mentionsEncrypt(data):
-		return nil, reject(ReasonEncrypted, "the file has /Encrypt and pdfcpu cannot open it: %s", scrub(err))
+		return nil, reject(outcome.Encrypted, "the file has /Encrypt and pdfcpu cannot open it: %s", scrub(err))
 	case err != nil:
-		return nil, reject(ReasonMalformedPDF, "pdfcpu cannot read the file: %s", scrub(err))
+		return nil, reject(outcome.MalformedPDF, "pdfcpu cannot read the file: %s", scrub(err))
 	case ctx.Encrypt != nil || ctx.E != nil:
-		return nil, reject(ReasonEncrypted, "the trailer has /Encrypt")
+		return nil, reject(outcome.Encrypted, "the trailer has /Encrypt")
 	}
 
 	// 6. Validation, which decodes the catalog's metadata in full.
@@ -90,32 +92,32 @@ func inspect(data []byte, lim Limits) (dpis []int, err error) {
 	}
 	if err := validate.XRefTable(ctx); err != nil {
 		if mentionsEncrypt(data) {
-			return nil, reject(ReasonEncrypted, "the file has /Encrypt and does not validate: %s", scrub(err))
+			return nil, reject(outcome.Encrypted, "the file has /Encrypt and does not validate: %s", scrub(err))
 		}
-		return nil, reject(ReasonMalformedPDF, "pdfcpu validation failed: %s", scrub(err))
+		return nil, reject(outcome.MalformedPDF, "pdfcpu validation failed: %s", scrub(err))
 	}
 
 	// 7. Page count.
 	switch n := ctx.PageCount; {
 	case n <= 0:
-		return nil, reject(ReasonMalformedPDF, "the document has no pages")
+		return nil, reject(outcome.MalformedPDF, "the document has no pages")
 	case n > lim.MaxPages:
-		return nil, reject(ReasonTooManyPages, "%d pages is over the %d-page cap", n, lim.MaxPages)
+		return nil, reject(outcome.TooManyPages, "%d pages is over the %d-page cap", n, lim.MaxPages)
 	}
 
 	// 8. Page sizes.
 	pages, err := pageSizes(ctx.XRefTable)
 	if err != nil {
-		return nil, reject(ReasonMalformedPDF, "reading the page tree: %s", scrub(err))
+		return nil, reject(outcome.MalformedPDF, "reading the page tree: %s", scrub(err))
 	}
 	if len(pages) != ctx.PageCount {
-		return nil, reject(ReasonMalformedPDF, "the page tree has %d pages, its /Count says %d", len(pages), ctx.PageCount)
+		return nil, reject(outcome.MalformedPDF, "the page tree has %d pages, its /Count says %d", len(pages), ctx.PageCount)
 	}
 	dpis = make([]int, len(pages))
 	for i, p := range pages {
 		dpi, ok := fitDPI(p.w, p.h, lim)
 		if !ok {
-			return nil, reject(ReasonPageTooLarge, "page %d is %.0f×%.0f pt, %.0f Mpx even at %d dpi, over the %s cap",
+			return nil, reject(outcome.PageTooLarge, "page %d is %.0f×%.0f pt, %.0f Mpx even at %d dpi, over the %s cap",
 				i+1, p.w, p.h, pagePixels(p.w, p.h, lim.MinDPI)/1e6, lim.MinDPI, mpx(lim.MaxPagePixels))
 		}
 		dpis[i] = dpi
@@ -350,7 +352,7 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 			continue
 		}
 		if px := w * h; px > float64(lim.MaxPagePixels) {
-			return reject(ReasonPageTooLarge, "image object %d is %.0f×%.0f px, %.0f Mpx, over the %s cap",
+			return reject(outcome.PageTooLarge, "image object %d is %.0f×%.0f px, %.0f Mpx, over the %s cap",
 				n, w, h, px/1e6, mpx(lim.MaxPagePixels))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/ocr/child"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Defaults of a Pool.
@@ -146,11 +147,11 @@ func unparseable(first, second *child.Death, budget time.Duration) *Rejection {
 	}
 	switch {
 	case first == nil:
-		return reject(ReasonUnparseablePDF, "the PDF checks %s", what(second))
+		return reject(outcome.UnparseablePDF, "the PDF checks %s", what(second))
 	case first.Cause == second.Cause && first.CPU == second.CPU:
-		return reject(ReasonUnparseablePDF, "the PDF checks %s twice", what(second))
+		return reject(outcome.UnparseablePDF, "the PDF checks %s twice", what(second))
 	}
-	return reject(ReasonUnparseablePDF, "the PDF checks %s, then %s", what(first), what(second))
+	return reject(outcome.UnparseablePDF, "the PDF checks %s, then %s", what(first), what(second))
 }
 
 // inspectOnce sends data to an idle child (starting one if none is idle)
@@ -246,7 +247,7 @@ type inspectRequest struct {
 
 type inspectReply struct {
 	PageDPI []int
-	Reason  string // a Rejection's, "" when admitted
+	Reason  outcome.Reason // a Rejection's, "" when admitted
 	Detail  string
 }
 
@@ -308,7 +309,7 @@ func serveInspect(req inspectRequest) inspectReply {
 	case errors.As(err, &r):
 		return inspectReply{Reason: r.Reason, Detail: r.Detail}
 	case err != nil:
-		return inspectReply{Reason: ReasonMalformedPDF, Detail: "inspection failed"}
+		return inspectReply{Reason: outcome.MalformedPDF, Detail: "inspection failed"}
 	}
 	return inspectReply{PageDPI: dpis}
 }

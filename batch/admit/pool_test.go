@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // hostilePDF wraps body as object 1 of a PDF whose trailer names it as
@@ -46,7 +48,7 @@ func TestPoolContainsHostileInput(t *testing.T) {
 			start := time.Now()
 			_, err := pool.Inspect(context.Background(), tt.data, DefaultLimits())
 			r, ok := IsRejection(err)
-			if !ok || r.Reason != ReasonUnparseablePDF || !strings.Contains(r.Detail, tt.detail) {
+			if !ok || r.Reason != outcome.UnparseablePDF || !strings.Contains(r.Detail, tt.detail) {
 				t.Fatalf("Inspect: %v; want unparseable_pdf (%s)", err, tt.detail)
 			}
 			t.Logf("%v in %v", r, time.Since(start).Round(time.Millisecond))

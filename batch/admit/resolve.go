@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // maxSymlinkHops bounds how many dangling symlinks Resolve follows by hand,
@@ -21,17 +23,17 @@ const maxSymlinkHops = 255
 // filepath.Join does); an absolute path is accepted only inside root. The
 // joined path must lie inside root as written and, once the symlinks of both
 // root and path are resolved, still inside the resolved root: otherwise the
-// result is a *Rejection with ReasonPathOutsideRoot. A path that does not
+// result is a *Rejection with outcome.PathOutsideRoot. A path that does not
 // exist is resolved as far as it goes (a dangling symlink is followed to its
-// target), so a missing file inside root is ReasonMissingFile while a
-// dangling symlink pointing outside is ReasonPathOutsideRoot.
+// target), so a missing file inside root is outcome.MissingFile while a
+// dangling symlink pointing outside is outcome.PathOutsideRoot.
 //
 // Resolve does not look at what the path names (a directory passes): that
 // is Check's job. A root that cannot be resolved, or a permission or I/O
 // error on the way, is returned as a plain error, never as a Rejection.
 func Resolve(root, path string) (string, error) {
 	if path == "" {
-		return "", reject(ReasonMissingFile, "the path is empty")
+		return "", reject(outcome.MissingFile, "the path is empty")
 	}
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
@@ -47,7 +49,7 @@ func Resolve(root, path string) (string, error) {
 		joined = filepath.Join(absRoot, joined)
 	}
 	if !within(absRoot, joined) && !within(realRoot, joined) {
-		return "", reject(ReasonPathOutsideRoot, "the path leads outside the root")
+		return "", reject(outcome.PathOutsideRoot, "the path leads outside the root")
 	}
 
 	resolved, exists, err := resolveLoose(joined, 0)
@@ -55,10 +57,10 @@ func Resolve(root, path string) (string, error) {
 		return "", fmt.Errorf("resolving path: %w", err)
 	}
 	if !within(realRoot, resolved) {
-		return "", reject(ReasonPathOutsideRoot, "the path resolves outside the root through a symlink")
+		return "", reject(outcome.PathOutsideRoot, "the path resolves outside the root through a symlink")
 	}
 	if !exists {
-		return "", reject(ReasonMissingFile, "the file does not exist")
+		return "", reject(outcome.MissingFile, "the file does not exist")
 	}
 	return resolved, nil
 }

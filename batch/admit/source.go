@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Reading a source is the one place refbatch touches a file the manifest
@@ -134,9 +136,9 @@ func openInRoot(root, path string) (*os.File, string, error) {
 	rel, err := filepath.Rel(realRoot, resolved)
 	switch {
 	case err == nil && rel == ".":
-		return nil, "", reject(ReasonNotPDF, "the path is the root folder")
+		return nil, "", reject(outcome.NotPDF, "the path is the root folder")
 	case err != nil || !filepath.IsLocal(rel):
-		return nil, "", reject(ReasonPathOutsideRoot, "the path resolves outside the root")
+		return nil, "", reject(outcome.PathOutsideRoot, "the path resolves outside the root")
 	}
 	r, err := os.OpenRoot(realRoot)
 	if err != nil {
@@ -157,11 +159,11 @@ func openError(err error) error {
 	var pe *fs.PathError
 	switch {
 	case missingPathError(err):
-		return reject(ReasonMissingFile, "the file does not exist")
+		return reject(outcome.MissingFile, "the file does not exist")
 	case errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent":
-		return reject(ReasonPathOutsideRoot, "the path leads outside the root through a symlink")
+		return reject(outcome.PathOutsideRoot, "the path leads outside the root through a symlink")
 	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.EISDIR):
-		return reject(ReasonNotPDF, "the path is not a regular file")
+		return reject(outcome.NotPDF, "the path is not a regular file")
 	}
 	return unreadable(err)
 }
@@ -171,9 +173,9 @@ func openError(err error) error {
 func unreadable(err error) *Rejection {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
-		return reject(ReasonUnreadable, "the file cannot be read (%s)", errnoName(errno))
+		return reject(outcome.Unreadable, "the file cannot be read (%s)", errnoName(errno))
 	}
-	return reject(ReasonUnreadable, "the file cannot be read")
+	return reject(outcome.Unreadable, "the file cannot be read")
 }
 
 // errnoName is the symbolic name of an errno for the common cases, else

@@ -168,7 +168,7 @@ func checkAdmission(t *testing.T, dir string) {
 		reasons = append(reasons, reason)
 		t.Run(name, func(t *testing.T) {
 			if row.Err != nil {
-				if state != "rejected" || row.Err.Reason != reason {
+				if state != "rejected" || string(row.Err.Reason) != reason {
 					t.Fatalf("the manifest rejects it as %s, expected %s %s", row.Err.Reason, state, reason)
 				}
 				return
@@ -179,7 +179,7 @@ func checkAdmission(t *testing.T, dir string) {
 			case err != nil && !isRej:
 				t.Fatalf("admission failed: %v", err)
 			case state == "rejected" && reason != "conflict":
-				if !isRej || rej.Reason != reason {
+				if !isRej || string(rej.Reason) != reason {
 					t.Fatalf("admission gives %v, expected %s", err, reason)
 				}
 			case isRej:
