@@ -182,19 +182,23 @@ func rowsBySource(t *testing.T, rep *report.Report) map[string]report.Row {
 	return m
 }
 
-func attemptsOf(t *testing.T, out, sourceID string) []journal.Attempt {
+func attemptsOf(t *testing.T, out, sourceID string) []journal.AttemptSpan {
 	t.Helper()
 	j, err := journal.Open(filepath.Join(out, JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	var atts []journal.Attempt
-	err = j.Documents(func(d journal.Doc) error {
-		if d.SourceID == sourceID {
-			atts, err = j.Attempts(d.ID)
+	d, ok, err := j.DocumentBySource(sourceID)
+	if err != nil || !ok {
+		t.Fatalf("document %s: %v (found %v)", sourceID, err, ok)
+	}
+	var atts []journal.AttemptSpan
+	err = j.History(time.Now(), func(doc journal.DocSpan, a []journal.AttemptSpan) error {
+		if doc.ID == d.ID {
+			atts = append(atts, a...)
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)

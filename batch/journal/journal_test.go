@@ -121,10 +121,27 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	if err := j.Finish(l, Result{State: Done}); err != nil {
 		t.Fatal(err)
 	}
-	atts, _ := j.Attempts(doc)
+	atts := attemptsOf(t, j, doc)
 	if len(atts) != 2 || atts[0].Outcome != "abandoned" || atts[1].Outcome != "done" {
 		t.Errorf("attempts %+v, want abandoned then done", atts)
 	}
+}
+
+// attemptsOf returns the attempts on a document, oldest first, as History
+// gives them.
+func attemptsOf(t *testing.T, j *Journal, doc int64) []AttemptSpan {
+	t.Helper()
+	var atts []AttemptSpan
+	err := j.History(time.Now(), func(d DocSpan, a []AttemptSpan) error {
+		if d.ID == doc {
+			atts = append(atts, a...)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return atts
 }
 
 func TestDeadOwnerOnThisHostIsTakenOver(t *testing.T) {

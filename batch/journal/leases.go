@@ -276,34 +276,3 @@ func (j *Journal) Release(l Lease) error {
 	}
 	return err
 }
-
-// Attempt is one recorded attempt.
-type Attempt struct {
-	DocID     int64
-	Number    int
-	Owner     string
-	StartedAt time.Time
-	EndedAt   time.Time
-	Outcome   string
-	Cause     string
-}
-
-// Attempts returns the attempts on a document, oldest first.
-func (j *Journal) Attempts(docID int64) ([]Attempt, error) {
-	rows, err := j.db.Query(`SELECT document_id, number, owner, started_at, ended_at, outcome, cause FROM attempts WHERE document_id=? ORDER BY id`, docID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Attempt
-	for rows.Next() {
-		var a Attempt
-		var start, end sql.NullInt64
-		if err := rows.Scan(&a.DocID, &a.Number, &a.Owner, &start, &end, &a.Outcome, &a.Cause); err != nil {
-			return nil, err
-		}
-		a.StartedAt, a.EndedAt = fromMS(start), fromMS(end)
-		out = append(out, a)
-	}
-	return out, rows.Err()
-}

@@ -449,19 +449,26 @@ func successfulAttempts(t *testing.T, out string) map[string]int {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	counts := map[string]int{}
+	finished := map[int64]string{} // document ID → source ID
 	err = j.Documents(func(d journal.Doc) error {
-		if d.State != journal.Done && d.State != journal.Review {
+		if d.State == journal.Done || d.State == journal.Review {
+			finished[d.ID] = d.SourceID
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	err = j.History(time.Now(), func(d journal.DocSpan, atts []journal.AttemptSpan) error {
+		source, ok := finished[d.ID]
+		if !ok {
 			return nil
 		}
-		atts, err := j.Attempts(d.ID)
-		if err != nil {
-			return err
-		}
-		counts[d.SourceID] = 0
+		counts[source] = 0
 		for _, a := range atts {
 			if a.Outcome == string(journal.Done) || a.Outcome == string(journal.Review) {
-				counts[d.SourceID]++
+				counts[source]++
 			}
 		}
 		return nil
