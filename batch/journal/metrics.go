@@ -148,6 +148,15 @@ func (j *Journal) EndRun(id int64, exit string, cpuSeconds float64, peakInflight
 	return nil
 }
 
+// SetRunVersions records the engine versions a run used, as JSON, so that
+// a report regenerated later from the journal can name them.
+func (j *Journal) SetRunVersions(id int64, versions string) error {
+	if _, err := j.db.Exec(`UPDATE runs SET versions=? WHERE id=?`, versions, id); err != nil {
+		return fmt.Errorf("journal: recording run versions: %w", err)
+	}
+	return nil
+}
+
 // RecordRunMemory records a run's peak resident memory, of the refbatch
 // process and of its largest worker.
 func (j *Journal) RecordRunMemory(id, parentRSS, workerRSS int64) error {

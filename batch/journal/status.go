@@ -406,15 +406,6 @@ func (j *Journal) LatestRecorded() (time.Time, error) {
 	return fromMS(v), nil
 }
 
-// SetRunVersions records the engine versions a run used, as JSON, so that
-// a report regenerated later from the journal can name them.
-func (j *Journal) SetRunVersions(id int64, versions string) error {
-	if _, err := j.db.Exec(`UPDATE runs SET versions=? WHERE id=?`, versions, id); err != nil {
-		return fmt.Errorf("journal: recording run versions: %w", err)
-	}
-	return nil
-}
-
 // timestampColumns are every column holding a time, in milliseconds.
 var timestampColumns = []struct{ table, column string }{
 	{"documents", "admitted_at"}, {"documents", "started_at"}, {"documents", "finished_at"},
