@@ -88,7 +88,7 @@ func newArtifact(doc journal.Doc, line, attempt int, out ocrResult, v verdict, o
 			Policy:        o.policySettings(),
 			CreatedAt:     time.Now().UTC(),
 			State:         string(v.state),
-			Reason:        v.reason,
+			Reason:        string(v.reason),
 		},
 		Pages:         out.pages,
 		ContentSHA256: ContentHash(out.pages),

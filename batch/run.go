@@ -388,7 +388,7 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 		}
 		if seen && st.State.Final() {
 			if pass == 1 {
-				r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: string(st.State), Reason: st.Reason, Resumed: true})
+				r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: string(st.State), Reason: string(st.Reason), Resumed: true})
 			}
 			continue
 		}
@@ -417,7 +417,7 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 			return err
 		}
 		if st.State.Final() {
-			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: string(st.State), Reason: st.Reason})
+			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: string(st.State), Reason: string(st.Reason)})
 			continue
 		}
 		wg.Add(1)
@@ -439,7 +439,7 @@ func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus
 		r.o.Progress.Event(Event{Kind: EventAdmitted, Time: now, Line: row.Line, SourceID: row.SourceID})
 	}()
 	reject := func(sha string, reason outcome.Reason, detail string) (journal.RowStatus, error) {
-		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, string(reason)); err != nil {
+		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, reason); err != nil {
 			return journal.RowStatus{}, err
 		}
 		log := r.log.Info

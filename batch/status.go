@@ -430,7 +430,7 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 // reachedVerdict tells an attempt that read its pages and ended done or
 // review: the attempts whose time splits into phases.
 func reachedVerdict(a journal.AttemptSpan) bool {
-	return (a.Outcome == string(journal.Done) || a.Outcome == string(journal.Review)) && a.Pages > 0 && !a.EndedAt.IsZero()
+	return (a.Outcome == journal.AttemptDone || a.Outcome == journal.AttemptReview) && a.Pages > 0 && !a.EndedAt.IsZero()
 }
 
 // phaseTotals collects each phase's time per attempt.

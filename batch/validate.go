@@ -9,6 +9,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Confidence bands.
@@ -51,9 +52,9 @@ const credibleWordConf = ocr.CredibleConf
 // verdict is validation's decision on a recognised document.
 type verdict struct {
 	state    journal.State
-	reason   string
+	reason   outcome.Reason
 	meanConf float64
-	band     string
+	band     outcome.Band
 }
 
 // validate decides done or review. The checks run from the most to the

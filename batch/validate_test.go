@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 func page(text string, confs ...float64) ocr.PageResult {
@@ -38,9 +39,9 @@ func TestValidate(t *testing.T) {
 		pages  []ocr.PageResult
 		id     string
 		date   string
-		state  string
-		reason string
-		band   string
+		state  outcome.State
+		reason outcome.Reason
+		band   outcome.Band
 	}{
 		{"good text with the ID", []ocr.PageResult{page("Participant ID: P-123456", 95, 96, 95)}, "P-123456", "", "done", "", "high"},
 		{"ID split by OCR whitespace", []ocr.PageResult{page("Participant ID: P- 123456", 95, 95, 95)}, "P-123456", "", "done", "", "high"},
@@ -74,7 +75,7 @@ func TestValidate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := validate(tc.pages, tc.id, tc.date, o)
-			if string(v.state) != tc.state || v.reason != tc.reason || v.band != tc.band {
+			if v.state != tc.state || v.reason != tc.reason || v.band != tc.band {
 				t.Errorf("got %s/%s band %s, want %s/%s band %s", v.state, v.reason, v.band, tc.state, tc.reason, tc.band)
 			}
 		})

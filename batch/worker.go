@@ -14,6 +14,7 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // docLoop takes documents from jobs one at a time and sees each to a
@@ -107,9 +108,9 @@ var (
 type ocrResult struct {
 	pages     []ocr.PageResult
 	versions  ocr.Versions
-	err       error  // nil: pages are complete
-	rejected  string // the source no longer passes admission: this reason
-	transient string
+	err       error          // nil: pages are complete
+	rejected  outcome.Reason // the source no longer passes admission: this reason
+	transient outcome.Cause
 	elapsed   time.Duration
 }
 
@@ -130,11 +131,11 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 	// document as admission would have ended its row.
 	data, err := admit.ReadSource(r.o.Root, doc.Path, r.o.MaxBytes)
 	if rej, ok := admit.IsRejection(err); ok {
-		out.err, out.rejected = err, string(rej.Reason)
+		out.err, out.rejected = err, rej.Reason
 		return out
 	}
 	if err != nil {
-		out.err, out.transient = err, "io"
+		out.err, out.transient = err, outcome.CauseIO
 		return out
 	}
 	r.holdBytes(int64(len(data)))
@@ -142,7 +143,7 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 	sum := sha256.Sum256(data)
 	if hex.EncodeToString(sum[:]) != doc.SHA256 {
 		// The next pass re-admits the row and rejects it as a conflict.
-		out.err, out.transient = errors.New("source changed since admission"), "source_changed"
+		out.err, out.transient = errors.New("source changed since admission"), outcome.CauseSourceChanged
 		return out
 	}
 
@@ -208,9 +209,9 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 		log.Info("document finished", "state", res.State, "reason", res.Reason, "pages", len(out.pages),
 			"mean_confidence", fmt.Sprintf("%.1f", res.MeanConfidence), "elapsed_ms", out.elapsed.Milliseconds())
 		r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: doc.SourceID,
-			State: string(res.State), Reason: res.Reason, Pages: len(out.pages), Elapsed: out.elapsed})
+			State: string(res.State), Reason: string(res.Reason), Pages: len(out.pages), Elapsed: out.elapsed})
 	}
-	fail := func(cause string) {
+	fail := func(cause outcome.Cause) {
 		r.engineFailed(doc.ID)
 		retryAt := time.Now().Add(backoff(l.Attempt))
 		exhausted, err := r.j.Fail(l, cause, retryAt, r.policy())
@@ -221,7 +222,7 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 		log.Warn("attempt failed", "cause", cause, "exhausted", exhausted)
 		if exhausted {
 			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: doc.SourceID,
-				State: string(journal.Review), Reason: journal.ReasonAttemptsExhausted})
+				State: string(journal.Review), Reason: string(journal.ReasonAttemptsExhausted)})
 		}
 	}
 
@@ -249,7 +250,7 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 	case errors.As(err, &ee):
 		switch {
 		case ee.Transient():
-			fail(string(ee.Cause))
+			fail(outcome.Cause(ee.Cause))
 		case ee.Cause == ocr.CauseTimeout:
 			r.engineOK()
 			finish(journal.Result{State: journal.Review, Reason: "timeout"})
@@ -269,7 +270,7 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 		// An engine that failed in a way it did not classify: treat as a
 		// crash so it is retried, bounded by the attempt cap.
 		log.Warn("engine error", "error", err)
-		fail(string(ocr.CauseCrash))
+		fail(outcome.CauseCrash)
 	}
 }
 
@@ -278,7 +279,7 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 func (r *runner) reportIfFinal(jb job) {
 	st, ok, err := r.j.Row(r.o.Manifest, jb.row.Line)
 	if err == nil && ok && st.State.Final() {
-		r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: jb.row.SourceID, State: string(st.State), Reason: st.Reason})
+		r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: jb.row.SourceID, State: string(st.State), Reason: string(st.Reason)})
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // The journal's hot paths, on the real SQLite file (WAL, synchronous FULL):
@@ -87,7 +89,7 @@ func BenchmarkClaimCommit(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				if err := j.Finish(l, Result{State: Done, MeanConfidence: 91, Band: "high", Artifact: "artifacts/x.json", ArtifactSHA256: "00"}); err != nil {
+				if err := j.Finish(l, Result{State: outcome.Done, MeanConfidence: 91, Band: "high", Artifact: "artifacts/x.json", ArtifactSHA256: "00"}); err != nil {
 					b.Fatal(err)
 				}
 			}

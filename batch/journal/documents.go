@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Doc is a document as the journal knows it.
@@ -16,8 +18,8 @@ type Doc struct {
 	Line           int
 	Size           int64
 	Pages          int
-	State          State
-	Reason         string
+	State          outcome.State
+	Reason         outcome.Reason
 	Attempts       int
 	Abandoned      int
 	LeaseOwner     string
@@ -25,7 +27,7 @@ type Doc struct {
 	NextAttemptAt  time.Time
 	TraceID        string
 	MeanConfidence float64
-	Band           string
+	Band           outcome.Band
 	Artifact       string
 	ArtifactSHA256 string
 	AdmittedAt     time.Time
@@ -80,7 +82,7 @@ func (j *Journal) Documents(fn func(Doc) error) error {
 // QueuedDocuments calls fn for every document not yet final. On a resumed
 // batch of thousands these are few: the query touches only them.
 func (j *Journal) QueuedDocuments(fn func(Doc) error) error {
-	return j.documents(`SELECT `+docColumns+` FROM documents WHERE state='queued' ORDER BY manifest_line`, fn)
+	return j.documents(`SELECT `+docColumns+` FROM documents WHERE state=? ORDER BY manifest_line`, fn, outcome.Queued)
 }
 
 // StreamDocuments calls fn for every document in manifest order, as
@@ -108,8 +110,8 @@ func (j *Journal) StreamDocuments(fn func(Doc) error) error {
 	return nil
 }
 
-func (j *Journal) documents(query string, fn func(Doc) error) error {
-	rows, err := j.db.Query(query)
+func (j *Journal) documents(query string, fn func(Doc) error, args ...any) error {
+	rows, err := j.db.Query(query, args...)
 	if err != nil {
 		return fmt.Errorf("journal: listing documents: %w", err)
 	}
@@ -152,8 +154,8 @@ type RowStatus struct {
 	Manifest string
 	Line     int
 	SourceID string
-	State    State // the row's own state: rejected, duplicate, or its document's
-	Reason   string
+	State    outcome.State // the row's own state: rejected, duplicate, or its document's
+	Reason   outcome.Reason
 	SHA256   string
 	DocID    int64 // 0 for a rejected row
 }
@@ -161,7 +163,7 @@ type RowStatus struct {
 // Row returns the status of the row at a manifest line; ok is false when the
 // journal has not seen that line.
 func (j *Journal) Row(manifest string, line int) (st RowStatus, ok bool, err error) {
-	var kind string
+	var kind rowKind
 	var docID sql.NullInt64
 	var docState, docReason sql.NullString
 	err = j.db.QueryRow(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256, r.document_id, d.state, d.reason
@@ -175,12 +177,12 @@ func (j *Journal) Row(manifest string, line int) (st RowStatus, ok bool, err err
 	}
 	st.DocID = docID.Int64
 	switch kind {
-	case "rejected":
-		st.State = Rejected
-	case "duplicate":
-		st.State, st.Reason = Duplicate, ""
+	case kindRejected:
+		st.State = outcome.Rejected
+	case kindDuplicate:
+		st.State, st.Reason = outcome.Duplicate, ""
 	default:
-		st.State, st.Reason = State(docState.String), docReason.String
+		st.State, st.Reason = outcome.State(docState.String), outcome.Reason(docReason.String)
 	}
 	return st, true, nil
 }
@@ -189,23 +191,24 @@ func (j *Journal) Row(manifest string, line int) (st RowStatus, ok bool, err err
 // earlier keeps its first verdict, unless it owned a document still queued:
 // then the document is rejected too (its file changed or vanished between
 // runs, so it cannot be trusted).
-func (j *Journal) Reject(manifest string, line int, sourceID, sha256, reason string) error {
+func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, reason outcome.Reason) error {
 	return j.tx(func(tx *sql.Tx) error {
-		var oldSource, kind string
+		var oldSource string
+		var kind rowKind
 		var docID sql.NullInt64
 		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`, manifest, line).Scan(&oldSource, &kind, &docID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?,?)`,
-				manifest, line, sourceID, "rejected", reason, sha256, ms(time.Now()))
+				manifest, line, sourceID, kindRejected, reason, sha256, ms(j.now()))
 			return err
 		case err != nil:
 			return err
 		case oldSource != sourceID:
 			return fmt.Errorf("line %d: journal has source_id %q: %w", line, oldSource, ErrManifestChanged)
-		case kind == "doc":
-			_, err = tx.Exec(`UPDATE documents SET state='rejected', reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
-				WHERE id=? AND state='queued'`, reason, ms(time.Now()), docID.Int64)
+		case kind == kindDoc:
+			_, err = tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
+				WHERE id=? AND state=?`, outcome.Rejected, reason, ms(j.now()), docID.Int64, outcome.Queued)
 			return err
 		}
 		return nil
@@ -224,17 +227,18 @@ func (j *Journal) Reject(manifest string, line int, sourceID, sha256, reason str
 //     as conflict.
 func (j *Journal) Admit(a Admission) (RowStatus, error) {
 	err := j.tx(func(tx *sql.Tx) error {
-		now := ms(time.Now())
-		var oldSource, kind string
+		now := ms(j.now())
+		var oldSource string
+		var kind rowKind
 		var docID sql.NullInt64
 		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`, a.Manifest, a.Line).Scan(&oldSource, &kind, &docID)
 		if err == nil {
 			if oldSource != a.SourceID {
 				return fmt.Errorf("line %d: journal has source_id %q: %w", a.Line, oldSource, ErrManifestChanged)
 			}
-			if kind == "doc" {
-				_, err = tx.Exec(`UPDATE documents SET state='rejected', reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
-					WHERE id=? AND state='queued' AND sha256<>?`, ReasonConflict, now, docID.Int64, a.SHA256)
+			if kind == kindDoc {
+				_, err = tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
+					WHERE id=? AND state=? AND sha256<>?`, outcome.Rejected, outcome.Conflict, now, docID.Int64, outcome.Queued, a.SHA256)
 			}
 			return err
 		}
@@ -247,23 +251,23 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			res, err := tx.Exec(`INSERT INTO documents(source_id, sha256, path, manifest_line, size, pages, state, trace_id, admitted_at)
-				VALUES(?,?,?,?,?,?,?,?,?)`, a.SourceID, a.SHA256, a.Path, a.Line, a.Size, a.Pages, Queued, NewToken(), now)
+				VALUES(?,?,?,?,?,?,?,?,?)`, a.SourceID, a.SHA256, a.Path, a.Line, a.Size, a.Pages, outcome.Queued, NewToken(), now)
 			if err != nil {
 				return err
 			}
 			id, _ := res.LastInsertId()
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?,?)`,
-				a.Manifest, a.Line, a.SourceID, "doc", a.SHA256, id, now)
+				a.Manifest, a.Line, a.SourceID, kindDoc, a.SHA256, id, now)
 			return err
 		case err != nil:
 			return err
 		case existingSHA == a.SHA256:
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?,?)`,
-				a.Manifest, a.Line, a.SourceID, "duplicate", a.SHA256, existing, now)
+				a.Manifest, a.Line, a.SourceID, kindDuplicate, a.SHA256, existing, now)
 			return err
 		default:
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?,?)`,
-				a.Manifest, a.Line, a.SourceID, "rejected", ReasonConflict, a.SHA256, now)
+				a.Manifest, a.Line, a.SourceID, kindRejected, outcome.Conflict, a.SHA256, now)
 			return err
 		}
 	})
@@ -277,8 +281,8 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 // Unfinished returns how many documents are not yet in a final state, and
 // how many of those are leased by a live owner.
 func (j *Journal) Unfinished() (queued, leased int, err error) {
-	now := ms(time.Now())
-	err = j.db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(lease_token IS NOT NULL AND lease_expires > ?),0) FROM documents WHERE state='queued'`, now).
+	now := ms(j.now())
+	err = j.db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(lease_token IS NOT NULL AND lease_expires > ?),0) FROM documents WHERE state=?`, now, outcome.Queued).
 		Scan(&queued, &leased)
 	if err != nil {
 		return 0, 0, fmt.Errorf("journal: counting unfinished documents: %w", err)

@@ -38,28 +38,64 @@ import (
 	"time"
 
 	"modernc.org/sqlite"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
-// State is the state of a row or a document.
-type State string
+// State is the state of a row or a document. It is outcome.State, under
+// its old name until batch uses outcome's.
+type State = outcome.State
 
-// The states of a row or document: the four final ones, plus queued for
-// admitted work in progress.
+// The states under their old names, until batch uses outcome's.
 const (
-	Queued    State = "queued"
-	Done      State = "done"
-	Review    State = "review"
-	Rejected  State = "rejected"
-	Duplicate State = "duplicate"
+	Queued    = outcome.Queued
+	Done      = outcome.Done
+	Review    = outcome.Review
+	Rejected  = outcome.Rejected
+	Duplicate = outcome.Duplicate
 )
 
-// Final reports whether s is an end state.
-func (s State) Final() bool { return s != Queued && s != "" }
-
-// Review and attempt reasons set by the journal itself.
+// The reasons the journal sets itself, under their old names, until batch
+// uses outcome's.
 const (
-	ReasonAttemptsExhausted = "attempts_exhausted"
-	ReasonConflict          = "conflict"
+	ReasonAttemptsExhausted = outcome.AttemptsExhausted
+	ReasonConflict          = outcome.Conflict
+)
+
+// rowKind is what a manifest row is to the journal (the rows table's kind
+// column): the owner of a document, whose state it shares, or a row with
+// a state of its own.
+type rowKind string
+
+const (
+	kindDoc       rowKind = "doc"
+	kindRejected          = rowKind(outcome.Rejected)
+	kindDuplicate         = rowKind(outcome.Duplicate)
+)
+
+// AttemptOutcome is how an attempt ended (the attempts table's outcome
+// column): with the verdict it published, or without one.
+type AttemptOutcome string
+
+// The outcomes of an attempt.
+const (
+	// AttemptOpen: the attempt has not ended. It is running, or its
+	// process died and no one has taken the document over yet.
+	AttemptOpen AttemptOutcome = ""
+	// AttemptDone, AttemptReview and AttemptRejected: the attempt
+	// published that verdict (Finish).
+	AttemptDone     = AttemptOutcome(outcome.Done)
+	AttemptReview   = AttemptOutcome(outcome.Review)
+	AttemptRejected = AttemptOutcome(outcome.Rejected)
+	// AttemptFailed: the engine or the source failed (Fail, with a
+	// transient outcome.Cause); the attempt counts against the cap.
+	AttemptFailed AttemptOutcome = "failed"
+	// AttemptAbandoned: the attempt's lease expired or its process died,
+	// and another claim took the document over; it is not counted.
+	AttemptAbandoned AttemptOutcome = "abandoned"
+	// AttemptInterrupted: the run was interrupted and gave the lease back
+	// (Release); it is not counted.
+	AttemptInterrupted AttemptOutcome = "interrupted"
 )
 
 // Errors returned by the lease operations.
@@ -338,6 +374,9 @@ func classify(err error) error {
 	}
 	return err
 }
+
+// now is the time the journal records and compares leases against.
+func (j *Journal) now() time.Time { return time.Now() }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 func open(t *testing.T) *Journal {
@@ -38,13 +40,13 @@ func TestAdmit(t *testing.T) {
 		source    string
 		sha       string
 		want      State
-		reason    string
+		reason    outcome.Reason
 		sameDocAs int64
 	}{
-		{"new document is queued", 3, "R-2", "bbb", Queued, "", 0},
-		{"same bytes again is a duplicate", 4, "R-1", "aaa", Duplicate, "", first.DocID},
-		{"different bytes is a conflict", 5, "R-1", "ccc", Rejected, ReasonConflict, 0},
-		{"a row seen before keeps its status", 2, "R-1", "aaa", Queued, "", first.DocID},
+		{"new document is queued", 3, "R-2", "bbb", outcome.Queued, "", 0},
+		{"same bytes again is a duplicate", 4, "R-1", "aaa", outcome.Duplicate, "", first.DocID},
+		{"different bytes is a conflict", 5, "R-1", "ccc", outcome.Rejected, outcome.Conflict, 0},
+		{"a row seen before keeps its status", 2, "R-1", "aaa", outcome.Queued, "", first.DocID},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,7 +64,7 @@ func TestAdmit(t *testing.T) {
 	}
 	// The file of a queued document changed between runs: conflict, never overwritten.
 	st := admit(t, j, 3, "R-2", "zzz")
-	if st.State != Rejected || st.Reason != ReasonConflict {
+	if st.State != outcome.Rejected || st.Reason != outcome.Conflict {
 		t.Errorf("changed bytes on resume: %s/%s, want rejected/conflict", st.State, st.Reason)
 	}
 }
@@ -84,17 +86,17 @@ func TestLeaseLifecycle(t *testing.T) {
 	if err := j.PageDone(l, PageMetric{Page: 0, DPI: 300, Render: time.Millisecond, OCR: time.Second, Words: 5, MeanConfidence: 90}, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Finish(l, Result{State: Done, MeanConfidence: 90, Band: "high", Artifact: "x", ArtifactSHA256: "h"}); err != nil {
+	if err := j.Finish(l, Result{State: outcome.Done, MeanConfidence: 90, Band: "high", Artifact: "x", ArtifactSHA256: "h"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Finish(l, Result{State: Done}); !errors.Is(err, ErrLeaseLost) {
+	if err := j.Finish(l, Result{State: outcome.Done}); !errors.Is(err, ErrLeaseLost) {
 		t.Errorf("finishing twice: %v, want ErrLeaseLost", err)
 	}
 	if _, err := j.Claim(doc, b, policy); !errors.Is(err, ErrNotClaimable) {
 		t.Errorf("claiming a done document: %v, want ErrNotClaimable", err)
 	}
 	st, _, _ := j.Row("m.csv", 2)
-	if st.State != Done {
+	if st.State != outcome.Done {
 		t.Errorf("row state %s, want done", st.State)
 	}
 	tm, err := j.Timings()
@@ -115,14 +117,14 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	if err != nil {
 		t.Fatalf("claim after expiry: %v", err)
 	}
-	if err := j.Finish(old, Result{State: Done}); !errors.Is(err, ErrLeaseLost) {
+	if err := j.Finish(old, Result{State: outcome.Done}); !errors.Is(err, ErrLeaseLost) {
 		t.Errorf("old owner finishing: %v, want ErrLeaseLost", err)
 	}
-	if err := j.Finish(l, Result{State: Done}); err != nil {
+	if err := j.Finish(l, Result{State: outcome.Done}); err != nil {
 		t.Fatal(err)
 	}
 	atts := attemptsOf(t, j, doc)
-	if len(atts) != 2 || atts[0].Outcome != "abandoned" || atts[1].Outcome != "done" {
+	if len(atts) != 2 || atts[0].Outcome != AttemptAbandoned || atts[1].Outcome != AttemptDone {
 		t.Errorf("attempts %+v, want abandoned then done", atts)
 	}
 }
@@ -167,7 +169,7 @@ func TestFailUntilExhausted(t *testing.T) {
 		if err != nil {
 			t.Fatalf("claim %d: %v", i, err)
 		}
-		exhausted, err := j.Fail(l, "crash", time.Now(), policy)
+		exhausted, err := j.Fail(l, outcome.CauseCrash, time.Now(), policy)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +178,7 @@ func TestFailUntilExhausted(t *testing.T) {
 		}
 	}
 	d, _ := j.Document(doc)
-	if d.State != Review || d.Reason != ReasonAttemptsExhausted || d.Attempts != 3 {
+	if d.State != outcome.Review || d.Reason != outcome.AttemptsExhausted || d.Attempts != 3 {
 		t.Errorf("doc %s/%s after %d attempts, want review/attempts_exhausted after 3", d.State, d.Reason, d.Attempts)
 	}
 }
@@ -186,7 +188,7 @@ func TestBackoffAndRelease(t *testing.T) {
 	doc := admit(t, j, 2, "R-1", "aaa").DocID
 	o := NewOwner()
 	l, _ := j.Claim(doc, o, policy)
-	if _, err := j.Fail(l, "io", time.Now().Add(time.Hour), policy); err != nil {
+	if _, err := j.Fail(l, outcome.CauseIO, time.Now().Add(time.Hour), policy); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := j.Claim(doc, o, policy); !errors.Is(err, ErrNotClaimable) {
@@ -198,7 +200,7 @@ func TestBackoffAndRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ := j.Document(doc2)
-	if d.Attempts != 0 || d.State != Queued {
+	if d.Attempts != 0 || d.State != outcome.Queued {
 		t.Errorf("released doc: attempts %d state %s, want 0 queued", d.Attempts, d.State)
 	}
 }
@@ -238,7 +240,7 @@ func TestConcurrentClaims(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if err := j.Finish(l, Result{State: Done}); err != nil {
+				if err := j.Finish(l, Result{State: outcome.Done}); err != nil {
 					t.Error(err)
 				}
 				mu.Lock()

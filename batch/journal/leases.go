@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Owner names a process that holds leases: host, pid, the process's start
@@ -97,8 +99,8 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 	// exhausted document to review), so they commit and report afterwards.
 	refused := false
 	err := j.tx(func(tx *sql.Tx) error {
-		now := time.Now()
-		var state State
+		now := j.now()
+		var state outcome.State
 		var attempts, abandoned int
 		var leaseOwner, leaseToken sql.NullString
 		var leaseExp sql.NullInt64
@@ -108,7 +110,7 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 		if err != nil {
 			return err
 		}
-		if state != Queued {
+		if state != outcome.Queued {
 			refused = true
 			return nil
 		}
@@ -117,12 +119,12 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 				refused = true
 				return nil
 			}
-			cause := "lease_expired"
+			cause := outcome.CauseLeaseExpired
 			if Owner(leaseOwner.String).dead() {
-				cause = "owner_died"
+				cause = outcome.CauseOwnerDied
 			}
-			if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome='abandoned', cause=? WHERE document_id=? AND token=? AND ended_at IS NULL`,
-				ms(now), cause, docID, leaseToken.String); err != nil {
+			if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE document_id=? AND token=? AND ended_at IS NULL`,
+				ms(now), AttemptAbandoned, cause, docID, leaseToken.String); err != nil {
 				return err
 			}
 			abandoned++
@@ -136,8 +138,8 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 			return nil
 		}
 		if attempts-abandoned >= p.MaxAttempts || abandoned >= MaxAbandoned {
-			_, err := tx.Exec(`UPDATE documents SET state='review', reason=?, finished_at=? WHERE id=?`,
-				ReasonAttemptsExhausted, ms(now), docID)
+			_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, finished_at=? WHERE id=?`,
+				outcome.Review, outcome.AttemptsExhausted, ms(now), docID)
 			refused = true
 			return err
 		}
@@ -168,13 +170,13 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 func (j *Journal) current(l Lease, fn func(tx *sql.Tx, now time.Time) error) error {
 	return j.tx(func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM documents WHERE id=? AND lease_token=? AND state='queued'`, l.DocID, l.Token).Scan(&n); err != nil {
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM documents WHERE id=? AND lease_token=? AND state=?`, l.DocID, l.Token, outcome.Queued).Scan(&n); err != nil {
 			return err
 		}
 		if n == 0 {
 			return ErrLeaseLost
 		}
-		return fn(tx, time.Now())
+		return fn(tx, j.now())
 	})
 }
 
@@ -210,10 +212,10 @@ func (j *Journal) PageDone(l Lease, m PageMetric, ttl time.Duration) error {
 
 // Result is how an attempt ended with a verdict.
 type Result struct {
-	State          State // Done or Review
-	Reason         string
+	State          outcome.State // done, review or rejected
+	Reason         outcome.Reason
 	MeanConfidence float64
-	Band           string
+	Band           outcome.Band
 	Artifact       string
 	ArtifactSHA256 string
 }
@@ -230,7 +232,8 @@ func (j *Journal) Finish(l Lease, r Result) error {
 			r.State, r.Reason, r.MeanConfidence, r.Band, r.Artifact, r.ArtifactSHA256, ms(now), l.DocID); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE id=?`, ms(now), r.State, r.Reason, l.AttemptID)
+		// The verdict's reason goes into the attempt's cause column.
+		_, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE id=?`, ms(now), AttemptOutcome(r.State), r.Reason, l.AttemptID)
 		return err
 	})
 }
@@ -239,9 +242,9 @@ func (j *Journal) Finish(l Lease, r Result) error {
 // goes back to the queue, claimable again at retryAt, or to review as
 // attempts_exhausted when this was its last allowed attempt. exhausted
 // reports which.
-func (j *Journal) Fail(l Lease, cause string, retryAt time.Time, p Policy) (exhausted bool, err error) {
+func (j *Journal) Fail(l Lease, cause outcome.Cause, retryAt time.Time, p Policy) (exhausted bool, err error) {
 	err = j.current(l, func(tx *sql.Tx, now time.Time) error {
-		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome='failed', cause=? WHERE id=?`, ms(now), cause, l.AttemptID); err != nil {
+		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE id=?`, ms(now), AttemptFailed, cause, l.AttemptID); err != nil {
 			return err
 		}
 		var attempts, abandoned int
@@ -250,8 +253,8 @@ func (j *Journal) Fail(l Lease, cause string, retryAt time.Time, p Policy) (exha
 		}
 		if attempts-abandoned >= p.MaxAttempts {
 			exhausted = true
-			_, err := tx.Exec(`UPDATE documents SET state='review', reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
-				ReasonAttemptsExhausted, ms(now), l.DocID)
+			_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
+				outcome.Review, outcome.AttemptsExhausted, ms(now), l.DocID)
 			return err
 		}
 		_, err := tx.Exec(`UPDATE documents SET next_attempt_at=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`,
@@ -265,7 +268,7 @@ func (j *Journal) Fail(l Lease, cause string, retryAt time.Time, p Policy) (exha
 // interrupted: the attempt is recorded as interrupted and not counted.
 func (j *Journal) Release(l Lease) error {
 	err := j.current(l, func(tx *sql.Tx, now time.Time) error {
-		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome='interrupted' WHERE id=?`, ms(now), l.AttemptID); err != nil {
+		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=? WHERE id=?`, ms(now), AttemptInterrupted, l.AttemptID); err != nil {
 			return err
 		}
 		_, err := tx.Exec(`UPDATE documents SET attempts=attempts-1, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`, l.DocID)

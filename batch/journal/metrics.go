@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // ReportRow is one manifest row joined with its document, for the report.
@@ -11,13 +13,13 @@ type ReportRow struct {
 	Manifest       string
 	Line           int
 	SourceID       string
-	State          State
-	Reason         string
+	State          outcome.State
+	Reason         outcome.Reason
 	SHA256         string
 	Pages          int
 	Attempts       int
 	MeanConfidence float64
-	Band           string
+	Band           outcome.Band
 	Artifact       string
 	TraceID        string
 }
@@ -38,20 +40,21 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 	defer rows.Close()
 	// One ReportRow is reused; the strings it holds are fresh per row.
 	var r ReportRow
-	var kind, docState, docReason string
+	var kind rowKind
+	var docState, docReason string
 	for rows.Next() {
 		if err := rows.Scan(&r.Manifest, &r.Line, &r.SourceID, &kind, &r.Reason, &r.SHA256, &docState, &docReason,
 			&r.Pages, &r.Attempts, &r.MeanConfidence, &r.Band, &r.Artifact, &r.TraceID); err != nil {
 			return fmt.Errorf("journal: listing rows: %w", err)
 		}
 		switch kind {
-		case "rejected":
-			r.State = Rejected
+		case kindRejected:
+			r.State = outcome.Rejected
 			r.Pages, r.Attempts, r.MeanConfidence, r.Band, r.Artifact, r.TraceID = 0, 0, 0, "", "", ""
-		case "duplicate":
-			r.State, r.Reason, r.Attempts = Duplicate, "", 0
+		case kindDuplicate:
+			r.State, r.Reason, r.Attempts = outcome.Duplicate, "", 0
 		default:
-			r.State, r.Reason = State(docState), docReason
+			r.State, r.Reason = outcome.State(docState), outcome.Reason(docReason)
 		}
 		if err := fn(r); err != nil {
 			return err
@@ -78,13 +81,13 @@ type Timings struct {
 func (j *Journal) Timings() (Timings, error) {
 	var t Timings
 	wrap := func(err error) error { return fmt.Errorf("journal: timings: %w", err) }
-	const verdictPages = `FROM pages p JOIN attempts a ON a.id = p.attempt_id WHERE a.outcome IN ('done','review')`
+	const verdictPages = `FROM pages p JOIN attempts a ON a.id = p.attempt_id WHERE a.outcome IN (?,?)`
 	var n int
-	if err := j.db.QueryRow(`SELECT COUNT(*) ` + verdictPages).Scan(&n); err != nil {
+	if err := j.db.QueryRow(`SELECT COUNT(*) `+verdictPages, AttemptDone, AttemptReview).Scan(&n); err != nil {
 		return t, wrap(err)
 	}
 	t.PageOCR = make([]float64, 0, n)
-	rows, err := j.db.Query(`SELECT p.render_ms + p.ocr_ms ` + verdictPages)
+	rows, err := j.db.Query(`SELECT p.render_ms + p.ocr_ms `+verdictPages, AttemptDone, AttemptReview)
 	if err != nil {
 		return t, wrap(err)
 	}
@@ -107,7 +110,7 @@ func (j *Journal) Timings() (Timings, error) {
 		return t, wrap(err)
 	}
 	t.FirstAdmission, t.LastFinish = fromMS(first), fromMS(last)
-	if err := j.db.QueryRow(`SELECT COUNT(*) FROM attempts WHERE outcome='failed'`).Scan(&t.Retries); err != nil {
+	if err := j.db.QueryRow(`SELECT COUNT(*) FROM attempts WHERE outcome=?`, AttemptFailed).Scan(&t.Retries); err != nil {
 		return t, wrap(err)
 	}
 	return t, nil
@@ -131,7 +134,7 @@ type Run struct {
 // StartRun records the start of a run.
 func (j *Journal) StartRun(owner Owner, settings, versions string) (int64, error) {
 	res, err := j.db.Exec(`INSERT INTO runs(owner, started_at, settings, versions) VALUES(?,?,?,?)`,
-		string(owner), ms(time.Now()), settings, versions)
+		string(owner), ms(j.now()), settings, versions)
 	if err != nil {
 		return 0, fmt.Errorf("journal: recording run: %w", classify(err))
 	}
@@ -141,7 +144,7 @@ func (j *Journal) StartRun(owner Owner, settings, versions string) (int64, error
 // EndRun records how a run ended.
 func (j *Journal) EndRun(id int64, exit string, cpuSeconds float64, peakInflight int64) error {
 	_, err := j.db.Exec(`UPDATE runs SET finished_at=?, exit=?, cpu_seconds=?, peak_inflight_bytes=? WHERE id=?`,
-		ms(time.Now()), exit, cpuSeconds, peakInflight, id)
+		ms(j.now()), exit, cpuSeconds, peakInflight, id)
 	if err != nil {
 		return fmt.Errorf("journal: recording run end: %w", classify(err))
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // This file holds the journal's read side for people watching a batch:
@@ -109,7 +111,7 @@ type Snapshot struct {
 	Now time.Time
 	// Rows counts manifest rows per state, over every manifest; a row whose
 	// document is not final counts as queued.
-	Rows map[State]int
+	Rows map[outcome.State]int
 	// Documents not final, split into those held by a live lease (running)
 	// and the rest (waiting: never claimed, in a retry backoff, or left by
 	// a dead owner).
@@ -137,7 +139,7 @@ type Snapshot struct {
 // Snapshot reads the batch's state at now, counting the pages recognised
 // in the window before now.
 func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error) {
-	s := Snapshot{Now: now, Rows: map[State]int{}}
+	s := Snapshot{Now: now, Rows: map[outcome.State]int{}}
 	wrap := func(err error) error { return fmt.Errorf("journal: status: %w", err) }
 	// One read transaction: every count below comes from the same instant
 	// even while another process writes.
@@ -152,19 +154,20 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 		return s, wrap(err)
 	}
 	for rows.Next() {
-		var kind, state string
+		var kind rowKind
+		var state outcome.State
 		var n int
 		if err := rows.Scan(&kind, &state, &n); err != nil {
 			rows.Close()
 			return s, wrap(err)
 		}
 		switch kind {
-		case "rejected":
-			s.Rows[Rejected] += n
-		case "duplicate":
-			s.Rows[Duplicate] += n
+		case kindRejected:
+			s.Rows[outcome.Rejected] += n
+		case kindDuplicate:
+			s.Rows[outcome.Duplicate] += n
 		default:
-			s.Rows[State(state)] += n
+			s.Rows[state] += n
 		}
 	}
 	rows.Close()
@@ -179,7 +182,7 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 	s.FirstAdmission = fromMS(first)
 
 	holders := map[string]*LeaseHolder{}
-	rows, err = tx.Query(`SELECT pages, admitted_at, COALESCE(lease_owner,''), lease_token IS NOT NULL, COALESCE(lease_expires,0) FROM documents WHERE state='queued'`)
+	rows, err = tx.Query(`SELECT pages, admitted_at, COALESCE(lease_owner,''), lease_token IS NOT NULL, COALESCE(lease_expires,0) FROM documents WHERE state=?`, outcome.Queued)
 	if err != nil {
 		return s, wrap(err)
 	}
@@ -271,7 +274,7 @@ type DocSpan struct {
 	ID         int64
 	Size       int64
 	Pages      int
-	State      State
+	State      outcome.State
 	AdmittedAt time.Time
 	StartedAt  time.Time // first claim; zero if never claimed
 	FinishedAt time.Time // zero while not final
@@ -286,8 +289,10 @@ type AttemptSpan struct {
 	// EndedAt is zero for an attempt that never ended: still running, or
 	// its process died and nobody has taken the document over yet.
 	EndedAt time.Time
-	Outcome string
-	Cause   string
+	Outcome AttemptOutcome
+	// Cause is the outcome.Cause of a failed or abandoned attempt, and
+	// the verdict's outcome.Reason of one that ended with a verdict.
+	Cause string
 	// LastSeen is the attempt's last sign of life before its end: its
 	// latest recognised page, else its start.
 	LastSeen time.Time

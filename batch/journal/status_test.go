@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 func TestOpenReadOnly(t *testing.T) {
@@ -46,7 +48,7 @@ func TestOpenReadOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if snap.Rows[Queued] != 1 || snap.Waiting != 1 || snap.RemainingPages != 2 {
+		if snap.Rows[outcome.Queued] != 1 || snap.Waiting != 1 || snap.RemainingPages != 2 {
 			t.Errorf("snapshot %+v", snap)
 		}
 		if err := r.SetMeta("x", "y"); err == nil {
@@ -65,7 +67,7 @@ func TestSnapshot(t *testing.T) {
 	b := admit(t, j, 3, "R-2", "bbb")
 	admit(t, j, 4, "R-3", "ccc")
 	admit(t, j, 5, "R-1", "aaa") // duplicate
-	if err := j.Reject("m.csv", 6, "R-9", "", "not_pdf"); err != nil {
+	if err := j.Reject("m.csv", 6, "R-9", "", outcome.NotPDF); err != nil {
 		t.Fatal(err)
 	}
 	// a is done, b is running under a live lease, R-3 waits; another
@@ -77,7 +79,7 @@ func TestSnapshot(t *testing.T) {
 	if err := j.PageDone(la, PageMetric{Page: 0, DPI: 150, Render: 100 * time.Millisecond, OCR: 400 * time.Millisecond, Words: 50, MeanConfidence: 90}, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Finish(la, Result{State: Done, MeanConfidence: 90, Band: "high"}); err != nil {
+	if err := j.Finish(la, Result{State: outcome.Done, MeanConfidence: 90, Band: "high"}); err != nil {
 		t.Fatal(err)
 	}
 	owner := NewOwner()
@@ -88,7 +90,7 @@ func TestSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[State]int{Done: 1, Queued: 2, Duplicate: 1, Rejected: 1}
+	want := map[outcome.State]int{outcome.Done: 1, outcome.Queued: 2, outcome.Duplicate: 1, outcome.Rejected: 1}
 	for s, n := range want {
 		if snap.Rows[s] != n {
 			t.Errorf("rows %s = %d, want %d (%v)", s, snap.Rows[s], n, snap.Rows)
@@ -123,7 +125,7 @@ func TestHistoryAndRetime(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Millisecond)
-	if err := j.Finish(l, Result{State: Done}); err != nil {
+	if err := j.Finish(l, Result{State: outcome.Done}); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -168,7 +170,7 @@ func TestHistoryGroupsAttempts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := j.Fail(l, "crash", time.Now().Add(-time.Minute), policy); err != nil {
+	if _, err := j.Fail(l, outcome.CauseCrash, time.Now().Add(-time.Minute), policy); err != nil {
 		t.Fatal(err)
 	}
 	lb, err := j.Claim(b.DocID, "elsewhere/1/1/aaaa", policy)
@@ -180,7 +182,7 @@ func TestHistoryGroupsAttempts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := j.Finish(lb, Result{State: Done}); err != nil {
+	if err := j.Finish(lb, Result{State: outcome.Done}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := j.Claim(a.DocID, "elsewhere/1/1/aaaa", policy); err != nil {

@@ -467,7 +467,7 @@ func successfulAttempts(t *testing.T, out string) map[string]int {
 		}
 		counts[source] = 0
 		for _, a := range atts {
-			if a.Outcome == string(journal.Done) || a.Outcome == string(journal.Review) {
+			if a.Outcome == journal.AttemptDone || a.Outcome == journal.AttemptReview {
 				counts[source]++
 			}
 		}
