@@ -17,12 +17,14 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files in testd
 
 // fixedJournal builds, through the journal's own API, a batch of two runs:
 // the first is interrupted with a document half read and another waiting
-// out a retry; the second finishes both and one more. It then moves every
-// timestamp onto a one-second grid, so the report it gives is the same
-// bytes every time.
+// out a retry; the second finishes both and one more. The journal's clock
+// moves one second at each step, from base, so the report it gives is the
+// same bytes every time.
 func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 	t.Helper()
-	j, err := journal.Open(filepath.Join(t.TempDir(), JournalFile))
+	base := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
+	now := base.Add(time.Second)
+	j, err := journal.Open(filepath.Join(t.TempDir(), JournalFile), journal.WithClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +36,8 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 			t.Fatal(err)
 		}
 	}
-	// Each step lands in its own millisecond, so Retime keeps them apart.
-	tick := func() { time.Sleep(3 * time.Millisecond) }
+	// Each step happens a second after the one before.
+	tick := func() { now = now.Add(time.Second) }
 	admitRow := func(line int, source, sha string, size int64, pages int) int64 {
 		t.Helper()
 		tick()
@@ -80,9 +82,8 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 
 	l = claim(r3, o1)
 	tick()
-	// A retry time in the past keeps the document claimable at once (and,
-	// being the earliest instant, lands first on the grid).
-	_, err = j.Fail(l, "crash", time.Now().Add(-time.Hour), policy)
+	// A retry time in the past keeps the document claimable at once.
+	_, err = j.Fail(l, "crash", base, policy)
 	must(err)
 
 	r4 := admitRow(6, "R-0004", "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100", 400_000, 3)
@@ -112,9 +113,6 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 	finish(l, journal.Result{State: journal.Done, MeanConfidence: 77, Band: "medium", Artifact: "artifacts/R-0005_01234567_a1.json.age", ArtifactSHA256: "dd"})
 	tick()
 	must(j.EndRun(run2, "complete", 30.25, 180_000))
-
-	base := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
-	must(j.Retime(base, time.Second))
 	return j, base
 }
 

@@ -10,9 +10,9 @@ import (
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
-func open(t *testing.T) *Journal {
+func open(t *testing.T, opts ...Option) *Journal {
 	t.Helper()
-	j, err := Open(filepath.Join(t.TempDir(), "journal.db"))
+	j, err := Open(filepath.Join(t.TempDir(), "journal.db"), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

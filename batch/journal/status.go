@@ -3,9 +3,7 @@ package journal
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -15,56 +13,11 @@ import (
 )
 
 // This file holds the journal's read side for people watching a batch:
-// `refbatch status` (Snapshot), the report's timeline (History) and the
-// list of manifests a folder took (Manifests). They only read, so they work
-// while another process runs the batch: SQLite's WAL gives each query a
-// consistent snapshot without blocking the writer.
-
-// OpenReadOnly opens an existing journal for reading only. It never creates
-// the file, never migrates it, and may be used while another process writes
-// the journal. A journal of another schema version is refused.
-//
-// It creates no file either, so that it works on a read-only copy and
-// leaves a folder as it found it. SQLite reads a WAL database through its
-// -wal and -shm files and creates them when they are missing, even for a
-// read-only connection. So when there is no write-ahead log with content
-// (the journal was closed cleanly: everything is in the main file, and no
-// process is writing it), the file is opened as immutable, which reads it
-// without the two files and without locks. When a log with content is
-// there, it holds committed transactions and is read as usual; SQLite
-// then creates the -shm file if it is missing (a journal copied without
-// it after a crash).
-func OpenReadOnly(path string) (*Journal, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("opening journal: %w", err)
-	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(30000)")
-	q.Set("mode", "ro")
-	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
-		q.Set("immutable", "1")
-	}
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("opening journal: %w", err)
-	}
-	db.SetMaxOpenConns(1)
-	var v string
-	err = db.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		err = fmt.Errorf("opening journal %s: no schema version, not a refbatch journal", path)
-	case err != nil:
-		err = fmt.Errorf("opening journal %s: %w", path, err)
-	case v != fmt.Sprint(schemaVersion):
-		err = fmt.Errorf("journal schema version %s, this refbatch reads %d", v, schemaVersion)
-	}
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &Journal{db: db, path: path}, nil
-}
+// `refbatch status` (Snapshot), the report's timeline (History), the list
+// of manifests a folder took (Manifests) and the latest recorded instant
+// (LatestRecorded). They only read, so they work while another process
+// runs the batch: SQLite's WAL gives each query a consistent snapshot
+// without blocking the writer.
 
 // ManifestRows is one manifest the journal has rows of.
 type ManifestRows struct {
@@ -409,49 +362,4 @@ func (j *Journal) LatestRecorded() (time.Time, error) {
 		return time.Time{}, fmt.Errorf("journal: latest timestamp: %w", err)
 	}
 	return fromMS(v), nil
-}
-
-// timestampColumns are every column holding a time, in milliseconds.
-var timestampColumns = []struct{ table, column string }{
-	{"documents", "admitted_at"}, {"documents", "started_at"}, {"documents", "finished_at"},
-	{"documents", "lease_expires"}, {"documents", "next_attempt_at"},
-	{"rows", "recorded_at"},
-	{"attempts", "started_at"}, {"attempts", "ended_at"},
-	{"pages", "finished_at"},
-	{"runs", "started_at"}, {"runs", "finished_at"},
-}
-
-// Retime moves every timestamp of the journal onto a fixed grid, keeping
-// their order: the k-th distinct instant (k from 0) becomes base + k·step,
-// and equal instants stay equal. It exists so that a test can build a
-// journal through the ordinary API and still get a report with known
-// times; it has no use on a real batch, whose history it would falsify.
-func (j *Journal) Retime(base time.Time, step time.Duration) error {
-	return j.tx(func(tx *sql.Tx) error {
-		if _, err := tx.Exec(`CREATE TEMP TABLE IF NOT EXISTS retime (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)`); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`DELETE FROM retime`); err != nil {
-			return err
-		}
-		for _, c := range timestampColumns {
-			if _, err := tx.Exec(`INSERT OR IGNORE INTO retime(old, new) SELECT DISTINCT ` + c.column + `, 0 FROM ` + c.table +
-				` WHERE ` + c.column + ` IS NOT NULL AND ` + c.column + ` <> 0`); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.Exec(`UPDATE retime SET new = ? + ? * k.n
-			FROM (SELECT old, ROW_NUMBER() OVER (ORDER BY old) - 1 AS n FROM retime) AS k WHERE k.old = retime.old`,
-			ms(base), step.Milliseconds()); err != nil {
-			return err
-		}
-		for _, c := range timestampColumns {
-			if _, err := tx.Exec(`UPDATE ` + c.table + ` SET ` + c.column + ` = (SELECT new FROM retime WHERE old = ` + c.column + `)
-				WHERE ` + c.column + ` IS NOT NULL AND ` + c.column + ` <> 0`); err != nil {
-				return err
-			}
-		}
-		_, err := tx.Exec(`DROP TABLE retime`)
-		return err
-	})
 }

@@ -1,0 +1,297 @@
+package journal
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"time"
+
+	"modernc.org/sqlite"
+)
+
+// This file opens a journal: the schema, its creation and version check,
+// and the refusal of a file that is not a journal.
+
+// Option changes how Open opens a journal.
+type Option func(*Journal)
+
+// WithClock makes the journal take the time from clock instead of
+// time.Now: every time it records (admissions, claims, pages, verdicts,
+// runs) and every lease expiry it compares. A test uses it to build a
+// journal whose times it knows; waiting for a busy database still takes
+// real time.
+func WithClock(clock func() time.Time) Option {
+	return func(j *Journal) { j.clock = clock }
+}
+
+const schemaVersion = 1
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS documents (
+		id              INTEGER PRIMARY KEY,
+		source_id       TEXT NOT NULL UNIQUE,
+		sha256          TEXT NOT NULL,
+		path            TEXT NOT NULL,
+		manifest_line   INTEGER NOT NULL,
+		size            INTEGER NOT NULL,
+		pages           INTEGER NOT NULL,
+		state           TEXT NOT NULL,
+		reason          TEXT NOT NULL DEFAULT '',
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		abandoned       INTEGER NOT NULL DEFAULT 0,
+		lease_owner     TEXT,
+		lease_token     TEXT,
+		lease_expires   INTEGER,
+		next_attempt_at INTEGER NOT NULL DEFAULT 0,
+		trace_id        TEXT NOT NULL,
+		mean_confidence REAL,
+		band            TEXT NOT NULL DEFAULT '',
+		artifact        TEXT NOT NULL DEFAULT '',
+		artifact_sha256 TEXT NOT NULL DEFAULT '',
+		admitted_at     INTEGER NOT NULL,
+		started_at      INTEGER,
+		finished_at     INTEGER
+	)`,
+	`CREATE INDEX IF NOT EXISTS documents_state ON documents(state)`,
+	`CREATE TABLE IF NOT EXISTS rows (
+		manifest    TEXT NOT NULL,
+		line        INTEGER NOT NULL,
+		source_id   TEXT NOT NULL,
+		kind        TEXT NOT NULL,
+		reason      TEXT NOT NULL DEFAULT '',
+		sha256      TEXT NOT NULL DEFAULT '',
+		document_id INTEGER REFERENCES documents(id),
+		recorded_at INTEGER NOT NULL,
+		PRIMARY KEY (manifest, line)
+	)`,
+	`CREATE TABLE IF NOT EXISTS attempts (
+		id          INTEGER PRIMARY KEY,
+		document_id INTEGER NOT NULL REFERENCES documents(id),
+		number      INTEGER NOT NULL,
+		owner       TEXT NOT NULL,
+		token       TEXT NOT NULL,
+		started_at  INTEGER NOT NULL,
+		ended_at    INTEGER,
+		outcome     TEXT NOT NULL DEFAULT '',
+		cause       TEXT NOT NULL DEFAULT ''
+	)`,
+	`CREATE INDEX IF NOT EXISTS attempts_document ON attempts(document_id)`,
+	`CREATE TABLE IF NOT EXISTS pages (
+		attempt_id  INTEGER NOT NULL REFERENCES attempts(id),
+		document_id INTEGER NOT NULL,
+		page        INTEGER NOT NULL,
+		dpi         INTEGER NOT NULL,
+		render_ms   REAL NOT NULL,
+		ocr_ms      REAL NOT NULL,
+		words       INTEGER NOT NULL,
+		mean_confidence REAL NOT NULL,
+		finished_at INTEGER NOT NULL,
+		PRIMARY KEY (attempt_id, page)
+	)`,
+	`CREATE TABLE IF NOT EXISTS runs (
+		id          INTEGER PRIMARY KEY,
+		owner       TEXT NOT NULL,
+		started_at  INTEGER NOT NULL,
+		finished_at INTEGER,
+		exit        TEXT NOT NULL DEFAULT '',
+		settings    TEXT NOT NULL DEFAULT '{}',
+		versions    TEXT NOT NULL DEFAULT '{}',
+		cpu_seconds REAL NOT NULL DEFAULT 0,
+		peak_inflight_bytes INTEGER NOT NULL DEFAULT 0,
+		peak_parent_rss INTEGER NOT NULL DEFAULT 0,
+		peak_worker_rss INTEGER NOT NULL DEFAULT 0
+	)`,
+}
+
+// Open opens (creating if needed) the journal at path. The file is created
+// with mode 0600.
+func Open(path string, opts ...Option) (*Journal, error) {
+	// Create the file ourselves so its mode is 0600 from the first byte.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	f.Close()
+	if err := checkOurs(path); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(30000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	// One connection: writes in this process are serialised here, and
+	// SQLite serialises them across processes.
+	db.SetMaxOpenConns(1)
+	j := &Journal{db: db, path: path, clock: time.Now}
+	for _, o := range opts {
+		o(j)
+	}
+	if err := j.migrateRetrying(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// checkOurs refuses a file that is not a refbatch journal before Open sets
+// a single pragma on it (WAL mode alone rewrites the file's header): one
+// that SQLite does not read as a database, or a database with tables but
+// no schema version of ours. It reads the file as immutable, so it
+// creates nothing beside it. An empty file, or a database whose tables
+// are still in another process's write-ahead log, is a journal being
+// created.
+func checkOurs(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		// A log with content: the main file alone may be torn mid
+		// checkpoint, and it is a WAL database already, so WAL mode
+		// rewrites nothing. migrate makes the check inside a transaction.
+		return nil
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&immutable=1")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var tables, meta int
+	err = db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(name='meta'),0) FROM sqlite_master WHERE type='table'`).Scan(&tables, &meta)
+	if err != nil {
+		if errors.Is(notJournal(err), ErrNotJournal) {
+			return fmt.Errorf("%s: %w (SQLite does not read it as a database)", path, ErrNotJournal)
+		}
+		return fmt.Errorf("opening journal: %w", err)
+	}
+	var v string
+	if tables > 0 && (meta == 0 || db.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v) != nil) {
+		return fmt.Errorf("%s: %w (it holds tables of its own)", path, ErrNotJournal)
+	}
+	return nil
+}
+
+// notJournal marks SQLite's "file is not a database" (SQLITE_NOTADB) as
+// ErrNotJournal.
+func notJournal(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == 26 {
+		return fmt.Errorf("%w: %w", ErrNotJournal, err)
+	}
+	return err
+}
+
+// openBusyWait bounds how long Open retries a journal that another process
+// is creating at the same moment; the same as the busy timeout.
+const openBusyWait = 30 * time.Second
+
+// migrateRetrying runs migrate, retrying while SQLite answers SQLITE_BUSY.
+// Two processes opening a journal that does not exist yet race to make it
+// a WAL database and create its schema, and SQLite then answers the loser's
+// BEGIN IMMEDIATE with SQLITE_BUSY at once instead of calling the busy
+// handler: TestTwoProcesses failed 2 runs in 12 that way, always here.
+func (j *Journal) migrateRetrying() error {
+	deadline := time.Now().Add(openBusyWait)
+	wait := 10 * time.Millisecond
+	for {
+		err := j.migrate()
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
+
+// isBusy reports whether err is SQLITE_BUSY (any extended code).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 5
+}
+
+func (j *Journal) migrate() error {
+	return j.tx(func(tx *sql.Tx) error {
+		var tables, meta int
+		err := tx.QueryRow(`SELECT COUNT(*), COALESCE(SUM(name='meta'),0) FROM sqlite_master WHERE type='table'`).Scan(&tables, &meta)
+		if err != nil {
+			return err
+		}
+		if tables > 0 && meta == 0 {
+			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
+		}
+		for _, s := range schema {
+			if _, err := tx.Exec(s); err != nil {
+				return fmt.Errorf("creating journal schema: %w", err)
+			}
+		}
+		var v string
+		err = tx.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
+		switch {
+		case errors.Is(err, sql.ErrNoRows) && tables > 0:
+			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
+		case errors.Is(err, sql.ErrNoRows):
+			_, err = tx.Exec(`INSERT INTO meta(key,value) VALUES('schema_version',?)`, fmt.Sprint(schemaVersion))
+			return err
+		case err != nil:
+			return fmt.Errorf("reading journal schema version: %w", err)
+		case v != fmt.Sprint(schemaVersion):
+			return fmt.Errorf("journal schema version %s, this refbatch reads %d", v, schemaVersion)
+		}
+		return nil
+	})
+}
+
+// OpenReadOnly opens an existing journal for reading only. It never creates
+// the file, never migrates it, and may be used while another process writes
+// the journal. A journal of another schema version is refused.
+//
+// It creates no file either, so that it works on a read-only copy and
+// leaves a folder as it found it. SQLite reads a WAL database through its
+// -wal and -shm files and creates them when they are missing, even for a
+// read-only connection. So when there is no write-ahead log with content
+// (the journal was closed cleanly: everything is in the main file, and no
+// process is writing it), the file is opened as immutable, which reads it
+// without the two files and without locks. When a log with content is
+// there, it holds committed transactions and is read as usual; SQLite
+// then creates the -shm file if it is missing (a journal copied without
+// it after a crash).
+func OpenReadOnly(path string) (*Journal, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(30000)")
+	q.Set("mode", "ro")
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+		q.Set("immutable", "1")
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	var v string
+	err = db.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		err = fmt.Errorf("opening journal %s: no schema version, not a refbatch journal", path)
+	case err != nil:
+		err = fmt.Errorf("opening journal %s: %w", path, err)
+	case v != fmt.Sprint(schemaVersion):
+		err = fmt.Errorf("journal schema version %s, this refbatch reads %d", v, schemaVersion)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Journal{db: db, path: path, clock: time.Now}, nil
+}
