@@ -16,6 +16,7 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // The tests run real engines: the test binary re-executes itself as the
@@ -215,8 +216,8 @@ func TestFaults(t *testing.T) {
 		name     string
 		fault    string
 		opts     func(*Options)
-		state    string
-		reason   string
+		state    outcome.State
+		reason   outcome.Reason
 		attempts int // attempts recorded on the victim
 	}{
 		{"a worker that crashes every time exhausts the attempts", "crash=V", nil, "review", "attempts_exhausted", 3},
@@ -305,7 +306,7 @@ func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
 	}
 	want := [][2]string{{"duplicate", ""}, {"rejected", "conflict"}}
 	for i, w := range want {
-		if r := reportRows(t, res.Report)[i]; r.State != w[0] || r.Reason != w[1] {
+		if r := reportRows(t, res.Report)[i]; string(r.State) != w[0] || string(r.Reason) != w[1] {
 			t.Errorf("second manifest row %d: %s/%s, want %s/%s", i, r.State, r.Reason, w[0], w[1])
 		}
 	}

@@ -58,8 +58,8 @@ func (c *csvWriter) row(row Row) error {
 	if row.Pages > 0 {
 		pages = strconv.Itoa(row.Pages)
 	}
-	err := c.cw.Write([]string{cell(manifest), strconv.Itoa(row.ManifestLine), cell(row.SourceID), cell(row.State), cell(row.Reason),
-		cell(row.SHA256), pages, conf, cell(row.Band), attempts, cell(row.Artifact), cell(row.TraceID)})
+	err := c.cw.Write([]string{cell(manifest), strconv.Itoa(row.ManifestLine), cell(row.SourceID), cell(string(row.State)), cell(string(row.Reason)),
+		cell(row.SHA256), pages, conf, cell(string(row.Band)), attempts, cell(row.Artifact), cell(row.TraceID)})
 	if err != nil {
 		return fmt.Errorf("writing report rows: %w", err)
 	}

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 //go:embed report.html.tmpl
@@ -44,14 +47,18 @@ const htmlRowCap = 500
 // htmlView is what the template reads; the grouping, sorting and drawing
 // is done here so that the template stays a layout.
 type htmlView struct {
-	R        *Report
-	Status   string
+	R      *Report
+	Status string
+	// StateCSS styles each state's class (stateClass).
+	StateCSS []template.CSS
 	Counts   []stateCount
-	Review   []reviewGroup
-	NReview  int
-	Rejected []rejectedGroup
-	Timings  []timing
-	Phases   []phaseRow
+	// NRejected counts the rejected rows.
+	NRejected int
+	Review    []reviewGroup
+	NReview   int
+	Rejected  []rejectedGroup
+	Timings   []timing
+	Phases    []phaseRow
 	// Rows are the first rows in manifest order, NRows all of them and
 	// MoreRows those not shown.
 	Rows     []Row
@@ -65,7 +72,7 @@ type htmlView struct {
 }
 
 type stateCount struct {
-	State string
+	State outcome.State
 	N     int
 	Pages int
 }
@@ -129,7 +136,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 
 // renderHTML executes the page template for n, whose rows pr has seen.
 func renderHTML(w io.Writer, n *Report, pr *pageRows) error {
-	v := htmlView{R: n, Status: n.Status(), Rows: pr.first, NRows: pr.n, MoreRows: pr.n - len(pr.first)}
+	v := htmlView{R: n, Status: n.Status(), StateCSS: stateCSS(), Rows: pr.first, NRows: pr.n, MoreRows: pr.n - len(pr.first),
+		NRejected: n.Summary.States[outcome.Rejected]}
 	if v.Rows == nil {
 		v.Rows = []Row{}
 	}
@@ -178,8 +186,8 @@ type pageRows struct {
 	n          int
 	first      []Row
 	confidence confidenceBins
-	review     map[string]*reviewRows
-	rejected   map[string]*rejectedLines
+	review     map[outcome.Reason]*reviewRows
+	rejected   map[outcome.Reason]*rejectedLines
 }
 
 // reviewRows are the review rows of one reason: n in all, and the most
@@ -198,7 +206,7 @@ type rejectedLines struct {
 
 func newPageRows(n *Report) *pageRows {
 	return &pageRows{bands: n.Summary.ConfidenceBands, many: n.Run.Manifest == "",
-		review: map[string]*reviewRows{}, rejected: map[string]*rejectedLines{}}
+		review: map[outcome.Reason]*reviewRows{}, rejected: map[outcome.Reason]*rejectedLines{}}
 }
 
 func (p *pageRows) add(r Row) {
@@ -208,7 +216,7 @@ func (p *pageRows) add(r Row) {
 	}
 	p.confidence.add(r)
 	switch r.State {
-	case stateReview:
+	case outcome.Review:
 		g := p.review[r.Reason]
 		if g == nil {
 			g = &reviewRows{}
@@ -221,7 +229,7 @@ func (p *pageRows) add(r Row) {
 		if len(g.rows) >= 2*htmlRowCap {
 			g.trim()
 		}
-	case stateRejected:
+	case outcome.Rejected:
 		g := p.rejected[r.Reason]
 		if g == nil {
 			g = &rejectedLines{}
@@ -251,85 +259,22 @@ func (g *reviewRows) trim() {
 	}
 }
 
-// reviewOrder ranks review reasons, most actionable first:
-//
-//   - id_not_found first: the text reads well but does not name the
-//     participant, so the file may be filed under the wrong person. That is
-//     the one outcome that can put a referral in someone else's record, and
-//     one look at page 1 settles it.
-//   - incomplete_text next: what was read is sound, but print is missing
-//     from it, and a medical note in small print is often what matters.
-//   - low_confidence and empty_text next: a person looks at the scan and
-//     accepts it, rescans it or transcribes it.
-//   - render_error, timeout and attempts_exhausted last: looking at the
-//     document does not fix them; they need a rerun with other settings or
-//     whoever runs the engines, and they tend to come in clusters the
-//     timeline explains.
-//
-// Unknown reasons follow, by name.
-var reviewOrder = []string{"id_not_found", "incomplete_text", "low_confidence", "empty_text", "render_error", "timeout", "attempts_exhausted"}
-
-// reviewActions says what a person should do with each review reason.
-var reviewActions = map[string]string{
-	"id_not_found":       "The text reads, but the participant ID from the manifest is not in it: the file may belong to someone else. Check page 1 against the manifest before anything else.",
-	"incomplete_text":    "Print on a page was not read, even on a second reading: faint or small print, or print under a stamp. The words that were read are right, but some are missing. Compare the scan with the text (the artifact lists the unread regions per page) and transcribe what is missing, or rescan it darker.",
-	"low_confidence":     "The engine doubts what it read (confidence below %s). Look at the scan: accept it, rescan it or transcribe it.",
-	"empty_text":         "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it.",
-	"render_error":       "The PDF could not be rendered. Open it in a viewer; re-export or rescan it.",
-	"timeout":            "A page took longer than the page timeout. Rerun it with a longer --page-timeout or a lower --dpi, or look at the file.",
-	"attempts_exhausted": "The engine failed on every attempt (crash, out of memory, I/O). Give the trace ID to whoever runs refbatch: every log line of every attempt carries it.",
-}
-
-// reviewLane groups the review rows by reason in reviewOrder; within a
-// reason the most confident come first, then manifest order.
+// reviewLane groups the review rows by reason in the lane's order (see
+// explanations); within a reason the most confident come first, then
+// manifest order.
 func (p *pageRows) reviewLane() []reviewGroup {
-	reasons := make([]string, 0, len(p.review))
-	for reason := range p.review {
-		reasons = append(reasons, reason)
-	}
-	rank := func(reason string) int {
-		if i := slices.Index(reviewOrder, reason); i >= 0 {
-			return i
-		}
-		return len(reviewOrder)
-	}
-	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
+	reasons := slices.SortedFunc(maps.Keys(p.review), compareReview)
 	var out []reviewGroup
 	for _, reason := range reasons {
 		g := p.review[reason]
 		g.trim()
-		action := reviewActions[reason]
-		if reason == "low_confidence" {
-			action = fmt.Sprintf(action, formatCount(cmp.Or(p.bands.Low, 60)))
-		}
+		label := string(reason)
 		if reason == "" {
-			reason = "(no reason)" // a bug upstream; show it anyway
+			label = "(no reason)" // a bug upstream; show it anyway
 		}
-		out = append(out, reviewGroup{Reason: reason, Action: action, Rows: g.rows, N: g.n, More: g.n - len(g.rows)})
+		out = append(out, reviewGroup{Reason: label, Action: reviewAction(reason, p.bands.Low), Rows: g.rows, N: g.n, More: g.n - len(g.rows)})
 	}
 	return out
-}
-
-// rejectMeanings explains each rejection reason in a few words.
-var rejectMeanings = map[string]string{
-	"missing_field":     "a required column is empty",
-	"bad_date":          "referral_date is not a real YYYY-MM-DD date",
-	"bad_consent":       "consent is not yes or no",
-	"bad_sha256":        "sha256 is not 64 hex digits",
-	"no_consent":        "consent is no: not imported",
-	"path_outside_root": "the path leads outside the root folder",
-	"missing_file":      "the file is not there",
-	"empty_file":        "the file is empty",
-	"not_pdf":           "the file is not a PDF",
-	"too_large":         "the file is larger than --max-bytes",
-	"too_many_pages":    "more pages than --max-pages",
-	"page_too_large":    "a page or image is larger than --max-page-pixels",
-	"encrypted":         "the PDF is encrypted",
-	"malformed_pdf":     "the PDF is damaged and cannot be read",
-	"unparseable_pdf":   "the PDF checks crashed, ran out of memory or took too long, twice: a damaged or hostile file",
-	"unreadable":        "the file is there but cannot be read (permissions, I/O error)",
-	"hash_mismatch":     "the bytes differ from the manifest's sha256",
-	"conflict":          "an earlier row has the same source_id with other bytes",
 }
 
 // rejectedGroups groups rejected rows by reason, most frequent first (ties
@@ -344,12 +289,12 @@ func (p *pageRows) rejectedGroups() []rejectedGroup {
 	}
 	sortReasonCounts(counts)
 	var out []rejectedGroup
-	group := func(reason, label, meaning string) {
+	group := func(reason outcome.Reason, label, meaning string) {
 		g := p.rejected[reason]
 		out = append(out, rejectedGroup{label, meaning, g.lines, g.n, g.n - len(g.lines)})
 	}
 	for _, rc := range counts {
-		group(rc.Reason, rc.Reason, rejectMeanings[rc.Reason])
+		group(rc.Reason, string(rc.Reason), explanations[rc.Reason].meaning)
 	}
 	if _, ok := p.rejected[""]; ok { // a rejected row without a reason is a bug upstream; show it anyway
 		group("", "(no reason)", "")
@@ -373,13 +318,42 @@ func shortHash(h string) string {
 	return h[:n]
 }
 
-// stateClass maps a state to a CSS class; unknown states share one so that
-// a state string never becomes markup.
-func stateClass(state string) string {
-	if slices.Contains(finalStates, state) {
-		return "st-" + state
+// stateClass maps a state to a CSS class; the final states have one each
+// (stateCSS), every other shares st-other, so that a state string never
+// becomes markup.
+func stateClass(state outcome.State) string {
+	if state.Final() {
+		return "st-" + string(state)
 	}
 	return "st-other"
+}
+
+// stateColours are the border colours of the final states' cards and
+// badges; stateOther is that of any other state.
+var stateColours = map[outcome.State]string{
+	outcome.Done:      colDone,
+	outcome.Review:    colReview,
+	outcome.Rejected:  colRejected,
+	outcome.Duplicate: colAxis,
+}
+
+const stateOther = colRunning
+
+// stateCSS returns a rule per class stateClass gives: the final states in
+// display order, then st-other.
+func stateCSS() []template.CSS {
+	var out []template.CSS
+	rule := func(class, colour string) {
+		// Both come from this file, never from a report.
+		out = append(out, template.CSS("."+class+" { border-color: "+colour+"; }"))
+	}
+	for _, st := range outcome.States() {
+		if st.Final() {
+			rule(stateClass(st), stateColours[st])
+		}
+	}
+	rule(stateClass(""), stateOther)
+	return out
 }
 
 // formatTime shows a time to the second with its offset; zero is unknown.

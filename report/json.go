@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // File names WriteFiles writes in the output folder.
@@ -39,11 +41,11 @@ func (r *Report) normalized() *Report {
 	n.Summary.States = cloneMap(r.Summary.States)
 	n.Summary.Reasons = cloneMap(r.Summary.Reasons)
 	n.Summary.StatePages = cloneMap(r.Summary.StatePages)
-	for _, st := range finalStates {
+	for _, st := range finalStates() {
 		n.Summary.States[st] += 0
 	}
-	n.Summary.StatePages[stateDone] += 0
-	n.Summary.StatePages[stateReview] += 0
+	n.Summary.StatePages[outcome.Done] += 0
+	n.Summary.StatePages[outcome.Review] += 0
 	n.Summary.OCRPageHistogram = nonNil(r.Summary.OCRPageHistogram)
 	n.Summary.TimeBreakdown = nonNil(r.Summary.TimeBreakdown)
 	n.Timeline.Points = nonNil(r.Timeline.Points)
@@ -57,9 +59,9 @@ func nonNil[T any](s []T) []T {
 	return slices.Clone(s)
 }
 
-func cloneMap[V any](m map[string]V) map[string]V {
+func cloneMap[K ~string, V any](m map[K]V) map[K]V {
 	if m == nil {
-		return map[string]V{}
+		return map[K]V{}
 	}
 	return maps.Clone(m)
 }

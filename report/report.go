@@ -39,22 +39,19 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // SchemaVersion is the version of report.json's shape written by this
 // package. It changes only when a field changes meaning or disappears.
 const SchemaVersion = 1
 
-// The final states of a row; a Summary always counts each of them.
-const (
-	stateDone      = "done"
-	stateReview    = "review"
-	stateRejected  = "rejected"
-	stateDuplicate = "duplicate"
-)
-
-// finalStates is the order in which states are shown.
-var finalStates = []string{stateDone, stateReview, stateRejected, stateDuplicate}
+// finalStates are the final states in display order; a Summary always
+// counts each of them.
+func finalStates() []outcome.State {
+	return slices.DeleteFunc(outcome.States(), func(s outcome.State) bool { return !s.Final() })
+}
 
 // Report is everything a run reports: its settings, one row per manifest
 // row, and the batch's numbers.
@@ -157,18 +154,18 @@ type Invocation struct {
 // line, source_id, hash and trace ID only, never by its text or participant.
 type Row struct {
 	// Manifest is set only in a report over several manifests.
-	Manifest       string  `json:"manifest,omitempty"`
-	ManifestLine   int     `json:"manifest_line"`
-	SourceID       string  `json:"source_id"`
-	State          string  `json:"state"`
-	Reason         string  `json:"reason"`
-	SHA256         string  `json:"sha256"`
-	Pages          int     `json:"pages"`
-	MeanConfidence float64 `json:"mean_confidence"`
-	Band           string  `json:"band"`
-	Attempts       int     `json:"attempts"`
-	Artifact       string  `json:"artifact"`
-	TraceID        string  `json:"trace_id"`
+	Manifest       string         `json:"manifest,omitempty"`
+	ManifestLine   int            `json:"manifest_line"`
+	SourceID       string         `json:"source_id"`
+	State          outcome.State  `json:"state"`
+	Reason         outcome.Reason `json:"reason"`
+	SHA256         string         `json:"sha256"`
+	Pages          int            `json:"pages"`
+	MeanConfidence float64        `json:"mean_confidence"`
+	Band           outcome.Band   `json:"band"`
+	Attempts       int            `json:"attempts"`
+	Artifact       string         `json:"artifact"`
+	TraceID        string         `json:"trace_id"`
 }
 
 // Quantiles summarises a set of latency samples in seconds.
@@ -214,14 +211,14 @@ type Summary struct {
 	Rows int `json:"rows"`
 	// States counts rows per state; done, review, rejected and duplicate
 	// are always present.
-	States map[string]int `json:"states"`
+	States map[outcome.State]int `json:"states"`
 	// Reasons counts rows per reason code, over all states.
-	Reasons map[string]int `json:"reasons"`
+	Reasons map[outcome.Reason]int `json:"reasons"`
 	// Pages counts the pages of the documents that went through OCR
 	// (done and review rows), so that PagesPerMinute measures OCR work;
 	// StatePages splits them by state.
-	Pages      int            `json:"pages"`
-	StatePages map[string]int `json:"pages_by_state"`
+	Pages      int                   `json:"pages"`
+	StatePages map[outcome.State]int `json:"pages_by_state"`
 	// Documents counts the documents admitted for OCR (rows that were
 	// neither rejected at admission nor duplicates).
 	Documents int `json:"documents"`
@@ -363,22 +360,22 @@ func Summarize(rows []Row) Summary {
 // not grow with the rows. The zero Summarizer is ready to use.
 type Summarizer struct {
 	rows, pages int
-	states      map[string]int
-	reasons     map[string]int
-	statePages  map[string]int
+	states      map[outcome.State]int
+	reasons     map[outcome.Reason]int
+	statePages  map[outcome.State]int
 }
 
 // Add counts one row.
 func (z *Summarizer) Add(r Row) {
 	if z.states == nil {
-		z.states, z.reasons, z.statePages = map[string]int{}, map[string]int{}, map[string]int{}
+		z.states, z.reasons, z.statePages = map[outcome.State]int{}, map[outcome.Reason]int{}, map[outcome.State]int{}
 	}
 	z.rows++
 	z.states[r.State]++
 	if r.Reason != "" {
 		z.reasons[r.Reason]++
 	}
-	if r.State == stateDone || r.State == stateReview {
+	if r.State == outcome.Done || r.State == outcome.Review {
 		z.pages += r.Pages
 		z.statePages[r.State] += r.Pages
 	}
@@ -389,12 +386,12 @@ func (z *Summarizer) Add(r Row) {
 func (z *Summarizer) Summary() Summary {
 	s := Summary{
 		Rows:       z.rows,
-		States:     make(map[string]int, len(finalStates)+len(z.states)),
-		Reasons:    make(map[string]int, len(z.reasons)),
+		States:     make(map[outcome.State]int, len(outcome.States())+len(z.states)),
+		Reasons:    make(map[outcome.Reason]int, len(z.reasons)),
 		Pages:      z.pages,
-		StatePages: map[string]int{stateDone: 0, stateReview: 0},
+		StatePages: map[outcome.State]int{outcome.Done: 0, outcome.Review: 0},
 	}
-	for _, st := range finalStates {
+	for _, st := range finalStates() {
 		s.States[st] = 0
 	}
 	for st, n := range z.states {
@@ -470,7 +467,7 @@ func roundSig(v float64, n int) float64 {
 type confidenceBins [20]int
 
 func (c *confidenceBins) add(r Row) {
-	if r.Band == "" || (r.State != stateDone && r.State != stateReview) {
+	if r.Band == "" || (r.State != outcome.Done && r.State != outcome.Review) {
 		return
 	}
 	c[min(max(int(r.MeanConfidence/5), 0), len(c)-1)]++
@@ -503,11 +500,11 @@ func sortedRows(rows []Row) []Row {
 
 // orderedStates lists the states in display order: the final states first,
 // then any other (unfinished) state found in counts, sorted.
-func orderedStates(counts map[string]int) []string {
-	states := slices.Clone(finalStates)
-	var others []string
+func orderedStates(counts map[outcome.State]int) []outcome.State {
+	states := finalStates()
+	var others []outcome.State
 	for st := range counts {
-		if !slices.Contains(finalStates, st) {
+		if !st.Final() {
 			others = append(others, st)
 		}
 	}

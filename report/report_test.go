@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -169,7 +171,7 @@ func TestWriteDoesNotModify(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
-	zeroStates := map[string]int{"done": 0, "review": 0, "rejected": 0, "duplicate": 0}
+	zeroStates := map[outcome.State]int{"done": 0, "review": 0, "rejected": 0, "duplicate": 0}
 	tests := []struct {
 		name string
 		rows []Row
@@ -177,7 +179,7 @@ func TestSummarize(t *testing.T) {
 	}{
 		{
 			name: "no rows",
-			want: Summary{States: zeroStates, Reasons: map[string]int{}, StatePages: map[string]int{"done": 0, "review": 0}},
+			want: Summary{States: zeroStates, Reasons: map[outcome.Reason]int{}, StatePages: map[outcome.State]int{"done": 0, "review": 0}},
 		},
 		{
 			name: "one of each",
@@ -189,10 +191,10 @@ func TestSummarize(t *testing.T) {
 			},
 			want: Summary{
 				Rows:       4,
-				States:     map[string]int{"done": 1, "review": 1, "rejected": 1, "duplicate": 1},
-				Reasons:    map[string]int{"low_confidence": 1, "not_pdf": 1},
+				States:     map[outcome.State]int{"done": 1, "review": 1, "rejected": 1, "duplicate": 1},
+				Reasons:    map[outcome.Reason]int{"low_confidence": 1, "not_pdf": 1},
 				Pages:      5,
-				StatePages: map[string]int{"done": 2, "review": 3},
+				StatePages: map[outcome.State]int{"done": 2, "review": 3},
 			},
 		},
 		{
@@ -207,10 +209,10 @@ func TestSummarize(t *testing.T) {
 			},
 			want: Summary{
 				Rows:       6,
-				States:     map[string]int{"done": 1, "review": 0, "rejected": 3, "duplicate": 0, "queued": 2},
-				Reasons:    map[string]int{"no_consent": 2, "too_large": 1},
+				States:     map[outcome.State]int{"done": 1, "review": 0, "rejected": 3, "duplicate": 0, "queued": 2},
+				Reasons:    map[outcome.Reason]int{"no_consent": 2, "too_large": 1},
 				Pages:      1,
-				StatePages: map[string]int{"done": 1, "review": 0},
+				StatePages: map[outcome.State]int{"done": 1, "review": 0},
 			},
 		},
 	}

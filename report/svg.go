@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // The charts of report.html are SVG drawn here, as text, from numbers only:
@@ -442,7 +444,7 @@ func timelineChart(tl Timeline) template.HTML {
 			{"finished", colDone, func(p TimelinePoint) float64 { return float64(p.Finished) }, true},
 		}},
 		{"documents queued and running", formatCount, []series{
-			{"queued", colQueued, func(p TimelinePoint) float64 { return float64(p.Queued) }, true},
+			{string(outcome.Queued), colQueued, func(p TimelinePoint) float64 { return float64(p.Queued) }, true},
 			{"running", colRunning, func(p TimelinePoint) float64 { return float64(p.Running) }, false},
 		}},
 		{"age of the oldest queued document", formatTick, []series{

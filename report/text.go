@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // WriteText writes the short summary printed at the end of a run: the
@@ -66,12 +68,12 @@ func (r *Report) WriteText(w io.Writer) error {
 
 // reasonCount is one reason and how many rows gave it.
 type reasonCount struct {
-	Reason string
+	Reason outcome.Reason
 	N      int
 }
 
 // reasonTally counts the rows' reasons per state, one row at a time.
-type reasonTally map[string]map[string]int
+type reasonTally map[outcome.State]map[outcome.Reason]int
 
 func (t *reasonTally) add(r Row) {
 	if r.Reason == "" {
@@ -81,14 +83,14 @@ func (t *reasonTally) add(r Row) {
 		*t = reasonTally{}
 	}
 	if (*t)[r.State] == nil {
-		(*t)[r.State] = map[string]int{}
+		(*t)[r.State] = map[outcome.Reason]int{}
 	}
 	(*t)[r.State][r.Reason]++
 }
 
 // byState lists each state's reasons, most frequent first, ties by name.
-func (t reasonTally) byState() map[string][]reasonCount {
-	out := make(map[string][]reasonCount, len(t))
+func (t reasonTally) byState() map[outcome.State][]reasonCount {
+	out := make(map[outcome.State][]reasonCount, len(t))
 	for st, m := range t {
 		var list []reasonCount
 		for reason, n := range m {
@@ -103,7 +105,7 @@ func (t reasonTally) byState() map[string][]reasonCount {
 // sortReasonCounts orders reasons most frequent first, ties by name.
 func sortReasonCounts(list []reasonCount) {
 	slices.SortFunc(list, func(a, b reasonCount) int {
-		return cmp.Or(b.N-a.N, strings.Compare(a.Reason, b.Reason))
+		return cmp.Or(b.N-a.N, strings.Compare(string(a.Reason), string(b.Reason)))
 	})
 }
 

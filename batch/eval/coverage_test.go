@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 func TestFaintRecall(t *testing.T) {
@@ -58,8 +59,8 @@ func coverageFixture(shares map[string]float64) Input {
 	in := Input{Truth: map[string]*Truth{}, Texts: map[string][]string{}}
 	add := func(id string, allowed []Outcome, got Outcome, truth []TruthPage, ocr ...string) {
 		in.Expected = append(in.Expected, Expected{id, allowed})
-		in.Rows = append(in.Rows, report.Row{ManifestLine: len(in.Rows) + 2, SourceID: id, State: got.State, Reason: got.Reason,
-			Band: BandHigh, MeanConfidence: 95, Artifact: "artifacts/" + id})
+		in.Rows = append(in.Rows, report.Row{ManifestLine: len(in.Rows) + 2, SourceID: id, State: outcome.State(got.State), Reason: outcome.Reason(got.Reason),
+			Band: outcome.BandHigh, MeanConfidence: 95, Artifact: "artifacts/" + id})
 		in.Truth[id] = &Truth{SourceID: id, Pages: truth}
 		in.Texts["artifacts/"+id] = ocr
 		if v, ok := shares[id]; ok {

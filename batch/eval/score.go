@@ -277,7 +277,7 @@ func scoreOutcomes(expected []Expected, rows []report.Row, noIDCheck bool) Outco
 		}
 		if i < len(rows) {
 			row := rows[i]
-			r.ManifestLine, r.Got = row.ManifestLine, Outcome{State: row.State, Reason: row.Reason}
+			r.ManifestLine, r.Got = row.ManifestLine, Outcome{State: string(row.State), Reason: string(row.Reason)}
 			if r.SourceID == "" {
 				r.SourceID = row.SourceID
 			}
@@ -331,10 +331,10 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 		var cov []PageCoverage
 		if i < len(rows) && rows[i].SourceID == e.SourceID {
 			row := rows[i]
-			d.Got = Outcome{State: row.State, Reason: row.Reason}
+			d.Got = Outcome{State: string(row.State), Reason: string(row.Reason)}
 			if texts, ok := in.Texts[row.Artifact]; ok && row.Artifact != "" {
 				ocr, d.Read = texts, true
-				d.Band, d.Confidence = cmp.Or(row.Band, BandNone), row.MeanConfidence
+				d.Band, d.Confidence = cmp.Or(string(row.Band), BandNone), row.MeanConfidence
 				cov = in.Coverage[row.Artifact]
 			}
 		}

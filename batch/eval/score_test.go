@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 func TestReadExpected(t *testing.T) {
@@ -223,7 +224,7 @@ func TestScore(t *testing.T) {
 
 func TestScoreOutcomes(t *testing.T) {
 	exp := func(id string, alts ...Outcome) Expected { return Expected{id, alts} }
-	row := func(line int, id, state, reason string) report.Row {
+	row := func(line int, id string, state outcome.State, reason outcome.Reason) report.Row {
 		return report.Row{ManifestLine: line, SourceID: id, State: state, Reason: reason}
 	}
 	tests := []struct {

@@ -60,7 +60,7 @@ func rowStates(t *testing.T, out string) map[string]string {
 	m := map[string]string{}
 	for _, r := range readReport(t, out).Rows {
 		if _, ok := m[r.SourceID]; !ok {
-			m[r.SourceID] = r.State + "/" + r.Reason
+			m[r.SourceID] = string(r.State) + "/" + string(r.Reason)
 		}
 	}
 	return m

@@ -147,7 +147,7 @@ func expectRows(t *testing.T, rep *report.Report, expected []map[string]string) 
 	}
 	for i, row := range rep.Rows {
 		want := expected[i]
-		if row.SourceID != want["source_id"] || row.State != want["state"] || row.Reason != want["reason"] {
+		if row.SourceID != want["source_id"] || string(row.State) != want["state"] || string(row.Reason) != want["reason"] {
 			t.Errorf("line %d: %s %s/%s, want %s %s/%s", row.ManifestLine, row.SourceID, row.State, row.Reason,
 				want["source_id"], want["state"], want["reason"])
 		}
@@ -394,7 +394,7 @@ func TestRealCorpus(t *testing.T) {
 		if row.State == "" || row.State == "queued" {
 			t.Errorf("%s: not final (%q)", row.SourceID, row.State)
 		}
-		if reason, ok := want[row.SourceID]; ok && row.Reason != reason {
+		if reason, ok := want[row.SourceID]; ok && string(row.Reason) != reason {
 			t.Errorf("%s: %s/%s, want reason %s", row.SourceID, row.State, row.Reason, reason)
 		}
 		if row.Reason == "attempts_exhausted" || row.Reason == "timeout" {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // The hostile part runs each file of a folder of hostile PDFs as the
@@ -47,7 +48,7 @@ type hostileResult struct {
 // ok reports whether the run met issue 12's line.
 func (h *hostileResult) ok() bool {
 	state, _, _ := strings.Cut(h.Outcome, "/")
-	return h.ExitCode == 0 && h.WallS < 60 && h.GoodDone == 2 && (state == "rejected" || state == "review") && h.PeakTreeRSS < 1<<30
+	return h.ExitCode == 0 && h.WallS < 60 && h.GoodDone == 2 && (outcome.State(state) == outcome.Rejected || outcome.State(state) == outcome.Review) && h.PeakTreeRSS < 1<<30
 }
 
 func (b *bench) runHostile(ctx context.Context) error {
@@ -134,8 +135,8 @@ func (b *bench) hostileRun(ctx context.Context, file string) (*hostileResult, er
 	for _, r := range rep.Rows {
 		switch {
 		case r.SourceID == "HOSTILE-1":
-			h.Outcome = r.State + "/" + r.Reason
-		case r.State == "done":
+			h.Outcome = string(r.State) + "/" + string(r.Reason)
+		case r.State == outcome.Done:
 			h.GoodDone++
 		}
 	}
