@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Format names eval.json's schema.
@@ -91,10 +93,10 @@ func (r *Result) Check(t Thresholds) []Regression {
 	var prev *BandScore
 	for i, b := range r.Calibration {
 		if limit, ok := t.BandMeanCERMax[b.Band]; ok && b.Documents > 0 {
-			above("band_mean_cer."+b.Band, "mean CER of the "+b.Band+" confidence band", b.MeanCER, &limit)
+			above("band_mean_cer."+string(b.Band), "mean CER of the "+string(b.Band)+" confidence band", b.MeanCER, &limit)
 		}
 		if least, ok := t.BandDocumentsMin[b.Band]; ok && b.Documents < least {
-			add("band_documents."+b.Band, "documents in the %s confidence band %d < threshold %d", b.Band, b.Documents, least)
+			add("band_documents."+string(b.Band), "documents in the %s confidence band %d < threshold %d", b.Band, b.Documents, least)
 		}
 		if !t.BandsOrdered || b.Band == BandNone || b.Documents == 0 {
 			continue
@@ -131,7 +133,7 @@ func (r *Result) Check(t Thresholds) []Regression {
 			notMeasured("coverage_false_alarms", "no readable document without faint print")
 		case c.FalseAlarms > *limit:
 			add("coverage_false_alarms", "documents without faint print in review %s %d > threshold %d (%s)",
-				IncompleteText, c.FalseAlarms, *limit, idList(c.FalseAlarmIDs))
+				outcome.IncompleteText, c.FalseAlarms, *limit, idList(c.FalseAlarmIDs))
 		}
 	}
 	return out
@@ -286,16 +288,16 @@ func (r *Report) writeCoverage(w io.Writer) {
 	}
 	t := r.Thresholds
 	var bands []string
-	for _, b := range []string{BandHigh, BandMedium, BandLow, BandNone} {
+	for _, b := range append(outcome.Bands(), BandNone) {
 		if n := c.Bands[b]; n > 0 {
 			bands = append(bands, fmt.Sprintf("%s %d", b, n))
 		}
 	}
 	fmt.Fprintf(w, "coverage\t%d documents scored apart (faint print, columns, or allowed to end %s): mean CER %.4f; %s\n",
-		c.Documents, IncompleteText, c.MeanCER, strings.Join(bands, ", "))
+		c.Documents, outcome.IncompleteText, c.MeanCER, strings.Join(bands, ", "))
 	if c.FaintDocuments > 0 {
 		fmt.Fprintf(w, "  faint print\t%d documents: %d read %.0f%% or more of it, %d in review %s, %d done reading less%s; words read %s\n",
-			c.FaintDocuments, c.FaintRead, 100*FaintReadRecall, c.FaintFlagged, IncompleteText, c.FaintUnflagged, limit(t.FaintUnflaggedMax), recallWords(c.FaintWords))
+			c.FaintDocuments, c.FaintRead, 100*FaintReadRecall, c.FaintFlagged, outcome.IncompleteText, c.FaintUnflagged, limit(t.FaintUnflaggedMax), recallWords(c.FaintWords))
 		if len(c.FaintUnflaggedIDs) > 0 {
 			fmt.Fprintf(w, "    done, unread\t%s\n", strings.Join(c.FaintUnflaggedIDs, " "))
 		}
@@ -305,7 +307,7 @@ func (r *Report) writeCoverage(w io.Writer) {
 			c.ColumnPages, c.ColumnMeanCER, c.ColumnMaxCER, c.ColumnMaxSource, c.ColumnMaxPage, limit(t.ColumnPageCERMax))
 	}
 	fmt.Fprintf(w, "  false alarms\t%d of %d documents without faint print in review %s%s",
-		c.FalseAlarms, c.CleanDocuments, IncompleteText, limit(t.CoverageFalseAlarmsMax))
+		c.FalseAlarms, c.CleanDocuments, outcome.IncompleteText, limit(t.CoverageFalseAlarmsMax))
 	if len(c.FalseAlarmIDs) > 0 {
 		fmt.Fprintf(w, ": %s", strings.Join(c.FalseAlarmIDs, " "))
 	}
@@ -318,7 +320,7 @@ func (r *Report) writeCoverage(w io.Writer) {
 			100*FaintReadRecall, shareText(s.CleanMax), s.Clean)
 	default:
 		fmt.Fprintf(w, "  suggested\t%s from uncovered share %s: flags %d of %d documents with faint print unread (%d of them by their share before the second reading, least %s), %d of %d without faint print (most %s; and %d of %d reading it)\n",
-			IncompleteText, shareText(s.Threshold), s.MustFlag, s.MustFlag, s.Recovered, shareText(s.MustMin), s.CleanFlagged, s.Clean, shareText(s.CleanMax), s.FaintReadFlagged, s.FaintRead)
+			outcome.IncompleteText, shareText(s.Threshold), s.MustFlag, s.MustFlag, s.Recovered, shareText(s.MustMin), s.CleanFlagged, s.Clean, shareText(s.CleanMax), s.FaintReadFlagged, s.FaintRead)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Coverage figures: how much of a page's text a reading covers. Tesseract
@@ -18,10 +20,6 @@ import (
 // FaintReadRecall is the share of its faint print's words a document must
 // read for that print to count as read.
 const FaintReadRecall = 0.8
-
-// IncompleteText is the review reason of a document whose reading covers
-// too little of its pages' text.
-const IncompleteText = "incomplete_text"
 
 // PageCoverage is what an artifact page says of its own coverage: the
 // share of the page's text-like ink no recognised word covers, and the
@@ -44,7 +42,7 @@ type Coverage struct {
 	MeanCER   float64 `json:"mean_cer"`
 	// Bands counts the coverage documents per confidence band: text left
 	// unread in a high band is the confidence lying.
-	Bands map[string]int `json:"bands"`
+	Bands map[outcome.Band]int `json:"bands"`
 
 	// FaintDocuments have faint print in their truth. FaintRead read
 	// FaintReadRecall or more of its words; FaintFlagged ended review
@@ -123,7 +121,9 @@ func (d DocScore) faint() bool { return d.FaintWords != nil && d.FaintWords.Of >
 func (d DocScore) faintUnread() bool { return d.faint() && d.FaintWords.Rate < FaintReadRecall }
 
 // flagged reports whether the document ended review incomplete_text.
-func (d DocScore) flagged() bool { return d.Got == Outcome{State: "review", Reason: IncompleteText} }
+func (d DocScore) flagged() bool {
+	return d.Got == Outcome{State: outcome.Review, Reason: outcome.IncompleteText}
+}
 
 // clean reports whether the document must not be flagged incomplete: no
 // faint print, and expected.csv does not allow review incomplete_text.
@@ -131,7 +131,7 @@ func (d DocScore) clean() bool { return !d.Doubted && !d.faint() && !d.incomplet
 
 // scoreCoverage gathers the coverage figures of the scored documents.
 func scoreCoverage(docs []DocScore) *Coverage {
-	c := &Coverage{Bands: map[string]int{}, FaintUnflaggedIDs: []string{}, FalseAlarmIDs: []string{}}
+	c := &Coverage{Bands: map[outcome.Band]int{}, FaintUnflaggedIDs: []string{}, FalseAlarmIDs: []string{}}
 	var columnSum float64
 	for _, d := range docs {
 		if d.Coverage {
@@ -161,7 +161,7 @@ func scoreCoverage(docs []DocScore) *Coverage {
 				c.FaintRead++
 			case d.flagged():
 				c.FaintFlagged++
-			case d.Got.State == "done":
+			case d.Got.State == outcome.Done:
 				c.FaintUnflagged++
 				c.FaintUnflaggedIDs = append(c.FaintUnflaggedIDs, d.SourceID)
 			}

@@ -54,7 +54,7 @@ func coverageFixture(shares map[string]float64) Input {
 	faintPage := TruthPage{Text: body + "\n" + note, FaintText: note}
 	cols := "Clinical summary\nBackground\nfirst column words\nCurrent plan\nsecond column words"
 	across := "Clinical summary\nBackground Current plan\nfirst column words second column words"
-	maybe := []Outcome{{"done", ""}, {"review", IncompleteText}}
+	maybe := []Outcome{{"done", ""}, {"review", outcome.IncompleteText}}
 	done := []Outcome{{"done", ""}}
 	in := Input{Truth: map[string]*Truth{}, Texts: map[string][]string{}}
 	add := func(id string, allowed []Outcome, got Outcome, truth []TruthPage, ocr ...string) {
@@ -73,12 +73,12 @@ func coverageFixture(shares map[string]float64) Input {
 	}
 	add("F1", maybe, Outcome{"done", ""}, []TruthPage{faintPage}, body+"\n"+note)
 	add("F2", maybe, Outcome{"done", ""}, []TruthPage{faintPage}, body+"\nNote from")
-	add("F3", maybe, Outcome{"review", IncompleteText}, []TruthPage{faintPage}, body)
+	add("F3", maybe, Outcome{"review", outcome.IncompleteText}, []TruthPage{faintPage}, body)
 	add("C1", done, Outcome{"done", ""}, []TruthPage{{Text: cols, Columns: true}}, cols)
 	add("C2", done, Outcome{"done", ""}, []TruthPage{{Text: cols, Columns: true}}, across)
-	add("K1", done, Outcome{"review", IncompleteText}, []TruthPage{{Text: body}}, body)
+	add("K1", done, Outcome{"review", outcome.IncompleteText}, []TruthPage{{Text: body}}, body)
 	add("K2", done, Outcome{"done", ""}, []TruthPage{{Text: body}}, body)
-	add("S1", maybe, Outcome{"review", IncompleteText}, []TruthPage{{Text: body + "\nstamped line"}}, body)
+	add("S1", maybe, Outcome{"review", outcome.IncompleteText}, []TruthPage{{Text: body + "\nstamped line"}}, body)
 	add("D1", []Outcome{{"review", "low_confidence"}}, Outcome{"review", "low_confidence"}, []TruthPage{{Text: body}}, "P-1")
 	return in
 }
@@ -90,7 +90,7 @@ func TestScoreCoverage(t *testing.T) {
 	}
 	c := res.Coverage
 	want := &Coverage{
-		Documents: 6, Bands: map[string]int{BandHigh: 6},
+		Documents: 6, Bands: map[outcome.Band]int{outcome.BandHigh: 6},
 		FaintDocuments: 3, FaintRead: 1, FaintFlagged: 1, FaintUnflagged: 1, FaintUnflaggedIDs: []string{"F2"},
 		FaintWords:  Recall{Found: 8 + 2, Of: 24, Rate: 10.0 / 24},
 		ColumnPages: 2, ColumnMaxSource: "C2", ColumnMaxPage: 1,
@@ -110,7 +110,7 @@ func TestScoreCoverage(t *testing.T) {
 		t.Errorf("text %d documents, %d pages, %d doubted; want 2, 2, 1", x.Documents, x.Pages, x.Doubted)
 	}
 	for _, b := range res.Calibration {
-		if b.Band == BandHigh && !reflect.DeepEqual(b.SourceIDs, []string{"K1", "K2", "D1"}) {
+		if b.Band == outcome.BandHigh && !reflect.DeepEqual(b.SourceIDs, []string{"K1", "K2", "D1"}) {
 			t.Errorf("high band holds %v, want K1, K2 and the doubted D1", b.SourceIDs)
 		}
 	}

@@ -13,20 +13,22 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Outcome is a row's final state and reason, as the report gives them.
 type Outcome struct {
-	State  string `json:"state"`
-	Reason string `json:"reason"`
+	State  outcome.State  `json:"state"`
+	Reason outcome.Reason `json:"reason"`
 }
 
 // String is "state" or "state/reason".
 func (o Outcome) String() string {
 	if o.Reason == "" {
-		return o.State
+		return string(o.State)
 	}
-	return o.State + "/" + o.Reason
+	return string(o.State) + "/" + string(o.Reason)
 }
 
 // Expected is one row of expected.csv: the outcomes a manifest row may
@@ -39,7 +41,7 @@ type Expected struct {
 }
 
 // AnyReason as an expected reason accepts every reason of its state.
-const AnyReason = "*"
+const AnyReason outcome.Reason = "*"
 
 // Allows reports whether o is one of the allowed outcomes.
 func (e Expected) Allows(o Outcome) bool {
@@ -65,7 +67,7 @@ func (e Expected) String() string {
 // (low_confidence, id_not_found) rather than none at all.
 func (e Expected) readable() bool {
 	for _, a := range e.Allowed {
-		if a.State == "done" {
+		if a.State == outcome.Done {
 			return true
 		}
 	}
@@ -80,7 +82,7 @@ func (e Expected) doubted() bool {
 		return false
 	}
 	for _, a := range e.Allowed {
-		if a.State == "review" && (a.Reason == "low_confidence" || a.Reason == "id_not_found") {
+		if a.State == outcome.Review && (a.Reason == outcome.LowConfidence || a.Reason == outcome.IDNotFound) {
 			return true
 		}
 	}
@@ -139,7 +141,7 @@ func ReadExpected(r io.Reader) ([]Expected, error) {
 		}
 		e := Expected{SourceID: field("source_id")}
 		for i := range states {
-			o := Outcome{State: strings.TrimSpace(states[i]), Reason: strings.TrimSpace(reasons[i])}
+			o := Outcome{State: outcome.State(strings.TrimSpace(states[i])), Reason: outcome.Reason(strings.TrimSpace(reasons[i]))}
 			if o.State == "" {
 				return nil, fmt.Errorf("reading expected outcomes: line %d: empty state", line)
 			}
@@ -248,10 +250,10 @@ type Thresholds struct {
 	DateRecallMin   *float64 `json:"date_recall_min,omitempty"`
 	// BandMeanCERMax caps the mean CER of the documents in a confidence
 	// band: a high band whose text is poor means the confidence lies.
-	BandMeanCERMax map[string]float64 `json:"band_mean_cer_max,omitempty"`
+	BandMeanCERMax map[outcome.Band]float64 `json:"band_mean_cer_max,omitempty"`
 	// BandDocumentsMin is the fewest documents each band must hold, so a
 	// calibration cannot pass by leaving a band empty.
-	BandDocumentsMin map[string]int `json:"band_documents_min,omitempty"`
+	BandDocumentsMin map[outcome.Band]int `json:"band_documents_min,omitempty"`
 	// BandsOrdered requires the mean CER to rise from the high band to the
 	// medium band to the low band (over the bands holding documents).
 	BandsOrdered bool `json:"bands_ordered,omitempty"`
@@ -287,12 +289,10 @@ func ReadThresholds(data []byte) (Thresholds, error) {
 	if err := dec.Decode(&t); err != nil {
 		return t, fmt.Errorf("reading thresholds: %w", err)
 	}
-	for key, bands := range map[string][]string{"band_mean_cer_max": slices.Collect(maps.Keys(t.BandMeanCERMax)),
+	for key, bands := range map[string][]outcome.Band{"band_mean_cer_max": slices.Collect(maps.Keys(t.BandMeanCERMax)),
 		"band_documents_min": slices.Collect(maps.Keys(t.BandDocumentsMin))} {
 		for _, band := range bands {
-			switch band {
-			case "high", "medium", "low":
-			default:
+			if !slices.Contains(outcome.Bands(), band) {
 				return t, fmt.Errorf("reading thresholds: %s: unknown band %q (high, medium or low)", key, band)
 			}
 		}

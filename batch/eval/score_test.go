@@ -132,7 +132,9 @@ func TestLoadTruth(t *testing.T) {
 // fixture is a small corpus: R-1 read well, R-2 read badly (low band),
 // R-3 expected done but rejected, a rejected row, and a duplicate of R-1.
 func fixture() Input {
-	exp := func(id, state, reason string) Expected { return Expected{id, []Outcome{{state, reason}}} }
+	exp := func(id string, state outcome.State, reason outcome.Reason) Expected {
+		return Expected{id, []Outcome{{state, reason}}}
+	}
 	return Input{
 		Expected: []Expected{
 			exp("R-1", "done", ""),
@@ -201,7 +203,7 @@ func TestScore(t *testing.T) {
 		t.Errorf("date recall %+v", x.DateRecall)
 	}
 
-	bands := map[string]BandScore{}
+	bands := map[outcome.Band]BandScore{}
 	for _, b := range res.Calibration {
 		bands[b.Band] = b
 	}
@@ -284,7 +286,7 @@ func TestCheck(t *testing.T) {
 	i := func(v int) *int { return &v }
 	f := func(v float64) *float64 { return &v }
 	generous := Thresholds{OutcomeMismatchesMax: i(1), MeanCERMax: f(0.5), P95CERMax: f(1), MeanWERMax: f(1),
-		IDRecallMin: f(0.3), DateRecallMin: f(0.6), BandMeanCERMax: map[string]float64{"high": 0.01}}
+		IDRecallMin: f(0.3), DateRecallMin: f(0.6), BandMeanCERMax: map[outcome.Band]float64{"high": 0.01}}
 	tests := []struct {
 		name string
 		res  *Result
@@ -294,7 +296,7 @@ func TestCheck(t *testing.T) {
 		{"within every threshold", res, generous, nil},
 		{"outcomes gated without a threshold", res, Thresholds{}, []string{"outcome mismatches 1 > threshold 0: line 4 R-3 rejected/malformed_pdf, expected done"}},
 		{"every figure regressed", res, Thresholds{OutcomeMismatchesMax: i(1), MeanCERMax: f(0.04), P95CERMax: f(0.1), MeanWERMax: f(0.01),
-			IDRecallMin: f(0.99), DateRecallMin: f(0.99), BandMeanCERMax: map[string]float64{"low": 0.001}},
+			IDRecallMin: f(0.99), DateRecallMin: f(0.99), BandMeanCERMax: map[outcome.Band]float64{"low": 0.001}},
 			[]string{"mean CER 0.255 > threshold 0.040", "p95 CER 1.000 > threshold 0.100", "mean WER 0.",
 				"participant ID recall 0.333 < threshold 0.990 (1 of 3 documents)", "referral date recall 0.667 < threshold 0.990 (2 of 3 documents)",
 				"mean CER of the low confidence band 0.020 > threshold 0.001"}},
@@ -363,7 +365,7 @@ func TestScoreDoubted(t *testing.T) {
 	}
 	var low *BandScore
 	for i := range res.Calibration {
-		if res.Calibration[i].Band == BandLow {
+		if res.Calibration[i].Band == outcome.BandLow {
 			low = &res.Calibration[i]
 		}
 	}

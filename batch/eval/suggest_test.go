@@ -3,11 +3,13 @@ package eval
 import (
 	"strings"
 	"testing"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 func TestSuggest(t *testing.T) {
 	doc := func(conf, cer float64) DocScore {
-		return DocScore{Band: BandMedium, Confidence: conf, CER: ErrorRate{Rate: cer}}
+		return DocScore{Band: outcome.BandMedium, Confidence: conf, CER: ErrorRate{Rate: cer}}
 	}
 	tests := []struct {
 		name string
@@ -52,11 +54,11 @@ func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 
 func TestCheckBands(t *testing.T) {
 	res := &Result{Text: &Text{Pages: 1}, Calibration: []BandScore{
-		{Band: BandHigh, Documents: 5, MeanCER: 0.01},
-		{Band: BandMedium, Documents: 2, MeanCER: 0.008},
-		{Band: BandLow, Documents: 0},
+		{Band: outcome.BandHigh, Documents: 5, MeanCER: 0.01},
+		{Band: outcome.BandMedium, Documents: 2, MeanCER: 0.008},
+		{Band: outcome.BandLow, Documents: 0},
 	}}
-	regs := res.Check(Thresholds{BandsOrdered: true, BandDocumentsMin: map[string]int{"high": 5, "low": 1}})
+	regs := res.Check(Thresholds{BandsOrdered: true, BandDocumentsMin: map[outcome.Band]int{"high": 5, "low": 1}})
 	var got []string
 	for _, r := range regs {
 		got = append(got, r.Figure+": "+r.Message)

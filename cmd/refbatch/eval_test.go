@@ -13,6 +13,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/eval"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // generateCorpus writes a small synthetic corpus with the generator: four
@@ -128,7 +129,7 @@ func TestEval(t *testing.T) {
 		rows[6][1], rows[6][2] = "review", "timeout" // the sixth manifest row
 		writeRecords(t, wrong, rows)
 		r := refbatch(t, nil, "eval", "--expect", wrong, "--truth", truth, "--thresholds", tight, "--from-out", out)
-		was := eval.Outcome{State: readCSV(t, expect)[5]["state"], Reason: readCSV(t, expect)[5]["reason"]}
+		was := eval.Outcome{State: outcome.State(readCSV(t, expect)[5]["state"]), Reason: outcome.Reason(readCSV(t, expect)[5]["reason"])}
 		assertRegressed(t, r, "outcome mismatches", fmt.Sprintf("%s %s, expected review/timeout", rows[6][0], was))
 		if !strings.Contains(r.stdout, "differs") {
 			t.Errorf("the table does not list the row:\n%s", r.stdout)
