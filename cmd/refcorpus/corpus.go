@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // options are the generator's inputs; the same options always give the
@@ -241,7 +243,7 @@ func basePlan(o options, used map[string]bool) ([]entry, int) {
 			s.Scan = &p
 			e := entry{Spec: s, Render: true, Variant: v.variant, Notes: v.notes}
 			if v.variant == varBlankDoc {
-				e.State, e.Reason = "review", "empty_text"
+				e.State, e.Reason = string(outcome.Review), string(outcome.EmptyText)
 			}
 			es = append(es, e)
 		}
@@ -252,42 +254,43 @@ func basePlan(o options, used map[string]bool) ([]entry, int) {
 	// The bad documents that are real PDFs have one or two pages: they are
 	// never OCRed, so more pages would only cost space.
 	for _, b := range []struct {
-		reason string
+		reason outcome.Reason
 		render bool
 	}{
-		{"empty_file", false},
-		{"not_pdf", false},
-		{"malformed_pdf", true},
-		{"missing_file", false},
-		{"no_consent", true},
-		{"hash_mismatch", true},
-		{"path_outside_root", false},
-		{"missing_field", true},
-		{"bad_date", true},
+		{outcome.EmptyFile, false},
+		{outcome.NotPDF, false},
+		{outcome.MalformedPDF, true},
+		{outcome.MissingFile, false},
+		{outcome.NoConsent, true},
+		{outcome.HashMismatch, true},
+		{outcome.PathOutsideRoot, false},
+		{outcome.MissingField, true},
+		{outcome.BadDate, true},
 	} {
 		pages := 1
-		if b.reason == "malformed_pdf" {
+		if b.reason == outcome.MalformedPDF {
 			pages = 2 // so the cut falls inside the document, not after it
 		}
-		e := entry{Spec: next(pages), Render: b.render, Reason: b.reason}
-		e.Spec.Consent = b.reason != "no_consent"
+		e := entry{Spec: next(pages), Render: b.render, Reason: string(b.reason)}
+		e.Spec.Consent = b.reason != outcome.NoConsent
 		es = append(es, e)
 	}
 	if o.BadAll {
 		for _, b := range []struct {
-			variant, reason string
-			plan            *scanPlan
-			notes           string
+			variant string
+			reason  outcome.Reason
+			plan    *scanPlan
+			notes   string
 		}{
-			{varELF, "not_pdf", nil, `Uploaded by mistake: the "setup" program, not a scan`},
-			{varPNG, "not_pdf", &scanPlan{Kinds: []string{kindGrey}, DPI: 72, KeepImages: true}, "Photo of the form, saved as PDF"},
-			{varEncrypted, "encrypted", &scanPlan{Kinds: []string{kindBitonal}}, "Protected by the clinic, no password given"},
-			{varEncryptedPW, "encrypted", &scanPlan{Kinds: []string{kindBitonal}}, `Password "sent separately"`},
-			{varPageBomb, "too_many_pages", nil, ""},
-			{varGiantPage, "page_too_large", nil, ""},
-			{varOverCap, "too_large", &scanPlan{Kinds: []string{kindRaw}, DPI: 150}, "Scanner saved it uncompressed"},
-			{varShortRecord, "missing_field", nil, ""},
-			{varClimbing, "path_outside_root", nil, ""},
+			{varELF, outcome.NotPDF, nil, `Uploaded by mistake: the "setup" program, not a scan`},
+			{varPNG, outcome.NotPDF, &scanPlan{Kinds: []string{kindGrey}, DPI: 72, KeepImages: true}, "Photo of the form, saved as PDF"},
+			{varEncrypted, outcome.Encrypted, &scanPlan{Kinds: []string{kindBitonal}}, "Protected by the clinic, no password given"},
+			{varEncryptedPW, outcome.Encrypted, &scanPlan{Kinds: []string{kindBitonal}}, `Password "sent separately"`},
+			{varPageBomb, outcome.TooManyPages, nil, ""},
+			{varGiantPage, outcome.PageTooLarge, nil, ""},
+			{varOverCap, outcome.TooLarge, &scanPlan{Kinds: []string{kindRaw}, DPI: 150}, "Scanner saved it uncompressed"},
+			{varShortRecord, outcome.MissingField, nil, ""},
+			{varClimbing, outcome.PathOutsideRoot, nil, ""},
 		} {
 			s := next(1)
 			if b.plan != nil {
@@ -295,14 +298,14 @@ func basePlan(o options, used map[string]bool) ([]entry, int) {
 				p.Blank = -1
 				s.Scan = &p
 			}
-			es = append(es, entry{Spec: s, Render: b.plan != nil, Reason: b.reason, Variant: b.variant, Notes: b.notes})
+			es = append(es, entry{Spec: s, Render: b.plan != nil, Reason: string(b.reason), Variant: b.variant, Notes: b.notes})
 		}
 	}
 	es = append(es, entry{Spec: es[0].Spec, Dup: true})
 	// A rescan of the second document: same identity, other bytes.
 	rescan := es[1].Spec
 	rescan.Pages, rescan.Stream, rescan.Scan = 1, extraStream+2, nil
-	conflict := entry{Spec: rescan, Render: true, Reason: "conflict"}
+	conflict := entry{Spec: rescan, Render: true, Reason: string(outcome.Conflict)}
 	if o.BadAll {
 		conflict.Notes = "Second scan, pages reordered, replaces the first?"
 		// The third document again, its bytes copied to another folder.
@@ -347,7 +350,7 @@ func build(o options) (*corpus, error) {
 		s := e.Spec
 		if e.Dup {
 			r := c.Rows[first[s.SourceID]]
-			r.State, r.Reason, r.Notes = "duplicate", "", e.Notes
+			r.State, r.Reason, r.Notes = string(outcome.Duplicate), "", e.Notes
 			if e.Variant == varCopy {
 				r.Path = "docs/copies/" + s.SourceID + ".pdf"
 				for _, f := range c.Files {
@@ -364,14 +367,14 @@ func build(o options) (*corpus, error) {
 		}
 		r := row{
 			SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate,
-			Consent: consentWord(s.Consent), Path: "docs/" + s.SourceID + ".pdf", State: "done", Notes: e.Notes,
+			Consent: consentWord(s.Consent), Path: "docs/" + s.SourceID + ".pdf", State: string(outcome.Done), Notes: e.Notes,
 			Hard: e.Hard, Coverage: e.Coverage,
 		}
 		switch {
 		case e.State != "":
 			r.State, r.Reason = e.State, e.Reason
 		case e.Reason != "":
-			r.State, r.Reason = "rejected", e.Reason
+			r.State, r.Reason = string(outcome.Rejected), e.Reason
 		}
 		data, keepTruth, err := makeFile(o, e, docs[i], &r)
 		if err != nil {
@@ -390,12 +393,12 @@ func build(o options) (*corpus, error) {
 				r.SHA256 = sum(data) // the comma row shows that sha256 is optional
 			}
 		}
-		switch e.Reason {
-		case "hash_mismatch":
+		switch outcome.Reason(e.Reason) {
+		case outcome.HashMismatch:
 			r.SHA256 = sum([]byte(r.SHA256)) // well-formed, but the hash of other bytes
-		case "missing_field":
+		case outcome.MissingField:
 			r.ParticipantID = ""
-		case "bad_date":
+		case outcome.BadDate:
 			r.ReferralDate = "2024-02-30"
 		}
 		if e.Variant == varShortRecord {
@@ -493,23 +496,23 @@ func makeFile(o options, e entry, doc rendered, r *row) (data []byte, keepTruth 
 			return nil, false, err
 		}
 	}
-	switch e.Reason {
-	case "", "no_consent", "hash_mismatch", "missing_field", "bad_date":
+	switch outcome.Reason(e.Reason) {
+	case "", outcome.NoConsent, outcome.HashMismatch, outcome.MissingField, outcome.BadDate:
 		keepTruth = true
-	case "empty_file":
+	case outcome.EmptyFile:
 		data = []byte{}
-	case "not_pdf":
+	case outcome.NotPDF:
 		data = []byte("Referral notes\nThis is a plain text file saved under a .pdf name.\n")
-	case "malformed_pdf":
+	case outcome.MalformedPDF:
 		// The first 40% keeps the signature and the first objects but
 		// loses the xref and the trailer, as an interrupted copy would.
 		data = data[:len(data)*4/10]
-	case "path_outside_root":
+	case outcome.PathOutsideRoot:
 		// No file is written there: the generator never writes outside
 		// its output folder, and the path must be refused before any
 		// look at the disk.
 		r.Path = "../outside.pdf"
-	case "conflict":
+	case outcome.Conflict:
 		r.Path = "docs/" + e.Spec.SourceID + "-rescan.pdf"
 	}
 	return data, keepTruth, nil
@@ -520,7 +523,7 @@ func makeFile(o options, e entry, doc rendered, r *row) (data []byte, keepTruth 
 func (c *corpus) checkCap(maxBytes int64) error {
 	over := map[string]bool{}
 	for _, r := range c.Rows {
-		if r.Reason == "too_large" {
+		if outcome.Reason(r.Reason) == outcome.TooLarge {
 			over[r.Path] = true
 		}
 	}

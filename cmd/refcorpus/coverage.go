@@ -13,6 +13,8 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // This file draws the documents of --coverage: referral letters holding
@@ -191,9 +193,9 @@ type coverMeta struct {
 // others must be done.
 func coverageOutcome(c coverDoc) (state, reason string) {
 	if c.faint() || c.Kind == covStamps {
-		return "done|review", "|incomplete_text"
+		return string(outcome.Done) + "|" + string(outcome.Review), "|" + string(outcome.IncompleteText)
 	}
-	return "done", ""
+	return string(outcome.Done), ""
 }
 
 // coverageNotes is the --bad-all manifest's notes column of a kind.

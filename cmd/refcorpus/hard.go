@@ -5,6 +5,8 @@ import (
 	"image"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // This file draws the documents of --hard: pages degraded far past the
@@ -67,8 +69,8 @@ type hardDoc struct {
 	DPI    int
 	BodyPt float64 // 0 keeps the size drawn for the document (10 to 12 pt)
 	Pages  []hardPage
-	State  string
-	Reason string
+	State  outcome.State
+	Reason outcome.Reason
 	Notes  string // the --bad-all manifest's notes column
 }
 
@@ -85,31 +87,31 @@ var hardDocs = []hardDoc{
 	{DPI: 200, Pages: []hardPage{
 		{Kind: hardNoise, Skew: 0.6, Paper: 255, Ink: 0, Clumps: 1000, Holes: 0.06, Streaks: 1, Threshold: 140},
 		{Kind: hardNoise, Skew: -0.4, Paper: 255, Ink: 0, Clumps: 1000, Holes: 0.06, Streaks: 1, Threshold: 140},
-	}, State: "done", Reason: "", Notes: "Photocopy, toner specks"},
+	}, State: outcome.Done, Reason: "", Notes: "Photocopy, toner specks"},
 	{DPI: 150, Pages: []hardPage{
 		{Kind: hardContrast, Skew: 1.1, Paper: 170, Ink: 130, Grain: 8, BlurRadius: 1, BlurPasses: 1, Quality: 25},
 		{Kind: hardContrast, Skew: -0.5, Paper: 170, Ink: 130, Grain: 8, BlurRadius: 1, BlurPasses: 1, Quality: 25},
-	}, State: "done", Reason: "", Notes: "Faded, on grey paper"},
+	}, State: outcome.Done, Reason: "", Notes: "Faded, on grey paper"},
 	{DPI: 150, Pages: []hardPage{
 		{Kind: hardJPEG, Skew: 0.7, Paper: 215, Ink: 70, Quality: 2},
-	}, State: "review", Reason: "low_confidence", Notes: "Emailed, heavily compressed"},
+	}, State: outcome.Review, Reason: outcome.LowConfidence, Notes: "Emailed, heavily compressed"},
 	{DPI: 150, Pages: []hardPage{
 		{Kind: hardNoise, Skew: 0.9, Paper: 255, Ink: 0, Clumps: 300, Holes: 0.25, Streaks: 1, Threshold: 140},
 		{Kind: hardNoise, Skew: -0.7, Paper: 255, Ink: 0, Clumps: 300, Holes: 0.25, Streaks: 1, Threshold: 140},
-	}, State: "review", Reason: "low_confidence", Notes: "Fax of a photocopy"},
+	}, State: outcome.Review, Reason: outcome.LowConfidence, Notes: "Fax of a photocopy"},
 	{DPI: 150, BodyPt: 7, Pages: []hardPage{
 		{Kind: hardSmall, Skew: -0.3, Paper: 255, Ink: 0, BlurRadius: 1, BlurPasses: 1, Holes: 0.05, Threshold: 150},
-	}, State: "review", Reason: "low_confidence", Notes: "Printed small to fit one page"},
+	}, State: outcome.Review, Reason: outcome.LowConfidence, Notes: "Printed small to fit one page"},
 	{DPI: 150, BodyPt: 8, Pages: []hardPage{
 		{Kind: hardJPEG, Skew: 0.7, Paper: 225, Ink: 60, Quality: 4},
-	}, State: "review", Reason: "low_confidence", Notes: "Small print, saved as a tiny JPEG"},
+	}, State: outcome.Review, Reason: outcome.LowConfidence, Notes: "Small print, saved as a tiny JPEG"},
 	{DPI: 150, Pages: []hardPage{
 		{Kind: hardBlur, Skew: 0.5, Paper: 235, Ink: 40, BlurRadius: 2, BlurPasses: 3, Quality: 45},
 		{Kind: hardBlur, Skew: 0.9, Paper: 235, Ink: 40, BlurRadius: 2, BlurPasses: 3, Quality: 45},
 	}, State: "review|review", Reason: "low_confidence|id_not_found", Notes: "Phone photo, out of focus"},
 	{DPI: 150, Pages: []hardPage{
 		{Kind: hardPhotocopy, Skew: -0.6, Paper: 255, Ink: 0, BlurRadius: 1, BlurPasses: 2, Threshold: 100},
-	}, State: "review", Reason: "low_confidence", Notes: "Copy of a copy, very light"},
+	}, State: outcome.Review, Reason: outcome.LowConfidence, Notes: "Copy of a copy, very light"},
 }
 
 // hardPlan plans n hard documents, to follow every other row, numbered on
@@ -133,7 +135,7 @@ func hardPlan(seed uint64, n, last int, used map[string]bool) []entry {
 			Stream:        hardStream + 1 + uint64(i),
 			Scan:          &scanPlan{Kinds: kinds, Blank: -1, DPI: h.DPI, BodyPt: h.BodyPt, Hard: h.Pages},
 		}
-		es = append(es, entry{Spec: s, Render: true, Variant: varHard, State: h.State, Reason: h.Reason, Notes: h.Notes, Hard: true})
+		es = append(es, entry{Spec: s, Render: true, Variant: varHard, State: string(h.State), Reason: string(h.Reason), Notes: h.Notes, Hard: true})
 	}
 	return es
 }

@@ -53,7 +53,7 @@ func TestHardAppended(t *testing.T) {
 	var added []string
 	for i, r := range got {
 		h := hardDocs[i%len(hardDocs)]
-		if want := []string{fmt.Sprintf("R-%04d", last+1+i), h.State, h.Reason}; strings.Join(r, ",") != strings.Join(want, ",") {
+		if want := []string{fmt.Sprintf("R-%04d", last+1+i), string(h.State), string(h.Reason)}; strings.Join(r, ",") != strings.Join(want, ",") {
 			t.Errorf("appended row %d is %v, want %v", i+1, r, want)
 		}
 		added = append(added, "docs/"+r[0]+".pdf", "truth/"+r[0]+".json")
