@@ -22,12 +22,15 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Engine is one OCR engine: in production a supervised worker child process
@@ -231,16 +234,22 @@ func (o Options) policySettings() map[string]any {
 	}
 }
 
+// validation names, for the policy hash, the checks validation runs in
+// their order and the revision of the rule they make together, which went
+// up when a check changed: 3 when id_not_found began to look for the
+// referral date too, 4 with incomplete_text.
 func (o Options) validation() string {
-	switch {
-	case o.NoIDCheck && o.NoCoverage:
-		return "empty_text,low_confidence/2"
-	case o.NoIDCheck:
-		return "empty_text,low_confidence,incomplete_text/4"
-	case o.NoCoverage:
-		return "empty_text,low_confidence,id_not_found/3"
+	checks := []string{string(outcome.EmptyText), string(outcome.LowConfidence)}
+	revision := 2
+	if !o.NoCoverage {
+		checks = append(checks, string(outcome.IncompleteText))
+		revision = 4
 	}
-	return "empty_text,low_confidence,incomplete_text,id_not_found/4"
+	if !o.NoIDCheck {
+		checks = append(checks, string(outcome.IDNotFound))
+		revision = max(revision, 3)
+	}
+	return strings.Join(checks, ",") + "/" + strconv.Itoa(revision)
 }
 
 // Settings are the options as recorded in the journal and the report.

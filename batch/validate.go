@@ -7,26 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report/outcome"
-)
-
-// Confidence bands.
-const (
-	BandHigh   = "high"
-	BandMedium = "medium"
-	BandLow    = "low"
-)
-
-// Review reasons set by validation. ReasonIDNotFound
-// covers both manifest fields the text must hold: the participant ID and
-// the referral date (issue #8 keeps one code for the field check).
-const (
-	ReasonEmptyText      = "empty_text"
-	ReasonLowConfidence  = "low_confidence"
-	ReasonIncompleteText = "incomplete_text"
-	ReasonIDNotFound     = "id_not_found"
 )
 
 // highBandUnread is the most of a page's print that may be left unread in
@@ -51,7 +33,7 @@ const credibleWordConf = ocr.CredibleConf
 
 // verdict is validation's decision on a recognised document.
 type verdict struct {
-	state    journal.State
+	state    outcome.State
 	reason   outcome.Reason
 	meanConf float64
 	band     outcome.Band
@@ -88,37 +70,37 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 			}
 		}
 	}
-	v := verdict{state: journal.Done}
+	v := verdict{state: outcome.Done}
 	if chars > 0 {
 		v.meanConf = sum / float64(chars)
 	}
 	switch {
 	case v.meanConf >= o.HighConfidence:
-		v.band = BandHigh
+		v.band = outcome.BandHigh
 	case v.meanConf >= o.LowConfidence:
-		v.band = BandMedium
+		v.band = outcome.BandMedium
 	default:
-		v.band = BandLow
+		v.band = outcome.BandLow
 	}
 	// Unread print is error the words' confidences do not see: a document
 	// with more of a page unread than the high band's promise of 2% of
 	// characters misread cannot be in it, however sure its words are.
-	if v.band == BandHigh && !o.NoCoverage && maxUncovered(pages) > highBandUnread {
-		v.band = BandMedium
+	if v.band == outcome.BandHigh && !o.NoCoverage && maxUncovered(pages) > highBandUnread {
+		v.band = outcome.BandMedium
 	}
 	switch {
 	case credible < minCredibleWords:
-		v.state, v.reason, v.band = journal.Review, ReasonEmptyText, BandLow
-	case v.band == BandLow:
-		v.state, v.reason = journal.Review, ReasonLowConfidence
+		v.state, v.reason, v.band = outcome.Review, outcome.EmptyText, outcome.BandLow
+	case v.band == outcome.BandLow:
+		v.state, v.reason = outcome.Review, outcome.LowConfidence
 	case !o.NoCoverage && maxUncovered(pages) > o.CoverageThreshold:
-		v.state, v.reason = journal.Review, ReasonIncompleteText
-		if v.band == BandHigh {
-			v.band = BandMedium
+		v.state, v.reason = outcome.Review, outcome.IncompleteText
+		if v.band == outcome.BandHigh {
+			v.band = outcome.BandMedium
 		}
 	case participantID != "" && !containsID(pages, participantID),
 		referralDate != "" && !containsDate(pages, referralDate):
-		v.state, v.reason = journal.Review, ReasonIDNotFound
+		v.state, v.reason = outcome.Review, outcome.IDNotFound
 	}
 	return v
 }

@@ -200,3 +200,23 @@ func TestSafeName(t *testing.T) {
 		seen[got] = id
 	}
 }
+
+// TestValidationPolicy: the validation rule's name in the policy hash is
+// the same for every combination of switches as before the vocabulary
+// built it, so PolicyVersion does not change.
+func TestValidationPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		noIDCheck, noCoverage bool
+		want                  string
+	}{
+		{false, false, "empty_text,low_confidence,incomplete_text,id_not_found/4"},
+		{true, false, "empty_text,low_confidence,incomplete_text/4"},
+		{false, true, "empty_text,low_confidence,id_not_found/3"},
+		{true, true, "empty_text,low_confidence/2"},
+	} {
+		o := Options{NoIDCheck: tt.noIDCheck, NoCoverage: tt.noCoverage}
+		if got := o.validation(); got != tt.want {
+			t.Errorf("no-id-check %v, no-coverage %v: %q, want %q", tt.noIDCheck, tt.noCoverage, got, tt.want)
+		}
+	}
+}
