@@ -15,6 +15,7 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // ArtifactFormat names the artifact's schema.
@@ -46,8 +47,8 @@ type Provenance struct {
 	PolicyVersion string            `json:"policy_version"`
 	Policy        map[string]any    `json:"policy"`
 	CreatedAt     time.Time         `json:"created_at"`
-	State         string            `json:"state"`
-	Reason        string            `json:"reason"`
+	State         outcome.State     `json:"state"`
+	Reason        outcome.Reason    `json:"reason"`
 }
 
 // ContentText is the canonical text of a document: its pages' texts joined
@@ -83,8 +84,8 @@ func newArtifact(doc journal.Doc, line, attempt int, out ocrResult, v verdict, o
 			PolicyVersion: o.PolicyVersion(),
 			Policy:        o.policySettings(),
 			CreatedAt:     time.Now().UTC(),
-			State:         string(v.state),
-			Reason:        string(v.reason),
+			State:         v.state,
+			Reason:        v.reason,
 		},
 		Pages:         out.pages,
 		ContentSHA256: ContentHash(out.pages),

@@ -1,6 +1,10 @@
 package batch
 
-import "time"
+import (
+	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
+)
 
 // EventKind names what happened.
 type EventKind string
@@ -16,15 +20,15 @@ const (
 // Event is one progress event. It carries IDs, states and timings only,
 // never document text or participant IDs.
 type Event struct {
-	Kind     EventKind     `json:"event"`
-	Time     time.Time     `json:"time"`
-	Line     int           `json:"manifest_line,omitempty"`
-	SourceID string        `json:"source_id,omitempty"`
-	State    string        `json:"state,omitempty"`
-	Reason   string        `json:"reason,omitempty"`
-	Page     int           `json:"page,omitempty"`
-	Pages    int           `json:"pages,omitempty"`
-	Elapsed  time.Duration `json:"elapsed_ns,omitempty"`
+	Kind     EventKind      `json:"event"`
+	Time     time.Time      `json:"time"`
+	Line     int            `json:"manifest_line,omitempty"`
+	SourceID string         `json:"source_id,omitempty"`
+	State    outcome.State  `json:"state,omitempty"`
+	Reason   outcome.Reason `json:"reason,omitempty"`
+	Page     int            `json:"page,omitempty"`
+	Pages    int            `json:"pages,omitempty"`
+	Elapsed  time.Duration  `json:"elapsed_ns,omitempty"`
 	// Resumed is set on a finished event for a row that was already final
 	// in the journal when this run started.
 	Resumed bool `json:"resumed,omitempty"`

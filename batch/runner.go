@@ -171,7 +171,7 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 		}
 		if seen && st.State.Final() {
 			if pass == 1 {
-				r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: string(st.State), Reason: string(st.Reason), Resumed: true})
+				r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: st.State, Reason: st.Reason, Resumed: true})
 			}
 			continue
 		}
@@ -200,7 +200,7 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 			return err
 		}
 		if st.State.Final() {
-			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: string(st.State), Reason: string(st.Reason)})
+			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: st.State, Reason: st.Reason})
 			continue
 		}
 		wg.Add(1)

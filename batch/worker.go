@@ -162,7 +162,7 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 		log.Info("document finished", "state", res.State, "reason", res.Reason, "pages", len(out.pages),
 			"mean_confidence", fmt.Sprintf("%.1f", res.MeanConfidence), "elapsed_ms", out.elapsed.Milliseconds())
 		r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: doc.SourceID,
-			State: string(res.State), Reason: string(res.Reason), Pages: len(out.pages), Elapsed: out.elapsed})
+			State: res.State, Reason: res.Reason, Pages: len(out.pages), Elapsed: out.elapsed})
 	}
 	fail := func(cause outcome.Cause) {
 		r.engineFailed(doc.ID)
@@ -175,7 +175,7 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 		log.Warn("attempt failed", "cause", cause, "exhausted", exhausted)
 		if exhausted {
 			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: doc.SourceID,
-				State: string(journal.Review), Reason: string(journal.ReasonAttemptsExhausted)})
+				State: outcome.AttemptsExhausted.State(), Reason: outcome.AttemptsExhausted})
 		}
 	}
 
@@ -199,24 +199,20 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 	case errors.Is(err, journal.ErrLeaseLost):
 		log.Warn("lease lost; another owner has the document")
 	case errors.Is(err, errDocTimeout) || errors.Is(err, context.DeadlineExceeded):
-		finish(journal.Result{State: journal.Review, Reason: "timeout"})
+		finish(ended(outcome.Timeout))
 	case errors.As(err, &ee):
-		switch {
-		case ee.Transient():
-			fail(outcome.Cause(ee.Cause))
-		case ee.Cause == ocr.CauseTimeout:
-			r.breaker.ok()
-			finish(journal.Result{State: journal.Review, Reason: "timeout"})
-		case ee.Cause == ocr.CauseTooLarge:
-			finish(journal.Result{State: journal.Rejected, Reason: "page_too_large"})
-		case ee.Cause == ocr.CauseOpen:
-			finish(journal.Result{State: journal.Rejected, Reason: "malformed_pdf"})
-		default:
-			finish(journal.Result{State: journal.Review, Reason: "render_error"})
+		reason, cause := engineVerdict(ee)
+		if cause != "" {
+			fail(cause)
+			return
 		}
+		if ee.Cause == ocr.CauseTimeout {
+			r.breaker.ok() // the engine answered; the page was slow
+		}
+		finish(ended(reason))
 	case out.rejected != "":
 		log.Warn("source refused since admission", "reason", out.rejected, "detail", err.Error())
-		finish(journal.Result{State: journal.Rejected, Reason: out.rejected})
+		finish(ended(out.rejected))
 	case out.transient != "":
 		fail(out.transient)
 	default:
@@ -227,12 +223,46 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 	}
 }
 
+// ended is the verdict of an attempt that ends its document for reason,
+// without a text to publish.
+func ended(reason outcome.Reason) journal.Result {
+	return journal.Result{State: reason.State(), Reason: reason}
+}
+
+// engineVerdict maps an engine failure onto the vocabulary: ocr.Cause is
+// the engine's own classification, and this is the one place it becomes a
+// row's reason or an attempt's cause. Exactly one of the two is set. A
+// failure a fresh worker may not repeat (crash, oom, transient) is a cause:
+// the attempt failed and the document is retried. Any other ends the
+// document with a reason, since the same bytes would fail the same way: a
+// page over its deadline is timeout, a page over the pixel cap even at the
+// lowest DPI is page_too_large and a document the engine cannot open is
+// malformed_pdf (both rejected, as admission would have), a page MuPDF
+// cannot render is render_error.
+func engineVerdict(ee *ocr.EngineError) (outcome.Reason, outcome.Cause) {
+	switch ee.Cause {
+	case ocr.CauseCrash:
+		return "", outcome.CauseCrash
+	case ocr.CauseOOM:
+		return "", outcome.CauseOOM
+	case ocr.CauseTransient:
+		return "", outcome.CauseTransient
+	case ocr.CauseTimeout:
+		return outcome.Timeout, ""
+	case ocr.CauseTooLarge:
+		return outcome.PageTooLarge, ""
+	case ocr.CauseOpen:
+		return outcome.MalformedPDF, ""
+	}
+	return outcome.RenderError, ""
+}
+
 // reportIfFinal emits the finished event for a document another owner
 // finished, so progress counts stay whole.
 func (r *runner) reportIfFinal(jb job) {
 	st, ok, err := r.j.Row(r.o.Manifest, jb.row.Line)
 	if err == nil && ok && st.State.Final() {
-		r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: jb.row.SourceID, State: string(st.State), Reason: string(st.Reason)})
+		r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: jb.row.Line, SourceID: jb.row.SourceID, State: st.State, Reason: st.Reason})
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/manifest"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // progressSink is a batch.Progress the command closes when the run ends.
@@ -118,7 +119,7 @@ func (p *barProgress) Event(e batch.Event) {
 		if e.Resumed {
 			p.resumed++
 		}
-		if e.State == "review" {
+		if e.State == outcome.Review {
 			p.review++
 		}
 		p.bar.Add(1)
