@@ -10,6 +10,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // TestSweepOrphans: the artifact of an attempt that never committed goes;
@@ -53,7 +54,7 @@ func TestSweepOrphans(t *testing.T) {
 	}
 	committed := artifactName("R-A", shaA, 2, false)
 	put(committed)
-	if err := j.Finish(l, journal.Result{State: journal.Done, Artifact: ArtifactsDir + "/" + committed, ArtifactSHA256: "aa"}); err != nil {
+	if err := j.Finish(l, journal.Result{State: outcome.Done, Artifact: ArtifactsDir + "/" + committed, ArtifactSHA256: "aa"}); err != nil {
 		t.Fatal(err)
 	}
 	orphan := artifactName("R-A", shaA, 1, false)

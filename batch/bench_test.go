@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // Benchmarks of the parent's work, the part of a run that is not OCR:
@@ -72,7 +73,7 @@ func finishedJournal(b *testing.B, rows int) (manifest, out string) {
 				b.Fatal(err)
 			}
 		}
-		if err := j.Finish(l, journal.Result{State: journal.Done, MeanConfidence: 91, Band: "high"}); err != nil {
+		if err := j.Finish(l, journal.Result{State: outcome.Done, MeanConfidence: 91, Band: "high"}); err != nil {
 			b.Fatal(err)
 		}
 	}

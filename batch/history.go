@@ -8,6 +8,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // This file derives the journal's history for the report: the timeline,
@@ -159,7 +160,7 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 		if !d.StartedAt.IsZero() {
 			h.admissionToStart = append(h.admissionToStart, d.StartedAt.Sub(d.AdmittedAt).Seconds())
 		}
-		if d.State == journal.Done && !d.FinishedAt.IsZero() && d.FinishedAt.Sub(d.AdmittedAt) <= slo {
+		if d.State == outcome.Done && !d.FinishedAt.IsZero() && d.FinishedAt.Sub(d.AdmittedAt) <= slo {
 			within++
 		}
 		for i, a := range atts {
@@ -167,7 +168,7 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 			if i > 0 {
 				p := atts[i-1]
 				ready = p.EndedAt
-				if p.Outcome == "abandoned" || ready.IsZero() {
+				if p.Outcome == journal.AttemptAbandoned || ready.IsZero() {
 					ready = p.LastSeen
 				}
 			}

@@ -67,7 +67,7 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	complete := true
 	err = rows(func(r report.Row) error {
 		sum.Add(r)
-		complete = complete && journal.State(r.State).Final()
+		complete = complete && r.State.Final()
 		return nil
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -78,7 +79,7 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 	l := claim(r1, o1)
 	page(l, 0, 200*ms, 700*ms, 92)
 	page(l, 1, 210*ms, 650*ms, 90)
-	finish(l, journal.Result{State: journal.Done, MeanConfidence: 91.2, Band: "high", Artifact: "artifacts/R-0001_9f2b6c1d_a1.json.age", ArtifactSHA256: "aa"})
+	finish(l, journal.Result{State: outcome.Done, MeanConfidence: 91.2, Band: "high", Artifact: "artifacts/R-0001_9f2b6c1d_a1.json.age", ArtifactSHA256: "aa"})
 
 	l = claim(r3, o1)
 	tick()
@@ -99,18 +100,18 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 	must(err)
 	l = claim(r3, o2)
 	page(l, 0, 300*ms, 800*ms, 41)
-	finish(l, journal.Result{State: journal.Review, Reason: "low_confidence", MeanConfidence: 41, Band: "low", Artifact: "artifacts/R-0003_00112233_a2.json.age", ArtifactSHA256: "bb"})
+	finish(l, journal.Result{State: outcome.Review, Reason: "low_confidence", MeanConfidence: 41, Band: "low", Artifact: "artifacts/R-0003_00112233_a2.json.age", ArtifactSHA256: "bb"})
 
 	l = claim(r4, o2)
 	for i := range 3 {
 		page(l, i, 250*ms, 900*ms, 88)
 	}
-	finish(l, journal.Result{State: journal.Review, Reason: "id_not_found", MeanConfidence: 88.4, Band: "high", Artifact: "artifacts/R-0004_ffeeddcc_a2.json.age", ArtifactSHA256: "cc"})
+	finish(l, journal.Result{State: outcome.Review, Reason: "id_not_found", MeanConfidence: 88.4, Band: "high", Artifact: "artifacts/R-0004_ffeeddcc_a2.json.age", ArtifactSHA256: "cc"})
 
 	r5 := admitRow(7, "R-0005", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", 120_000, 1)
 	l = claim(r5, o2)
 	page(l, 0, 150*ms, 2400*ms, 77)
-	finish(l, journal.Result{State: journal.Done, MeanConfidence: 77, Band: "medium", Artifact: "artifacts/R-0005_01234567_a1.json.age", ArtifactSHA256: "dd"})
+	finish(l, journal.Result{State: outcome.Done, MeanConfidence: 77, Band: "medium", Artifact: "artifacts/R-0005_01234567_a1.json.age", ArtifactSHA256: "dd"})
 	tick()
 	must(j.EndRun(run2, "complete", 30.25, 180_000))
 	return j, base

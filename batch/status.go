@@ -11,6 +11,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/manifest"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // This file is `refbatch status`: how a batch stands, read from its journal
@@ -31,7 +32,7 @@ type Status struct {
 	// Rows counts manifest rows per state; queued rows are admitted and
 	// not final. Done, review, rejected, duplicate and queued are always
 	// present.
-	Rows map[string]int `json:"rows"`
+	Rows map[outcome.State]int `json:"rows"`
 	// NotRecorded counts manifest rows the journal has not seen yet (the
 	// run streams the manifest); -1 when a manifest could not be read.
 	NotRecorded int `json:"rows_not_recorded"`
@@ -108,14 +109,14 @@ func ReadStatus(out string, now time.Time) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{Out: out, Now: now, Rows: map[string]int{}, Leases: []LeaseStatus{}, Manifests: []ManifestStatus{},
+	st := &Status{Out: out, Now: now, Rows: map[outcome.State]int{}, Leases: []LeaseStatus{}, Manifests: []ManifestStatus{},
 		Running: snap.Running, Waiting: snap.Waiting, LiveRuns: snap.LiveRuns, LastPage: snap.LastPage, ETASeconds: -1}
-	for _, s := range []string{"done", "review", "rejected", "duplicate", "queued"} {
+	for _, s := range outcome.States() {
 		st.Rows[s] = 0
 	}
 	recorded := 0
 	for s, n := range snap.Rows {
-		st.Rows[string(s)] += n
+		st.Rows[s] += n
 		recorded += n
 	}
 	for _, m := range ms {
@@ -154,7 +155,7 @@ func ReadStatus(out string, now time.Time) (*Status, error) {
 	if st.PagesPerMinute > 0 {
 		st.ETASeconds = round3(float64(st.RemainingPages) / st.PagesPerMinute * 60)
 	}
-	unfinished := st.Rows["queued"] > 0 || st.NotRecorded != 0 || len(ms) == 0
+	unfinished := st.Rows[outcome.Queued] > 0 || st.NotRecorded != 0 || len(ms) == 0
 	switch {
 	case snap.LiveRuns > 0 || snap.Running > 0:
 		st.State = "running"

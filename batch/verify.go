@@ -147,7 +147,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			name := strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")
 			referenced[name] = true
 			verifyArtifact(st, d, name, o.Identities, res, add)
-		} else if d.State == journal.Done {
+		} else if d.State == outcome.Done {
 			add(FindingMissingArtifactEntry, dbPath, d.SourceID, "a done document has no artifact recorded")
 		}
 		if o.Sources {

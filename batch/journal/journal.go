@@ -40,26 +40,6 @@ import (
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
-// State is the state of a row or a document. It is outcome.State, under
-// its old name until batch uses outcome's.
-type State = outcome.State
-
-// The states under their old names, until batch uses outcome's.
-const (
-	Queued    = outcome.Queued
-	Done      = outcome.Done
-	Review    = outcome.Review
-	Rejected  = outcome.Rejected
-	Duplicate = outcome.Duplicate
-)
-
-// The reasons the journal sets itself, under their old names, until batch
-// uses outcome's.
-const (
-	ReasonAttemptsExhausted = outcome.AttemptsExhausted
-	ReasonConflict          = outcome.Conflict
-)
-
 // rowKind is what a manifest row is to the journal (the rows table's kind
 // column): the owner of a document, whose state it shares, or a row with
 // a state of its own.

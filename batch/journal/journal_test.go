@@ -39,7 +39,7 @@ func TestAdmit(t *testing.T) {
 		line      int
 		source    string
 		sha       string
-		want      State
+		want      outcome.State
 		reason    outcome.Reason
 		sameDocAs int64
 	}{

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // statusOptions are the flags of `refbatch status`.
@@ -76,7 +77,7 @@ func writeStatus(w io.Writer, st *batch.Status) error {
 		fmt.Fprintf(tw, "manifest\t%s\t%s, %d recorded\n", m.Path, rows, m.Recorded)
 	}
 	var parts []string
-	for _, s := range []string{"done", "review", "rejected", "duplicate", "queued"} {
+	for _, s := range outcome.States() {
 		parts = append(parts, fmt.Sprintf("%d %s", st.Rows[s], s))
 	}
 	switch {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // These tests run the real binary, built once in TestMain, with real
@@ -451,7 +452,7 @@ func successfulAttempts(t *testing.T, out string) map[string]int {
 	defer j.Close()
 	finished := map[int64]string{} // document ID → source ID
 	err = j.Documents(func(d journal.Doc) error {
-		if d.State == journal.Done || d.State == journal.Review {
+		if d.State == outcome.Done || d.State == outcome.Review {
 			finished[d.ID] = d.SourceID
 		}
 		return nil
