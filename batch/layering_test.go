@@ -1,0 +1,82 @@
+package batch
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The packages of the project that import nothing of it but the
+// vocabulary (report/outcome): what they own needs no other part.
+var leaves = []string{"manifest", "report", "batch/journal", "batch/store"}
+
+// allowedImports says, for each package of the project (path from the
+// module root), which packages of the project it may import. cmd → batch
+// → (manifest, ocr, journal, store, report) → report/outcome: dependencies
+// point one way. A package missing from the table fails the test, so a
+// new one is placed in the layering on purpose.
+func allowedImports(pkg string) (allowed func(string) bool, known bool) {
+	switch {
+	case pkg == "report/outcome", pkg == "ocr/child", pkg == "ocr/page":
+		// The vocabulary, the worker supervisor and the page policy
+		// import nothing of the project.
+		return func(string) bool { return false }, true
+	case slices.Contains(leaves, pkg):
+		return func(imp string) bool { return imp == "report/outcome" }, true
+	case pkg == "ocr", pkg == "batch/admit":
+		// The engine boundary and admission (pure Go, so never ocr,
+		// which is cgo) share the worker supervisor and the page policy.
+		return func(imp string) bool {
+			return imp == "ocr/child" || imp == "ocr/page" || imp == "report/outcome"
+		}, true
+	case pkg == "batch/eval":
+		return func(imp string) bool { return imp == "report/outcome" || slices.Contains(leaves, imp) }, true
+	case pkg == "batch":
+		return func(imp string) bool {
+			return strings.HasPrefix(imp, "batch/") || imp == "ocr" || strings.HasPrefix(imp, "ocr/") ||
+				imp == "report/outcome" || slices.Contains(leaves, imp)
+		}, true
+	case strings.HasPrefix(pkg, "cmd/"):
+		// A command may use any library package, never another command.
+		return func(imp string) bool { return !strings.HasPrefix(imp, "cmd/") }, true
+	}
+	return nil, false
+}
+
+// TestLayering: every import between the project's packages (production
+// code; tests may reach further) is an intended edge of allowedImports.
+func TestLayering(t *testing.T) {
+	mod, err := exec.Command("go", "list", "-m").Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	prefix := strings.TrimSpace(string(mod)) + "/"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, prefix+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		pkg := strings.TrimPrefix(fields[0], prefix)
+		n++
+		allowed, known := allowedImports(pkg)
+		if !known {
+			t.Errorf("package %s has no place in the layering; add it to allowedImports", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			imp, ours := strings.CutPrefix(imp, prefix)
+			if ours && !allowed(imp) {
+				t.Errorf("%s imports %s, against the layering", pkg, imp)
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("go list named %d packages; want the whole module", n)
+	}
+}
