@@ -29,6 +29,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // Engine is one OCR engine: in production a supervised worker child process
@@ -197,11 +198,9 @@ func (o Options) withDefaults() Options {
 
 func (o Options) limits() admit.Limits {
 	return admit.Limits{
-		MaxBytes:      o.MaxBytes,
-		MaxPages:      o.MaxPages,
-		DPI:           o.DPI,
-		MinDPI:        o.MinDPI,
-		MaxPagePixels: o.MaxPagePixels,
+		MaxBytes: o.MaxBytes,
+		MaxPages: o.MaxPages,
+		Page:     page.Policy{DPI: o.DPI, MinDPI: o.MinDPI, MaxPagePixels: o.MaxPagePixels},
 	}
 }
 

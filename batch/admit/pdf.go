@@ -14,6 +14,8 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/validate"
+
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // maxPageTreeDepth bounds the page tree walk; real files nest a few levels.
@@ -113,10 +115,10 @@ func inspect(data []byte, lim Limits) (dpis []int, err error) {
 	}
 	dpis = make([]int, len(pages))
 	for i, p := range pages {
-		dpi, ok := fitDPI(p.w, p.h, lim)
+		dpi, ok := lim.Page.FitDPI(p.w, p.h)
 		if !ok {
 			return nil, reject(ReasonPageTooLarge, "page %d is %.0f×%.0f pt, %.0f Mpx even at %d dpi, over the %s cap",
-				i+1, p.w, p.h, pagePixels(p.w, p.h, lim.MinDPI)/1e6, lim.MinDPI, mpx(lim.MaxPagePixels))
+				i+1, p.w, p.h, page.Pixels(p.w, p.h, lim.Page.MinDPI)/1e6, lim.Page.MinDPI, mpx(lim.Page.MaxPagePixels))
 		}
 		dpis[i] = dpi
 	}
@@ -126,26 +128,6 @@ func inspect(data []byte, lim Limits) (dpis []int, err error) {
 		return nil, err
 	}
 	return dpis, nil
-}
-
-// fitDPI is the render-DPI rule the OCR worker follows too: the page
-// renders at lim.DPI, or, when that is over lim.MaxPagePixels, at the
-// highest integer DPI that fits, but never below lim.MinDPI (ok is false
-// then). w and h are the page's size in points (1/72 in) after UserUnit.
-func fitDPI(w, h float64, lim Limits) (dpi int, ok bool) {
-	for d := lim.DPI; d >= lim.MinDPI; d-- {
-		if pagePixels(w, h, d) <= float64(lim.MaxPagePixels) {
-			return d, true
-		}
-	}
-	return 0, false
-}
-
-// pagePixels is the size in pixels of a w×h pt page rendered at dpi, with
-// MuPDF's rounding of the page bounds (fz_round_rect).
-func pagePixels(w, h float64, dpi int) float64 {
-	px := func(pt float64) float64 { return max(0, math.Ceil(pt*float64(dpi)/72-0.001)) }
-	return px(w) * px(h)
 }
 
 func mpx(n int64) string {
@@ -349,9 +331,9 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 		if errW != nil || errH != nil {
 			continue
 		}
-		if px := w * h; px > float64(lim.MaxPagePixels) {
+		if px := w * h; px > float64(lim.Page.MaxPagePixels) {
 			return reject(ReasonPageTooLarge, "image object %d is %.0f×%.0f px, %.0f Mpx, over the %s cap",
-				n, w, h, px/1e6, mpx(lim.MaxPagePixels))
+				n, w, h, px/1e6, mpx(lim.Page.MaxPagePixels))
 		}
 	}
 	return nil
