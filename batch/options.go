@@ -35,8 +35,10 @@ import (
 // Engine is one OCR engine: in production a supervised worker child process
 // (ocr.Worker), in tests possibly one with injected faults.
 type Engine interface {
-	Open(ctx context.Context, pdf []byte, tag string) (pages int, err error)
-	Page(ctx context.Context, index int, timeout time.Duration) (ocr.PageResult, error)
+	Open(ctx context.Context, pdf []byte) (pages int, err error)
+	// Page recognises page index at dpi; 0 lets the engine fit the page
+	// to the policy itself.
+	Page(ctx context.Context, index, dpi int, timeout time.Duration) (ocr.PageResult, error)
 	Versions() ocr.Versions
 	Alive() bool
 	Close() error

@@ -19,7 +19,6 @@ import (
 type docWork struct {
 	ctx   context.Context // the document's context: its lease and timeouts
 	id    int64
-	tag   string // source_id, for fault injection in tests
 	data  []byte
 	pages int
 
@@ -161,7 +160,7 @@ func (r *runner) engineLoop(ctx context.Context) {
 		res := pageResult{index: i, versions: eng.Versions()}
 		if open != d {
 			open = nil
-			n, err := eng.Open(d.ctx, d.data, d.tag)
+			n, err := eng.Open(d.ctx, d.data)
 			switch {
 			case err != nil:
 				res.err = err
@@ -173,7 +172,7 @@ func (r *runner) engineLoop(ctx context.Context) {
 			}
 		}
 		if res.err == nil {
-			res.page, res.err = eng.Page(d.ctx, i, r.o.PageTimeout)
+			res.page, res.err = eng.Page(d.ctx, i, 0, r.o.PageTimeout)
 		}
 		if m, ok := eng.(interface{ Memory() ocr.MemoryUsage }); ok {
 			storeMax(&r.peakWorkerRSS, m.Memory().VmHWM)

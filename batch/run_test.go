@@ -2,7 +2,9 @@ package batch
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report"
 )
 
@@ -47,15 +50,24 @@ func engine(o Options, faults string) EngineFactory {
 			env = append(env, ocr.FaultsEnv+"="+faults)
 		}
 		return ocr.StartWorker(ctx, ocr.WorkerConfig{
-			Path:          os.Args[0],
-			Env:           env,
-			Lang:          "eng",
-			MemoryLimit:   ocr.DefaultMemoryLimit,
-			DPI:           o.DPI,
-			MinDPI:        min(DefaultMinDPI, o.DPI),
-			MaxPagePixels: DefaultMaxPagePixels,
+			Path:        os.Args[0],
+			Env:         env,
+			MemoryLimit: ocr.DefaultMemoryLimit,
+			Policy:      page.Policy{Lang: "eng", DPI: o.DPI, MinDPI: min(DefaultMinDPI, o.DPI), MaxPagePixels: DefaultMaxPagePixels},
 		})
 	}
+}
+
+// faultKey names the file at path in ocr.FaultsEnv: a prefix of the
+// SHA-256 of its bytes.
+func faultKey(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:16]
 }
 
 // sampleRow is a good document of the committed sample.
@@ -209,17 +221,17 @@ func TestFaults(t *testing.T) {
 	victim := goodSamples(t)[3]
 	tests := []struct {
 		name     string
-		fault    string
+		fault    string // the fault's kind; it strikes the victim's bytes
 		opts     func(*Options)
 		state    string
 		reason   string
 		attempts int // attempts recorded on the victim
 	}{
-		{"a worker that crashes every time exhausts the attempts", "crash=V", nil, "review", "attempts_exhausted", 3},
-		{"a page that hangs is a timeout, never retried", "hang=V", func(o *Options) { o.PageTimeout = 10 * time.Second }, "review", "timeout", 1},
-		{"a document over --doc-timeout is a timeout, never retried", "slow30s=V", func(o *Options) { o.DocTimeout = 10 * time.Second }, "review", "timeout", 1},
-		{"a transient failure is retried", "transient1=V", func(o *Options) { o.Workers = 1 }, "done", "", 2},
-		{"a worker that allocates without bound dies at its limit and is retried", "alloc=V", func(o *Options) { o.Attempts = 2 }, "review", "attempts_exhausted", 2},
+		{"a worker that crashes every time exhausts the attempts", "crash", nil, "review", "attempts_exhausted", 3},
+		{"a page that hangs is a timeout, never retried", "hang", func(o *Options) { o.PageTimeout = 10 * time.Second }, "review", "timeout", 1},
+		{"a document over --doc-timeout is a timeout, never retried", "slow30s", func(o *Options) { o.DocTimeout = 10 * time.Second }, "review", "timeout", 1},
+		{"a transient failure is retried", "transient1", func(o *Options) { o.Workers = 1 }, "done", "", 2},
+		{"a worker that allocates without bound dies at its limit and is retried", "alloc", func(o *Options) { o.Attempts = 2 }, "review", "attempts_exhausted", 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -229,14 +241,15 @@ func TestFaults(t *testing.T) {
 				rows = append(rows, [4]string{g.sourceID, g.path, g.participantID, g.date})
 			}
 			rows = append(rows, [4]string{"V", victim.path, victim.participantID, victim.date})
-			o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), tc.fault)
+			fault := tc.fault + "=" + faultKey(t, victim.path)
+			o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), fault)
 			if tc.opts != nil {
 				tc.opts(&o)
 			}
-			if tc.fault == "alloc=V" {
+			if tc.fault == "alloc" {
 				o.Engine = func(ctx context.Context) (Engine, error) {
-					return ocr.StartWorker(ctx, ocr.WorkerConfig{Path: os.Args[0], Env: []string{childEnv + "=1", ocr.FaultsEnv + "=alloc=V"},
-						Lang: "eng", MemoryLimit: 2 << 30, DPI: 150, MinDPI: 150, MaxPagePixels: DefaultMaxPagePixels})
+					return ocr.StartWorker(ctx, ocr.WorkerConfig{Path: os.Args[0], Env: []string{childEnv + "=1", ocr.FaultsEnv + "=" + fault},
+						MemoryLimit: 2 << 30, Policy: page.Policy{Lang: "eng", DPI: 150, MinDPI: 150, MaxPagePixels: DefaultMaxPagePixels}})
 				}
 			}
 			res, err := Run(context.Background(), o)
@@ -266,14 +279,12 @@ func TestFaults(t *testing.T) {
 func TestBreakerStopsBrokenEngines(t *testing.T) {
 	dir := t.TempDir()
 	var rows [][4]string
-	var faults []string
 	g := goodSamples(t)[0]
 	for i := 0; i < 7; i++ {
-		id := fmt.Sprintf("C-%d", i)
-		rows = append(rows, [4]string{id, g.path, g.participantID, g.date})
-		faults = append(faults, "crash="+id)
+		// Seven documents of the same bytes, under seven source IDs.
+		rows = append(rows, [4]string{fmt.Sprintf("C-%d", i), g.path, g.participantID, g.date})
 	}
-	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), strings.Join(faults, ";"))
+	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), "crash="+faultKey(t, g.path))
 	o.Attempts = 10
 	_, err := Run(context.Background(), o)
 	if !errors.Is(err, ErrEnginesBroken) {

@@ -146,7 +146,7 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 		return out
 	}
 
-	d := &docWork{ctx: ctx, id: doc.ID, tag: doc.SourceID, data: data, pages: doc.Pages,
+	d := &docWork{ctx: ctx, id: doc.ID, data: data, pages: doc.Pages,
 		results: make(chan pageResult, doc.Pages)}
 	r.pages.add(d)
 	defer r.pages.remove(d)

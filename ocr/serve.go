@@ -15,6 +15,7 @@ import (
 	"github.com/otiai10/gosseract/v2"
 
 	"github.com/refbatch/refbatch/ocr/child"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // ServeMain is the worker child's entry point, called by the binary's
@@ -75,14 +76,14 @@ func (e *engine) serve(req request) response {
 	var resp response
 	switch req.Op {
 	case opOpen:
-		resp = e.open(req.PDF, req.Tag)
+		resp = e.open(req.PDF)
 	case opPage:
-		resp = e.page(req.Index)
+		resp = e.page(req.Index, req.DPI)
 	default:
 		resp = response{Cause: CauseRender, Err: fmt.Sprintf("unknown request %d", req.Op)}
 	}
 	resp.Memory = readMemoryUsage()
-	if e.faults.hugeReply(e.tag) && req.Op == opPage {
+	if e.faults.hugeReply(e.docKey) && req.Op == opPage {
 		resp.Result.Text = strings.Repeat("x", maxReply)
 	}
 	return resp
@@ -101,15 +102,16 @@ type engine struct {
 	// steps.
 	noInvert bool
 
-	doc *fitz.Document
-	tag string
+	doc    *fitz.Document
+	docKey string // what the faults know doc by; "" without faults
 
 	gray grayImage // the last page rendered, its buffer reused
 }
 
 func newEngine(cfg childConfig, flt *faults) (*engine, error) {
-	if cfg.Lang == "" {
-		cfg.Lang = "eng"
+	cfg.Policy = cfg.Policy.WithDefaults()
+	if err := cfg.Policy.Validate(); err != nil {
+		return nil, err
 	}
 	tess := gosseract.NewClient()
 	if err := tess.SetLanguage(strings.Split(cfg.Lang, "+")...); err != nil {
@@ -187,16 +189,17 @@ func (e *engine) closeDoc() {
 		e.doc.Close()
 		e.doc = nil
 	}
-	e.tag = ""
+	e.docKey = ""
 }
 
 // storeLimit caps MuPDF's resource store per document: enough for the
 // fonts and images one page uses, not a whole document's.
 const storeLimit = 32 << 20
 
-func (e *engine) open(pdf []byte, tag string) response {
+func (e *engine) open(pdf []byte) response {
 	e.closeDoc()
-	if e.faults.openFails(tag) {
+	key := e.faults.key(pdf)
+	if e.faults.openFails(key) {
 		return response{Cause: CauseTransient, Err: "injected transient failure"}
 	}
 	// MuPDF caches decoded images in its store (go-fitz's default cap is
@@ -217,18 +220,18 @@ func (e *engine) open(pdf []byte, tag string) response {
 		doc.Close()
 		return response{Cause: CauseOpen, Err: "opening document: no pages"}
 	}
-	e.doc, e.tag = doc, tag
+	e.doc, e.docKey = doc, key
 	return response{Pages: n}
 }
 
-func (e *engine) page(index int) response {
+func (e *engine) page(index, dpi int) response {
 	fail := func(c Cause, format string, args ...any) response {
 		return response{Cause: c, Err: fmt.Sprintf(format, args...)}
 	}
 	if e.doc == nil {
 		return fail(CauseRender, "no document open")
 	}
-	e.faults.beforePage(e.tag)
+	e.faults.beforePage(e.docKey)
 	if index < 0 || index >= e.doc.NumPage() {
 		return fail(CauseRender, "page %d out of range", index)
 	}
@@ -238,14 +241,27 @@ func (e *engine) page(index int) response {
 	if err != nil {
 		return fail(CauseRender, "reading page size: %v", err)
 	}
-	// Bound truncates the page box to whole points; one more point on
-	// each side keeps the rendered image, which MuPDF rounds outwards,
-	// under the cap.
-	wPt, hPt := float64(bound.Dx()+1), float64(bound.Dy()+1)
-	dpi, ok := FitDPI(wPt, hPt, e.cfg.DPI, e.cfg.MinDPI, e.cfg.MaxPagePixels)
-	if !ok {
-		return fail(CauseTooLarge, "page is %d×%d pt: over %d pixels even at %d dpi",
-			bound.Dx(), bound.Dy(), e.cfg.MaxPagePixels, e.cfg.MinDPI)
+	p := e.cfg.Policy
+	switch {
+	case dpi == 0:
+		// Bound truncates the page box to whole points; one more point on
+		// each side keeps the rendered image, which MuPDF rounds outwards,
+		// under the cap.
+		var ok bool
+		dpi, ok = p.FitDPI(float64(bound.Dx()+1), float64(bound.Dy()+1))
+		if !ok {
+			return fail(CauseTooLarge, "page is %d×%d pt: over %d pixels even at %d dpi",
+				bound.Dx(), bound.Dy(), p.MaxPagePixels, p.MinDPI)
+		}
+	case dpi < p.MinDPI || dpi > p.DPI:
+		return fail(CauseRender, "asked for %d dpi, outside the policy's %d to %d", dpi, p.MinDPI, p.DPI)
+	case page.Pixels(float64(bound.Dx()), float64(bound.Dy()), dpi) > float64(p.MaxPagePixels):
+		// The resolution came from admission, which sized the page from
+		// its exact box; MuPDF's bound, truncated, is no larger than that.
+		// Over the cap even so, MuPDF's page is not the page admission
+		// measured, and rendering it could take any amount of memory.
+		return fail(CauseTooLarge, "page is %d×%d pt: over %d pixels at %d dpi",
+			bound.Dx(), bound.Dy(), p.MaxPagePixels, dpi)
 	}
 	img, err := e.doc.ImageDPI(index, float64(dpi))
 	if err != nil {

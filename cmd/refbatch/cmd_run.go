@@ -17,6 +17,7 @@ import (
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // runOptions are the flags of `refbatch run`.
@@ -135,18 +136,20 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	dpi := o.batch.DPI
 	o.batch.Engine = func(ctx context.Context) (batch.Engine, error) {
 		return ocr.StartWorker(ctx, ocr.WorkerConfig{
-			Path:          exe,
-			Args:          []string{workerCommand},
-			Lang:          o.batch.Lang,
-			MemoryLimit:   o.workerMemory,
-			DPI:           dpi,
-			MinDPI:        min(batch.DefaultMinDPI, dpi),
-			MaxPagePixels: o.batch.MaxPagePixels,
-			ForceOCR:      o.batch.ForceOCR,
-			NoOrientation: o.batch.NoOrientation,
-			NoDeskew:      o.batch.NoDeskew,
-			NoDespeckle:   o.batch.NoDespeckle,
-			NoCoverage:    o.batch.NoCoverage,
+			Path:        exe,
+			Args:        []string{workerCommand},
+			MemoryLimit: o.workerMemory,
+			Policy: page.Policy{
+				Lang:          o.batch.Lang,
+				DPI:           dpi,
+				MinDPI:        min(batch.DefaultMinDPI, dpi),
+				MaxPagePixels: o.batch.MaxPagePixels,
+				ForceOCR:      o.batch.ForceOCR,
+				NoOrientation: o.batch.NoOrientation,
+				NoDeskew:      o.batch.NoDeskew,
+				NoDespeckle:   o.batch.NoDespeckle,
+				NoCoverage:    o.batch.NoCoverage,
+			},
 		})
 	}
 
