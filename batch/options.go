@@ -19,7 +19,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -279,13 +278,3 @@ func (o Options) Settings() map[string]string {
 	s["coverage_threshold"] = fmt.Sprint(o.CoverageThreshold)
 	return s
 }
-
-// Errors a Run returns; the CLI maps them to exit codes.
-var (
-	// ErrIncomplete: the run stopped before every row reached a state
-	// (interrupted, a full disk, or work still leased by another process).
-	// Running the same command again resumes.
-	ErrIncomplete = errors.New("batch incomplete")
-	// ErrNoRecipients: neither recipients nor an explicit plaintext choice.
-	ErrNoRecipients = errors.New("no recipients for artifact encryption")
-)

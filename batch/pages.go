@@ -155,7 +155,7 @@ func (r *runner) engineLoop(ctx context.Context) {
 				d.results <- pageResult{index: i, err: err}
 				continue
 			}
-			r.noteVersions(eng.Versions())
+			r.versions.note(eng.Versions())
 		}
 		res := pageResult{index: i, versions: eng.Versions()}
 		if open != d {

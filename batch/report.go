@@ -3,6 +3,8 @@ package batch
 import (
 	"cmp"
 	"encoding/json"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
@@ -205,3 +207,45 @@ func roundQ(q report.Quantiles) report.Quantiles {
 
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// ReportFromJournal builds the report of the batch in out from its journal
+// alone, as `refbatch report` does, also while a run is going or after one
+// was interrupted (the report says so). It covers every manifest the
+// folder took, or only manifestPath when it is not empty. Settings and the
+// SLO are the latest run's, as it recorded them; engine versions the latest
+// a run recorded, else those of the report.json already in out.
+func ReportFromJournal(out, manifestPath string, now time.Time) (*report.Report, error) {
+	j, err := openJournal(out)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	info := ReportInfo{Manifest: manifestPath, Now: now}
+	runs, err := j.Runs()
+	if err != nil {
+		return nil, err
+	}
+	// The latest run's settings: the ones the batch goes on with.
+	for _, r := range slices.Backward(runs) {
+		if json.Unmarshal([]byte(r.Settings), &info.Settings) == nil && len(info.Settings) > 0 {
+			break
+		}
+	}
+	if d, err := time.ParseDuration(info.Settings["slo"]); err == nil {
+		info.SLO = d
+	}
+	info.Versions = latestVersions(j)
+	if len(info.Versions) == 0 {
+		// Runs that did not record their engine versions in the journal
+		// still named them in the report they wrote.
+		if old, err := report.ReadJSON(filepath.Join(out, report.JSONFile)); err == nil {
+			info.Versions = old.Run.Versions
+		}
+	}
+	enc, err := j.Meta("artifacts")
+	if err != nil {
+		return nil, err
+	}
+	info.Encrypted = enc == "age"
+	return BuildReport(j, info)
+}

@@ -230,21 +230,6 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 	}
 }
 
-func readArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, error) {
-	b, err := st.Read(name, ids)
-	if err != nil {
-		return nil, err
-	}
-	var a Artifact
-	if err := json.Unmarshal(b, &a); err != nil {
-		return nil, fmt.Errorf("parsing artifact: %w", err)
-	}
-	if a.Format != ArtifactFormat {
-		return nil, fmt.Errorf("unknown artifact format %q", a.Format)
-	}
-	return &a, nil
-}
-
 func looksLikeSQLite(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
@@ -256,54 +241,4 @@ func looksLikeSQLite(path string) bool {
 		return false
 	}
 	return string(head) == "SQLite format 3\x00"
-}
-
-// ErrNotFound: no document with that source_id in the journal.
-var ErrNotFound = errors.New("no such document")
-
-// Show returns the artifact of the document with the given source_id, after
-// checking that its bytes hash to what the journal recorded.
-func Show(out, sourceID string, ids []age.Identity) (*Artifact, error) {
-	j, err := openJournal(out)
-	if err != nil {
-		return nil, err
-	}
-	defer j.Close()
-	doc, ok, err := j.DocumentBySource(sourceID)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("%s: %w", sourceID, ErrNotFound)
-	}
-	if doc.Artifact == "" {
-		return nil, fmt.Errorf("%s is %s %s and has no artifact: %w", sourceID, doc.State, doc.Reason, ErrNotFound)
-	}
-	st, err := store.OpenReadOnly(filepath.Join(out, ArtifactsDir))
-	if err != nil {
-		return nil, err
-	}
-	return openArtifact(st, doc, ids)
-}
-
-// openArtifact reads a document's artifact for a reader (show, eval): its
-// bytes must hash to what the journal recorded and its text to its content
-// hash, since altered text must not be shown or scored as if it were read.
-func openArtifact(st *store.Store, d journal.Doc, ids []age.Identity) (*Artifact, error) {
-	name := strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")
-	sum, err := st.Hash(name)
-	if err != nil {
-		return nil, fmt.Errorf("artifact of %s: %w", d.SourceID, err)
-	}
-	if sum != d.ArtifactSHA256 {
-		return nil, fmt.Errorf("artifact %s was altered: sha256 %s, journal %s", d.Artifact, sum, d.ArtifactSHA256)
-	}
-	a, err := readArtifact(st, name, ids)
-	if err != nil {
-		return nil, fmt.Errorf("artifact %s: %w", d.Artifact, err)
-	}
-	if ContentHash(a.Pages) != a.ContentSHA256 {
-		return nil, fmt.Errorf("artifact %s: its text does not match its content hash", d.Artifact)
-	}
-	return a, nil
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/admit"
@@ -24,17 +23,6 @@ func (r *runner) docLoop(ctx context.Context, jobs <-chan job) {
 			r.process(ctx, jb)
 		}
 		jb.wg.Done()
-	}
-}
-
-func (r *runner) noteVersions(v ocr.Versions) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.versions == nil {
-		r.versions = map[string]string{"tesseract": v.Tesseract, "mupdf": v.MuPDF}
-		if v.Leptonica != "" {
-			r.versions["leptonica"] = v.Leptonica
-		}
 	}
 }
 
@@ -73,34 +61,13 @@ func (r *runner) process(ctx context.Context, jb job) {
 		docCtx, c = context.WithTimeoutCause(docCtx, r.o.DocTimeout, errDocTimeout)
 		defer c()
 	}
-	hbDone := make(chan struct{})
-	go func() {
-		defer close(hbDone)
-		t := time.NewTicker(leaseTTL / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-docCtx.Done():
-				return
-			case <-t.C:
-				if err := r.j.Renew(l, leaseTTL); err != nil {
-					cancel(errLeaseLost)
-					return
-				}
-			}
-		}
-	}()
+	hbDone := heartbeat(docCtx, r.j, l, func() { cancel(journal.ErrLeaseLost) })
 	out := r.ocrDocument(docCtx, l, doc)
 	cancel(nil)
 	<-hbDone
 	out.elapsed = time.Since(start)
 	r.settle(ctx, l, doc, jb, out, log)
 }
-
-var (
-	errDocTimeout = errors.New("document timeout")
-	errLeaseLost  = errors.New("lease lost")
-)
 
 // outcome is what OCR of one document produced, before it is settled in the
 // journal.
@@ -117,12 +84,12 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 	var out outcome
 	// Wait for room in the byte budget before reading: memory in flight
 	// stays bounded whatever the documents' sizes.
-	weight := min(max(doc.Size, 1), r.o.MaxInflightBytes)
-	if err := r.budget.Acquire(ctx, weight); err != nil {
+	release, err := r.budget.acquire(ctx, doc.Size)
+	if err != nil {
 		out.err = context.Cause(ctx)
 		return out
 	}
-	defer r.budget.Release(weight)
+	defer release()
 	// doc.Path was resolved inside the root at admission; it is read
 	// again under the same rules (inside the root, a regular file, at most
 	// the byte cap), and the hash check below proves the bytes are still
@@ -137,8 +104,8 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 		out.err, out.transient = err, "io"
 		return out
 	}
-	r.holdBytes(int64(len(data)))
-	defer r.holdBytes(-int64(len(data)))
+	r.budget.hold(int64(len(data)))
+	defer r.budget.hold(-int64(len(data)))
 	sum := sha256.Sum256(data)
 	if hex.EncodeToString(sum[:]) != doc.SHA256 {
 		// The next pass re-admits the row and rejects it as a conflict.
@@ -174,20 +141,6 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 		out.pages[res.index] = pr
 	}
 	return out
-}
-
-func (r *runner) holdBytes(n int64) {
-	storeMax(&r.peakInflight, r.inflight.Add(n))
-}
-
-// storeMax raises a to v if v is larger.
-func storeMax(a *atomic.Int64, v int64) {
-	for {
-		p := a.Load()
-		if v <= p || a.CompareAndSwap(p, v) {
-			return
-		}
-	}
 }
 
 // settle records the outcome of one attempt in the journal: a verdict, a
@@ -229,7 +182,7 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 	var ee *ocr.EngineError
 	switch {
 	case err == nil:
-		r.engineOK()
+		r.breaker.ok()
 		res, err := r.publish(l, doc, jb, out)
 		if err != nil {
 			r.j.Release(l)
@@ -242,7 +195,7 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 		// document back, uncounted.
 		r.j.Release(l)
 		log.Info("document released: run interrupted")
-	case errors.Is(err, journal.ErrLeaseLost) || errors.Is(err, errLeaseLost):
+	case errors.Is(err, journal.ErrLeaseLost):
 		log.Warn("lease lost; another owner has the document")
 	case errors.Is(err, errDocTimeout) || errors.Is(err, context.DeadlineExceeded):
 		finish(journal.Result{State: journal.Review, Reason: "timeout"})
@@ -251,7 +204,7 @@ func (r *runner) settle(ctx context.Context, l journal.Lease, doc journal.Doc, j
 		case ee.Transient():
 			fail(string(ee.Cause))
 		case ee.Cause == ocr.CauseTimeout:
-			r.engineOK()
+			r.breaker.ok()
 			finish(journal.Result{State: journal.Review, Reason: "timeout"})
 		case ee.Cause == ocr.CauseTooLarge:
 			finish(journal.Result{State: journal.Rejected, Reason: "page_too_large"})

@@ -124,8 +124,9 @@ func (e *RowError) Error() string {
 
 // FileError stops the whole run (exit 2): no header, missing required
 // column, duplicate column, invalid UTF-8 or a CSV syntax error. Line is the
-// 1-based line of the problem; Err, when set, is the underlying
-// encoding/csv error (for errors.Is with csv.ErrBareQuote and friends).
+// 1-based line of the problem, 0 when the file itself cannot be read; Err,
+// when set, is the underlying error (encoding/csv's, for errors.Is with
+// csv.ErrBareQuote and friends, or the file system's).
 type FileError struct {
 	Line int
 	Msg  string
@@ -134,7 +135,14 @@ type FileError struct {
 
 // Error names the line and the problem.
 func (e *FileError) Error() string {
-	return fmt.Sprintf("manifest line %d: %s", e.Line, e.Msg)
+	switch {
+	case e.Line > 0:
+		return fmt.Sprintf("manifest line %d: %s", e.Line, e.Msg)
+	case e.Err != nil:
+		return fmt.Sprintf("manifest: %s: %v", e.Msg, e.Err)
+	default:
+		return "manifest: " + e.Msg
+	}
 }
 
 // Unwrap returns the underlying encoding/csv error, if any.

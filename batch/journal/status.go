@@ -51,7 +51,9 @@ func OpenReadOnly(path string) (*Journal, error) {
 	err = db.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		err = fmt.Errorf("opening journal %s: no schema version, not a refbatch journal", path)
+		err = fmt.Errorf("%s: %w (it has no schema version)", path, ErrNotJournal)
+	case errors.Is(notJournal(err), ErrNotJournal):
+		err = fmt.Errorf("%s: %w (SQLite does not read it as a database)", path, ErrNotJournal)
 	case err != nil:
 		err = fmt.Errorf("opening journal %s: %w", path, err)
 	case v != fmt.Sprint(schemaVersion):

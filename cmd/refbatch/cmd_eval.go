@@ -175,7 +175,7 @@ func runEval(c *cli.Context, o evalOptions, run *cli.Command, runFlags []cli.Fla
 	}
 	res, err := eval.Score(in)
 	if err != nil {
-		return usageErr(err.Error(), "the truth folder must hold every document expected.csv expects to be read")
+		return usageErrf("the truth folder must hold every document expected.csv expects to be read", "%w", err)
 	}
 	er := eval.NewReport(res, thresholds, out, rep.Run.Settings)
 	// A folder eval only reads is left as it was.
@@ -231,16 +231,16 @@ func loadEvalInputs(o evalOptions) (eval.Input, eval.Thresholds, error) {
 	var t eval.Thresholds
 	var err error
 	if in.Expected, err = eval.LoadExpected(o.expect); err != nil {
-		return in, t, usageErr(fmt.Sprintf("--expect %s: %v", o.expect, err), "expected.csv has a header source_id,state,reason and one row per manifest row, in manifest order")
+		return in, t, usageErrf("expected.csv has a header source_id,state,reason and one row per manifest row, in manifest order", "--expect %s: %w", o.expect, err)
 	}
 	if o.truth != "" {
 		if in.Truth, err = eval.LoadTruth(o.truth); err != nil {
-			return in, t, usageErr(fmt.Sprintf("--truth %s: %v", o.truth, err), "pass the truth/ folder the corpus generator wrote")
+			return in, t, usageErrf("pass the truth/ folder the corpus generator wrote", "--truth %s: %w", o.truth, err)
 		}
 	}
 	if o.thresholds != "" {
 		if t, err = eval.LoadThresholds(o.thresholds); err != nil {
-			return in, t, usageErr(fmt.Sprintf("--thresholds %s: %v", o.thresholds, err), `keys: outcome_mismatches_max, known_mismatches, mean_cer_max, p95_cer_max, mean_wer_max, id_recall_min, date_recall_min, band_mean_cer_max {"high": ...}, band_documents_min, bands_ordered, faint_unflagged_max, column_page_cer_max, coverage_false_alarms_max`)
+			return in, t, usageErrf(`keys: outcome_mismatches_max, known_mismatches, mean_cer_max, p95_cer_max, mean_wer_max, id_recall_min, date_recall_min, band_mean_cer_max {"high": ...}, band_documents_min, bands_ordered, faint_unflagged_max, column_page_cer_max, coverage_false_alarms_max`, "--thresholds %s: %w", o.thresholds, err)
 		}
 	}
 	return in, t, nil
@@ -283,7 +283,7 @@ func freshEvalOut(out string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return usageErr(fmt.Sprintf("--out %s: %v", out, err), "")
+		return usageErrf("", "--out %s: %w", out, err)
 	case len(entries) == 0:
 	default:
 		if _, err := os.Stat(filepath.Join(out, evalMarker)); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -54,14 +53,11 @@ func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
 	if o.manifest != "" {
 		abs, err := filepath.Abs(o.manifest)
 		if err != nil {
-			return usageErr(fmt.Sprintf("bad --manifest: %v", err), "")
+			return usageErrf("", "bad --manifest: %w", err)
 		}
 		manifest = abs
 	}
 	rep, err := batch.ReportFromJournal(o.out, manifest, time.Now())
-	if errors.Is(err, batch.ErrNoJournal) {
-		return usageErr(fmt.Sprintf("%s holds no journal", o.out), "pass --out DIR, the folder `refbatch run` wrote")
-	}
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,7 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 		return usageErr("--plaintext and recipients both given", "choose one: encrypt to the recipients, or --plaintext")
 	}
 	if _, err := os.Stat(o.batch.Manifest); err != nil {
-		return usageErr(fmt.Sprintf("cannot read manifest: %v", err), "pass the path of the manifest CSV")
+		return usageErrf("pass the path of the manifest CSV", "cannot read manifest: %w", err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -169,7 +169,7 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, batch.ErrIncomplete) {
 			return &exitError{code: exitIncomplete, msg: "interrupted; finished work is kept in the journal",
-				hint: "run the same command again to resume"}
+				hint: "run the same command again to resume", err: err}
 		}
 		return err
 	}
@@ -190,19 +190,19 @@ func loadRecipients(keys []string, file string) ([]age.Recipient, error) {
 	for _, k := range keys {
 		r, err := age.ParseX25519Recipient(strings.TrimSpace(k))
 		if err != nil {
-			return nil, usageErr(fmt.Sprintf("bad recipient: %v", err), "a recipient is an age public key (age1...), as printed by `refbatch keygen`")
+			return nil, usageErrf("a recipient is an age public key (age1...), as printed by `refbatch keygen`", "bad recipient: %w", err)
 		}
 		out = append(out, r)
 	}
 	if file != "" {
 		f, err := os.Open(file)
 		if err != nil {
-			return nil, usageErr(fmt.Sprintf("reading recipients file: %v", err), "")
+			return nil, usageErrf("", "reading recipients file: %w", err)
 		}
 		defer f.Close()
 		rs, err := age.ParseRecipients(f)
 		if err != nil {
-			return nil, usageErr(fmt.Sprintf("recipients file %s: %v", file, err), "one age public key per line; # starts a comment")
+			return nil, usageErrf("one age public key per line; # starts a comment", "recipients file %s: %w", file, err)
 		}
 		out = append(out, rs...)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -49,9 +48,6 @@ unexpected failure; 2 usage error (no journal there).`,
 
 func runStatus(o statusOptions, stdout io.Writer) error {
 	st, err := batch.ReadStatus(o.out, time.Now())
-	if errors.Is(err, batch.ErrNoJournal) {
-		return usageErr(fmt.Sprintf("%s holds no journal", o.out), "pass --out DIR, the folder `refbatch run` writes")
-	}
 	if err != nil {
 		return err
 	}

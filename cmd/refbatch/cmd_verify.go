@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
 )
 
 type verifyOptions struct {
@@ -63,12 +66,12 @@ func loadIdentities(path string) ([]age.Identity, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageErr(fmt.Sprintf("reading identity: %v", err), "pass the file `refbatch keygen` wrote")
+		return nil, usageErrf("pass the file `refbatch keygen` wrote", "reading identity: %w", err)
 	}
 	defer f.Close()
 	ids, err := age.ParseIdentities(f)
 	if err != nil {
-		return nil, usageErr(fmt.Sprintf("identity file %s: %v", path, err), "pass the file `refbatch keygen` wrote")
+		return nil, usageErrf("pass the file `refbatch keygen` wrote", "identity file %s: %w", path, err)
 	}
 	return ids, nil
 }
@@ -163,8 +166,13 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error.`,
 				return err
 			}
 			a, err := batch.Show(out, c.Args().First(), ids)
-			if err != nil {
-				return &exitError{code: exitFailure, msg: err.Error()}
+			switch {
+			case errors.Is(err, batch.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal):
+				return err // a usage error, mapped in one place
+			case errors.Is(err, store.ErrNoIdentities):
+				return &exitError{code: exitFailure, hint: "pass --identity FILE, the file `refbatch keygen` wrote", err: err}
+			case err != nil:
+				return &exitError{code: exitFailure, err: err}
 			}
 			if asJSON {
 				enc := json.NewEncoder(c.App.Writer)

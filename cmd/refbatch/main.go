@@ -31,16 +31,31 @@ const (
 	exitIncomplete = 3 // interrupted or incomplete: run again to resume
 )
 
-// exitError carries an exit code with a message meant for the user.
+// exitError carries an exit code with a message meant for the user, and
+// the error that caused it, if any, for errors.Is and errors.As.
 type exitError struct {
 	code int
 	msg  string
 	hint string
+	err  error
 }
 
-func (e *exitError) Error() string { return e.msg }
+func (e *exitError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return e.msg
+}
+
+func (e *exitError) Unwrap() error { return e.err }
 
 func usageErr(msg, hint string) error { return &exitError{code: exitUsage, msg: msg, hint: hint} }
+
+// usageErrf is usageErr with a message formatted as by fmt.Errorf, so that
+// a cause wrapped with %w stays in the chain.
+func usageErrf(hint, format string, args ...any) error {
+	return &exitError{code: exitUsage, hint: hint, err: fmt.Errorf(format, args...)}
+}
 
 func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
@@ -88,7 +103,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*cli.Context, error) {}, // exitCode decides
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErr(err.Error(), "see refbatch --help")
+			return usageErrf("see refbatch --help", "%w", err)
 		},
 		Commands: []*cli.Command{
 			runCommand(),
@@ -117,11 +132,11 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var ee *exitError
 	var fe *manifest.FileError
-	var ue *batch.UsageError
+	var ece *batch.EncryptionChoiceError
 	switch {
 	case errors.As(err, &ee):
-		if ee.msg != "" {
-			fmt.Fprintf(stderr, "refbatch: error: %s\n", ee.msg)
+		if msg := ee.Error(); msg != "" {
+			fmt.Fprintf(stderr, "refbatch: error: %s\n", msg)
 		}
 		if ee.hint != "" {
 			fmt.Fprintf(stderr, "refbatch: hint: %s\n", ee.hint)
@@ -131,11 +146,21 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", fe)
 		fmt.Fprintln(stderr, "refbatch: hint: fix the manifest (a header row source_id,participant_id,referral_date,consent,path[,sha256], then one row per referral) and run again")
 		return exitUsage
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "refbatch: error: %s\n", ue.Msg)
-		if ue.Hint != "" {
-			fmt.Fprintf(stderr, "refbatch: hint: %s\n", ue.Hint)
-		}
+	case errors.Is(err, journal.ErrNotJournal):
+		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
+		fmt.Fprintln(stderr, "refbatch: hint: pass --out DIR, a folder `refbatch run` writes; refbatch does not add its tables to another database")
+		return exitUsage
+	case errors.Is(err, batch.ErrNoJournal):
+		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
+		fmt.Fprintln(stderr, "refbatch: hint: pass --out DIR, the folder `refbatch run` writes")
+		return exitUsage
+	case errors.Is(err, batch.ErrOutNotFolder):
+		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
+		fmt.Fprintln(stderr, "refbatch: hint: choose a folder for the output")
+		return exitUsage
+	case errors.As(err, &ece):
+		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
+		fmt.Fprintln(stderr, "refbatch: hint: use the same --recipient/--plaintext choice as the first run, or a new --out")
 		return exitUsage
 	case errors.Is(err, journal.ErrManifestChanged):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)

@@ -1,0 +1,39 @@
+package batch
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors of this package. They say what happened, without CLI wording; the
+// command line decides the message, the hint and the exit code.
+var (
+	// ErrIncomplete: the run stopped before every row reached a state
+	// (interrupted, a full disk, or work still leased by another process).
+	// Running the same command again resumes.
+	ErrIncomplete = errors.New("batch incomplete")
+	// ErrNoRecipients: neither recipients nor an explicit plaintext choice.
+	ErrNoRecipients = errors.New("no recipients for artifact encryption")
+	// ErrEnginesBroken: the breaker tripped; retrying would burn every
+	// document's attempts.
+	ErrEnginesBroken = errors.New("the OCR engines keep failing")
+	// ErrNoJournal means the folder holds no journal: it is not an output
+	// folder, or no run has started in it.
+	ErrNoJournal = errors.New("no journal in the output folder")
+	// ErrNotFound: no document with that source_id in the journal.
+	ErrNotFound = errors.New("no such document")
+	// ErrOutNotFolder: the output path exists and is not a folder.
+	ErrOutNotFolder = errors.New("the output path is not a folder")
+)
+
+// Causes of a document's context ending, inside a run.
+var errDocTimeout = errors.New("document timeout")
+
+// EncryptionChoiceError: the output folder holds artifacts of one kind
+// ("age" or "plaintext") and the run would write the other. A batch half
+// plaintext and half ciphertext would betray the choice made for it.
+type EncryptionChoiceError struct{ Have, Want string }
+
+func (e *EncryptionChoiceError) Error() string {
+	return fmt.Sprintf("this output folder holds %s artifacts; this run would write %s ones", e.Have, e.Want)
+}
