@@ -81,7 +81,7 @@ func newArtifact(doc journal.Doc, line, attempt int, out outcome, v verdict, o O
 			Lang:          o.Lang,
 			Engines:       versionsMap(out.versions),
 			PolicyVersion: o.PolicyVersion(),
-			Policy:        o.policySettings(),
+			Policy:        o.policyRecord(),
 			CreatedAt:     time.Now().UTC(),
 			State:         string(v.state),
 			Reason:        v.reason,

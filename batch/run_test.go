@@ -17,7 +17,6 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
-	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report"
 )
 
@@ -33,29 +32,20 @@ func TestMain(m *testing.M) {
 	case "admit":
 		os.Exit(admit.ServeMain())
 	}
-	code := m.Run()
-	testInspector.Close()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
-// testInspector runs admission's PDF checks in real children: the test
+// testAdmission runs admission's PDF checks in real children: the test
 // binary in its admission mode.
-var testInspector = admit.NewPool(admit.PoolConfig{Path: os.Args[0], Env: []string{childEnv + "=admit"}})
+var testAdmission = Process{Path: os.Args[0], Env: []string{childEnv + "=admit"}}
 
-// engine returns a factory of real worker children, with faults.
-func engine(o Options, faults string) EngineFactory {
-	return func(ctx context.Context) (Engine, error) {
-		env := []string{childEnv + "=1"}
-		if faults != "" {
-			env = append(env, ocr.FaultsEnv+"="+faults)
-		}
-		return ocr.StartWorker(ctx, ocr.WorkerConfig{
-			Path:        os.Args[0],
-			Env:         env,
-			MemoryLimit: ocr.DefaultMemoryLimit,
-			Policy:      page.Policy{Lang: "eng", DPI: o.DPI, MinDPI: min(DefaultMinDPI, o.DPI), MaxPagePixels: DefaultMaxPagePixels},
-		})
+// testWorker is the test binary as the OCR worker child, with faults.
+func testWorker(faults string) Process {
+	env := []string{childEnv + "=1"}
+	if faults != "" {
+		env = append(env, ocr.FaultsEnv+"="+faults)
 	}
+	return Process{Path: os.Args[0], Env: env}
 }
 
 // faultKey names the file at path in ocr.FaultsEnv: a prefix of the
@@ -154,18 +144,12 @@ func writeManifest(t *testing.T, dir string, rows [][4]string) string {
 	return p
 }
 
+// testOptions are the options of a test run: real children, faults for
+// the workers, 150 DPI.
 func testOptions(t *testing.T, manifest, out, faults string) Options {
-	o := Options{
-		Manifest:    manifest,
-		Root:        "/",
-		Out:         out,
-		Workers:     2,
-		DPI:         150,
-		PageTimeout: 60 * time.Second,
-		Plaintext:   true,
-	}
-	o.Engine = engine(o.withDefaults(), faults)
-	o.Inspector = testInspector
+	o := Options{Manifest: manifest, Out: out, Plaintext: true, Worker: testWorker(faults), Admission: testAdmission}
+	o.Root, o.Workers, o.DPI, o.PageTimeout = "/", 2, 150, 60*time.Second
+	o.WorkerMemory = ocr.DefaultMemoryLimit
 	return o
 }
 
@@ -247,10 +231,10 @@ func TestFaults(t *testing.T) {
 				tc.opts(&o)
 			}
 			if tc.fault == "alloc" {
-				o.Engine = func(ctx context.Context) (Engine, error) {
-					return ocr.StartWorker(ctx, ocr.WorkerConfig{Path: os.Args[0], Env: []string{childEnv + "=1", ocr.FaultsEnv + "=" + fault},
-						MemoryLimit: 2 << 30, Policy: page.Policy{Lang: "eng", DPI: 150, MinDPI: 150, MaxPagePixels: DefaultMaxPagePixels}})
-				}
+				// An idle worker reserves about 1.3 GiB of address space:
+				// 2 GiB lets the runaway allocation start, and stops it
+				// sooner than the default.
+				o.WorkerMemory = 2 << 30
 			}
 			res, err := Run(context.Background(), o)
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"time"
 
 	"filippo.io/age"
 	"github.com/urfave/cli/v2"
@@ -27,9 +26,6 @@ type runOptions struct {
 	json           bool
 	recipients     []string
 	recipientsFile string
-	workerMemory   int64
-	admitMemory    int64
-	admitTimeout   time.Duration
 	logLevel       string
 }
 
@@ -51,19 +47,19 @@ run the same command again to resume.`,
 			&cli.StringFlag{Name: "out", Usage: "output folder (journal, artifacts, reports) `DIR`", Value: "", DefaultText: "refbatch-out beside the manifest", Destination: &o.batch.Out},
 			&cli.StringFlag{Name: "root", Usage: "folder the manifest's paths are relative to `DIR`", DefaultText: "the manifest's folder", Destination: &o.batch.Root},
 			&cli.IntFlag{Name: "workers", Usage: "OCR worker processes", Value: runtime.NumCPU(), Destination: &o.batch.Workers},
-			&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: batch.DefaultDPI, Destination: &o.batch.DPI},
-			&cli.Int64Flag{Name: "max-bytes", Usage: "largest PDF admitted, in bytes", Value: batch.DefaultMaxBytes, Destination: &o.batch.MaxBytes},
-			&cli.IntFlag{Name: "max-pages", Usage: "most pages admitted in one PDF", Value: batch.DefaultMaxPages, Destination: &o.batch.MaxPages},
-			&cli.Int64Flag{Name: "max-page-pixels", Usage: "largest page in pixels; bigger pages render at a lower DPI down to 150, else page_too_large", Value: batch.DefaultMaxPagePixels, Destination: &o.batch.MaxPagePixels},
+			&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: page.DefaultDPI, Destination: &o.batch.DPI},
+			&cli.Int64Flag{Name: "max-bytes", Usage: "largest PDF admitted, in bytes", Value: admit.DefaultMaxBytes, Destination: &o.batch.MaxBytes},
+			&cli.IntFlag{Name: "max-pages", Usage: "most pages admitted in one PDF", Value: admit.DefaultMaxPages, Destination: &o.batch.MaxPages},
+			&cli.Int64Flag{Name: "max-page-pixels", Usage: fmt.Sprintf("largest page in pixels; bigger pages render at a lower DPI down to %d (or --dpi if lower), else page_too_large", page.DefaultMinDPI), Value: page.DefaultMaxPagePixels, Destination: &o.batch.MaxPagePixels},
 			&cli.DurationFlag{Name: "page-timeout", Usage: "a page taking longer is a hang: review timeout", Value: batch.DefaultPageTimeout, Destination: &o.batch.PageTimeout},
 			&cli.DurationFlag{Name: "doc-timeout", Usage: "optional limit for a whole document (0: none)", Destination: &o.batch.DocTimeout},
 			&cli.IntFlag{Name: "attempts", Usage: "attempts per document before review attempts_exhausted", Value: batch.DefaultAttempts, Destination: &o.batch.Attempts},
-			&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu", Value: batch.DefaultLang, Destination: &o.batch.Lang},
+			&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu", Value: page.DefaultLang, Destination: &o.batch.Lang},
 			&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
 			&cli.Int64Flag{Name: "max-inflight-bytes", Usage: "source bytes the workers may hold at once; more waits", Value: batch.DefaultMaxInflight, Destination: &o.batch.MaxInflightBytes},
-			&cli.Int64Flag{Name: "worker-memory", Usage: "address-space limit of each worker process, in bytes", Value: ocr.DefaultMemoryLimit, Destination: &o.workerMemory},
-			&cli.Int64Flag{Name: "admit-memory", Usage: "resident memory the PDF checks may use for one file, in bytes; more is unparseable_pdf", Value: admit.DefaultInspectMemory, Destination: &o.admitMemory},
-			&cli.DurationFlag{Name: "admit-timeout", Usage: "time the PDF checks may take for a small file (plus 1s per MiB; retried once at 4 times that), else unparseable_pdf", Value: admit.DefaultInspectTimeout, Destination: &o.admitTimeout},
+			&cli.Int64Flag{Name: "worker-memory", Usage: "address-space limit of each worker process, in bytes (0: none)", Value: ocr.DefaultMemoryLimit, Destination: &o.batch.WorkerMemory},
+			&cli.Int64Flag{Name: "admit-memory", Usage: "resident memory the PDF checks may use for one file, in bytes; more is unparseable_pdf", Value: admit.DefaultInspectMemory, Destination: &o.batch.AdmitMemory},
+			&cli.DurationFlag{Name: "admit-timeout", Usage: "time the PDF checks may take for a small file (plus 1s per MiB; retried once at 4 times that), else unparseable_pdf", Value: admit.DefaultInspectTimeout, Destination: &o.batch.AdmitTimeout},
 			&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &o.batch.ForceOCR},
 			&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &o.batch.NoOrientation},
 			&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &o.batch.NoDeskew},
@@ -111,10 +107,6 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return usageErr(fmt.Sprintf("bad --log-level %q", o.logLevel), "use debug, info, warn or error")
 	}
-	if lo, hi := o.batch.LowConfidence, o.batch.HighConfidence; !(lo > 0 && lo <= hi && hi <= 100) {
-		return usageErr(fmt.Sprintf("bad confidence bands: --low-confidence %g, --high-confidence %g", lo, hi),
-			"both are from 0 to 100, low above 0 and not above high")
-	}
 	bar := !o.quiet && !o.json && isTerminal(stderr)
 	if o.quiet || bar {
 		level = max(level, slog.LevelWarn)
@@ -133,31 +125,10 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	}
 	o.batch.Progress = prog
 
-	dpi := o.batch.DPI
-	o.batch.Engine = func(ctx context.Context) (batch.Engine, error) {
-		return ocr.StartWorker(ctx, ocr.WorkerConfig{
-			Path:        exe,
-			Args:        []string{workerCommand},
-			MemoryLimit: o.workerMemory,
-			Policy: page.Policy{
-				Lang:          o.batch.Lang,
-				DPI:           dpi,
-				MinDPI:        min(batch.DefaultMinDPI, dpi),
-				MaxPagePixels: o.batch.MaxPagePixels,
-				ForceOCR:      o.batch.ForceOCR,
-				NoOrientation: o.batch.NoOrientation,
-				NoDeskew:      o.batch.NoDeskew,
-				NoDespeckle:   o.batch.NoDespeckle,
-				NoCoverage:    o.batch.NoCoverage,
-			},
-		})
-	}
-
-	// Admission's PDF checks run in children too: the binary re-executed
-	// in its hidden admission mode.
-	pool := admit.NewPool(admit.PoolConfig{Path: exe, Args: []string{admitCommand}, Memory: o.admitMemory, Timeout: o.admitTimeout})
-	defer pool.Close()
-	o.batch.Inspector = pool
+	// The OCR engines and admission's PDF checks run in children: this
+	// binary re-executed in its hidden modes.
+	o.batch.Worker = batch.Process{Path: exe, Args: []string{workerCommand}}
+	o.batch.Admission = batch.Process{Path: exe, Args: []string{admitCommand}}
 
 	res, err := batch.Run(ctx, o.batch)
 	prog.Close()
@@ -207,4 +178,17 @@ func loadRecipients(keys []string, file string) ([]age.Recipient, error) {
 		out = append(out, rs...)
 	}
 	return out, nil
+}
+
+// settingFlag names the flag that sets a recorded setting: the setting's
+// name with dashes, but for the one whose flag says more (max_inflight)
+// and the one no flag sets (min_dpi, which follows --dpi).
+func settingFlag(setting string) string {
+	switch setting {
+	case "max_inflight":
+		return "--max-inflight-bytes"
+	case "min_dpi":
+		return setting
+	}
+	return "--" + strings.ReplaceAll(setting, "_", "-")
 }
