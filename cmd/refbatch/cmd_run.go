@@ -80,6 +80,9 @@ run the same command again to resume.`,
 			if c.NArg() != 1 {
 				return usageErr("run takes exactly one argument, the manifest", "refbatch run [flags] MANIFEST.csv (flags go before the manifest)")
 			}
+			if err := refuseZero(c); err != nil {
+				return err
+			}
 			o.batch.Manifest = c.Args().First()
 			o.recipients = c.StringSlice("recipient")
 			return runRun(c.Context, o, c.App.Writer, c.App.ErrWriter)
@@ -178,6 +181,40 @@ func loadRecipients(keys []string, file string) ([]age.Recipient, error) {
 		out = append(out, rs...)
 	}
 	return out, nil
+}
+
+// zeroIsAValue lists the run flags for which 0 is a value of its own (no
+// document timeout, no memory limit); for every other number the options
+// would read 0 as the default.
+var zeroIsAValue = map[string]bool{"doc-timeout": true, "worker-memory": true}
+
+// refuseZero refuses a number flag given as 0 when 0 is not one of its
+// values: the options read 0 as "the default", and a user who typed 0
+// meant something else.
+func refuseZero(c *cli.Context) error {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if zeroIsAValue[name] || !c.IsSet(name) {
+			continue
+		}
+		var zero bool
+		switch f.(type) {
+		case *cli.IntFlag:
+			zero = c.Int(name) == 0
+		case *cli.Int64Flag:
+			zero = c.Int64(name) == 0
+		case *cli.Float64Flag:
+			zero = c.Float64(name) == 0
+		case *cli.DurationFlag:
+			zero = c.Duration(name) == 0
+		}
+		if zero {
+			df, _ := f.(cli.DocGenerationFlag)
+			return usageErr(fmt.Sprintf("--%s 0 is not a value it takes", name),
+				fmt.Sprintf("leave --%s out for its default (%s), or give a value above 0", name, df.GetDefaultText()))
+		}
+	}
+	return nil
 }
 
 // settingFlag names the flag that sets a recorded setting: the setting's
