@@ -160,7 +160,7 @@ func sweepOrphans(j *journal.Journal, st *store.Store, owner journal.Owner) (int
 	var referenced []uint64
 	err := j.StreamDocuments(func(d journal.Doc) error {
 		if d.Artifact != "" {
-			referenced = append(referenced, maphash.String(seed, strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")))
+			referenced = append(referenced, maphash.String(seed, storeName(d.Artifact)))
 		}
 		return nil
 	})
@@ -197,7 +197,7 @@ func sweepOrphans(j *journal.Journal, st *store.Store, owner journal.Owner) (int
 		if candidates[k] == nil {
 			return nil
 		}
-		committed[strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")] = true
+		committed[storeName(d.Artifact)] = true
 		if !d.LeasedByOther(owner, now) {
 			mayGo[k] = true
 		}
@@ -254,3 +254,11 @@ func Version() string {
 	}
 	return "devel-" + rev
 }
+
+// artifactPath is the path the journal and the report give artifact name:
+// relative to the output folder, with a forward slash on every system.
+func artifactPath(name string) string { return ArtifactsDir + "/" + name }
+
+// storeName is the store's name of the artifact at path, as artifactPath
+// wrote it.
+func storeName(path string) string { return strings.TrimPrefix(path, ArtifactsDir+"/") }

@@ -2,11 +2,14 @@ package batch
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report"
 )
 
@@ -247,4 +250,18 @@ func ReportFromJournal(out, manifestPath string, now time.Time) (*report.Report,
 	}
 	info.Encrypted = enc == "age"
 	return BuildReport(j, info)
+}
+
+// WriteReport writes report.json, report.csv and report.html into the output
+// folder out as one atomic set (store.WriteFiles): a reader sees the old
+// report or the new one, never half of one, and a rendering error leaves
+// the old files as they were.
+func WriteReport(out string, rep *report.Report) error {
+	err := store.WriteFiles(out, []string{report.JSONFile, report.CSVFile, report.HTMLFile}, func(ws []io.Writer) error {
+		return report.Render(rep, ws[0], ws[1], ws[2])
+	})
+	if err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -249,5 +250,32 @@ func TestReportFromJournalWhileRunning(t *testing.T) {
 	}
 	if _, err := ReadStatus(t.TempDir(), time.Now()); err == nil {
 		t.Error("ReadStatus of a folder without a journal succeeded")
+	}
+}
+
+// TestWriteReportKeepsOldFiles: a report that fails to render leaves the
+// previous report files as they were and no temp file.
+func TestWriteReportKeepsOldFiles(t *testing.T) {
+	out := t.TempDir()
+	if err := WriteReport(out, &report.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, name := range []string{report.JSONFile, report.CSVFile, report.HTMLFile} {
+		before[name], _ = os.ReadFile(filepath.Join(out, name))
+	}
+	bad := &report.Report{}
+	bad.Summary.PagesPerMinute = math.Inf(1) // JSON cannot carry it
+	if err := WriteReport(out, bad); err == nil {
+		t.Fatal("WriteReport succeeded with an infinite number")
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 3 {
+		t.Errorf("folder holds %d files, want the 3 old reports and no temp file", len(entries))
+	}
+	for name, old := range before {
+		if now, _ := os.ReadFile(filepath.Join(out, name)); !bytes.Equal(now, old) {
+			t.Errorf("%s changed", name)
+		}
 	}
 }

@@ -71,10 +71,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	owner := journal.NewOwner()
-	if n, err := st.SweepTemp(); err != nil {
+	swept, err := st.SweepTemp()
+	if err != nil {
 		return nil, fmt.Errorf("sweeping temp files: %w", err)
-	} else if n > 0 {
-		o.Logger.Warn("removed temp files left by an earlier crash", "count", n)
+	}
+	// Reports are written beside the journal, through the same helper.
+	n, err := store.SweepTemp(o.Out)
+	if err != nil {
+		return nil, fmt.Errorf("sweeping temp files: %w", err)
+	}
+	if swept += n; swept > 0 {
+		o.Logger.Warn("removed temp files left by an earlier crash", "count", swept)
 	}
 	if n, err := sweepOrphans(j, st, owner); err != nil {
 		return nil, err
@@ -116,8 +123,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, diskFull(errors.Join(runErr, err))
 	}
-	if err := report.WriteFiles(o.Out, rep); err != nil {
-		return nil, diskFull(errors.Join(runErr, fmt.Errorf("writing report: %w", err)))
+	if err := WriteReport(o.Out, rep); err != nil {
+		return nil, diskFull(errors.Join(runErr, err))
 	}
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)

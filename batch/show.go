@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"filippo.io/age"
 
@@ -45,7 +44,7 @@ func Show(out, sourceID string, ids []age.Identity) (*Artifact, error) {
 // bytes must hash to what the journal recorded and its text to its content
 // hash, since altered text must not be shown or scored as if it were read.
 func openArtifact(st *store.Store, d journal.Doc, ids []age.Identity) (*Artifact, error) {
-	name := strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")
+	name := storeName(d.Artifact)
 	sum, err := st.Hash(name)
 	if err != nil {
 		return nil, fmt.Errorf("artifact of %s: %w", d.SourceID, err)

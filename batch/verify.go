@@ -141,7 +141,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			}
 		}
 		if d.Artifact != "" {
-			name := strings.TrimPrefix(d.Artifact, ArtifactsDir+"/")
+			name := storeName(d.Artifact)
 			referenced[name] = true
 			verifyArtifact(st, d, name, o.Identities, res, add)
 		} else if d.State == journal.Done {

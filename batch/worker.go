@@ -257,5 +257,5 @@ func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out outcome) 
 		return journal.Result{}, fmt.Errorf("writing artifact for %s: %w", doc.SourceID, err)
 	}
 	return journal.Result{State: v.state, Reason: v.reason, MeanConfidence: v.meanConf, Band: v.band,
-		Artifact: filepath.ToSlash(filepath.Join(ArtifactsDir, name)), ArtifactSHA256: sum}, nil
+		Artifact: artifactPath(name), ArtifactSHA256: sum}, nil
 }

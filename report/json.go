@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,19 +8,15 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 )
 
-// File names WriteFiles writes in the output folder.
+// File names of the report in the output folder.
 const (
 	JSONFile = "report.json"
 	CSVFile  = "report.csv"
 	HTMLFile = "report.html"
 )
-
-// tempPrefix matches the artifacts store's, so one sweep rule covers both.
-const tempPrefix = ".tmp-"
 
 // normalized returns a copy of r ready to render: rows in manifest order,
 // no nil maps or slices (they would read as null), every final state
@@ -67,8 +62,8 @@ func cloneMap[V any](m map[string]V) map[string]V {
 // WriteJSON writes r as indented JSON with a stable order: rows in manifest
 // order, map keys sorted. It fails on NaN or infinite numbers, which JSON
 // cannot carry. The rows are written one at a time, never all in memory,
-// so an error may leave part of the report in w: WriteFiles writes to a
-// temp file for that reason.
+// so an error may leave part of the report in w: batch.WriteReport writes
+// to temp files for that reason.
 func (r *Report) WriteJSON(w io.Writer) error {
 	n := r.normalized()
 	jw, err := newJSONWriter(w, n)
@@ -172,41 +167,21 @@ func ReadJSON(path string) (*Report, error) {
 	return &r, nil
 }
 
-// WriteFiles writes report.json, report.csv and report.html into dir
-// (created 0700 if missing), each atomically: written to a temp file in dir
-// with mode 0600 and fsynced, then, once all three are complete, renamed
-// into place and the folder fsynced. A rendering error writes nothing.
+// Render writes the report as report.json to js, report.csv to table and
+// report.html to page. A rendering error may leave any of them partly
+// written; the caller writes them to temp files and renames them into
+// place only on success (batch.WriteReport does).
 //
 // The rows are read once, in one pass that writes them to report.json and
 // report.csv as they come and keeps for report.html only what its capped
 // listings show, so memory does not grow with the batch.
-func WriteFiles(dir string, r *Report) (err error) {
+func Render(r *Report, js, table, page io.Writer) error {
 	n := r.normalized()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating report folder: %w", err)
-	}
-	var files []*tempFile
-	defer func() {
-		if err != nil {
-			for _, f := range files {
-				f.discard()
-			}
-		}
-	}()
-	for _, name := range []string{JSONFile, CSVFile, HTMLFile} {
-		f, err := createTemp(dir, name)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
-	}
-	js, table, page := files[0], files[1], files[2]
-
-	jw, err := newJSONWriter(js.w, n)
+	jw, err := newJSONWriter(js, n)
 	if err != nil {
 		return err
 	}
-	cw := newCSVWriter(table.w, n)
+	cw := newCSVWriter(table, n)
 	pr := newPageRows(n)
 	err = n.eachRow(func(row Row) error {
 		if err := jw.row(row); err != nil {
@@ -227,79 +202,5 @@ func WriteFiles(dir string, r *Report) (err error) {
 	if err := cw.close(); err != nil {
 		return err
 	}
-	if err := renderHTML(page.w, n, pr); err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := f.commit(); err != nil {
-			return err
-		}
-	}
-	// Every file is complete and on disk: only now replace the old ones.
-	for _, f := range files {
-		if err := os.Rename(f.path, filepath.Join(dir, f.name)); err != nil {
-			return fmt.Errorf("renaming %s into place: %w", f.name, err)
-		}
-		f.renamed = true
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("syncing report folder: %w", err)
-	}
-	return errors.Join(wrapErr("syncing report folder", d.Sync()), d.Close())
-}
-
-// tempFile is one report file being written: a temp file in the folder it
-// will be renamed into, behind a buffer.
-type tempFile struct {
-	name, path string
-	f          *os.File
-	w          *bufio.Writer
-	closed     bool
-	renamed    bool
-}
-
-func createTemp(dir, name string) (*tempFile, error) {
-	f, err := os.CreateTemp(dir, tempPrefix+"*")
-	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", name, err)
-	}
-	t := &tempFile{name: name, path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10)}
-	if err := f.Chmod(0o600); err != nil {
-		t.discard()
-		return nil, fmt.Errorf("writing %s: %w", name, err)
-	}
-	return t, nil
-}
-
-// commit flushes, fsyncs and closes the temp file.
-func (t *tempFile) commit() error {
-	if err := t.w.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", t.name, err)
-	}
-	if err := t.f.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", t.name, err)
-	}
-	t.closed = true
-	if err := t.f.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", t.name, err)
-	}
-	return nil
-}
-
-// discard removes the temp file unless it was renamed into place.
-func (t *tempFile) discard() {
-	if !t.closed {
-		t.f.Close()
-	}
-	if !t.renamed {
-		os.Remove(t.path)
-	}
-}
-
-func wrapErr(context string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", context, err)
+	return renderHTML(page, n, pr)
 }

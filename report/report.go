@@ -12,8 +12,9 @@
 //     no network access (charts are inline SVG drawn here), readable on a
 //     laptop and printable on A4.
 //
-// WriteFiles writes report.json, report.csv and report.html into the output
-// folder atomically, so a reader never sees half a report.
+// Render writes report.json, report.csv and report.html in one pass over
+// the rows; the caller makes the three files appear atomically
+// (batch.WriteReport), so a reader never sees half a report.
 //
 // A batch may have tens of thousands of rows. A Report can hold them (Rows)
 // or leave them where they are and read them through its RowSource as it

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -265,7 +266,7 @@ func TestNewQuantiles(t *testing.T) {
 func TestJSONRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	r := fixture()
-	if err := WriteFiles(dir, r); err != nil {
+	if err := writeFiles(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadJSON(filepath.Join(dir, JSONFile))
@@ -321,47 +322,12 @@ func TestReadJSONErrors(t *testing.T) {
 	}
 }
 
-func TestWriteFiles(t *testing.T) {
-	t.Run("writes the three files 0600 with no temp left", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "out")
-		for range 2 { // the second run replaces the first
-			if err := WriteFiles(dir, fixture()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-			fi, err := e.Info()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m := fi.Mode().Perm(); m != 0o600 {
-				t.Errorf("%s mode = %o, want 600", e.Name(), m)
-			}
-		}
-		if want := []string{CSVFile, HTMLFile, JSONFile}; !slices.Equal(names, want) {
-			t.Errorf("folder holds %q, want %q", names, want)
-		}
-		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
-			t.Errorf("created folder: %v, %v; want mode 700", fi.Mode().Perm(), err)
-		}
-	})
-	t.Run("a render error writes nothing", func(t *testing.T) {
-		dir := t.TempDir()
-		r := fixture()
-		r.Summary.PagesPerMinute = math.Inf(1) // JSON cannot carry it
-		if err := WriteFiles(dir, r); err == nil {
-			t.Fatal("WriteFiles succeeded with an infinite number")
-		}
-		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-			t.Errorf("a failed WriteFiles left %d files", len(entries))
-		}
-	})
+func TestRenderError(t *testing.T) {
+	r := fixture()
+	r.Summary.PagesPerMinute = math.Inf(1) // JSON cannot carry it
+	if err := Render(r, io.Discard, io.Discard, io.Discard); err == nil {
+		t.Fatal("Render succeeded with an infinite number")
+	}
 }
 
 func TestHTMLSelfContained(t *testing.T) {
@@ -702,10 +668,10 @@ func TestStreamedRowsWriteTheSameBytes(t *testing.T) {
 	}
 	t.Run("files", func(t *testing.T) {
 		held, stream := t.TempDir(), t.TempDir()
-		if err := WriteFiles(held, fixture()); err != nil {
+		if err := writeFiles(held, fixture()); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteFiles(stream, streamed(fixture())); err != nil {
+		if err := writeFiles(stream, streamed(fixture())); err != nil {
 			t.Fatal(err)
 		}
 		for _, name := range []string{JSONFile, CSVFile, HTMLFile} {
@@ -786,7 +752,7 @@ func TestHTMLCapsListings(t *testing.T) {
 
 	// report.json and report.csv keep every row.
 	dir := t.TempDir()
-	if err := WriteFiles(dir, r); err != nil {
+	if err := writeFiles(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	back, err := ReadJSON(filepath.Join(dir, JSONFile))
@@ -810,7 +776,7 @@ func TestHTMLCapsListings(t *testing.T) {
 	}
 }
 
-func TestWriteFilesKeepsOldFilesOnError(t *testing.T) {
+func TestRenderRowErrors(t *testing.T) {
 	tests := []struct {
 		name  string
 		spoil func(*Report)
@@ -841,28 +807,29 @@ func TestWriteFilesKeepsOldFilesOnError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := WriteFiles(dir, fixture()); err != nil {
-				t.Fatal(err)
-			}
-			before := map[string][]byte{}
-			for _, name := range []string{JSONFile, CSVFile, HTMLFile} {
-				before[name], _ = os.ReadFile(filepath.Join(dir, name))
-			}
 			r := streamed(fixture())
 			tt.spoil(r)
-			if err := WriteFiles(dir, r); err == nil {
-				t.Fatal("WriteFiles succeeded")
-			}
-			entries, _ := os.ReadDir(dir)
-			if len(entries) != 3 {
-				t.Errorf("folder holds %d files, want the 3 old reports and no temp file", len(entries))
-			}
-			for name, old := range before {
-				if now, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(now, old) {
-					t.Errorf("%s changed", name)
-				}
+			if err := Render(r, io.Discard, io.Discard, io.Discard); err == nil {
+				t.Fatal("Render succeeded")
 			}
 		})
 	}
+}
+
+// writeFiles renders r into the three report files in dir, as a test
+// needs them; the atomic write is batch.WriteReport's, tested there.
+func writeFiles(dir string, r *Report) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	var fs []*os.File
+	for _, name := range []string{JSONFile, CSVFile, HTMLFile} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		fs = append(fs, f)
+	}
+	return Render(r, fs[0], fs[1], fs[2])
 }

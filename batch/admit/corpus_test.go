@@ -138,7 +138,10 @@ func TestCheckConcurrent(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	if n := pool.Started(); n > 2 {
+	pool.mu.Lock()
+	n := pool.started
+	pool.mu.Unlock()
+	if n > 2 {
 		t.Errorf("the pool started %d children; want at most 2", n)
 	}
 }

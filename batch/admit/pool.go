@@ -68,7 +68,8 @@ type Pool struct {
 	mu     sync.Mutex
 	idle   []*child.Process
 	closed bool
-	// started counts the children started, for tests and the log.
+	// started counts the children started (a test checks the pool
+	// never starts more than it may run at once).
 	started int
 }
 
@@ -89,9 +90,9 @@ func NewPool(cfg PoolConfig) *Pool {
 	return &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Children)}
 }
 
-// Budget is the CPU time the pool lets a child spend on a file of size
+// budget is the CPU time the pool lets a child spend on a file of size
 // bytes.
-func (p *Pool) Budget(size int64) time.Duration {
+func (p *Pool) budget(size int64) time.Duration {
 	return p.cfg.Timeout + time.Duration(float64(p.cfg.TimeoutPerMiB)*float64(size)/(1<<20))
 }
 
@@ -101,7 +102,7 @@ func (p *Pool) Budget(size int64) time.Duration {
 // crashes, or overruns the wall-clock backstop while starved of CPU, is
 // replaced and the file tried once more; a second death rejects it too.
 func (p *Pool) Inspect(ctx context.Context, data []byte, lim Limits) ([]int, error) {
-	budget := p.Budget(int64(len(data)))
+	budget := p.budget(int64(len(data)))
 	var first *child.Death
 	for try := 1; ; try++ {
 		rep, err := p.inspectOnce(ctx, budget, data, lim)
@@ -208,13 +209,6 @@ func (p *Pool) give(c *child.Process) {
 		return
 	}
 	p.idle = append(p.idle, c)
-}
-
-// Started returns how many children the pool has started.
-func (p *Pool) Started() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.started
 }
 
 // Close ends the idle children; a child in use ends when its call returns.

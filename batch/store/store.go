@@ -16,9 +16,11 @@
 //  3. the destination is read back and its SHA-256 (of the bytes on disk,
 //     i.e. of the ciphertext when encrypted) is returned for the journal.
 //
-// On any error before the rename the temp file is removed. A crash can still
-// leave a temp file behind; SweepTemp removes those and is meant to run at
-// start, before any Put. Disk-full errors keep syscall.ENOSPC in their chain
+// Steps 1 and 2 are WriteFiles, the package's one way to write a file
+// atomically, which refbatch also uses for its reports and eval.json. On any
+// error before the rename the temp file is removed. A crash can still leave
+// a temp file behind; SweepTemp removes those and is meant to run at start,
+// before any Put. Disk-full errors keep syscall.ENOSPC in their chain
 // so that callers can tell them apart with IsNoSpace.
 //
 // Artifact names are plain file names: no path separators and no leading
@@ -42,10 +44,6 @@ import (
 	"filippo.io/age"
 )
 
-// TempPrefix starts the name of every temp file Put creates. Artifact names
-// cannot start with it, so SweepTemp never removes an artifact.
-const TempPrefix = ".tmp-"
-
 // ageMagic is the first line of every binary age file.
 const ageMagic = "age-encryption.org/v1\n"
 
@@ -59,10 +57,6 @@ type Store struct {
 	dir        string
 	recipients []age.Recipient
 }
-
-// wrapTempWriter lets tests inject a failing writer between the encryptor and
-// the temp file. Nil in production.
-var wrapTempWriter func(io.Writer) io.Writer
 
 // Open opens the artifacts folder dir, creating it (and its parents) with mode
 // 0700 if needed, and tightening an existing folder to 0700 if it was looser.
@@ -119,34 +113,12 @@ func (s *Store) Dir() string { return s.dir }
 // Encrypted reports whether Put encrypts artifacts.
 func (s *Store) Encrypted() bool { return len(s.recipients) > 0 }
 
-// SweepTemp removes the temp files (names starting with TempPrefix) that a
-// crash left in the folder and returns how many it removed. It must not run
-// while a Put is in progress on the same folder, since that Put's temp file
-// would be swept too.
+// SweepTemp removes the temp files that a crash left in the folder (those
+// of WriteFiles, and of earlier builds, which started with ".tmp-") and
+// returns how many it removed. It must not run while a Put is in progress on
+// the same folder, since that Put's temp file would be swept too.
 func (s *Store) SweepTemp() (removed int, err error) {
-	// Temp files are few; the folder may hold many thousand artifacts.
-	var temps []string
-	err = s.Walk(func(name string) error {
-		if strings.HasPrefix(name, TempPrefix) {
-			temps = append(temps, name)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	for _, name := range temps {
-		if err := os.Remove(filepath.Join(s.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return removed, fmt.Errorf("removing temp file %s: %w", name, err)
-		}
-		removed++
-	}
-	if removed > 0 {
-		if err := syncDir(s.dir); err != nil {
-			return removed, err
-		}
-	}
-	return removed, nil
+	return sweep(s.dir, legacyTempPrefix)
 }
 
 // Put writes plaintext as the artifact name, atomically, encrypted when the
@@ -156,45 +128,13 @@ func (s *Store) SweepTemp() (removed int, err error) {
 // removed; if the error came after the rename (folder fsync, re-read) the
 // complete artifact stays in place.
 func (s *Store) Put(name string, plaintext []byte) (sha256hex string, err error) {
-	if err := checkName(name); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(s.dir, TempPrefix+"*")
-	if err != nil {
-		return "", fmt.Errorf("creating temp file for artifact %s: %w", name, err)
-	}
-	tmp := f.Name()
-	renamed := false
-	defer func() {
-		if !renamed {
-			f.Close() // already closed on the success path; a second Close is harmless
-			os.Remove(tmp)
-		}
-	}()
-	// CreateTemp already uses 0600, but a umask cannot widen it and an
-	// explicit mode documents the contract.
-	if err := f.Chmod(0o600); err != nil {
-		return "", fmt.Errorf("restricting temp file for artifact %s: %w", name, err)
-	}
-
 	written := sha256.New()
-	if err := s.encode(io.MultiWriter(tempWriter(f), written), plaintext); err != nil {
+	err = WriteFiles(s.dir, []string{name}, func(ws []io.Writer) error {
+		return s.encode(io.MultiWriter(ws[0], written), plaintext)
+	})
+	if err != nil {
 		return "", fmt.Errorf("writing artifact %s: %w", name, err)
 	}
-	if err := f.Sync(); err != nil {
-		return "", fmt.Errorf("syncing artifact %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("closing artifact %s: %w", name, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(s.dir, name)); err != nil {
-		return "", fmt.Errorf("renaming artifact %s into place: %w", name, err)
-	}
-	renamed = true
-	if err := syncDir(s.dir); err != nil {
-		return "", fmt.Errorf("publishing artifact %s: %w", name, err)
-	}
-
 	// The hash recorded in the journal must be of what is on disk, not of
 	// what we meant to write; comparing the two catches a store that lies.
 	onDisk, err := s.Hash(name)
@@ -205,13 +145,6 @@ func (s *Store) Put(name string, plaintext []byte) (sha256hex string, err error)
 		return "", fmt.Errorf("artifact %s reads back as sha256 %s, wrote %s", name, onDisk, want)
 	}
 	return onDisk, nil
-}
-
-func tempWriter(f *os.File) io.Writer {
-	if wrapTempWriter != nil {
-		return wrapTempWriter(f)
-	}
-	return f
 }
 
 // encode writes plaintext to w, through age when the store encrypts.

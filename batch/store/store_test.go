@@ -340,11 +340,13 @@ func TestPutFailureLeavesNoTemp(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			wrapTempWriter = func(w io.Writer) io.Writer { return &failingWriter{w: w, limit: tt.limit, err: tt.err} }
-			t.Cleanup(func() { wrapTempWriter = nil })
-			_, err = s.Put("R-1.txt", randomBytes(t, 200<<10))
+			// Put's own path, with a writer between the encryptor and
+			// the temp file that fails as a disk would.
+			err = WriteFiles(s.Dir(), []string{"R-1.txt"}, func(ws []io.Writer) error {
+				return s.encode(&failingWriter{w: ws[0], limit: tt.limit, err: tt.err}, randomBytes(t, 200<<10))
+			})
 			if !errors.Is(err, tt.err) {
-				t.Fatalf("Put error = %v, want one wrapping %v", err, tt.err)
+				t.Fatalf("WriteFiles error = %v, want one wrapping %v", err, tt.err)
 			}
 			if got, want := IsNoSpace(err), tt.err == syscall.ENOSPC; got != want {
 				t.Errorf("IsNoSpace(%v) = %v, want %v", err, got, want)

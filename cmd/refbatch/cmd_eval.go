@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/eval"
+	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report"
 )
 
@@ -302,32 +304,13 @@ func freshEvalOut(out string) error {
 
 // writeEvalJSON writes eval.json atomically, mode 0600 like every file of
 // an output folder.
-func writeEvalJSON(path string, r *eval.Report) (err error) {
+func writeEvalJSON(path string, r *eval.Report) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", evalFile, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-eval-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", evalFile, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		return fmt.Errorf("writing %s: %w", evalFile, err)
-	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("writing %s: %w", evalFile, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", evalFile, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", evalFile, err)
-	}
-	return os.Rename(f.Name(), path)
+	return store.WriteFiles(filepath.Dir(path), []string{filepath.Base(path)}, func(ws []io.Writer) error {
+		_, err := ws[0].Write(append(data, '\n'))
+		return err
+	})
 }

@@ -64,7 +64,7 @@ func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
 	if manifest != "" && rep.Summary.Rows == 0 {
 		return usageErr(fmt.Sprintf("the journal in %s has no rows of %s", o.out, manifest), "refbatch status --out DIR lists the manifests it took")
 	}
-	if err := report.WriteFiles(o.out, rep); err != nil {
+	if err := batch.WriteReport(o.out, rep); err != nil {
 		return err
 	}
 	if err := rep.WriteText(stdout); err != nil {

@@ -403,6 +403,16 @@ func TestReadOnlyCommands(t *testing.T) {
 	if fi, _ := os.Stat(foreign); fi.Mode().Perm() != 0o755 {
 		t.Errorf("run changed the mode of a folder it did not create to %v", fi.Mode().Perm())
 	}
+	// The read-only commands say the same, as a usage error.
+	for _, args := range [][]string{{"status", "--out", foreign}, {"report", "--out", foreign}, {"show", "--out", foreign, "R-1"}} {
+		r := refbatch(t, nil, args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "not a refbatch journal") {
+			t.Errorf("%s on a foreign journal.db: exit %d\n%s", args[0], r.code, r.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(foreign, "journal.db")); !bytes.Equal(b, notes) {
+		t.Errorf("a read-only command changed a foreign journal.db")
+	}
 }
 
 // snapshot lists a folder's files with their sizes, modes and contents'

@@ -523,12 +523,4 @@ func (l *stderrLog) evidence() (oom bool, signal string) {
 	return l.oom, l.signal
 }
 
-// Stderr returns a copy of the last few KiB the child wrote to stderr, for
-// tests. Never log it: C libraries may print document content there.
-func (p *Process) Stderr() []byte {
-	p.stderr.mu.Lock()
-	defer p.stderr.mu.Unlock()
-	return append([]byte(nil), p.stderr.tail...)
-}
-
 var _ io.Writer = (*stderrLog)(nil)

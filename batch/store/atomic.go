@@ -1,0 +1,173 @@
+package store
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// TempPrefix starts the name of every temp file WriteFiles (and so Put)
+// creates. Names that file refbatch's own output cannot start with it.
+const TempPrefix = ".tmp-refbatch-"
+
+// legacyTempPrefix started the temp files of earlier builds; in the
+// artifacts folder, which holds nothing else with a leading dot, SweepTemp
+// removes those too.
+const legacyTempPrefix = ".tmp-"
+
+// WriteFiles writes the files names into dir as a set, atomically: write
+// gets one writer per name, in order, each a temp file in dir (TempPrefix
+// and a random suffix, mode 0600) behind a buffer. When write returns nil,
+// every file is flushed, fsynced and closed, and only then are they renamed
+// into place and dir fsynced, so a crash leaves either the old files or the
+// new ones under each name, never a partial one. When anything before the
+// renames fails the temp files are removed and the files in dir stay as
+// they were. dir is created with mode 0700 if it is missing.
+//
+// This is the one way refbatch writes a file: artifacts, reports and
+// eval.json all go through it.
+func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (err error) {
+	for _, name := range names {
+		if err := checkName(name); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	files := make([]*tempFile, 0, len(names))
+	defer func() {
+		if err != nil {
+			for _, f := range files {
+				f.discard()
+			}
+		}
+	}()
+	ws := make([]io.Writer, len(names))
+	for i, name := range names {
+		f, err := createTemp(dir, name)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+		ws[i] = f.w
+	}
+	if err := write(ws); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := f.commit(); err != nil {
+			return err
+		}
+	}
+	// Every file is complete and on disk: only now replace the old ones.
+	for _, f := range files {
+		if err := os.Rename(f.path, filepath.Join(dir, f.name)); err != nil {
+			return fmt.Errorf("renaming %s into place: %w", f.name, err)
+		}
+		f.renamed = true
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("publishing %s: %w", strings.Join(names, ", "), err)
+	}
+	return nil
+}
+
+// tempFile is one file being written: a temp file in the folder it will be
+// renamed into, behind a buffer.
+type tempFile struct {
+	name, path string
+	f          *os.File
+	w          *bufio.Writer
+	closed     bool
+	renamed    bool
+}
+
+func createTemp(dir, name string) (*tempFile, error) {
+	f, err := os.CreateTemp(dir, TempPrefix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("creating temp file for %s: %w", name, err)
+	}
+	t := &tempFile{name: name, path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	// CreateTemp already uses 0600, but a umask cannot widen it and an
+	// explicit mode documents the contract.
+	if err := f.Chmod(0o600); err != nil {
+		t.discard()
+		return nil, fmt.Errorf("restricting temp file for %s: %w", name, err)
+	}
+	return t, nil
+}
+
+// commit flushes, fsyncs and closes the temp file.
+func (t *tempFile) commit() error {
+	if err := t.w.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", t.name, err)
+	}
+	if err := t.f.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", t.name, err)
+	}
+	t.closed = true
+	if err := t.f.Close(); err != nil {
+		return fmt.Errorf("closing %s: %w", t.name, err)
+	}
+	return nil
+}
+
+// discard removes the temp file unless it was renamed into place.
+func (t *tempFile) discard() {
+	if !t.closed {
+		t.f.Close()
+	}
+	if !t.renamed {
+		os.Remove(t.path)
+	}
+}
+
+// SweepTemp removes the temp files a crash left in dir (regular files whose
+// names start with TempPrefix) and returns how many it removed. It must not
+// run while a WriteFiles is in progress in dir.
+func SweepTemp(dir string) (int, error) {
+	return sweep(dir, TempPrefix)
+}
+
+func sweep(dir, prefix string) (removed int, err error) {
+	// Temp files are few; the folder may hold many thousand artifacts, so
+	// it is read in batches.
+	f, err := os.Open(dir)
+	if err != nil {
+		return 0, fmt.Errorf("sweeping temp files: %w", err)
+	}
+	defer f.Close()
+	var temps []string
+	for {
+		entries, err := f.ReadDir(walkBatch)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+				temps = append(temps, e.Name())
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("sweeping temp files: %w", err)
+		}
+	}
+	for _, name := range temps {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("removing temp file %s: %w", name, err)
+		}
+		removed++
+	}
+	if removed > 0 {
+		if err := syncDir(dir); err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
+}
