@@ -82,7 +82,7 @@ func newArtifact(doc journal.Doc, line, attempt int, out ocrResult, v verdict, o
 			Lang:          o.Lang,
 			Engines:       versionsMap(out.versions),
 			PolicyVersion: o.PolicyVersion(),
-			Policy:        o.policySettings(),
+			Policy:        o.policyRecord(),
 			CreatedAt:     time.Now().UTC(),
 			State:         v.state,
 			Reason:        v.reason,

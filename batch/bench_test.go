@@ -2,7 +2,6 @@ package batch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -107,16 +107,16 @@ func BenchmarkBuildReport(b *testing.B) {
 	}
 }
 
-var errNoEngine = errors.New("a finished batch needs no engine")
-
 // BenchmarkResumeFinished reruns a finished 2,400-row batch: stream the
 // manifest, see every row final, write the reports. Issue 7 wants it under
 // 3 seconds.
 func BenchmarkResumeFinished(b *testing.B) {
 	manifest, out := finishedJournal(b, finishedRows)
-	o := Options{Manifest: manifest, Out: out, Plaintext: true, Workers: 2,
-		Logger: slog.New(slog.DiscardHandler),
-		Engine: func(context.Context) (Engine, error) { return nil, errNoEngine }, Inspector: testInspector}
+	// A finished batch needs no engine: one would fail to start, and so
+	// would the run.
+	o := Options{Manifest: manifest, Out: out, Plaintext: true, Logger: slog.New(slog.DiscardHandler),
+		Worker: Process{Path: "/a finished batch needs no engine"}, Admission: testAdmission}
+	o.Workers = 2
 	for b.Loop() {
 		res, err := Run(context.Background(), o)
 		if err != nil {
@@ -147,10 +147,10 @@ func BenchmarkRun(b *testing.B) {
 	if err := os.WriteFile(manifest, []byte(m.String()), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	o := Options{Manifest: manifest, Root: sample, Workers: 2, DPI: 100, PageTimeout: time.Minute,
-		Plaintext: true, NoIDCheck: true, Logger: slog.New(slog.DiscardHandler)}
-	o.Engine = engine(o.withDefaults(), "")
-	o.Inspector = testInspector
+	o := Options{Manifest: manifest, Plaintext: true, Logger: slog.New(slog.DiscardHandler),
+		Worker: testWorker(""), Admission: testAdmission}
+	o.Root, o.Workers, o.DPI, o.PageTimeout, o.NoIDCheck = sample, 2, 100, time.Minute, true
+	o.WorkerMemory = ocr.DefaultMemoryLimit
 	pages, n := 0, 0
 	for b.Loop() {
 		o.Out = filepath.Join(dir, fmt.Sprintf("out-%d", n))

@@ -3,7 +3,6 @@ package batch
 import (
 	"slices"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
@@ -355,13 +354,4 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-// parseFloat reads a number recorded in the settings, or def.
-func parseFloat(s string, def float64) float64 {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return def
-	}
-	return v
 }

@@ -12,118 +12,73 @@
 // A Run never holds the manifest or the batch in memory: rows are streamed,
 // the queue between admission and the engines is bounded, and each engine
 // holds one document's bytes at a time.
+//
+// # Settings
+//
+// A run's settings are one typed value, [Settings], which embeds the page
+// policy (page.Policy: resolution, pixel cap, language, page steps) and
+// which [Options] embeds in turn, so o.DPI and o.Workers read alike. Zero
+// fields are the defaults; [Options.Validate] refuses the rest of what no
+// run could use, naming the setting ([SettingError]). The same value starts
+// the OCR workers, bounds admission, is stored in the journal and shown in
+// the report, and its policy version is in every artifact.
 package batch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
 	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/ocr"
-	"github.com/refbatch/refbatch/report/outcome"
 )
 
-// Engine is one OCR engine: in production a supervised worker child process
-// (ocr.Worker), in tests possibly one with injected faults.
-type Engine interface {
-	Open(ctx context.Context, pdf []byte, tag string) (pages int, err error)
-	Page(ctx context.Context, index int, timeout time.Duration) (ocr.PageResult, error)
-	Versions() ocr.Versions
-	Alive() bool
-	Close() error
-}
-
-// EngineFactory starts an engine. Run calls it once per worker, and again to
-// replace an engine that died.
-type EngineFactory func(ctx context.Context) (Engine, error)
-
-// Options configure a Run. Zero values take the defaults (the constants
-// below).
+// Options configure a Run: the recorded Settings, and what is not
+// recorded because it does not change what a run produces (where the
+// files are, the keys, the child processes, the log).
 type Options struct {
 	Manifest string // the manifest CSV
-	Root     string // folder manifest paths are relative to; default: the manifest's folder
 	Out      string // output folder; default: refbatch-out beside the manifest
 
-	Workers       int
-	DPI           int
-	MinDPI        int
-	MaxBytes      int64
-	MaxPages      int
-	MaxPagePixels int64
-	PageTimeout   time.Duration
-	DocTimeout    time.Duration // 0: none
-	Attempts      int
-	Lang          string
-	// MaxInflightBytes bounds the source bytes held by the engines at once
-	// (a document's bytes are held from read until its last page); an
-	// engine waits for room rather than grow memory. One document larger
-	// than the budget still runs, alone.
-	MaxInflightBytes int64
-	SLO              time.Duration // admission to done; for the report's within_slo share
-
-	// ForceOCR recognises every page even when it has a text layer;
-	// NoOrientation, NoDeskew and NoDespeckle switch those page steps off
-	// (they are on by default). The engine factory applies them; they are
-	// here to be recorded in the policy and the settings.
-	ForceOCR      bool
-	NoOrientation bool
-	NoDeskew      bool
-	NoDespeckle   bool
-	// NoCoverage switches off the measurement of the ink no recognised
-	// word covers, the reading again of what was left unread, and the
-	// column reading; with it no document goes to review incomplete_text.
-	NoCoverage bool
-	// CoverageThreshold is the unread share of a page's text-like ink
-	// (after recovery) above which the document goes to review
-	// incomplete_text.
-	CoverageThreshold float64
-
-	// NoIDCheck skips the participant ID check, for corpora that carry no
-	// participant IDs (a test corpus); it is recorded in the settings.
-	NoIDCheck bool
+	Settings
 
 	// Recipients encrypt the artifacts with age; with none, Plaintext must
 	// be set explicitly.
 	Recipients []age.Recipient
 	Plaintext  bool
 
-	// Confidence bands: a document's mean word confidence at or above High
-	// is high, at or above Low medium, and below Low it goes to review as
-	// low_confidence.
-	HighConfidence float64
-	LowConfidence  float64
+	// Worker and Admission say how Run starts its child processes: the
+	// OCR workers, which it starts under the page policy and
+	// WorkerMemory, and admission's PDF checks, which it runs under
+	// AdmitMemory and AdmitTimeout. Neither the run nor the OCR renders or
+	// parses a PDF in its own process.
+	Worker    Process
+	Admission Process
 
-	// Engine starts the OCR engines; Inspector runs admission's PDF
-	// checks (an admit.Pool of supervised children in refbatch: the run
-	// itself never parses a PDF).
-	Engine    EngineFactory
-	Inspector admit.Inspector
-	Logger    *slog.Logger
-	Progress  Progress
+	Logger   *slog.Logger
+	Progress Progress
 }
 
-// The defaults of a Run.
+// Process is how to start a child process: the refbatch binary re-executed
+// in one of its hidden modes.
+type Process struct {
+	Path string   // the binary, as os.Executable gives it
+	Args []string // the hidden mode, for example {"worker"}
+	Env  []string // added to the inherited environment
+}
+
+// The defaults of a Run's settings. The page policy's are page's
+// (page.DefaultDPI, ...), the admission caps' admit's (admit.DefaultMaxBytes,
+// admit.DefaultMaxPages, admit.DefaultInspectMemory, ...).
 const (
-	DefaultDPI           = 300
-	DefaultMinDPI        = 150
-	DefaultMaxBytes      = 64 << 20
-	DefaultMaxPages      = 200
-	DefaultMaxPagePixels = 50_000_000
-	DefaultPageTimeout   = 120 * time.Second
-	DefaultAttempts      = 3
-	DefaultLang          = "eng"
-	DefaultMaxInflight   = 256 << 20
-	DefaultSLO           = 24 * time.Hour
+	DefaultPageTimeout = 120 * time.Second
+	DefaultAttempts    = 3
+	DefaultMaxInflight = 256 << 20
+	DefaultSLO         = 24 * time.Hour
 
 	// The confidence bands' thresholds, on a document's mean confidence
 	// per character, calibrated on the evaluation corpus (testdata/eval)
@@ -144,50 +99,11 @@ const (
 	DefaultCoverageThreshold = 0.16
 )
 
-// withDefaults fills zero values.
+// withDefaults fills zero values. It keeps values Validate refuses, so
+// that they are refused rather than replaced.
 func (o Options) withDefaults() Options {
-	if o.Workers <= 0 {
-		o.Workers = runtime.NumCPU()
-	}
-	if o.DPI <= 0 {
-		o.DPI = DefaultDPI
-	}
-	if o.MinDPI <= 0 {
-		o.MinDPI = min(DefaultMinDPI, o.DPI)
-	}
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
-	}
-	if o.MaxPages <= 0 {
-		o.MaxPages = DefaultMaxPages
-	}
-	if o.MaxPagePixels <= 0 {
-		o.MaxPagePixels = DefaultMaxPagePixels
-	}
-	if o.PageTimeout <= 0 {
-		o.PageTimeout = DefaultPageTimeout
-	}
-	if o.Attempts <= 0 {
-		o.Attempts = DefaultAttempts
-	}
-	if o.Lang == "" {
-		o.Lang = DefaultLang
-	}
-	if o.MaxInflightBytes <= 0 {
-		o.MaxInflightBytes = DefaultMaxInflight
-	}
-	if o.SLO <= 0 {
-		o.SLO = DefaultSLO
-	}
-	if o.HighConfidence == 0 {
-		o.HighConfidence = DefaultHighConfidence
-	}
-	if o.LowConfidence == 0 {
-		o.LowConfidence = DefaultLowConfidence
-	}
-	if o.CoverageThreshold == 0 {
-		o.CoverageThreshold = DefaultCoverageThreshold
-	}
+	o.Settings = o.Settings.withDefaults()
+	o.Encrypted = len(o.Recipients) > 0
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -197,92 +113,125 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func (o Options) limits() admit.Limits {
-	return admit.Limits{
-		MaxBytes:      o.MaxBytes,
-		MaxPages:      o.MaxPages,
-		DPI:           o.DPI,
-		MinDPI:        o.MinDPI,
-		MaxPagePixels: o.MaxPagePixels,
+func (s Settings) withDefaults() Settings {
+	s.Policy = s.Policy.WithDefaults()
+	if s.Workers == 0 {
+		s.Workers = runtime.NumCPU()
 	}
-}
-
-// PolicyVersion is a short hash of every setting that changes what an
-// artifact says, so two artifacts made under different policies can be told
-// apart.
-func (o Options) PolicyVersion() string {
-	b, _ := json.Marshal(o.policySettings())
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
-}
-
-func (o Options) policySettings() map[string]any {
-	return map[string]any{
-		"dpi":                o.DPI,
-		"min_dpi":            o.MinDPI,
-		"max_page_pixels":    o.MaxPagePixels,
-		"lang":               o.Lang,
-		"high_confidence":    o.HighConfidence,
-		"low_confidence":     o.LowConfidence,
-		"validation":         o.validation(),
-		"force_ocr":          o.ForceOCR,
-		"orientation":        !o.NoOrientation,
-		"deskew":             !o.NoDeskew,
-		"despeckle":          !o.NoDespeckle,
-		"coverage":           !o.NoCoverage,
-		"coverage_threshold": o.CoverageThreshold,
+	lim := s.limits().WithDefaults()
+	s.MaxBytes, s.MaxPages = lim.MaxBytes, lim.MaxPages
+	if s.PageTimeout == 0 {
+		s.PageTimeout = DefaultPageTimeout
 	}
-}
-
-// validation names, for the policy hash, the checks validation runs in
-// their order and the revision of the rule they make together, which went
-// up when a check changed: 3 when id_not_found began to look for the
-// referral date too, 4 with incomplete_text.
-func (o Options) validation() string {
-	checks := []string{string(outcome.EmptyText), string(outcome.LowConfidence)}
-	revision := 2
-	if !o.NoCoverage {
-		checks = append(checks, string(outcome.IncompleteText))
-		revision = 4
+	if s.Attempts == 0 {
+		s.Attempts = DefaultAttempts
 	}
-	if !o.NoIDCheck {
-		checks = append(checks, string(outcome.IDNotFound))
-		revision = max(revision, 3)
+	if s.MaxInflightBytes == 0 {
+		s.MaxInflightBytes = DefaultMaxInflight
 	}
-	return strings.Join(checks, ",") + "/" + strconv.Itoa(revision)
-}
-
-// Settings are the options as recorded in the journal and the report.
-func (o Options) Settings() map[string]string {
-	s := map[string]string{
-		"workers":         fmt.Sprint(o.Workers),
-		"dpi":             fmt.Sprint(o.DPI),
-		"min_dpi":         fmt.Sprint(o.MinDPI),
-		"max_bytes":       fmt.Sprint(o.MaxBytes),
-		"max_pages":       fmt.Sprint(o.MaxPages),
-		"max_page_pixels": fmt.Sprint(o.MaxPagePixels),
-		"page_timeout":    o.PageTimeout.String(),
-		"attempts":        fmt.Sprint(o.Attempts),
-		"max_inflight":    fmt.Sprint(o.MaxInflightBytes),
-		"lang":            o.Lang,
-		"slo":             o.SLO.String(),
-		"high_confidence": fmt.Sprint(o.HighConfidence),
-		"low_confidence":  fmt.Sprint(o.LowConfidence),
-		"encrypted":       fmt.Sprint(len(o.Recipients) > 0),
-		"root":            o.Root,
-		"policy_version":  o.PolicyVersion(),
+	if s.SLO == 0 {
+		s.SLO = DefaultSLO
 	}
-	if o.DocTimeout > 0 {
-		s["doc_timeout"] = o.DocTimeout.String()
+	if s.HighConfidence == 0 {
+		s.HighConfidence = DefaultHighConfidence
 	}
-	if o.NoIDCheck {
-		s["id_check"] = "off"
+	if s.LowConfidence == 0 {
+		s.LowConfidence = DefaultLowConfidence
 	}
-	s["force_ocr"] = fmt.Sprint(o.ForceOCR)
-	s["orientation"] = fmt.Sprint(!o.NoOrientation)
-	s["deskew"] = fmt.Sprint(!o.NoDeskew)
-	s["despeckle"] = fmt.Sprint(!o.NoDespeckle)
-	s["coverage"] = fmt.Sprint(!o.NoCoverage)
-	s["coverage_threshold"] = fmt.Sprint(o.CoverageThreshold)
+	if s.CoverageThreshold == 0 {
+		s.CoverageThreshold = DefaultCoverageThreshold
+	}
+	if s.AdmitMemory == 0 {
+		s.AdmitMemory = admit.DefaultInspectMemory
+	}
+	if s.AdmitTimeout == 0 {
+		s.AdmitTimeout = admit.DefaultInspectTimeout
+	}
 	return s
+}
+
+// Validate reports the first setting no run could use, with its defaults
+// filled in, as a *SettingError. Run calls it before it creates anything.
+func (o Options) Validate() error {
+	s := o.Settings.withDefaults()
+	bad := func(setting string, value any, want string) error {
+		return &SettingError{Setting: setting, Value: value, Want: want}
+	}
+	if err := s.limits().Validate(); err != nil {
+		return err
+	}
+	switch {
+	case s.Workers < 1:
+		return bad("workers", s.Workers, "1 or more")
+	case s.PageTimeout <= 0:
+		return bad("page_timeout", s.PageTimeout, "a duration above 0")
+	case s.DocTimeout < 0:
+		return bad("doc_timeout", s.DocTimeout, "a duration above 0, or 0 for none")
+	case s.Attempts < 1:
+		return bad("attempts", s.Attempts, "1 or more")
+	case s.MaxInflightBytes < 1:
+		return bad("max_inflight", s.MaxInflightBytes, "1 or more")
+	case s.SLO <= 0:
+		return bad("slo", s.SLO, "a duration above 0")
+	case s.HighConfidence <= 0 || s.HighConfidence > 100:
+		return bad("high_confidence", s.HighConfidence, "above 0 and at most 100")
+	case s.LowConfidence <= 0 || s.LowConfidence > s.HighConfidence:
+		return bad("low_confidence", s.LowConfidence, "above 0 and not above the high confidence, "+fmt.Sprint(s.HighConfidence))
+	case s.CoverageThreshold <= 0 || s.CoverageThreshold > 1:
+		return bad("coverage_threshold", s.CoverageThreshold, "above 0 and at most 1")
+	case s.WorkerMemory < 0:
+		return bad("worker_memory", s.WorkerMemory, "bytes, or 0 for no limit")
+	case s.AdmitMemory < 1:
+		return bad("admit_memory", s.AdmitMemory, "1 or more bytes")
+	case s.AdmitTimeout <= 0:
+		return bad("admit_timeout", s.AdmitTimeout, "a duration above 0")
+	}
+	return nil
+}
+
+// limits are the caps admission enforces under these settings.
+func (s Settings) limits() admit.Limits {
+	return admit.Limits{MaxBytes: s.MaxBytes, MaxPages: s.MaxPages, Page: s.Policy}
+}
+
+// inspector returns admission's PDF checks in children started as
+// o.Admission says, under o's memory and time limits. Close it.
+func (o Options) inspector() *admit.Pool {
+	return admit.NewPool(admit.PoolConfig{Path: o.Admission.Path, Args: o.Admission.Args, Env: o.Admission.Env,
+		Memory: o.AdmitMemory, Timeout: o.AdmitTimeout})
+}
+
+// engine is one OCR engine: a supervised worker child process (an
+// ocr.Worker).
+type engine interface {
+	Open(ctx context.Context, pdf []byte) (pages int, err error)
+	// Page recognises page index at dpi; 0 lets the engine fit the page
+	// to the policy itself.
+	Page(ctx context.Context, index, dpi int, timeout time.Duration) (ocr.PageResult, error)
+	Versions() ocr.Versions
+	Memory() ocr.MemoryUsage
+	Alive() bool
+	Close() error
+}
+
+// engineFactory starts an engine. Run calls it once per worker, and again
+// to replace an engine that died.
+type engineFactory func(ctx context.Context) (engine, error)
+
+// newEngineFactory returns the factory of o's OCR workers: children started
+// as o.Worker says, under o's page policy and worker memory limit. It is
+// the one place a worker's configuration is made from the options.
+func newEngineFactory(o Options) engineFactory {
+	cfg := ocr.WorkerConfig{
+		Path: o.Worker.Path, Args: o.Worker.Args, Env: o.Worker.Env,
+		Policy:      o.Policy,
+		MemoryLimit: o.WorkerMemory,
+	}
+	return func(ctx context.Context) (engine, error) {
+		w, err := ocr.StartWorker(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
 }

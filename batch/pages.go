@@ -19,13 +19,26 @@ import (
 type docWork struct {
 	ctx   context.Context // the document's context: its lease and timeouts
 	id    int64
-	tag   string // source_id, for fault injection in tests
 	data  []byte
 	pages int
+	// pageDPI is the resolution admission gave each page. The engine
+	// renders a page at it rather than size the page again: MuPDF's bound
+	// of a page is in whole points, admission's box exact, and a page
+	// admission fitted to the pixel cap must not fail in the engine.
+	pageDPI []int
 
 	next    int  // next page to hand out; guarded by pageQueue.mu
 	failed  bool // a page failed: hand out no more; guarded by pageQueue.mu
 	results chan pageResult
+}
+
+// dpi is the resolution page i renders at: admission's, or 0 (the engine
+// sizes the page) should admission's count of pages not be this one's.
+func (d *docWork) dpi(i int) int {
+	if len(d.pageDPI) != d.pages {
+		return 0
+	}
+	return d.pageDPI[i]
 }
 
 type pageResult struct {
@@ -129,7 +142,7 @@ func (q *pageQueue) take(ctx context.Context, current *docWork) (*docWork, int, 
 // engineLoop owns one engine for its life, replacing it when it dies, and
 // recognises pages from the queue until it closes.
 func (r *runner) engineLoop(ctx context.Context) {
-	var eng Engine
+	var eng engine
 	var open *docWork // the document the engine has open
 	defer func() {
 		if eng != nil {
@@ -147,7 +160,7 @@ func (r *runner) engineLoop(ctx context.Context) {
 		}
 		if eng == nil {
 			var err error
-			if eng, err = r.o.Engine(ctx); err != nil {
+			if eng, err = r.engines(ctx); err != nil {
 				eng = nil
 				if ctx.Err() == nil {
 					r.setFatal(fmt.Errorf("starting an OCR engine: %w", err))
@@ -161,7 +174,7 @@ func (r *runner) engineLoop(ctx context.Context) {
 		res := pageResult{index: i, versions: eng.Versions()}
 		if open != d {
 			open = nil
-			n, err := eng.Open(d.ctx, d.data, d.tag)
+			n, err := eng.Open(d.ctx, d.data)
 			switch {
 			case err != nil:
 				res.err = err
@@ -173,11 +186,9 @@ func (r *runner) engineLoop(ctx context.Context) {
 			}
 		}
 		if res.err == nil {
-			res.page, res.err = eng.Page(d.ctx, i, r.o.PageTimeout)
+			res.page, res.err = eng.Page(d.ctx, i, d.dpi(i), r.o.PageTimeout)
 		}
-		if m, ok := eng.(interface{ Memory() ocr.MemoryUsage }); ok {
-			storeMax(&r.peakWorkerRSS, m.Memory().VmHWM)
-		}
+		storeMax(&r.peakWorkerRSS, eng.Memory().VmHWM)
 		if res.err != nil {
 			r.pages.fail(d)
 		}

@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,12 +25,13 @@ type ReportInfo struct {
 	Started    time.Time
 	Finished   time.Time
 	CPUSeconds float64
-	Settings   map[string]string
+	// Settings are the batch's; nil when no run recorded any, and the
+	// report then shows none and uses the default bands and SLO.
+	Settings *Settings
 	// Versions are the engines' versions; empty takes the latest a run
 	// recorded in the journal.
 	Versions     map[string]string
 	Encrypted    bool
-	SLO          time.Duration
 	PeakInflight int64
 	// Now is when the report is made; zero means time.Now().
 	Now time.Time
@@ -88,7 +88,11 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := readHistory(j, now, cmp.Or(info.SLO, DefaultSLO))
+	set, shown := Settings{}.withDefaults(), map[string]string(nil)
+	if info.Settings != nil {
+		set, shown = *info.Settings, info.Settings.Strings()
+	}
+	h, err := readHistory(j, now, set.SLO)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +105,7 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		WallSeconds: round3(h.wall.Seconds()),
 		CPUSeconds:  round3(h.cpu),
 		Encrypted:   info.Encrypted,
-		Settings:    info.Settings,
+		Settings:    shown,
 		Versions:    info.Versions,
 	}
 	if run.Manifest == "" && len(paths) == 1 {
@@ -135,12 +139,9 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	s.Retries = t.Retries
 	s.PeakInflightBytes = max(info.PeakInflight, h.peakInflight)
 	s.PeakParentRSSBytes, s.PeakWorkerRSSBytes = h.peakParentRSS, h.peakWorkerRSS
-	s.SLOSeconds = cmp.Or(info.SLO, DefaultSLO).Seconds()
+	s.SLOSeconds = set.SLO.Seconds()
 	s.WithinSLO = h.withinSLO
-	s.ConfidenceBands = report.Bands{
-		High: parseFloat(info.Settings["high_confidence"], DefaultHighConfidence),
-		Low:  parseFloat(info.Settings["low_confidence"], DefaultLowConfidence),
-	}
+	s.ConfidenceBands = report.Bands{High: set.HighConfidence, Low: set.LowConfidence}
 	// Throughput counts the pages this batch recognised over the time
 	// some run was working on it, so a weekend between an interrupted run
 	// and its resumption does not count.
@@ -230,12 +231,10 @@ func ReportFromJournal(out, manifestPath string, now time.Time) (*report.Report,
 	}
 	// The latest run's settings: the ones the batch goes on with.
 	for _, r := range slices.Backward(runs) {
-		if json.Unmarshal([]byte(r.Settings), &info.Settings) == nil && len(info.Settings) > 0 {
+		if s, ok := decodeSettings(r.Settings); ok {
+			info.Settings = &s
 			break
 		}
-	}
-	if d, err := time.ParseDuration(info.Settings["slo"]); err == nil {
-		info.SLO = d
 	}
 	info.Versions = latestVersions(j)
 	if len(info.Versions) == 0 {

@@ -17,6 +17,10 @@ import (
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
 
+// fixedSettings are the settings the runs of fixedJournal recorded, as
+// builds before the typed settings recorded them: a map of strings.
+const fixedSettings = `{"workers":"2","dpi":"300","slo":"20s","high_confidence":"85","low_confidence":"60","attempts":"3"}`
+
 // fixedJournal builds, through the journal's own API, a batch of two runs:
 // the first is interrupted with a document half read and another waiting
 // out a retry; the second finishes both and one more. The journal's clock
@@ -67,9 +71,7 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 	}
 	ms := time.Millisecond
 	o1, o2 := journal.Owner("archive-1/4242/100/0a1b2c3d"), journal.Owner("archive-1/4300/900/4e5f6a7b")
-	settings := `{"workers":"2","dpi":"300","slo":"20s","high_confidence":"85","low_confidence":"60","attempts":"3"}`
-
-	run1, err := j.StartRun(o1, settings, "{}")
+	run1, err := j.StartRun(o1, fixedSettings, "{}")
 	must(err)
 	r1 := admitRow(2, "R-0001", "9f2b6c1d8e3a4f5b0c7d2e9a1b6c3d8e4f0a5b2c7d1e6f3a9b4c8d2e5f0a7b1c", 180_000, 2)
 	tick()
@@ -97,7 +99,7 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 	must(j.EndRun(run1, "batch incomplete: interrupted", 12.5, 400_000))
 
 	tick()
-	run2, err := j.StartRun(o2, settings, `{"refbatch":"v0.1.0","tesseract":"5.3.0","mupdf":"1.24.15"}`)
+	run2, err := j.StartRun(o2, fixedSettings, `{"refbatch":"v0.1.0","tesseract":"5.3.0","mupdf":"1.24.15"}`)
 	must(err)
 	l = claim(r3, o2)
 	page(l, 0, 300*ms, 800*ms, 41)
@@ -144,12 +146,11 @@ func goldenFile(t *testing.T, name string, got []byte) {
 // compares report.json and the text summary with golden files.
 func TestReportOfFixedJournal(t *testing.T) {
 	j, base := fixedJournal(t)
-	rep, err := BuildReport(j, ReportInfo{
-		Settings:  map[string]string{"workers": "2", "dpi": "300", "slo": "20s", "high_confidence": "85", "low_confidence": "60", "attempts": "3"},
-		Encrypted: true,
-		SLO:       20 * time.Second,
-		Now:       base.Add(time.Hour),
-	})
+	settings, ok := decodeSettings(fixedSettings)
+	if !ok {
+		t.Fatal("the fixed journal's settings do not decode")
+	}
+	rep, err := BuildReport(j, ReportInfo{Settings: &settings, Encrypted: true, Now: base.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}

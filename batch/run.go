@@ -40,14 +40,11 @@ type Result struct {
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o = o.withDefaults()
 	started := time.Now()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	if len(o.Recipients) == 0 && !o.Plaintext {
 		return nil, ErrNoRecipients
-	}
-	if o.Engine == nil {
-		return nil, errors.New("batch: no engine factory")
-	}
-	if o.Inspector == nil {
-		return nil, errors.New("batch: no admission inspector")
 	}
 	paths, err := resolvePaths(o)
 	if err != nil {
@@ -66,7 +63,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer j.Close()
-	if err := recordEncryption(j, len(o.Recipients) > 0); err != nil {
+	if err := recordEncryption(j, o.Encrypted); err != nil {
 		return nil, err
 	}
 	st, err := store.Open(filepath.Join(o.Out, ArtifactsDir), o.Recipients)
@@ -91,14 +88,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	} else if n > 0 {
 		o.Logger.Warn("removed artifacts of attempts that never committed", "count", n)
 	}
-	settings, _ := json.Marshal(o.Settings())
-	runID, err := j.StartRun(owner, string(settings), "{}")
+	runID, err := j.StartRun(owner, o.Settings.encode(), "{}")
 	if err != nil {
 		return nil, err
 	}
-	o.Logger.Info("run started", "out", o.Out, "workers", o.Workers, "dpi", o.DPI, "encrypted", len(o.Recipients) > 0)
+	o.Logger.Info("run started", "out", o.Out, "workers", o.Workers, "dpi", o.DPI, "encrypted", o.Encrypted)
 
-	r := &runner{o: o, j: j, st: st, owner: owner, log: o.Logger, budget: newByteBudget(o.MaxInflightBytes), pages: newPageQueue()}
+	// Admission's PDF checks and the OCR run in child processes: the
+	// binary re-executed in its hidden modes.
+	inspector := o.inspector()
+	defer inspector.Close()
+	r := &runner{o: o, j: j, st: st, owner: owner, log: o.Logger, engines: newEngineFactory(o), inspector: inspector,
+		budget: newByteBudget(o.MaxInflightBytes), pages: newPageQueue()}
 	runErr := r.run(ctx)
 
 	if vj, err := json.Marshal(r.versions.snapshot()); err == nil {
@@ -118,7 +119,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		runErr = err
 	}
 	rep, err := BuildReport(j, ReportInfo{Manifest: o.Manifest, Started: started, Finished: time.Now(), CPUSeconds: cpu,
-		Settings: o.Settings(), Versions: r.versions.snapshot(), Encrypted: len(o.Recipients) > 0, SLO: o.SLO, PeakInflight: r.budget.peak.Load()})
+		Settings: &o.Settings, Versions: r.versions.snapshot(), Encrypted: o.Encrypted, PeakInflight: r.budget.peak.Load()})
 	if err != nil {
 		return nil, diskFull(errors.Join(runErr, err))
 	}

@@ -2,7 +2,9 @@ package batch
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -31,32 +33,32 @@ func TestMain(m *testing.M) {
 	case "admit":
 		os.Exit(admit.ServeMain())
 	}
-	code := m.Run()
-	testInspector.Close()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
-// testInspector runs admission's PDF checks in real children: the test
+// testAdmission runs admission's PDF checks in real children: the test
 // binary in its admission mode.
-var testInspector = admit.NewPool(admit.PoolConfig{Path: os.Args[0], Env: []string{childEnv + "=admit"}})
+var testAdmission = Process{Path: os.Args[0], Env: []string{childEnv + "=admit"}}
 
-// engine returns a factory of real worker children, with faults.
-func engine(o Options, faults string) EngineFactory {
-	return func(ctx context.Context) (Engine, error) {
-		env := []string{childEnv + "=1"}
-		if faults != "" {
-			env = append(env, ocr.FaultsEnv+"="+faults)
-		}
-		return ocr.StartWorker(ctx, ocr.WorkerConfig{
-			Path:          os.Args[0],
-			Env:           env,
-			Lang:          "eng",
-			MemoryLimit:   ocr.DefaultMemoryLimit,
-			DPI:           o.DPI,
-			MinDPI:        min(DefaultMinDPI, o.DPI),
-			MaxPagePixels: DefaultMaxPagePixels,
-		})
+// testWorker is the test binary as the OCR worker child, with faults.
+func testWorker(faults string) Process {
+	env := []string{childEnv + "=1"}
+	if faults != "" {
+		env = append(env, ocr.FaultsEnv+"="+faults)
 	}
+	return Process{Path: os.Args[0], Env: env}
+}
+
+// faultKey names the file at path in ocr.FaultsEnv: a prefix of the
+// SHA-256 of its bytes.
+func faultKey(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:16]
 }
 
 // sampleRow is a good document of the committed sample.
@@ -143,18 +145,12 @@ func writeManifest(t *testing.T, dir string, rows [][4]string) string {
 	return p
 }
 
+// testOptions are the options of a test run: real children, faults for
+// the workers, 150 DPI.
 func testOptions(t *testing.T, manifest, out, faults string) Options {
-	o := Options{
-		Manifest:    manifest,
-		Root:        "/",
-		Out:         out,
-		Workers:     2,
-		DPI:         150,
-		PageTimeout: 60 * time.Second,
-		Plaintext:   true,
-	}
-	o.Engine = engine(o.withDefaults(), faults)
-	o.Inspector = testInspector
+	o := Options{Manifest: manifest, Out: out, Plaintext: true, Worker: testWorker(faults), Admission: testAdmission}
+	o.Root, o.Workers, o.DPI, o.PageTimeout = "/", 2, 150, 60*time.Second
+	o.WorkerMemory = ocr.DefaultMemoryLimit
 	return o
 }
 
@@ -214,17 +210,17 @@ func TestFaults(t *testing.T) {
 	victim := goodSamples(t)[3]
 	tests := []struct {
 		name     string
-		fault    string
+		fault    string // the fault's kind; it strikes the victim's bytes
 		opts     func(*Options)
 		state    outcome.State
 		reason   outcome.Reason
 		attempts int // attempts recorded on the victim
 	}{
-		{"a worker that crashes every time exhausts the attempts", "crash=V", nil, "review", "attempts_exhausted", 3},
-		{"a page that hangs is a timeout, never retried", "hang=V", func(o *Options) { o.PageTimeout = 10 * time.Second }, "review", "timeout", 1},
-		{"a document over --doc-timeout is a timeout, never retried", "slow30s=V", func(o *Options) { o.DocTimeout = 10 * time.Second }, "review", "timeout", 1},
-		{"a transient failure is retried", "transient1=V", func(o *Options) { o.Workers = 1 }, "done", "", 2},
-		{"a worker that allocates without bound dies at its limit and is retried", "alloc=V", func(o *Options) { o.Attempts = 2 }, "review", "attempts_exhausted", 2},
+		{"a worker that crashes every time exhausts the attempts", "crash", nil, "review", "attempts_exhausted", 3},
+		{"a page that hangs is a timeout, never retried", "hang", func(o *Options) { o.PageTimeout = 10 * time.Second }, "review", "timeout", 1},
+		{"a document over --doc-timeout is a timeout, never retried", "slow30s", func(o *Options) { o.DocTimeout = 10 * time.Second }, "review", "timeout", 1},
+		{"a transient failure is retried", "transient1", func(o *Options) { o.Workers = 1 }, "done", "", 2},
+		{"a worker that allocates without bound dies at its limit and is retried", "alloc", func(o *Options) { o.Attempts = 2 }, "review", "attempts_exhausted", 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -234,15 +230,16 @@ func TestFaults(t *testing.T) {
 				rows = append(rows, [4]string{g.sourceID, g.path, g.participantID, g.date})
 			}
 			rows = append(rows, [4]string{"V", victim.path, victim.participantID, victim.date})
-			o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), tc.fault)
+			fault := tc.fault + "=" + faultKey(t, victim.path)
+			o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), fault)
 			if tc.opts != nil {
 				tc.opts(&o)
 			}
-			if tc.fault == "alloc=V" {
-				o.Engine = func(ctx context.Context) (Engine, error) {
-					return ocr.StartWorker(ctx, ocr.WorkerConfig{Path: os.Args[0], Env: []string{childEnv + "=1", ocr.FaultsEnv + "=alloc=V"},
-						Lang: "eng", MemoryLimit: 2 << 30, DPI: 150, MinDPI: 150, MaxPagePixels: DefaultMaxPagePixels})
-				}
+			if tc.fault == "alloc" {
+				// An idle worker reserves about 1.3 GiB of address space:
+				// 2 GiB lets the runaway allocation start, and stops it
+				// sooner than the default.
+				o.WorkerMemory = 2 << 30
 			}
 			res, err := Run(context.Background(), o)
 			if err != nil {
@@ -271,14 +268,12 @@ func TestFaults(t *testing.T) {
 func TestBreakerStopsBrokenEngines(t *testing.T) {
 	dir := t.TempDir()
 	var rows [][4]string
-	var faults []string
 	g := goodSamples(t)[0]
 	for i := 0; i < 7; i++ {
-		id := fmt.Sprintf("C-%d", i)
-		rows = append(rows, [4]string{id, g.path, g.participantID, g.date})
-		faults = append(faults, "crash="+id)
+		// Seven documents of the same bytes, under seven source IDs.
+		rows = append(rows, [4]string{fmt.Sprintf("C-%d", i), g.path, g.participantID, g.date})
 	}
-	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), strings.Join(faults, ";"))
+	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), "crash="+faultKey(t, g.path))
 	o.Attempts = 10
 	_, err := Run(context.Background(), o)
 	if !errors.Is(err, ErrEnginesBroken) {

@@ -26,6 +26,9 @@ type runner struct {
 	owner journal.Owner
 	log   *slog.Logger
 
+	engines   engineFactory
+	inspector admit.Inspector
+
 	pages         *pageQueue
 	budget        *byteBudget
 	breaker       breaker
@@ -37,7 +40,10 @@ type runner struct {
 type job struct {
 	row   manifest.Row
 	docID int64
-	wg    *sync.WaitGroup
+	// pageDPI is the resolution admission gave each page (from its exact
+	// size, under the page policy): the engines render each page at it.
+	pageDPI []int
+	wg      *sync.WaitGroup
 }
 
 func (r *runner) run(parent context.Context) error {
@@ -192,7 +198,7 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 				continue
 			}
 		}
-		st, err = r.admit(ctx, row)
+		st, pageDPI, err := r.admit(ctx, row)
 		if ctx.Err() != nil {
 			return nil // run() reports the interruption
 		}
@@ -205,7 +211,7 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 		}
 		wg.Add(1)
 		select {
-		case jobs <- job{row: row, docID: st.DocID, wg: wg}:
+		case jobs <- job{row: row, docID: st.DocID, pageDPI: pageDPI, wg: wg}:
 		case <-ctx.Done():
 			wg.Done()
 		}
@@ -215,15 +221,16 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 
 // admit runs the admission checks on one row and records the verdict
 // before the next row is read, so that a resumed run never meets the same
-// hostile file twice.
-func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus, error) {
+// hostile file twice. For an admitted file it also returns the DPI each
+// page renders at.
+func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus, []int, error) {
 	now := time.Now()
 	defer func() {
 		r.o.Progress.Event(Event{Kind: EventAdmitted, Time: now, Line: row.Line, SourceID: row.SourceID})
 	}()
-	reject := func(sha string, reason outcome.Reason, detail string) (journal.RowStatus, error) {
+	reject := func(sha string, reason outcome.Reason, detail string) (journal.RowStatus, []int, error) {
 		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, reason); err != nil {
-			return journal.RowStatus{}, err
+			return journal.RowStatus{}, nil, err
 		}
 		log := r.log.Info
 		if reason == outcome.UnparseablePDF || reason == outcome.Unreadable {
@@ -231,12 +238,12 @@ func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus
 		}
 		log("row rejected", "line", row.Line, "source_id", row.SourceID, "reason", reason, "detail", detail)
 		st, _, err := r.j.Row(r.o.Manifest, row.Line)
-		return st, err
+		return st, nil, err
 	}
 	if row.Err != nil {
 		return reject("", row.Err.Reason, "")
 	}
-	doc, err := admit.Check(ctx, r.o.Root, row.Path, row.SHA256, r.o.limits(), r.o.Inspector)
+	doc, err := admit.Check(ctx, r.o.Root, row.Path, row.SHA256, r.o.limits(), r.inspector)
 	var rej *admit.Rejection
 	if errors.As(err, &rej) {
 		sha := ""
@@ -246,15 +253,15 @@ func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus
 		return reject(sha, rej.Reason, rej.Detail)
 	}
 	if err != nil {
-		return journal.RowStatus{}, fmt.Errorf("admitting line %d: %w", row.Line, err)
+		return journal.RowStatus{}, nil, fmt.Errorf("admitting line %d: %w", row.Line, err)
 	}
 	st, err := r.j.Admit(journal.Admission{Manifest: r.o.Manifest, Line: row.Line, SourceID: row.SourceID, SHA256: doc.SHA256, Path: doc.Path, Size: doc.Size, Pages: doc.Pages})
 	if err != nil {
-		return st, err
+		return st, nil, err
 	}
 	r.log.Info("row admitted", "line", row.Line, "source_id", row.SourceID, "sha256", doc.SHA256, "pages", doc.Pages,
 		"state", st.State, "reason", st.Reason, "admit_ms", time.Since(now).Milliseconds())
-	return st, nil
+	return st, doc.PageDPI, nil
 }
 
 // setFatal stops the run with err, the first fatal error winning.

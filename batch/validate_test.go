@@ -8,7 +8,7 @@ import (
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
-func page(text string, confs ...float64) ocr.PageResult {
+func textPage(text string, confs ...float64) ocr.PageResult {
 	p := ocr.PageResult{Text: text}
 	for i, c := range confs {
 		p.Words = append(p.Words, ocr.Word{Text: "word" + string(rune('a'+i)), Conf: c})
@@ -43,34 +43,34 @@ func TestValidate(t *testing.T) {
 		reason outcome.Reason
 		band   outcome.Band
 	}{
-		{"good text with the ID", []ocr.PageResult{page("Participant ID: P-123456", 95, 96, 95)}, "P-123456", "", "done", "", "high"},
-		{"ID split by OCR whitespace", []ocr.PageResult{page("Participant ID: P- 123456", 95, 95, 95)}, "P-123456", "", "done", "", "high"},
-		{"em dash read for the hyphen", []ocr.PageResult{page("Participant ID: P—123456", 95, 95, 95)}, "P-123456", "", "done", "", "high"},
-		{"ID on a later page", []ocr.PageResult{page("cover", 95), page("id p-123456", 95, 95)}, "P-123456", "", "done", "", "high"},
-		{"medium band still done", []ocr.PageResult{page("P-123456", 85, 85, 85)}, "P-123456", "", "done", "", "medium"},
-		{"no words at all", []ocr.PageResult{page(""), page("  ")}, "P-1", "", "review", "empty_text", "low"},
+		{"good text with the ID", []ocr.PageResult{textPage("Participant ID: P-123456", 95, 96, 95)}, "P-123456", "", "done", "", "high"},
+		{"ID split by OCR whitespace", []ocr.PageResult{textPage("Participant ID: P- 123456", 95, 95, 95)}, "P-123456", "", "done", "", "high"},
+		{"em dash read for the hyphen", []ocr.PageResult{textPage("Participant ID: P—123456", 95, 95, 95)}, "P-123456", "", "done", "", "high"},
+		{"ID on a later page", []ocr.PageResult{textPage("cover", 95), textPage("id p-123456", 95, 95)}, "P-123456", "", "done", "", "high"},
+		{"medium band still done", []ocr.PageResult{textPage("P-123456", 85, 85, 85)}, "P-123456", "", "done", "", "medium"},
+		{"no words at all", []ocr.PageResult{textPage(""), textPage("  ")}, "P-1", "", "review", "empty_text", "low"},
 		{"noise in a picture is no text", []ocr.PageResult{pageWords("ih By ye", "ih", 65, "By", 64, "ye", 61, "qzx", 20)}, "P-1", "", "review", "empty_text", "low"},
-		{"low confidence wins over a missing ID", []ocr.PageResult{page("garbage", 20, 30, 70, 70, 70)}, "P-1", "", "review", "low_confidence", "low"},
-		{"ID not found", []ocr.PageResult{page("Participant ID: P-123457", 95, 95, 95)}, "P-123456", "", "review", "id_not_found", "high"},
+		{"low confidence wins over a missing ID", []ocr.PageResult{textPage("garbage", 20, 30, 70, 70, 70)}, "P-1", "", "review", "low_confidence", "low"},
+		{"ID not found", []ocr.PageResult{textPage("Participant ID: P-123457", 95, 95, 95)}, "P-123456", "", "review", "id_not_found", "high"},
 		{"junk weighs by its characters", []ocr.PageResult{pageWords("7: Kodak Capture - Desktop Test",
 			"7:", 0, "Kodak", 96, "Capture", 94, "-", 0, "Desktop", 88, "Test", 95)}, "", "", "done", "", "medium"},
-		{"O for 0 is not forgiven", []ocr.PageResult{page("P-12345O", 95, 95, 95)}, "P-123450", "", "review", "id_not_found", "high"},
+		{"O for 0 is not forgiven", []ocr.PageResult{textPage("P-12345O", 95, 95, 95)}, "P-123450", "", "review", "id_not_found", "high"},
 
-		{"ID and date found", []ocr.PageResult{page("Participant ID: P-123456\nReferral date: 2024-03-07", 95, 95, 95)}, "P-123456", date, "done", "", "high"},
-		{"date in another form on a later page", []ocr.PageResult{page("Participant ID: P-123456", 95, 95, 95), page("Seen on 7th March 2024.", 95)}, "P-123456", date, "done", "", "high"},
-		{"date missing", []ocr.PageResult{page("Participant ID: P-123456", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
-		{"wrong day", []ocr.PageResult{page("Participant ID: P-123456 Referral date: 2024-03-08", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
-		{"date found but ID missing", []ocr.PageResult{page("Referral date: 2024-03-07", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
-		{"date checked without an ID", []ocr.PageResult{page("Referral date: 2024-03-17", 95, 95, 95)}, "", date, "review", "id_not_found", "high"},
-		{"no ID and no date: checks off", []ocr.PageResult{page("nothing to match here", 95, 95, 95)}, "", "", "done", "", "high"},
-		{"low confidence wins over a missing date", []ocr.PageResult{page("garbage", 20, 30, 70, 70, 70)}, "", date, "review", "low_confidence", "low"},
+		{"ID and date found", []ocr.PageResult{textPage("Participant ID: P-123456\nReferral date: 2024-03-07", 95, 95, 95)}, "P-123456", date, "done", "", "high"},
+		{"date in another form on a later page", []ocr.PageResult{textPage("Participant ID: P-123456", 95, 95, 95), textPage("Seen on 7th March 2024.", 95)}, "P-123456", date, "done", "", "high"},
+		{"date missing", []ocr.PageResult{textPage("Participant ID: P-123456", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
+		{"wrong day", []ocr.PageResult{textPage("Participant ID: P-123456 Referral date: 2024-03-08", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
+		{"date found but ID missing", []ocr.PageResult{textPage("Referral date: 2024-03-07", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
+		{"date checked without an ID", []ocr.PageResult{textPage("Referral date: 2024-03-17", 95, 95, 95)}, "", date, "review", "id_not_found", "high"},
+		{"no ID and no date: checks off", []ocr.PageResult{textPage("nothing to match here", 95, 95, 95)}, "", "", "done", "", "high"},
+		{"low confidence wins over a missing date", []ocr.PageResult{textPage("garbage", 20, 30, 70, 70, 70)}, "", date, "review", "low_confidence", "low"},
 
-		{"print left unread: never high", []ocr.PageResult{unread(page("Participant ID: P-123456", 95, 96, 95), 0.5)}, "P-123456", "", "review", "incomplete_text", "medium"},
-		{"unread print on a later page", []ocr.PageResult{page("Participant ID: P-123456", 95, 95, 95), unread(page("more", 95, 95, 95), 0.4)}, "P-123456", "", "review", "incomplete_text", "medium"},
-		{"a trace left unread is done", []ocr.PageResult{unread(page("Participant ID: P-123456", 95, 96, 95), 0.02)}, "P-123456", "", "done", "", "high"},
-		{"more unread than the high band allows", []ocr.PageResult{unread(page("Participant ID: P-123456", 95, 96, 95), 0.05)}, "P-123456", "", "done", "", "medium"},
-		{"unread print wins over a missing ID", []ocr.PageResult{unread(page("Participant ID: P-123457", 95, 95, 95), 0.5)}, "P-123456", "", "review", "incomplete_text", "medium"},
-		{"low confidence wins over unread print", []ocr.PageResult{unread(page("garbage", 20, 30, 70, 70, 70), 0.5)}, "", "", "review", "low_confidence", "low"},
+		{"print left unread: never high", []ocr.PageResult{unread(textPage("Participant ID: P-123456", 95, 96, 95), 0.5)}, "P-123456", "", "review", "incomplete_text", "medium"},
+		{"unread print on a later page", []ocr.PageResult{textPage("Participant ID: P-123456", 95, 95, 95), unread(textPage("more", 95, 95, 95), 0.4)}, "P-123456", "", "review", "incomplete_text", "medium"},
+		{"a trace left unread is done", []ocr.PageResult{unread(textPage("Participant ID: P-123456", 95, 96, 95), 0.02)}, "P-123456", "", "done", "", "high"},
+		{"more unread than the high band allows", []ocr.PageResult{unread(textPage("Participant ID: P-123456", 95, 96, 95), 0.05)}, "P-123456", "", "done", "", "medium"},
+		{"unread print wins over a missing ID", []ocr.PageResult{unread(textPage("Participant ID: P-123457", 95, 95, 95), 0.5)}, "P-123456", "", "review", "incomplete_text", "medium"},
+		{"low confidence wins over unread print", []ocr.PageResult{unread(textPage("garbage", 20, 30, 70, 70, 70), 0.5)}, "", "", "review", "low_confidence", "low"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestValidate(t *testing.T) {
 	// --no-coverage: the measurement is not taken, nor acted on.
 	off := o
 	off.NoCoverage = true
-	if v := validate([]ocr.PageResult{unread(page("Participant ID: P-123456", 95, 96, 95), 0.5)}, "P-123456", "", off); v.state != "done" {
+	if v := validate([]ocr.PageResult{unread(textPage("Participant ID: P-123456", 95, 96, 95), 0.5)}, "P-123456", "", off); v.state != "done" {
 		t.Errorf("with coverage off: %s/%s, want done", v.state, v.reason)
 	}
 }
@@ -214,7 +214,8 @@ func TestValidationPolicy(t *testing.T) {
 		{false, true, "empty_text,low_confidence,id_not_found/3"},
 		{true, true, "empty_text,low_confidence/2"},
 	} {
-		o := Options{NoIDCheck: tt.noIDCheck, NoCoverage: tt.noCoverage}
+		var o Settings
+		o.NoIDCheck, o.NoCoverage = tt.noIDCheck, tt.noCoverage
 		if got := o.validation(); got != tt.want {
 			t.Errorf("no-id-check %v, no-coverage %v: %q, want %q", tt.noIDCheck, tt.noCoverage, got, tt.want)
 		}

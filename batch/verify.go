@@ -2,7 +2,6 @@ package batch
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -115,9 +114,8 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	if len(runs) > 0 {
 		last := runs[len(runs)-1]
 		res.Incomplete = last.FinishedAt.IsZero() || last.Exit != "complete"
-		var settings map[string]string
-		if json.Unmarshal([]byte(last.Settings), &settings) == nil {
-			root = settings["root"]
+		if s, ok := decodeSettings(last.Settings); ok {
+			root = s.Root
 		}
 	}
 

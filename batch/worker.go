@@ -63,7 +63,7 @@ func (r *runner) process(ctx context.Context, jb job) {
 		defer c()
 	}
 	hbDone := heartbeat(docCtx, r.j, l, func() { cancel(journal.ErrLeaseLost) })
-	out := r.ocrDocument(docCtx, l, doc)
+	out := r.ocrDocument(docCtx, l, doc, jb.pageDPI)
 	cancel(nil)
 	<-hbDone
 	out.elapsed = time.Since(start)
@@ -81,7 +81,9 @@ type ocrResult struct {
 	elapsed   time.Duration
 }
 
-func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.Doc) ocrResult {
+// ocrDocument reads the document's bytes again and has the engines
+// recognise its pages, each at the DPI admission gave it (pageDPI).
+func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.Doc, pageDPI []int) ocrResult {
 	var out ocrResult
 	// Wait for room in the byte budget before reading: memory in flight
 	// stays bounded whatever the documents' sizes.
@@ -114,7 +116,7 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 		return out
 	}
 
-	d := &docWork{ctx: ctx, id: doc.ID, tag: doc.SourceID, data: data, pages: doc.Pages,
+	d := &docWork{ctx: ctx, id: doc.ID, data: data, pages: doc.Pages, pageDPI: pageDPI,
 		results: make(chan pageResult, doc.Pages)}
 	r.pages.add(d)
 	defer r.pages.remove(d)

@@ -83,12 +83,12 @@ func TestCoverageRecoversFaintPrint(t *testing.T) {
 	pdf := imagePDF(t, img, dpi)
 	read := func(noCoverage bool) PageResult {
 		cfg := testConfig(t, dpi)
-		cfg.NoCoverage = noCoverage
+		cfg.Policy.NoCoverage = noCoverage
 		w := startWorker(t, cfg)
-		if _, err := w.Open(context.Background(), pdf, "faint"); err != nil {
+		if _, err := w.Open(context.Background(), pdf); err != nil {
 			t.Fatal(err)
 		}
-		p, err := w.Page(context.Background(), 0, time.Minute)
+		p, err := w.Page(context.Background(), 0, 0, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,10 +143,10 @@ func TestCoverageReadsColumns(t *testing.T) {
 		{lines: right, pt: 11, grey: 0, x: 4.5, y: 1.8, leadPt: 16},
 	}, 8.5, 3.5, dpi)
 	w := startWorker(t, testConfig(t, dpi))
-	if _, err := w.Open(context.Background(), imagePDF(t, img, dpi), "cols"); err != nil {
+	if _, err := w.Open(context.Background(), imagePDF(t, img, dpi)); err != nil {
 		t.Fatal(err)
 	}
-	p, err := w.Page(context.Background(), 0, time.Minute)
+	p, err := w.Page(context.Background(), 0, 0, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +173,10 @@ func TestCoverageReadsColumns(t *testing.T) {
 // TestCoverageCleanPage: a page read in full costs only the measurement.
 func TestCoverageCleanPage(t *testing.T) {
 	w := startWorker(t, testConfig(t, 150))
-	if _, err := w.Open(context.Background(), letterPDF(t, 150), "clean"); err != nil {
+	if _, err := w.Open(context.Background(), letterPDF(t, 150)); err != nil {
 		t.Fatal(err)
 	}
-	p, err := w.Page(context.Background(), 0, time.Minute)
+	p, err := w.Page(context.Background(), 0, 0, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

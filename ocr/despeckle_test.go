@@ -72,7 +72,7 @@ func TestSpeckledPageReads(t *testing.T) {
 	pdf := imagePDF(t, fromGray(page), dpi)
 	read := func(noDespeckle bool) (credible int, p PageResult) {
 		cfg := testConfig(t, dpi)
-		cfg.NoDespeckle = noDespeckle
+		cfg.Policy.NoDespeckle = noDespeckle
 		p = readPages(t, startWorker(t, cfg), pdf)[0]
 		_, credible, _ = pageStats(p)
 		return credible, p

@@ -14,16 +14,19 @@
 // # Using a worker
 //
 //	w, err := ocr.StartWorker(ctx, ocr.WorkerConfig{
-//		Path: exe, Args: []string{"worker"}, Lang: "eng",
+//		Path: exe, Args: []string{"worker"},
+//		Policy:      page.Policy{DPI: 300}, // zero fields: the defaults
 //		MemoryLimit: ocr.DefaultMemoryLimit,
-//		DPI: 300, MinDPI: 150, MaxPagePixels: 50_000_000,
 //	})
 //	defer w.Close()
-//	n, err := w.Open(ctx, pdfBytes, sourceID)
+//	n, err := w.Open(ctx, pdfBytes)
 //	for i := range n {
-//		page, err := w.Page(ctx, i, 120*time.Second)
+//		res, err := w.Page(ctx, i, pageDPI[i], 120*time.Second)
 //		...
 //	}
+//
+// pageDPI holds the resolution admission gave each page; 0 lets the child
+// fit the page to the policy itself.
 //
 // The hidden worker command of the binary calls [ServeMain], which serves
 // requests until the parent closes the request pipe.
@@ -64,10 +67,11 @@
 //
 // # Pages
 //
-// For each page the child reads the page's size, picks a DPI with [FitDPI]
-// (refusing the page with page_too_large before rendering if even the
-// minimum DPI is over the pixel cap), renders it (MuPDF applies the page's
-// /Rotate) and converts it to 8-bit gray. Then come the page steps, each
+// For each page the child takes the DPI it is given, or picks one from the
+// page's size with the policy's rule (page.Policy.FitDPI), and refuses
+// the page with page_too_large before rendering when it is over the pixel
+// cap at that DPI (or at the minimum). It renders the page (MuPDF applies
+// its /Rotate) and converts it to 8-bit gray. Then come the page steps, each
 // recorded in the [PageResult], and normally one recognition pass, from
 // which both the words (with confidences and boxes) and the text are
 // built. Tesseract is always told the DPI the image is at
@@ -99,7 +103,7 @@
 //     painted over with the paper's gray. Tesseract reads specks as stray
 //     punctuation, and dense speckle wrecks its layout analysis. It runs
 //     on every page that is not blank, before deskewing, and costs one
-//     connected-component pass. WorkerConfig.NoDespeckle turns it off.
+//     connected-component pass. The policy's NoDespeckle turns it off.
 //   - Deskew: Leptonica measures the skew of the lines within ±15 degrees
 //     (pixFindSkewSweepAndSearchScore). A sure measurement of 1 degree or
 //     more is corrected by rotating the gray page on a canvas large
@@ -107,7 +111,7 @@
 //     rotation brings in is the paper's gray, not white, which on a
 //     faded page would make Tesseract take the paper for ink. Smaller
 //     skews are left to Tesseract, which handles them as well; from 3
-//     degrees on it does not. WorkerConfig.NoDeskew turns this off.
+//     degrees on it does not. The policy's NoDeskew turns this off.
 //   - Orientation: Leptonica's up/down and left/right test
 //     (pixOrientDetect) is the cheap test. A page it finds upright goes
 //     on; on any other page Tesseract's orientation detection (a second,
@@ -116,7 +120,7 @@
 //     clockwise turn applied). If a page the cheap test let through then
 //     reads badly (fewer than half its words credible), orientation
 //     detection is asked after all and, if it turns the page, the page is
-//     read again and the better reading kept. WorkerConfig.NoOrientation
+//     read again and the better reading kept. The policy's NoOrientation
 //     turns this off.
 //
 // # Text layers
@@ -125,7 +129,7 @@
 // invisible OCR layer (OCRmyPDF). MuPDF extracts it, and it is used
 // instead of recognising the page (TextSource "layer") when it passes the
 // layer rule; otherwise the page is recognised (TextSource "ocr").
-// WorkerConfig.ForceOCR recognises every page and never looks at layers.
+// The policy's ForceOCR recognises every page and never looks at layers.
 //
 // A layer is never trusted unread, because an invisible layer can say
 // anything: text from another page, a partial stamp, a poor earlier OCR.

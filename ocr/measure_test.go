@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gen2brain/go-fitz"
+
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // TestMeasure reproduces the figures behind DefaultMemoryLimit and the
@@ -28,13 +30,13 @@ func TestMeasure(t *testing.T) {
 	measure := func(name string, pdf []byte, dpi int) {
 		cfg := testConfig(t, 300)
 		cfg.MemoryLimit = 0 // measure, do not limit
-		cfg.DPI, cfg.MinDPI = dpi, 150
+		cfg.Policy.DPI, cfg.Policy.MinDPI = dpi, 150
 		w := startWorker(t, cfg)
-		if _, err := w.Open(ctx, pdf, name); err != nil {
+		if _, err := w.Open(ctx, pdf); err != nil {
 			t.Fatalf("%s: Open: %v", name, err)
 		}
 		idle := w.Memory()
-		page, err := w.Page(ctx, 0, 10*time.Minute)
+		page, err := w.Page(ctx, 0, 0, 10*time.Minute)
 		if err != nil {
 			t.Fatalf("%s: Page: %v", name, err)
 		}
@@ -75,7 +77,7 @@ func TestMeasure(t *testing.T) {
 	}
 	cfg := testConfig(t, 300)
 	w := startWorker(t, cfg)
-	if _, err := w.Open(ctx, letter, "cmp"); err != nil {
+	if _, err := w.Open(ctx, letter); err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	doc, err := fitz.NewFromMemory(letter)
@@ -98,7 +100,7 @@ func TestMeasure(t *testing.T) {
 	var words int
 	for range runs {
 		start := time.Now()
-		page, err := w.Page(ctx, 0, 5*time.Minute)
+		page, err := w.Page(ctx, 0, 0, 5*time.Minute)
 		if err != nil {
 			t.Fatalf("Page: %v", err)
 		}
@@ -167,13 +169,13 @@ func TestMeasureSteps(t *testing.T) {
 	// time is the page's, whatever else the machine is doing.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	on := inProcessEngine(t, childConfig{DPI: 300, MinDPI: 150})
-	off := inProcessEngine(t, childConfig{DPI: 300, MinDPI: 150, ForceOCR: true, NoOrientation: true, NoDeskew: true})
+	on := inProcessEngine(t, childConfig{Policy: page.Policy{DPI: 300, MinDPI: 150}})
+	off := inProcessEngine(t, childConfig{Policy: page.Policy{DPI: 300, MinDPI: 150, ForceOCR: true, NoOrientation: true, NoDeskew: true}})
 	off.noInvert = true
 	var reference string
 	if pdf, err := os.ReadFile(filepath.Join(dir, "linn.pdf")); err == nil {
-		if resp := off.open(pdf, "linn"); resp.Cause == "" {
-			reference = off.page(0).Result.Text
+		if resp := off.open(pdf); resp.Cause == "" {
+			reference = off.page(0, 0).Result.Text
 		}
 	}
 	for _, name := range files {
@@ -182,7 +184,7 @@ func TestMeasureSteps(t *testing.T) {
 			t.Fatalf("reading %s: %v", name, err)
 		}
 		for _, e := range []*engine{off, on} {
-			if resp := e.open(pdf, name); resp.Cause != "" {
+			if resp := e.open(pdf); resp.Cause != "" {
 				t.Fatalf("opening %s: %s", name, resp.Err)
 			}
 		}
@@ -192,7 +194,7 @@ func TestMeasureSteps(t *testing.T) {
 				e     *engine
 			}{{"off", off}, {"on", on}} {
 				cpu := threadCPU(t)
-				resp := run.e.page(i)
+				resp := run.e.page(i, 0)
 				cpu = threadCPU(t) - cpu
 				if resp.Cause != "" {
 					t.Fatalf("%s page %d: %s", name, i+1, resp.Err)
@@ -282,8 +284,8 @@ func TestMeasureSkew(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reading linn.pdf: %v", err)
 	}
-	on := inProcessEngine(t, childConfig{DPI: 300, MinDPI: 150, NoOrientation: true})
-	off := inProcessEngine(t, childConfig{DPI: 300, MinDPI: 150, NoOrientation: true, NoDeskew: true})
+	on := inProcessEngine(t, childConfig{Policy: page.Policy{DPI: 300, MinDPI: 150, NoOrientation: true}})
+	off := inProcessEngine(t, childConfig{Policy: page.Policy{DPI: 300, MinDPI: 150, NoOrientation: true, NoDeskew: true}})
 	doc, err := fitz.NewFromMemory(pdf)
 	if err != nil {
 		t.Fatalf("opening linn.pdf: %v", err)
@@ -295,10 +297,10 @@ func TestMeasureSkew(t *testing.T) {
 	}
 	var upright grayImage
 	upright.fromRGBA(img)
-	if resp := off.open(imagePDF(t, fromGray(&upright), 300), "upright"); resp.Cause != "" {
+	if resp := off.open(imagePDF(t, fromGray(&upright), 300)); resp.Cause != "" {
 		t.Fatalf("opening the upright page: %s", resp.Err)
 	}
-	reference := off.page(0).Result.Text
+	reference := off.page(0, 0).Result.Text
 	for _, deg := range []float64{0.5, 1, 1.5, 2, 3, 5, 8, 12, 15} {
 		turned, err := rotateGray(&upright, deg, 255)
 		if err != nil {
@@ -309,10 +311,10 @@ func TestMeasureSkew(t *testing.T) {
 			label string
 			e     *engine
 		}{{"off", off}, {"on", on}} {
-			if resp := run.e.open(page, "turned"); resp.Cause != "" {
+			if resp := run.e.open(page); resp.Cause != "" {
 				t.Fatalf("opening: %s", resp.Err)
 			}
-			resp := run.e.page(0)
+			resp := run.e.page(0, 0)
 			if resp.Cause != "" {
 				t.Fatalf("reading: %s", resp.Err)
 			}

@@ -3,7 +3,6 @@ package ocr
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 	"unicode"
 )
@@ -179,43 +178,4 @@ func (e *EngineError) Transient() bool {
 		return true
 	}
 	return false
-}
-
-// FitDPI returns the DPI at which a wPt×hPt page (in points, 1/72 in) is at
-// most maxPixels pixels, starting at dpi and lowering it one step at a time
-// but never below minDPI. ok is false when even minDPI is over the cap.
-// A maxPixels of 0 or less means no cap. The pixel size is computed the way
-// MuPDF rounds a page's box, so the answer holds for the rendered image.
-func FitDPI(wPt, hPt float64, dpi, minDPI int, maxPixels int64) (int, bool) {
-	if maxPixels <= 0 || PagePixels(wPt, hPt, dpi) <= maxPixels {
-		return dpi, true
-	}
-	// Jump close to the answer instead of stepping down from dpi: the
-	// pixel count grows with the square of the DPI.
-	d := dpi
-	if area := wPt * hPt; area > 0 {
-		est := int(72*math.Sqrt(float64(maxPixels)/area)) + 1
-		d = min(d, est)
-	}
-	for ; d >= minDPI && d > 0; d-- {
-		if PagePixels(wPt, hPt, d) <= maxPixels {
-			return d, true
-		}
-	}
-	return 0, false
-}
-
-// PagePixels returns the number of pixels MuPDF renders for a wPt×hPt page
-// at dpi. MuPDF rounds a box outwards with a small tolerance
-// (fz_round_rect), which this mirrors.
-func PagePixels(wPt, hPt float64, dpi int) int64 {
-	return int64(pixelSpan(wPt, dpi)) * int64(pixelSpan(hPt, dpi))
-}
-
-func pixelSpan(pt float64, dpi int) int {
-	const eps = 0.001 // FZ_EPSILON in fz_round_rect
-	if pt <= 0 {
-		return 0
-	}
-	return int(math.Ceil(pt*float64(dpi)/72 - eps))
 }

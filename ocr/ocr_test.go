@@ -11,50 +11,6 @@ import (
 	"github.com/otiai10/gosseract/v2"
 )
 
-func TestFitDPI(t *testing.T) {
-	tests := []struct {
-		name           string
-		wPt, hPt       float64
-		dpi, minDPI    int
-		maxPixels      int64
-		wantDPI        int
-		wantOK         bool
-		wantUnderCapAt bool // also check the returned DPI's pixel count
-	}{
-		{name: "letter fits at 300", wPt: 612, hPt: 792, dpi: 300, minDPI: 150, maxPixels: 50e6, wantDPI: 300, wantOK: true},
-		{name: "no cap", wPt: 8400, hPt: 8400, dpi: 300, minDPI: 150, maxPixels: 0, wantDPI: 300, wantOK: true},
-		{name: "enormous lowered to fit 50 Mpx", wPt: 2160, hPt: 2160, dpi: 300, minDPI: 150, maxPixels: 50e6, wantDPI: 235, wantOK: true},
-		{name: "hugemono over the cap at the minimum", wPt: 8400, hPt: 8400, dpi: 300, minDPI: 150, maxPixels: 50e6, wantDPI: 0, wantOK: false},
-		{name: "exactly at the cap", wPt: 72, hPt: 72, dpi: 100, minDPI: 50, maxPixels: 10000, wantDPI: 100, wantOK: true},
-		{name: "one pixel over the cap", wPt: 72, hPt: 72, dpi: 100, minDPI: 50, maxPixels: 9999, wantDPI: 99, wantOK: true},
-		{name: "minimum itself fits", wPt: 72, hPt: 72, dpi: 100, minDPI: 50, maxPixels: 2500, wantDPI: 50, wantOK: true},
-		{name: "just under the minimum", wPt: 72, hPt: 72, dpi: 100, minDPI: 50, maxPixels: 2499, wantDPI: 0, wantOK: false},
-		{name: "dpi below minimum is kept when it fits", wPt: 612, hPt: 792, dpi: 100, minDPI: 150, maxPixels: 50e6, wantDPI: 100, wantOK: true},
-		{name: "rounding outwards counts", wPt: 612.5, hPt: 792, dpi: 300, minDPI: 150, maxPixels: 2552 * 3300, wantDPI: 299, wantOK: true},
-		{name: "empty page", wPt: 0, hPt: 0, dpi: 300, minDPI: 150, maxPixels: 1, wantDPI: 300, wantOK: true},
-		{name: "long thin page", wPt: 100, hPt: 20000, dpi: 300, minDPI: 72, maxPixels: 10e6, wantDPI: 160, wantOK: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := FitDPI(tt.wPt, tt.hPt, tt.dpi, tt.minDPI, tt.maxPixels)
-			if got != tt.wantDPI || ok != tt.wantOK {
-				t.Fatalf("FitDPI(%v, %v, %d, %d, %d) = %d, %v; want %d, %v",
-					tt.wPt, tt.hPt, tt.dpi, tt.minDPI, tt.maxPixels, got, ok, tt.wantDPI, tt.wantOK)
-			}
-			if ok && tt.maxPixels > 0 {
-				if px := PagePixels(tt.wPt, tt.hPt, got); px > tt.maxPixels {
-					t.Errorf("%d pixels at %d dpi, over the cap %d", px, got, tt.maxPixels)
-				}
-				if got < tt.dpi {
-					if px := PagePixels(tt.wPt, tt.hPt, got+1); px <= tt.maxPixels {
-						t.Errorf("%d dpi also fits (%d pixels): not the highest", got+1, px)
-					}
-				}
-			}
-		})
-	}
-}
-
 func TestAssemble(t *testing.T) {
 	box := func(word string, conf float64, block, par, line int) gosseract.BoundingBox {
 		return gosseract.BoundingBox{Word: word, Confidence: conf, BlockNum: block, ParNum: par, LineNum: line,
@@ -131,27 +87,55 @@ func TestGrayPGM(t *testing.T) {
 }
 
 func TestParseFaults(t *testing.T) {
-	f, err := parseFaults("crash=R-3; hang=R-4;alloc=R-5;transient2=R-6;slow500ms=R-7;")
+	const (
+		doc3 = "33333333aaaa"
+		doc4 = "44444444"
+		doc6 = "66666666"
+	)
+	f, err := parseFaults("crash=" + doc3 + "; hang=" + doc4 + ";alloc=55555555;transient2=" + doc6 + ";slow500ms=*;")
 	if err != nil {
 		t.Fatalf("parseFaults: %v", err)
 	}
-	if !f.crash["R-3"] || !f.hang["R-4"] || !f.alloc["R-5"] || f.transient["R-6"] != 2 || f.slow["R-7"] != 500*time.Millisecond {
-		t.Errorf("parsed %+v", f)
+	sum := func(prefix string) string { return prefix + strings.Repeat("0", 64-len(prefix)) }
+	if c, _ := has(f.crash, sum(doc3)); !c {
+		t.Errorf("crash does not strike the document whose hash starts %s", doc3)
+	}
+	if c, _ := has(f.crash, sum("33333333bbbb")); c {
+		t.Errorf("crash strikes a document that only shares 8 digits with its key")
+	}
+	if h, _ := has(f.hang, sum(doc4)); !h {
+		t.Errorf("hang does not strike its document")
+	}
+	if d, _ := has(f.slow, sum("ffff")); d != 500*time.Millisecond {
+		t.Errorf("slow500ms=* slows a document by %v", d)
 	}
 	var fails []bool
 	for range 3 {
-		fails = append(fails, f.openFails("R-6"))
+		fails = append(fails, f.openFails(sum(doc6)))
 	}
 	if !fails[0] || !fails[1] || fails[2] {
 		t.Errorf("opens failed %v; transient2 should fail exactly the first two", fails)
 	}
+	if f.openFails(sum(doc3)) {
+		t.Errorf("a transient fault struck another document")
+	}
+	if f.key([]byte("x")) == "" {
+		t.Errorf("faults set but documents are not hashed")
+	}
+	if none, _ := parseFaults(""); none.key([]byte("x")) != "" {
+		t.Errorf("documents hashed with no faults set")
+	}
 
 	bad := []struct{ name, value string }{
-		{name: "unknown kind", value: "explode=R-1"},
-		{name: "no tag", value: "crash="},
+		{name: "unknown kind", value: "explode=" + doc3},
+		{name: "no key", value: "crash="},
 		{name: "no equals", value: "crash"},
-		{name: "transient without count", value: "transient=R-1"},
-		{name: "bad duration", value: "slowabit=R-1"},
+		{name: "a source ID for a key", value: "crash=R-1"},
+		{name: "key too short", value: "crash=3333333"},
+		{name: "key in upper case", value: "crash=3333333A"},
+		{name: "key longer than a hash", value: "crash=" + strings.Repeat("3", 65)},
+		{name: "transient without count", value: "transient=" + doc3},
+		{name: "bad duration", value: "slowabit=" + doc3},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,5 +1,7 @@
 package ocr
 
+import "github.com/refbatch/refbatch/ocr/page"
+
 // The messages between parent and child, in child's frames. The parent
 // sends one childConfig, then requests; the child answers the config with
 // a hello and every request with exactly one response.
@@ -7,17 +9,8 @@ package ocr
 // childConfig is the first message on the request pipe. It travels over
 // the pipe rather than argv so the child's command line stays fixed.
 type childConfig struct {
-	Lang          string
-	MemoryLimit   int64
-	DPI           int
-	MinDPI        int
-	MaxPagePixels int64
-	// The page steps; see WorkerConfig.
-	ForceOCR      bool
-	NoOrientation bool
-	NoDeskew      bool
-	NoDespeckle   bool
-	NoCoverage    bool
+	page.Policy
+	MemoryLimit int64
 }
 
 // hello is the child's answer to childConfig: Tesseract is initialised.
@@ -36,8 +29,8 @@ const (
 type request struct {
 	Op    op
 	PDF   []byte // opOpen
-	Tag   string // opOpen: opaque label, used only for fault injection
 	Index int    // opPage
+	DPI   int    // opPage: the page's resolution; 0: fit it to the policy
 }
 
 // response answers one request. Cause is empty on success.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/otiai10/gosseract/v2"
 
 	"github.com/refbatch/refbatch/ocr/child"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // ServeMain is the worker child's entry point, called by the binary's
@@ -75,14 +75,14 @@ func (e *engine) serve(req request) response {
 	var resp response
 	switch req.Op {
 	case opOpen:
-		resp = e.open(req.PDF, req.Tag)
+		resp = e.open(req.PDF)
 	case opPage:
-		resp = e.page(req.Index)
+		resp = e.page(req.Index, req.DPI)
 	default:
 		resp = response{Cause: CauseRender, Err: fmt.Sprintf("unknown request %d", req.Op)}
 	}
 	resp.Memory = readMemoryUsage()
-	if e.faults.hugeReply(e.tag) && req.Op == opPage {
+	if e.faults.hugeReply(e.docKey) && req.Op == opPage {
 		resp.Result.Text = strings.Repeat("x", maxReply)
 	}
 	return resp
@@ -101,15 +101,16 @@ type engine struct {
 	// steps.
 	noInvert bool
 
-	doc *fitz.Document
-	tag string
+	doc    *fitz.Document
+	docKey string // what the faults know doc by; "" without faults
 
 	gray grayImage // the last page rendered, its buffer reused
 }
 
 func newEngine(cfg childConfig, flt *faults) (*engine, error) {
-	if cfg.Lang == "" {
-		cfg.Lang = "eng"
+	cfg.Policy = cfg.Policy.WithDefaults()
+	if err := cfg.Policy.Validate(); err != nil {
+		return nil, err
 	}
 	tess := gosseract.NewClient()
 	if err := tess.SetLanguage(strings.Split(cfg.Lang, "+")...); err != nil {
@@ -187,16 +188,17 @@ func (e *engine) closeDoc() {
 		e.doc.Close()
 		e.doc = nil
 	}
-	e.tag = ""
+	e.docKey = ""
 }
 
 // storeLimit caps MuPDF's resource store per document: enough for the
 // fonts and images one page uses, not a whole document's.
 const storeLimit = 32 << 20
 
-func (e *engine) open(pdf []byte, tag string) response {
+func (e *engine) open(pdf []byte) response {
 	e.closeDoc()
-	if e.faults.openFails(tag) {
+	key := e.faults.key(pdf)
+	if e.faults.openFails(key) {
 		return response{Cause: CauseTransient, Err: "injected transient failure"}
 	}
 	// MuPDF caches decoded images in its store (go-fitz's default cap is
@@ -217,18 +219,18 @@ func (e *engine) open(pdf []byte, tag string) response {
 		doc.Close()
 		return response{Cause: CauseOpen, Err: "opening document: no pages"}
 	}
-	e.doc, e.tag = doc, tag
+	e.doc, e.docKey = doc, key
 	return response{Pages: n}
 }
 
-func (e *engine) page(index int) response {
+func (e *engine) page(index, dpi int) response {
 	fail := func(c Cause, format string, args ...any) response {
 		return response{Cause: c, Err: fmt.Sprintf(format, args...)}
 	}
 	if e.doc == nil {
 		return fail(CauseRender, "no document open")
 	}
-	e.faults.beforePage(e.tag)
+	e.faults.beforePage(e.docKey)
 	if index < 0 || index >= e.doc.NumPage() {
 		return fail(CauseRender, "page %d out of range", index)
 	}
@@ -238,14 +240,27 @@ func (e *engine) page(index int) response {
 	if err != nil {
 		return fail(CauseRender, "reading page size: %v", err)
 	}
-	// Bound truncates the page box to whole points; one more point on
-	// each side keeps the rendered image, which MuPDF rounds outwards,
-	// under the cap.
-	wPt, hPt := float64(bound.Dx()+1), float64(bound.Dy()+1)
-	dpi, ok := FitDPI(wPt, hPt, e.cfg.DPI, e.cfg.MinDPI, e.cfg.MaxPagePixels)
-	if !ok {
-		return fail(CauseTooLarge, "page is %d×%d pt: over %d pixels even at %d dpi",
-			bound.Dx(), bound.Dy(), e.cfg.MaxPagePixels, e.cfg.MinDPI)
+	p := e.cfg.Policy
+	switch {
+	case dpi == 0:
+		// Bound truncates the page box to whole points; one more point on
+		// each side keeps the rendered image, which MuPDF rounds outwards,
+		// under the cap.
+		var ok bool
+		dpi, ok = p.FitDPI(float64(bound.Dx()+1), float64(bound.Dy()+1))
+		if !ok {
+			return fail(CauseTooLarge, "page is %d×%d pt: over %d pixels even at %d dpi",
+				bound.Dx(), bound.Dy(), p.MaxPagePixels, p.MinDPI)
+		}
+	case dpi < p.MinDPI || dpi > p.DPI:
+		return fail(CauseRender, "asked for %d dpi, outside the policy's %d to %d", dpi, p.MinDPI, p.DPI)
+	case page.Pixels(float64(bound.Dx()), float64(bound.Dy()), dpi) > float64(p.MaxPagePixels):
+		// The resolution came from admission, which sized the page from
+		// its exact box; MuPDF's bound, truncated, is no larger than that.
+		// Over the cap even so, MuPDF's page is not the page admission
+		// measured, and rendering it could take any amount of memory.
+		return fail(CauseTooLarge, "page is %d×%d pt: over %d pixels at %d dpi",
+			bound.Dx(), bound.Dy(), p.MaxPagePixels, dpi)
 	}
 	img, err := e.doc.ImageDPI(index, float64(dpi))
 	if err != nil {
@@ -274,224 +289,8 @@ func (e *engine) page(index int) response {
 	return response{Result: res}
 }
 
-// recognition is one Tesseract pass over an image.
-type recognition struct {
-	boxes []gosseract.BoundingBox // as Tesseract gave them, in reading order
-	words []Word
-	text  string
-	mean  float64
-}
-
-// credible counts the recognition's credible words of two or more letters
-// or digits (see CredibleConf).
-func (r recognition) credible() int {
-	n := 0
-	for _, w := range r.words {
-		if w.Conf >= credibleConf && AlnumCount(w.Text) >= 2 {
-			n++
-		}
-	}
-	return n
-}
-
-// doubtful reports whether the recognition looks like a page read the
-// wrong way round: words, but few of them credible.
-func (r recognition) doubtful() bool {
-	return len(r.words) > 0 && float64(r.credible()) < maxDoubtfulShare*float64(len(r.words))
-}
-
-// recognise runs one Tesseract pass over img, rendered at dpi.
-func (e *engine) recognise(img *grayImage, dpi int) (recognition, error) {
-	if err := e.tess.SetImageFromBytes(img.pgm()); err != nil {
-		return recognition{}, fmt.Errorf("handing page to Tesseract: %w", err)
-	}
-	// A PGM carries no resolution; without this Tesseract guesses it from
-	// the text size.
-	if err := e.tess.SetVariable("user_defined_dpi", strconv.Itoa(dpi)); err != nil {
-		return recognition{}, fmt.Errorf("setting Tesseract resolution: %w", err)
-	}
-	boxes, err := e.tess.GetBoundingBoxesVerbose()
-	if err != nil {
-		return recognition{}, fmt.Errorf("recognising: %w", err)
-	}
-	r := recognition{boxes: boxes}
-	r.words, r.text, r.mean = assemble(boxes)
-	return r, nil
-}
-
-// read prepares the rendered page in e.gray, whose histogram is hist, and
-// fills res with its text: from the page's own text layer when the layer
-// rule trusts it, otherwise from Tesseract.
-func (e *engine) read(res *PageResult, hist [256]int) error {
-	p, err := e.prepare(&e.gray, hist, res.DPI)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		res.Width, res.Height = p.img.w, p.img.h
-		res.Rotation, res.SkewDegrees, res.Inverted = p.rotation, math.Round(p.skew*100)/100, p.inverted
-		res.Despeckled = p.despeckled
-	}()
-	if p.blank {
-		// Nothing to read; a text layer on a blank page is not the page's.
-		res.Blank = true
-		return nil
-	}
-
-	var layer textLayer
-	hasLayer := false
-	if !e.cfg.ForceOCR {
-		// A page whose layer cannot be read is recognised like any other.
-		if s, err := e.doc.Text(res.Index); err == nil {
-			layer, hasLayer = parseLayer(s)
-		}
-	}
-	if hasLayer {
-		// First a reading of a sample of the page, which settles most
-		// layers for about 30% of the cost of reading the page.
-		if sample, sampled := p.img.sample(p.thresh, p.paper, sampleShare); sample != nil {
-			q, err := e.recognise(sample, p.dpi)
-			if err != nil {
-				return err
-			}
-			conf, ok, decided := layer.trustedBySample(q, sampled)
-			if ok {
-				layer.result(res, conf)
-				return nil
-			}
-			hasLayer = !decided
-		}
-	}
-	r, err := e.recognise(p.img, p.dpi)
-	if err != nil {
-		return err
-	}
-	if hasLayer {
-		// The sample could not decide; the reading of the whole page can.
-		if conf, ok := layer.trusted(r); ok {
-			layer.result(res, conf)
-			return nil
-		}
-	}
-
-	// The cheap test let the page through as upright, yet it reads badly:
-	// ask Tesseract's orientation detection after all, and keep the better
-	// reading.
-	if !e.cfg.NoOrientation && !p.osdRun && r.doubtful() {
-		before := *p
-		turned, err := e.orient(p)
-		if err != nil {
-			return err
-		}
-		if turned {
-			again, err := e.recognise(p.img, p.dpi)
-			if err != nil {
-				return err
-			}
-			if again.credible() > r.credible() {
-				r = again
-			} else {
-				*p = before
-			}
-		}
-	}
-	if !e.cfg.NoCoverage {
-		start := time.Now()
-		if r, err = e.account(res, p, r); err != nil {
-			return err
-		}
-		res.CoverageTime = time.Since(start)
-	}
-	res.Words, res.Text, res.MeanConf = r.words, r.text, r.mean
-	return nil
-}
-
-// account measures how much of the page's text-like ink the reading r
-// covers; reads a two-column section column by column when r read across
-// it (see columnBands); reads again what r left unread when that is more
-// than a trace (see recoverText); and records all three in res. It
-// returns the reading to keep.
-func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recognition, err error) {
-	// A bug here must not pass a page as accounted for, nor cost the
-	// worker: the page fails, and its document goes to review.
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("measuring the page's coverage failed: %v", v)
-		}
-	}()
-	c := measureCoverage(p.img, p.dpi, p.thresh, r.words)
-	if bands := columnBands(c.faintLines(), c.blobs); len(bands) > 0 {
-		more, changed, err := e.readColumns(p, r, bands)
-		if err != nil {
-			return r, err
-		}
-		if changed {
-			r, res.Columns = more, len(bands)
-			c = measureCoverage(p.img, p.dpi, p.thresh, r.words)
-		}
-	}
-	res.UncoveredFirst = math.Round(c.share()*10000) / 10000
-	if c.share() >= minRecoverShare {
-		more, n, err := e.recoverText(p, r, c)
-		if err != nil {
-			return r, err
-		}
-		if n > 0 {
-			r, res.RecoveredWords = more, n
-			c = measureCoverage(p.img, p.dpi, p.thresh, r.words)
-		}
-	}
-	res.UncoveredShare = math.Round(c.share()*10000) / 10000
-	for _, i := range c.uncovered {
-		res.UncoveredRegions = append(res.UncoveredRegions, c.lines[i].box)
-	}
-	return r, nil
-}
-
 // blankPGM is a 32×32 white page.
 var blankPGM = append([]byte("P5\n32 32\n255\n"), bytes.Repeat([]byte{0xff}, 32*32)...)
-
-// assemble turns Tesseract's words, in reading order and numbered by block,
-// paragraph and line, into Words, the page text and the mean confidence.
-// Words are joined by spaces, lines by a newline, and paragraphs and blocks
-// are separated by a blank line, as Tesseract's own text output does, so
-// that one recognition pass yields both.
-func assemble(boxes []gosseract.BoundingBox) ([]Word, string, float64) {
-	words := make([]Word, 0, len(boxes))
-	var sb strings.Builder
-	var sum float64
-	var prev gosseract.BoundingBox
-	for _, b := range boxes {
-		text := strings.TrimSpace(b.Word)
-		if text == "" {
-			continue
-		}
-		if len(words) > 0 {
-			switch {
-			case b.BlockNum != prev.BlockNum || b.ParNum != prev.ParNum:
-				sb.WriteString("\n\n")
-			case b.LineNum != prev.LineNum:
-				sb.WriteByte('\n')
-			default:
-				sb.WriteByte(' ')
-			}
-		}
-		sb.WriteString(text)
-		conf := max(b.Confidence, 0)
-		sum += conf
-		words = append(words, Word{
-			Text: text,
-			Conf: conf,
-			Box:  [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y},
-		})
-		prev = b
-	}
-	var mean float64
-	if len(words) > 0 {
-		mean = sum / float64(len(words))
-	}
-	return words, sb.String(), mean
-}
 
 // readMemoryUsage reads the process's high-water marks from
 // /proc/self/status; fields it cannot read stay 0.

@@ -16,7 +16,7 @@ import (
 func readPages(t *testing.T, w *Worker, pdf []byte, pages ...int) []PageResult {
 	t.Helper()
 	ctx := context.Background()
-	n, err := w.Open(ctx, pdf, "steps")
+	n, err := w.Open(ctx, pdf)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -27,7 +27,7 @@ func readPages(t *testing.T, w *Worker, pdf []byte, pages ...int) []PageResult {
 	}
 	var out []PageResult
 	for _, i := range pages {
-		p, err := w.Page(ctx, i, 2*time.Minute)
+		p, err := w.Page(ctx, i, 0, 2*time.Minute)
 		if err != nil {
 			t.Fatalf("Page %d: %v", i, err)
 		}
@@ -100,7 +100,7 @@ func TestCardinalOrientations(t *testing.T) {
 
 func TestNoOrientationLeavesPagesAsTheyAre(t *testing.T) {
 	cfg := testConfig(t, 150)
-	cfg.NoOrientation = true
+	cfg.Policy.NoOrientation = true
 	w := startWorker(t, cfg)
 	p := readCorpus(t, w, "cardinal.pdf", 2)[0]
 	if p.Rotation != 0 {
@@ -143,7 +143,7 @@ func TestCorpusTextLayers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t, 150)
-			cfg.ForceOCR = tt.forceOCR
+			cfg.Policy.ForceOCR = tt.forceOCR
 			w := startWorker(t, cfg)
 			p := readCorpus(t, w, tt.file, tt.page)[0]
 			if p.TextSource != tt.want {
@@ -243,7 +243,7 @@ func TestSyntheticTurnedAndSkewedPages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t, dpi)
-			cfg.NoDeskew = tt.noDeskew
+			cfg.Policy.NoDeskew = tt.noDeskew
 			w := startWorker(t, cfg)
 			p := readPages(t, w, imagePDF(t, fromGray(tt.img), dpi))[0]
 			words, credible, mean := pageStats(p)
@@ -483,17 +483,17 @@ func BenchmarkPageUpright(b *testing.B) {
 				pdf := page.pdf(b)
 				cfg := testConfig(b, 300)
 				if steps == "off" {
-					cfg.ForceOCR, cfg.NoOrientation, cfg.NoDeskew = true, true, true
+					cfg.Policy.ForceOCR, cfg.Policy.NoOrientation, cfg.Policy.NoDeskew = true, true, true
 				}
 				w := startWorker(b, cfg)
 				ctx := context.Background()
-				if _, err := w.Open(ctx, pdf, "bench"); err != nil {
+				if _, err := w.Open(ctx, pdf); err != nil {
 					b.Fatalf("Open: %v", err)
 				}
 				cpu0 := childCPU(b, w)
 				b.ResetTimer()
 				for range b.N {
-					if _, err := w.Page(ctx, 0, 5*time.Minute); err != nil {
+					if _, err := w.Page(ctx, 0, 0, 5*time.Minute); err != nil {
 						b.Fatalf("Page: %v", err)
 					}
 				}
@@ -642,7 +642,7 @@ func TestStartWithoutOSDModel(t *testing.T) {
 	}
 
 	cfg := testConfig(t, 100, env)
-	cfg.NoOrientation = true
+	cfg.Policy.NoOrientation = true
 	w = startWorker(t, cfg)
 	if p := readPages(t, w, participantPDF(t))[0]; !strings.Contains(normalised(p.Text), "P-123456") {
 		t.Errorf("participant ID not read without orientation detection")

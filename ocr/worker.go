@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/ocr/child"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // maxReply caps a worker's answer. A page's words and text are a few
@@ -36,33 +37,13 @@ type WorkerConfig struct {
 	// Env is appended to the inherited environment after
 	// OMP_THREAD_LIMIT=1 and MALLOC_ARENA_MAX=1, so it can override them.
 	Env []string
-	// Lang is Tesseract's language, "eng" when empty; several are joined
-	// with "+".
-	Lang string
+	// Policy is how the child renders and recognises pages; its zero
+	// fields are the defaults (page.Policy.WithDefaults).
+	Policy page.Policy
 	// MemoryLimit is the child's address-space limit (RLIMIT_AS) in bytes,
 	// applied before Tesseract is initialised; 0 means none. See
 	// DefaultMemoryLimit.
 	MemoryLimit int64
-	// DPI is the render resolution. A page over MaxPagePixels is rendered at
-	// a lower DPI, down to MinDPI (DPI when 0); still over it, the page
-	// fails with CauseTooLarge. MaxPagePixels 0 means no cap.
-	DPI, MinDPI   int
-	MaxPagePixels int64
-	// ForceOCR recognises every page, even one whose own text layer a
-	// quick recognition confirms; see the package documentation.
-	ForceOCR bool
-	// NoOrientation turns off the detection and correction of pages
-	// turned by 90, 180 or 270 degrees, and NoDeskew the straightening of
-	// slightly skewed ones. Both steps are on by default (the zero value).
-	NoOrientation bool
-	NoDeskew      bool
-	// NoDespeckle keeps the specks (marks a few pixels across) that are
-	// otherwise painted over before recognition.
-	NoDespeckle bool
-	// NoCoverage skips the measurement of the ink the reading did not
-	// cover, and the reading again of what it left unread (see
-	// measureCoverage).
-	NoCoverage bool
 	// StartTimeout bounds StartWorker; 0 means 30 s.
 	StartTimeout time.Duration
 	// OpenTimeout bounds Open; 0 means only the context does. An Open that
@@ -91,14 +72,9 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if cfg.Path == "" {
 		return nil, errors.New("starting OCR worker: no executable path")
 	}
-	if cfg.DPI <= 0 {
-		return nil, fmt.Errorf("starting OCR worker: DPI %d is not positive", cfg.DPI)
-	}
-	if cfg.MinDPI <= 0 || cfg.MinDPI > cfg.DPI {
-		cfg.MinDPI = cfg.DPI
-	}
-	if cfg.Lang == "" {
-		cfg.Lang = "eng"
+	cfg.Policy = cfg.Policy.WithDefaults()
+	if err := cfg.Policy.Validate(); err != nil {
+		return nil, fmt.Errorf("starting OCR worker: %w", err)
 	}
 	var h hello
 	proc, err := child.Start(ctx, child.Config{
@@ -107,12 +83,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 		Env:          append(append([]string(nil), childEnv...), cfg.Env...),
 		StartTimeout: cfg.StartTimeout,
 		MaxReply:     maxReply,
-	}, childConfig{
-		Lang: cfg.Lang, MemoryLimit: cfg.MemoryLimit,
-		DPI: cfg.DPI, MinDPI: cfg.MinDPI, MaxPagePixels: cfg.MaxPagePixels,
-		ForceOCR: cfg.ForceOCR, NoOrientation: cfg.NoOrientation, NoDeskew: cfg.NoDeskew, NoDespeckle: cfg.NoDespeckle,
-		NoCoverage: cfg.NoCoverage,
-	}, &h)
+	}, childConfig{Policy: cfg.Policy, MemoryLimit: cfg.MemoryLimit}, &h)
 	if err != nil {
 		return nil, fmt.Errorf("starting OCR worker: %w", engineError(err, -1))
 	}
@@ -135,24 +106,29 @@ func (w *Worker) Memory() MemoryUsage {
 func (w *Worker) Alive() bool { return w.proc.Alive() }
 
 // Open sends the document's bytes to the child, which opens them with
-// MuPDF, and returns the page count. tag is an opaque label (a source ID)
-// used only for fault injection. A document that cannot be opened, needs a
-// password or has no pages fails with CauseOpen.
-func (w *Worker) Open(ctx context.Context, pdf []byte, tag string) (pages int, err error) {
-	resp, err := w.call(ctx, request{Op: opOpen, PDF: pdf, Tag: tag}, w.openTimeout, -1)
+// MuPDF, and returns the page count. A document that cannot be opened,
+// needs a password or has no pages fails with CauseOpen.
+func (w *Worker) Open(ctx context.Context, pdf []byte) (pages int, err error) {
+	resp, err := w.call(ctx, request{Op: opOpen, PDF: pdf}, w.openTimeout, -1)
 	if err != nil {
 		return 0, err
 	}
 	return resp.Pages, nil
 }
 
-// Page renders and recognises page index (from 0) of the open document.
+// Page renders and recognises page index (from 0) of the open document at
+// dpi, the resolution admission gave the page (page.Policy.FitDPI on the
+// page's exact size); with dpi 0 the child fits the page to the policy
+// from MuPDF's bound of the page, which is truncated to whole points.
+// A dpi outside the policy's range fails with CauseRender; a page larger
+// than the pixel cap at dpi fails with CauseTooLarge.
+//
 // If the child does not answer within timeout (0: no limit) it is killed
 // and Page returns an *EngineError with CauseTimeout. If ctx ends first the
 // child is killed too, and the error wraps ctx.Err(): the page was not at
 // fault.
-func (w *Worker) Page(ctx context.Context, index int, timeout time.Duration) (PageResult, error) {
-	resp, err := w.call(ctx, request{Op: opPage, Index: index}, timeout, index)
+func (w *Worker) Page(ctx context.Context, index, dpi int, timeout time.Duration) (PageResult, error) {
+	resp, err := w.call(ctx, request{Op: opPage, Index: index, DPI: dpi}, timeout, index)
 	if err != nil {
 		return PageResult{}, err
 	}

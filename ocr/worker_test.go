@@ -2,12 +2,16 @@ package ocr
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // TestMain doubles the test binary as the worker child: StartWorker
@@ -27,13 +31,10 @@ func testConfig(t testing.TB, dpi int, env ...string) WorkerConfig {
 		t.Fatalf("finding test binary: %v", err)
 	}
 	return WorkerConfig{
-		Path:          exe,
-		Env:           append([]string{"OCR_TEST_CHILD=1"}, env...),
-		Lang:          "eng",
-		MemoryLimit:   DefaultMemoryLimit,
-		DPI:           dpi,
-		MinDPI:        dpi,
-		MaxPagePixels: 50e6,
+		Path:        exe,
+		Env:         append([]string{"OCR_TEST_CHILD=1"}, env...),
+		Policy:      page.Policy{Lang: "eng", DPI: dpi, MinDPI: dpi, MaxPagePixels: 50e6},
+		MemoryLimit: DefaultMemoryLimit,
 	}
 }
 
@@ -67,14 +68,14 @@ func TestWorkerRecognisesText(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	n, err := w.Open(ctx, participantPDF(t), "R-1")
+	n, err := w.Open(ctx, participantPDF(t))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	if n != 1 {
 		t.Fatalf("Open = %d pages, want 1", n)
 	}
-	page, err := w.Page(ctx, 0, time.Minute)
+	page, err := w.Page(ctx, 0, 0, time.Minute)
 	if err != nil {
 		t.Fatalf("Page: %v", err)
 	}
@@ -103,45 +104,94 @@ func TestWorkerRecognisesText(t *testing.T) {
 
 	// The same worker serves a second document, and a page out of range
 	// fails that page only.
-	if _, err := w.Open(ctx, participantPDF(t), "R-2"); err != nil {
+	if _, err := w.Open(ctx, participantPDF(t)); err != nil {
 		t.Fatalf("second Open: %v", err)
 	}
-	_, err = w.Page(ctx, 1, time.Minute)
+	_, err = w.Page(ctx, 1, 0, time.Minute)
 	wantCause(t, err, CauseRender)
 	if !w.Alive() {
 		t.Fatalf("worker died on a page out of range")
 	}
-	if _, err := w.Page(ctx, 0, time.Minute); err != nil {
+	if _, err := w.Page(ctx, 0, 0, time.Minute); err != nil {
 		t.Fatalf("Page after an error: %v", err)
 	}
 }
 
 func TestWorkerLowersDPIToFitTheCap(t *testing.T) {
 	cfg := testConfig(t, 150)
-	cfg.MinDPI, cfg.MaxPagePixels = 72, 100_000 // the 4×1.5 in page is 135,000 px at 150 dpi
+	cfg.Policy.MinDPI, cfg.Policy.MaxPagePixels = 72, 100_000 // the 4×1.5 in page is 135,000 px at 150 dpi
 	w := startWorker(t, cfg)
 	ctx := context.Background()
-	if _, err := w.Open(ctx, participantPDF(t), "R-1"); err != nil {
+	if _, err := w.Open(ctx, participantPDF(t)); err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	page, err := w.Page(ctx, 0, time.Minute)
+	page, err := w.Page(ctx, 0, 0, time.Minute)
 	if err != nil {
 		t.Fatalf("Page: %v", err)
 	}
 	if page.DPI >= 150 || page.DPI < 72 {
 		t.Errorf("rendered at %d dpi, want lowered from 150 but not under 72", page.DPI)
 	}
-	if px := int64(page.Width) * int64(page.Height); px > cfg.MaxPagePixels {
-		t.Errorf("rendered %d×%d = %d pixels, over the cap %d", page.Width, page.Height, px, cfg.MaxPagePixels)
+	if px := int64(page.Width) * int64(page.Height); px > cfg.Policy.MaxPagePixels {
+		t.Errorf("rendered %d×%d = %d pixels, over the cap %d", page.Width, page.Height, px, cfg.Policy.MaxPagePixels)
 	}
 
-	cfg.MinDPI, cfg.MaxPagePixels = 120, 10_000
+	cfg.Policy.MinDPI, cfg.Policy.MaxPagePixels = 120, 10_000
 	w = startWorker(t, cfg)
-	if _, err := w.Open(ctx, participantPDF(t), "R-1"); err != nil {
+	if _, err := w.Open(ctx, participantPDF(t)); err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	_, err = w.Page(ctx, 0, time.Minute)
+	_, err = w.Page(ctx, 0, 0, time.Minute)
 	wantCause(t, err, CauseTooLarge)
+}
+
+// TestWorkerRendersAtAdmissionsDPI: a page whose box is not whole points.
+// Admission sizes it from its exact box and fits it at the minimum DPI,
+// under a cap set to exactly that; the worker's own estimate from MuPDF's
+// bound (truncated to whole points, plus one) puts it over the cap even at
+// the minimum. Given admission's DPI, the worker renders the page at it,
+// within the cap, so a page admission passed cannot fail in the worker.
+func TestWorkerRendersAtAdmissionsDPI(t *testing.T) {
+	// 601×226 px at 150 dpi: a page of 288.48×108.48 pt.
+	img := textPage(t, []string{"Participant ID: P-123456"}, 601.5/150, 226.5/150, 150)
+	pdf := imagePDF(t, img, 150)
+	wPt, hPt := 601*72/150.0, 226*72/150.0
+	cfg := testConfig(t, 300)
+	cfg.Policy.MinDPI = 150
+	cfg.Policy.MaxPagePixels = int64(page.Pixels(wPt, hPt, 150))
+	dpi, ok := cfg.Policy.FitDPI(wPt, hPt)
+	if !ok || dpi != 150 {
+		t.Fatalf("admission's rule fits the page at %d, %t; want 150", dpi, ok)
+	}
+	w := startWorker(t, cfg)
+	ctx := context.Background()
+	if _, err := w.Open(ctx, pdf); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+
+	_, err := w.Page(ctx, 0, 0, time.Minute)
+	wantCause(t, err, CauseTooLarge)
+
+	res, err := w.Page(ctx, 0, dpi, time.Minute)
+	if err != nil {
+		t.Fatalf("Page at admission's %d dpi: %v", dpi, err)
+	}
+	if res.DPI != dpi || res.Width != 601 || res.Height != 226 {
+		t.Errorf("rendered %d×%d at %d dpi, want 601×226 at %d", res.Width, res.Height, res.DPI, dpi)
+	}
+	if !strings.Contains(res.Text, "P-123456") {
+		t.Errorf("text %q does not hold the participant ID", res.Text)
+	}
+
+	// A resolution outside the policy is refused; one inside it that puts
+	// MuPDF's page over the cap too, before anything is rendered.
+	_, err = w.Page(ctx, 0, 301, time.Minute)
+	wantCause(t, err, CauseRender)
+	_, err = w.Page(ctx, 0, 300, time.Minute)
+	wantCause(t, err, CauseTooLarge)
+	if !w.Alive() {
+		t.Errorf("worker died")
+	}
 }
 
 func TestWorkerOpenRejects(t *testing.T) {
@@ -156,7 +206,7 @@ func TestWorkerOpenRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := w.Open(context.Background(), tt.pdf, "R-1")
+			_, err := w.Open(context.Background(), tt.pdf)
 			ee := wantCause(t, err, CauseOpen)
 			if ee.Transient() {
 				t.Errorf("an unopenable document is not worth a retry")
@@ -167,21 +217,35 @@ func TestWorkerOpenRejects(t *testing.T) {
 		})
 	}
 	// A failed Open leaves no document behind.
-	_, err := w.Page(context.Background(), 0, time.Minute)
+	_, err := w.Page(context.Background(), 0, 0, time.Minute)
 	wantCause(t, err, CauseRender)
 }
 
+// faultVictim returns the participant PDF made distinct by a trailing
+// comment, which readers ignore, and the prefix of its SHA-256 that names
+// it in FaultsEnv.
+func faultVictim(t *testing.T, name string) (pdf []byte, key string) {
+	pdf = append(participantPDF(t), "%"+name+"\n"...)
+	sum := sha256.Sum256(pdf)
+	return pdf, hex.EncodeToString(sum[:])[:12]
+}
+
 func TestWorkerFaults(t *testing.T) {
-	pdf := participantPDF(t)
-	env := FaultsEnv + "=crash=R-crash;hang=R-hang;alloc=R-alloc;transient1=R-flaky;hugereply=R-huge"
+	crash, crashKey := faultVictim(t, "crash")
+	hangs, hangKey := faultVictim(t, "hang")
+	alloc, allocKey := faultVictim(t, "alloc")
+	flaky, flakyKey := faultVictim(t, "flaky")
+	huge, hugeKey := faultVictim(t, "huge")
+	env := FaultsEnv + "=crash=" + crashKey + ";hang=" + hangKey + ";alloc=" + allocKey +
+		";transient1=" + flakyKey + ";hugereply=" + hugeKey
 
 	t.Run("crash", func(t *testing.T) {
 		t.Parallel()
 		w := startWorker(t, testConfig(t, 100, env))
-		if _, err := w.Open(context.Background(), pdf, "R-crash"); err != nil {
+		if _, err := w.Open(context.Background(), crash); err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		_, err := w.Page(context.Background(), 0, time.Minute)
+		_, err := w.Page(context.Background(), 0, 0, time.Minute)
 		ee := wantCause(t, err, CauseCrash)
 		t.Logf("crash: %v", err)
 		if !ee.Transient() || ee.Page != 0 {
@@ -190,7 +254,7 @@ func TestWorkerFaults(t *testing.T) {
 		if w.Alive() {
 			t.Errorf("Alive() after a crash")
 		}
-		if _, err := w.Page(context.Background(), 0, time.Minute); !errors.Is(err, ErrNotAlive) {
+		if _, err := w.Page(context.Background(), 0, 0, time.Minute); !errors.Is(err, ErrNotAlive) {
 			t.Errorf("Page on a dead worker: %v, want ErrNotAlive", err)
 		}
 	})
@@ -198,13 +262,13 @@ func TestWorkerFaults(t *testing.T) {
 	t.Run("reply over the cap", func(t *testing.T) {
 		t.Parallel()
 		w := startWorker(t, testConfig(t, 100, env))
-		if _, err := w.Open(context.Background(), pdf, "R-huge"); err != nil {
+		if _, err := w.Open(context.Background(), huge); err != nil {
 			t.Fatalf("Open: %v", err)
 		}
 		// The parent refuses the answer by its length, before decoding
 		// it, and ends the child: a compromised engine cannot make the
 		// parent allocate what it likes.
-		_, err := w.Page(context.Background(), 0, time.Minute)
+		_, err := w.Page(context.Background(), 0, 0, time.Minute)
 		t.Logf("huge reply: %v", err)
 		if ee := wantCause(t, err, CauseCrash); !strings.Contains(ee.Error(), "over the") {
 			t.Errorf("error does not name the cap: %v", ee)
@@ -217,10 +281,10 @@ func TestWorkerFaults(t *testing.T) {
 	t.Run("hang", func(t *testing.T) {
 		t.Parallel()
 		w := startWorker(t, testConfig(t, 100, env))
-		if _, err := w.Open(context.Background(), pdf, "R-hang"); err != nil {
+		if _, err := w.Open(context.Background(), hangs); err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		_, err := w.Page(context.Background(), 0, 2*time.Second)
+		_, err := w.Page(context.Background(), 0, 0, 2*time.Second)
 		if ee := wantCause(t, err, CauseTimeout); ee.Transient() {
 			t.Errorf("a timeout is not retried")
 		}
@@ -232,12 +296,12 @@ func TestWorkerFaults(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		t.Parallel()
 		w := startWorker(t, testConfig(t, 100, env))
-		if _, err := w.Open(context.Background(), pdf, "R-hang"); err != nil {
+		if _, err := w.Open(context.Background(), hangs); err != nil {
 			t.Fatalf("Open: %v", err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(100*time.Millisecond, cancel)
-		_, err := w.Page(ctx, 0, time.Minute)
+		_, err := w.Page(ctx, 0, 0, time.Minute)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("Page after cancel: %v, want context.Canceled", err)
 		}
@@ -258,10 +322,10 @@ func TestWorkerFaults(t *testing.T) {
 		// 2 GiB leaves the runaway allocation room to start.
 		cfg.MemoryLimit = 2 << 30
 		w := startWorker(t, cfg)
-		if _, err := w.Open(context.Background(), pdf, "R-alloc"); err != nil {
+		if _, err := w.Open(context.Background(), alloc); err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		_, err := w.Page(context.Background(), 0, time.Minute)
+		_, err := w.Page(context.Background(), 0, 0, time.Minute)
 		// The Go runtime's mmap fails under RLIMIT_AS and it dies with
 		// "fatal error: runtime: out of memory".
 		t.Logf("alloc: %v", err)
@@ -286,24 +350,24 @@ func TestWorkerFaults(t *testing.T) {
 		}
 		// A runtime that reserves less would get this far.
 		defer w.Close()
-		if _, err := w.Open(context.Background(), pdf, "R-alloc"); err != nil {
+		if _, err := w.Open(context.Background(), alloc); err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		_, err = w.Page(context.Background(), 0, time.Minute)
+		_, err = w.Page(context.Background(), 0, 0, time.Minute)
 		wantCause(t, err, CauseOOM)
 	})
 
 	t.Run("transient", func(t *testing.T) {
 		t.Parallel()
 		w := startWorker(t, testConfig(t, 100, env))
-		_, err := w.Open(context.Background(), pdf, "R-flaky")
+		_, err := w.Open(context.Background(), flaky)
 		if ee := wantCause(t, err, CauseTransient); !ee.Transient() {
 			t.Errorf("Transient() = false")
 		}
-		if n, err := w.Open(context.Background(), pdf, "R-flaky"); err != nil || n != 1 {
+		if n, err := w.Open(context.Background(), flaky); err != nil || n != 1 {
 			t.Fatalf("second Open = %d, %v; want 1 page", n, err)
 		}
-		if _, err := w.Page(context.Background(), 0, time.Minute); err != nil {
+		if _, err := w.Page(context.Background(), 0, 0, time.Minute); err != nil {
 			t.Fatalf("Page: %v", err)
 		}
 	})
@@ -330,8 +394,11 @@ func TestStartWorkerFailures(t *testing.T) {
 		name   string
 		mutate func(*WorkerConfig)
 	}{
-		{name: "missing language", mutate: func(c *WorkerConfig) { c.Lang = "xxx" }},
-		{name: "bad fault spec", mutate: func(c *WorkerConfig) { c.Env = append(c.Env, FaultsEnv+"=explode=R-1") }},
+		{name: "missing language", mutate: func(c *WorkerConfig) { c.Policy.Lang = "xxx" }},
+		{name: "invalid policy", mutate: func(c *WorkerConfig) { c.Policy.MinDPI = c.Policy.DPI + 1 }},
+		{name: "bad fault spec", mutate: func(c *WorkerConfig) { c.Env = append(c.Env, FaultsEnv+"=explode=0123abcd") }},
+		{name: "fault keyed by a name", mutate: func(c *WorkerConfig) { c.Env = append(c.Env, FaultsEnv+"=crash=R-1") }},
+		{name: "fault key too short", mutate: func(c *WorkerConfig) { c.Env = append(c.Env, FaultsEnv+"=crash=0123abc") }},
 		{name: "not a worker", mutate: func(c *WorkerConfig) { c.Path = "/bin/true" }},
 	}
 	for _, tt := range tests {
@@ -390,14 +457,14 @@ func TestCorpusPages(t *testing.T) {
 				pool <- w
 			}()
 			ctx := context.Background()
-			n, err := w.Open(ctx, pdf, name)
+			n, err := w.Open(ctx, pdf)
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
 			if n != 1 {
 				t.Skipf("%d pages", n)
 			}
-			page, err := w.Page(ctx, 0, time.Minute)
+			page, err := w.Page(ctx, 0, 0, time.Minute)
 			if err != nil {
 				t.Fatalf("Page: %v", err)
 			}
@@ -421,7 +488,7 @@ func TestCorpusRejects(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading %s: %v", name, err)
 			}
-			_, err = w.Open(ctx, pdf, name)
+			_, err = w.Open(ctx, pdf)
 			wantCause(t, err, CauseOpen)
 		})
 	}
@@ -432,16 +499,16 @@ func TestCorpusRejects(t *testing.T) {
 			t.Fatalf("reading hugemono.pdf: %v", err)
 		}
 		cfg := testConfig(t, 300)
-		cfg.MinDPI, cfg.MaxPagePixels = 150, 50e6
+		cfg.Policy.MinDPI, cfg.Policy.MaxPagePixels = 150, 50e6
 		// Rendering 1.2 Gpx would need several GiB: under the default
 		// memory limit the child would die instead of answering, so a
 		// page_too_large answer shows the page was refused unrendered.
 		cfg.MemoryLimit = DefaultMemoryLimit
 		w := startWorker(t, cfg)
-		if _, err := w.Open(ctx, pdf, "hugemono"); err != nil {
+		if _, err := w.Open(ctx, pdf); err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		_, err = w.Page(ctx, 0, time.Minute)
+		_, err = w.Page(ctx, 0, 0, time.Minute)
 		if ee := wantCause(t, err, CauseTooLarge); ee.Transient() {
 			t.Errorf("page_too_large is not retried")
 		}
@@ -460,12 +527,12 @@ func BenchmarkPage(b *testing.B) {
 	cfg := testConfig(b, 300)
 	w := startWorker(b, cfg)
 	ctx := context.Background()
-	if _, err := w.Open(ctx, letterPDF(b, 300), "bench"); err != nil {
+	if _, err := w.Open(ctx, letterPDF(b, 300)); err != nil {
 		b.Fatalf("Open: %v", err)
 	}
 	var render, recognise time.Duration
 	for b.Loop() {
-		page, err := w.Page(ctx, 0, 5*time.Minute)
+		page, err := w.Page(ctx, 0, 0, 5*time.Minute)
 		if err != nil {
 			b.Fatalf("Page: %v", err)
 		}

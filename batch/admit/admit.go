@@ -28,11 +28,12 @@
 //  7. page count: 0 is malformed_pdf, above Limits.MaxPages is
 //     too_many_pages.
 //  8. page size: each page's effective box (CropBox within MediaBox,
-//     /Rotate and /UserUnit honoured) in pixels at Limits.DPI; a page over
-//     Limits.MaxPagePixels is given a lower integer DPI, never below
-//     Limits.MinDPI; still over is page_too_large.
+//     /Rotate and /UserUnit honoured) is given its render DPI by the page
+//     policy's rule (page.Policy.FitDPI: the policy's DPI, or lower for a
+//     page over its pixel cap, never below its MinDPI); a page that fits
+//     at no DPI is page_too_large.
 //  9. images: any image XObject whose decoded Width×Height is over
-//     Limits.MaxPagePixels is page_too_large, whatever the page DPI,
+//     the policy's MaxPagePixels is page_too_large, whatever the page DPI,
 //     because the renderer decodes it at full size (hugemono.pdf holds a
 //     35000×35000 bitonal image in 12 KB).
 //
@@ -84,6 +85,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -91,49 +93,48 @@ import (
 // MuPDF accept junk before the header within the first kilobyte.
 const signatureWindow = 1024
 
-// Limits are the caps admission enforces. A zero field means its default
-// (DefaultLimits), so Limits{MaxPages: 10} changes only the page cap.
+// The defaults of Limits' own caps; the page policy's are page's.
+const (
+	DefaultMaxBytes = 64 << 20
+	DefaultMaxPages = 200
+)
+
+// Limits are the caps admission enforces. A zero field means its default,
+// so Limits{MaxPages: 10} changes only the page cap.
 type Limits struct {
-	MaxBytes      int64 // largest accepted file; default 64 MiB
-	MaxPages      int   // most pages in one document; default 200
-	DPI           int   // the render DPI; default 300
-	MinDPI        int   // a large page may be rendered down to this DPI; default 150
-	MaxPagePixels int64 // cap on a rendered page and on a decoded image; default 50_000_000
+	MaxBytes int64 // largest accepted file; default DefaultMaxBytes
+	MaxPages int   // most pages in one document; default DefaultMaxPages
+	// Page is the run's page policy: its resolution and pixel cap size
+	// every page (check 8), and its pixel cap bounds every image (check
+	// 9). Zero fields are the page defaults.
+	Page page.Policy
 }
 
 // DefaultLimits returns the default caps.
-func DefaultLimits() Limits {
-	return Limits{
-		MaxBytes:      64 << 20,
-		MaxPages:      200,
-		DPI:           300,
-		MinDPI:        150,
-		MaxPagePixels: 50_000_000,
-	}
-}
+func DefaultLimits() Limits { return Limits{}.WithDefaults() }
 
-// withDefaults fills zero fields and refuses limits no page could meet.
-func (l Limits) withDefaults() (Limits, error) {
-	d := DefaultLimits()
+// WithDefaults returns l with its zero fields, and its page policy's, set
+// to the defaults.
+func (l Limits) WithDefaults() Limits {
 	if l.MaxBytes == 0 {
-		l.MaxBytes = d.MaxBytes
+		l.MaxBytes = DefaultMaxBytes
 	}
 	if l.MaxPages == 0 {
-		l.MaxPages = d.MaxPages
+		l.MaxPages = DefaultMaxPages
 	}
-	if l.DPI == 0 {
-		l.DPI = d.DPI
+	l.Page = l.Page.WithDefaults()
+	return l
+}
+
+// Validate refuses limits no file could meet, with a *page.SettingError.
+func (l Limits) Validate() error {
+	switch {
+	case l.MaxBytes < 1:
+		return &page.SettingError{Setting: "max_bytes", Value: l.MaxBytes, Want: "1 or more"}
+	case l.MaxPages < 1:
+		return &page.SettingError{Setting: "max_pages", Value: l.MaxPages, Want: "1 or more"}
 	}
-	if l.MinDPI == 0 {
-		l.MinDPI = min(d.MinDPI, l.DPI)
-	}
-	if l.MaxPagePixels == 0 {
-		l.MaxPagePixels = d.MaxPagePixels
-	}
-	if l.MaxBytes < 0 || l.MaxPages < 0 || l.MaxPagePixels < 0 || l.MinDPI < 1 || l.DPI < l.MinDPI {
-		return l, fmt.Errorf("invalid admission limits %+v", l)
-	}
-	return l, nil
+	return l.Page.Validate()
 }
 
 // Doc is what admission learned about an admitted file. The bytes are not
@@ -143,7 +144,7 @@ type Doc struct {
 	Size    int64  // bytes read
 	SHA256  string // lowercase hex
 	Pages   int
-	PageDPI []int // the DPI each page renders at: Limits.DPI, or lower for a page over the pixel cap
+	PageDPI []int // the DPI each page renders at: the policy's DPI, or lower for a page over the pixel cap (page.Policy.FitDPI)
 }
 
 // Rejection is a row-level refusal of a file. Reason is one of outcome's
@@ -177,9 +178,9 @@ type Inspector interface {
 // (case-insensitive). A refused file returns a *Rejection; any other error
 // is admission's own failure (see the package doc).
 func Check(ctx context.Context, root, path, wantSHA string, lim Limits, insp Inspector) (*Doc, error) {
-	lim, err := lim.withDefaults()
-	if err != nil {
-		return nil, err
+	lim = lim.WithDefaults()
+	if err := lim.Validate(); err != nil {
+		return nil, fmt.Errorf("admission limits: %w", err)
 	}
 
 	// 1–3. Path, size, bytes.

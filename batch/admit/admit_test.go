@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -119,9 +120,9 @@ func TestCheck(t *testing.T) {
 	small := DefaultLimits()
 	small.MaxBytes = 100
 	fiveMpx := DefaultLimits()
-	fiveMpx.MaxPagePixels = 5_000_000
+	fiveMpx.Page.MaxPagePixels = 5_000_000
 	bigImages := DefaultLimits()
-	bigImages.MaxPagePixels = 500_000_000
+	bigImages.Page.MaxPagePixels = 500_000_000
 
 	tests := []struct {
 		name   string
@@ -286,7 +287,7 @@ func TestCheckUnexpectedErrors(t *testing.T) {
 		lim  Limits
 	}{
 		{name: "missing root", root: filepath.Join(root, "no-such-root"), path: "good.pdf"},
-		{name: "min dpi above dpi", root: root, path: "good.pdf", lim: Limits{DPI: 100, MinDPI: 200}},
+		{name: "min dpi above dpi", root: root, path: "good.pdf", lim: Limits{Page: page.Policy{DPI: 100, MinDPI: 200}}},
 		{name: "negative byte cap", root: root, path: "good.pdf", lim: Limits{MaxBytes: -1}},
 	}
 	for _, tt := range tests {
@@ -452,34 +453,6 @@ func TestResolve(t *testing.T) {
 			}
 			if want := filepath.Join(realRoot, tt.want); err != nil || got != want {
 				t.Fatalf("Resolve() = %q, %v; want %q", got, err, want)
-			}
-		})
-	}
-}
-
-func TestFitDPI(t *testing.T) {
-	lim := DefaultLimits()
-	tests := []struct {
-		name   string
-		w, h   float64
-		want   int
-		wantOK bool
-	}{
-		{name: "letter", w: 612, h: 792, want: 300, wantOK: true},
-		{name: "empty page", w: 0, h: 0, want: 300, wantOK: true},
-		{name: "exactly 50 Mpx at 250 dpi", w: 72 * 20, h: 72 * 40, want: 250, wantOK: true},
-		{name: "30 inches square", w: 2160, h: 2160, want: 235, wantOK: true},
-		{name: "just fits at 150 dpi", w: 72 * 47, h: 72 * 47, want: 150, wantOK: true},
-		{name: "too large at 150 dpi", w: 72 * 48, h: 72 * 48, wantOK: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := fitDPI(tt.w, tt.h, lim)
-			if got != tt.want || ok != tt.wantOK {
-				t.Errorf("fitDPI(%g, %g) = %d, %t; want %d, %t", tt.w, tt.h, got, ok, tt.want, tt.wantOK)
-			}
-			if ok && pagePixels(tt.w, tt.h, got) > float64(lim.MaxPagePixels) {
-				t.Errorf("fitDPI(%g, %g) = %d leaves the page over the cap", tt.w, tt.h, got)
 			}
 		})
 	}

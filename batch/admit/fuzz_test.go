@@ -41,7 +41,7 @@ func FuzzAdmit(f *testing.F) {
 	}
 	root := f.TempDir()
 	pool := fuzzPool(f)
-	lim, _ := DefaultLimits().withDefaults()
+	lim := DefaultLimits()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(root, "in.pdf")
 		if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -63,8 +63,8 @@ func FuzzAdmit(f *testing.F) {
 			t.Fatalf("admitted with %d pages, %d DPIs, %d bytes of %d", doc.Pages, len(doc.PageDPI), doc.Size, len(data))
 		}
 		for _, d := range doc.PageDPI {
-			if d < lim.MinDPI || d > lim.DPI {
-				t.Fatalf("a page renders at %d dpi, outside %d–%d", d, lim.MinDPI, lim.DPI)
+			if d < lim.Page.MinDPI || d > lim.Page.DPI {
+				t.Fatalf("a page renders at %d dpi, outside %d–%d", d, lim.Page.MinDPI, lim.Page.DPI)
 			}
 		}
 	})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -19,8 +19,8 @@ import (
 	"github.com/refbatch/refbatch/report"
 )
 
-// evalOptions are eval's own flags; the run flags belong to the borrowed
-// run command.
+// evalOptions are eval's own flags, and run's (run), which eval binds
+// as run does.
 type evalOptions struct {
 	expect     string
 	truth      string
@@ -28,7 +28,7 @@ type evalOptions struct {
 	fromOut    string
 	identity   string
 	evalJSON   string
-	noIDCheck  bool
+	run        runOptions
 }
 
 // evalFile is what eval writes into the output folder it scored.
@@ -38,7 +38,8 @@ const evalFile = "eval.json"
 // clear it next time. eval never deletes a folder it did not make.
 const evalMarker = ".refbatch-eval"
 
-// noIDCheckFlag names the flag for corpora without participant IDs.
+// noIDCheckFlag names run's flag for corpora without participant IDs:
+// eval applies it to the scoring too, so it is allowed with --from-out.
 const noIDCheckFlag = "no-id-check"
 
 // evalSkippedRunFlags are run flags eval does not offer: it writes plaintext
@@ -48,11 +49,10 @@ var evalSkippedRunFlags = map[string]bool{"recipient": true, "recipients-file": 
 
 func evalCommand() *cli.Command {
 	var o evalOptions
-	// eval runs the batch exactly as `refbatch run` does: it takes run's
-	// flags and calls run's action, so the two cannot drift apart.
-	run := runCommand()
-	var runFlags []cli.Flag
-	for _, f := range run.Flags {
+	// eval runs the batch exactly as `refbatch run` does: run's flags,
+	// bound to the same options, given to the same function.
+	var fromRun []cli.Flag
+	for _, f := range runFlags(&o.run) {
 		switch name := f.Names()[0]; {
 		case evalSkippedRunFlags[name]:
 			continue
@@ -61,7 +61,7 @@ func evalCommand() *cli.Command {
 		case name == "out":
 			f.(*cli.StringFlag).DefaultText = "eval-out beside the manifest"
 		}
-		runFlags = append(runFlags, f)
+		fromRun = append(fromRun, f)
 	}
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "expect", Usage: "expected outcomes, source_id,state,reason per manifest row in order `FILE`", Destination: &o.expect},
@@ -70,11 +70,6 @@ func evalCommand() *cli.Command {
 		&cli.StringFlag{Name: "from-out", Usage: "score a finished output folder instead of running the batch `DIR`", Destination: &o.fromOut},
 		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity to read an encrypted --from-out folder `FILE`", Destination: &o.identity},
 		&cli.StringFlag{Name: "eval-json", Usage: "write eval.json here `FILE` (default: into the output folder eval ran; with --from-out, which eval only reads, nowhere)", Destination: &o.evalJSON},
-	}
-	// Should run ever take --no-id-check itself, eval uses run's flag for
-	// both the run and the scoring rather than define it twice.
-	if !slices.ContainsFunc(runFlags, func(f cli.Flag) bool { return f.Names()[0] == noIDCheckFlag }) {
-		flags = append(flags, &cli.BoolFlag{Name: noIDCheckFlag, Usage: "the corpus's files do not carry the manifest's participant IDs: score review id_not_found as done"})
 	}
 	return &cli.Command{
 		Name:      "eval",
@@ -102,15 +97,14 @@ Exit status: 0 every outcome as expected and every figure within its
 threshold; 1 an outcome differs or a figure crossed its threshold (each is
 named), or an unexpected failure; 2 usage error (flags, or an unreadable
 expected, truth or thresholds file); 3 the batch was interrupted (as for run).`,
-		Flags: append(flags, runFlags...),
+		Flags: append(flags, fromRun...),
 		Action: func(c *cli.Context) error {
-			o.noIDCheck = c.Bool(noIDCheckFlag)
-			return runEval(c, o, run, runFlags)
+			return runEval(c, o, fromRun)
 		},
 	}
 }
 
-func runEval(c *cli.Context, o evalOptions, run *cli.Command, runFlags []cli.Flag) error {
+func runEval(c *cli.Context, o evalOptions, fromRun []cli.Flag) error {
 	stdout := c.App.Writer
 	if o.expect == "" {
 		return usageErr("eval needs --expect FILE", "refbatch eval --expect expected.csv [--truth DIR] [--thresholds FILE] MANIFEST.csv")
@@ -124,7 +118,7 @@ func runEval(c *cli.Context, o evalOptions, run *cli.Command, runFlags []cli.Fla
 		return usageErr("--identity reads a --from-out folder", "eval's own runs write plaintext artifacts; drop --identity")
 	}
 	if o.fromOut != "" {
-		for _, f := range runFlags {
+		for _, f := range fromRun {
 			// Flags that only change what is logged are harmless, and
 			// --no-id-check applies to the scoring too.
 			if name := f.Names()[0]; c.IsSet(name) && name != "quiet" && name != "log-level" && name != noIDCheckFlag {
@@ -139,7 +133,10 @@ func runEval(c *cli.Context, o evalOptions, run *cli.Command, runFlags []cli.Fla
 
 	out := o.fromOut
 	if out == "" {
-		if out, err = runEvalBatch(c, run); err != nil {
+		if err := refuseZero(c); err != nil {
+			return err
+		}
+		if out, err = runEvalBatch(c.Context, o.run, c.Args().First(), c.App.ErrWriter); err != nil {
 			return err
 		}
 	} else if st, err := os.Stat(out); err != nil || !st.IsDir() {
@@ -229,7 +226,7 @@ func pageCoverage[P any](pages []P) ([]eval.PageCoverage, error) {
 // loadEvalInputs reads expected.csv, the truth and the thresholds before
 // anything runs, so that a typo does not cost a whole batch.
 func loadEvalInputs(o evalOptions) (eval.Input, eval.Thresholds, error) {
-	in := eval.Input{NoIDCheck: o.noIDCheck}
+	in := eval.Input{NoIDCheck: o.run.batch.NoIDCheck}
 	var t eval.Thresholds
 	var err error
 	if in.Expected, err = eval.LoadExpected(o.expect); err != nil {
@@ -248,34 +245,24 @@ func loadEvalInputs(o evalOptions) (eval.Input, eval.Thresholds, error) {
 	return in, t, nil
 }
 
-// runEvalBatch runs the manifest through run's own action into a fresh
-// output folder, with plaintext artifacts, and returns that folder. Run's
+// runEvalBatch runs the manifest as `refbatch run` would under o, into a
+// fresh output folder (o's, or eval-out beside the manifest), with
+// plaintext artifacts and no recipients, and returns that folder. Run's
 // summary goes to stderr: stdout is eval's table.
-func runEvalBatch(c *cli.Context, run *cli.Command) (string, error) {
-	manifest, err := filepath.Abs(c.Args().First())
+func runEvalBatch(ctx context.Context, o runOptions, manifest string, stderr io.Writer) (string, error) {
+	manifest, err := filepath.Abs(manifest)
 	if err != nil {
 		return "", err
 	}
-	out := c.String("out")
+	out := o.batch.Out
 	if out == "" {
 		out = filepath.Join(filepath.Dir(manifest), "eval-out")
 	}
 	if err := freshEvalOut(out); err != nil {
 		return "", err
 	}
-	if err := c.Set("out", out); err != nil {
-		return "", err
-	}
-	if err := c.Set("plaintext", "true"); err != nil {
-		return "", err
-	}
-	// Recipients from the environment would contradict --plaintext.
-	os.Unsetenv("REFBATCH_RECIPIENTS")
-	app := c.App
-	saved := app.Writer
-	app.Writer = app.ErrWriter
-	defer func() { app.Writer = saved }()
-	return out, run.Action(c)
+	o.batch.Manifest, o.batch.Out, o.batch.Plaintext = manifest, out, true
+	return out, runRun(ctx, o, stderr, stderr)
 }
 
 // freshEvalOut makes sure out is empty, clearing it only when an earlier

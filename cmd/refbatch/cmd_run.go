@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"time"
 
 	"filippo.io/age"
 	"github.com/urfave/cli/v2"
@@ -17,20 +16,26 @@ import (
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
-// runOptions are the flags of `refbatch run`.
+// runOptions are what `refbatch run` is given: its flags, bound by
+// runFlags, and the recipients its environment names. eval fills the same
+// value through the same flags.
 type runOptions struct {
 	batch          batch.Options
 	quiet          bool
 	json           bool
 	recipients     []string
 	recipientsFile string
-	workerMemory   int64
-	admitMemory    int64
-	admitTimeout   time.Duration
-	logLevel       string
+	// envRecipients is REFBATCH_RECIPIENTS, read by run's action: keys
+	// used when no recipient flag is given.
+	envRecipients string
+	logLevel      string
 }
+
+// recipientsEnv names the variable that gives recipients when no flag does.
+const recipientsEnv = "REFBATCH_RECIPIENTS"
 
 func runCommand() *cli.Command {
 	var o runOptions
@@ -46,52 +51,64 @@ resumes: finished rows are never redone.
 Exit status: 0 every row reached a state (done, review, rejected, duplicate);
 1 unexpected failure; 2 usage or manifest error; 3 interrupted or incomplete:
 run the same command again to resume.`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "output folder (journal, artifacts, reports) `DIR`", Value: "", DefaultText: "refbatch-out beside the manifest", Destination: &o.batch.Out},
-			&cli.StringFlag{Name: "root", Usage: "folder the manifest's paths are relative to `DIR`", DefaultText: "the manifest's folder", Destination: &o.batch.Root},
-			&cli.IntFlag{Name: "workers", Usage: "OCR worker processes", Value: runtime.NumCPU(), Destination: &o.batch.Workers},
-			&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: batch.DefaultDPI, Destination: &o.batch.DPI},
-			&cli.Int64Flag{Name: "max-bytes", Usage: "largest PDF admitted, in bytes", Value: batch.DefaultMaxBytes, Destination: &o.batch.MaxBytes},
-			&cli.IntFlag{Name: "max-pages", Usage: "most pages admitted in one PDF", Value: batch.DefaultMaxPages, Destination: &o.batch.MaxPages},
-			&cli.Int64Flag{Name: "max-page-pixels", Usage: "largest page in pixels; bigger pages render at a lower DPI down to 150, else page_too_large", Value: batch.DefaultMaxPagePixels, Destination: &o.batch.MaxPagePixels},
-			&cli.DurationFlag{Name: "page-timeout", Usage: "a page taking longer is a hang: review timeout", Value: batch.DefaultPageTimeout, Destination: &o.batch.PageTimeout},
-			&cli.DurationFlag{Name: "doc-timeout", Usage: "optional limit for a whole document (0: none)", Destination: &o.batch.DocTimeout},
-			&cli.IntFlag{Name: "attempts", Usage: "attempts per document before review attempts_exhausted", Value: batch.DefaultAttempts, Destination: &o.batch.Attempts},
-			&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu", Value: batch.DefaultLang, Destination: &o.batch.Lang},
-			&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
-			&cli.Int64Flag{Name: "max-inflight-bytes", Usage: "source bytes the workers may hold at once; more waits", Value: batch.DefaultMaxInflight, Destination: &o.batch.MaxInflightBytes},
-			&cli.Int64Flag{Name: "worker-memory", Usage: "address-space limit of each worker process, in bytes", Value: ocr.DefaultMemoryLimit, Destination: &o.workerMemory},
-			&cli.Int64Flag{Name: "admit-memory", Usage: "resident memory the PDF checks may use for one file, in bytes; more is unparseable_pdf", Value: admit.DefaultInspectMemory, Destination: &o.admitMemory},
-			&cli.DurationFlag{Name: "admit-timeout", Usage: "time the PDF checks may take for a small file (plus 1s per MiB; retried once at 4 times that), else unparseable_pdf", Value: admit.DefaultInspectTimeout, Destination: &o.admitTimeout},
-			&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &o.batch.ForceOCR},
-			&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &o.batch.NoOrientation},
-			&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &o.batch.NoDeskew},
-			&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &o.batch.NoDespeckle},
-			&cli.BoolFlag{Name: "no-coverage", Usage: "do not look for print the reading left out (faint or small print, columns), nor read it again", Destination: &o.batch.NoCoverage},
-			&cli.Float64Flag{Name: "coverage-threshold", Usage: "unread share of a page's print (after reading it again) from which a document goes to review incomplete_text (calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultCoverageThreshold, Destination: &o.batch.CoverageThreshold},
-			&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence (per character) from which a document is in the high band", Value: batch.DefaultHighConfidence, Destination: &o.batch.HighConfidence},
-			&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which a document goes to review low_confidence (the bands are calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultLowConfidence, Destination: &o.batch.LowConfidence},
-			&cli.BoolFlag{Name: "no-id-check", Usage: "skip the participant ID and referral date checks (for corpora without participant IDs); recorded in the report's settings", Destination: &o.batch.NoIDCheck},
-			&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "age public key to encrypt artifacts to (repeatable)"},
-			&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line", Destination: &o.recipientsFile},
-			&cli.BoolFlag{Name: "plaintext", Usage: "write artifacts unencrypted (explicit choice; recorded in the journal and report)", Destination: &o.batch.Plaintext},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar; only warnings in the log", Destination: &o.quiet},
-			&cli.BoolFlag{Name: "json", Usage: "print one JSON event per line on stdout, and nothing else there", Destination: &o.json},
-			&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error", Value: "info", Destination: &o.logLevel},
-		},
+		Flags: runFlags(&o),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErr("run takes exactly one argument, the manifest", "refbatch run [flags] MANIFEST.csv (flags go before the manifest)")
 			}
+			if err := refuseZero(c); err != nil {
+				return err
+			}
 			o.batch.Manifest = c.Args().First()
 			o.recipients = c.StringSlice("recipient")
+			o.envRecipients = os.Getenv(recipientsEnv)
 			return runRun(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
+// runFlags are run's flags, bound to o: the page policy's, the run's
+// settings and run's own. eval offers them too.
+func runFlags(o *runOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Usage: "output folder (journal, artifacts, reports) `DIR`", Value: "", DefaultText: "refbatch-out beside the manifest", Destination: &o.batch.Out},
+		&cli.StringFlag{Name: "root", Usage: "folder the manifest's paths are relative to `DIR`", DefaultText: "the manifest's folder", Destination: &o.batch.Root},
+		&cli.IntFlag{Name: "workers", Usage: "OCR worker processes", Value: runtime.NumCPU(), Destination: &o.batch.Workers},
+		&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: page.DefaultDPI, Destination: &o.batch.DPI},
+		&cli.Int64Flag{Name: "max-bytes", Usage: "largest PDF admitted, in bytes", Value: admit.DefaultMaxBytes, Destination: &o.batch.MaxBytes},
+		&cli.IntFlag{Name: "max-pages", Usage: "most pages admitted in one PDF", Value: admit.DefaultMaxPages, Destination: &o.batch.MaxPages},
+		&cli.Int64Flag{Name: "max-page-pixels", Usage: fmt.Sprintf("largest page in pixels; bigger pages render at a lower DPI down to %d (or --dpi if lower), else page_too_large", page.DefaultMinDPI), Value: page.DefaultMaxPagePixels, Destination: &o.batch.MaxPagePixels},
+		&cli.DurationFlag{Name: "page-timeout", Usage: "a page taking longer is a hang: review timeout", Value: batch.DefaultPageTimeout, Destination: &o.batch.PageTimeout},
+		&cli.DurationFlag{Name: "doc-timeout", Usage: "optional limit for a whole document (0: none)", Destination: &o.batch.DocTimeout},
+		&cli.IntFlag{Name: "attempts", Usage: "attempts per document before review attempts_exhausted", Value: batch.DefaultAttempts, Destination: &o.batch.Attempts},
+		&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu", Value: page.DefaultLang, Destination: &o.batch.Lang},
+		&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
+		&cli.Int64Flag{Name: "max-inflight-bytes", Usage: "source bytes the workers may hold at once; more waits", Value: batch.DefaultMaxInflight, Destination: &o.batch.MaxInflightBytes},
+		&cli.Int64Flag{Name: "worker-memory", Usage: "address-space limit of each worker process, in bytes (0: none)", Value: ocr.DefaultMemoryLimit, Destination: &o.batch.WorkerMemory},
+		&cli.Int64Flag{Name: "admit-memory", Usage: "resident memory the PDF checks may use for one file, in bytes; more is unparseable_pdf", Value: admit.DefaultInspectMemory, Destination: &o.batch.AdmitMemory},
+		&cli.DurationFlag{Name: "admit-timeout", Usage: "time the PDF checks may take for a small file (plus 1s per MiB; retried once at 4 times that), else unparseable_pdf", Value: admit.DefaultInspectTimeout, Destination: &o.batch.AdmitTimeout},
+		&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &o.batch.ForceOCR},
+		&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &o.batch.NoOrientation},
+		&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &o.batch.NoDeskew},
+		&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &o.batch.NoDespeckle},
+		&cli.BoolFlag{Name: "no-coverage", Usage: "do not look for print the reading left out (faint or small print, columns), nor read it again", Destination: &o.batch.NoCoverage},
+		&cli.Float64Flag{Name: "coverage-threshold", Usage: "unread share of a page's print (after reading it again) from which a document goes to review incomplete_text (calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultCoverageThreshold, Destination: &o.batch.CoverageThreshold},
+		&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence (per character) from which a document is in the high band", Value: batch.DefaultHighConfidence, Destination: &o.batch.HighConfidence},
+		&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which a document goes to review low_confidence (the bands are calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultLowConfidence, Destination: &o.batch.LowConfidence},
+		&cli.BoolFlag{Name: "no-id-check", Usage: "skip the participant ID and referral date checks (for corpora without participant IDs); recorded in the report's settings", Destination: &o.batch.NoIDCheck},
+		&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "age public key to encrypt artifacts to (repeatable)"},
+		&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line", Destination: &o.recipientsFile},
+		&cli.BoolFlag{Name: "plaintext", Usage: "write artifacts unencrypted (explicit choice; recorded in the journal and report)", Destination: &o.batch.Plaintext},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar; only warnings in the log", Destination: &o.quiet},
+		&cli.BoolFlag{Name: "json", Usage: "print one JSON event per line on stdout, and nothing else there", Destination: &o.json},
+		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error", Value: "info", Destination: &o.logLevel},
+	}
+}
+
+// runRun runs the batch o describes: results (the summary, or with --json
+// the events) go to stdout, the log and the progress bar to stderr.
 func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
-	recipients, err := loadRecipients(o.recipients, o.recipientsFile)
+	recipients, err := loadRecipients(o.recipients, o.envRecipients, o.recipientsFile)
 	if err != nil {
 		return err
 	}
@@ -109,10 +126,6 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	level := slog.LevelInfo
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return usageErr(fmt.Sprintf("bad --log-level %q", o.logLevel), "use debug, info, warn or error")
-	}
-	if lo, hi := o.batch.LowConfidence, o.batch.HighConfidence; !(lo > 0 && lo <= hi && hi <= 100) {
-		return usageErr(fmt.Sprintf("bad confidence bands: --low-confidence %g, --high-confidence %g", lo, hi),
-			"both are from 0 to 100, low above 0 and not above high")
 	}
 	bar := !o.quiet && !o.json && isTerminal(stderr)
 	if o.quiet || bar {
@@ -132,29 +145,10 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	}
 	o.batch.Progress = prog
 
-	dpi := o.batch.DPI
-	o.batch.Engine = func(ctx context.Context) (batch.Engine, error) {
-		return ocr.StartWorker(ctx, ocr.WorkerConfig{
-			Path:          exe,
-			Args:          []string{workerCommand},
-			Lang:          o.batch.Lang,
-			MemoryLimit:   o.workerMemory,
-			DPI:           dpi,
-			MinDPI:        min(batch.DefaultMinDPI, dpi),
-			MaxPagePixels: o.batch.MaxPagePixels,
-			ForceOCR:      o.batch.ForceOCR,
-			NoOrientation: o.batch.NoOrientation,
-			NoDeskew:      o.batch.NoDeskew,
-			NoDespeckle:   o.batch.NoDespeckle,
-			NoCoverage:    o.batch.NoCoverage,
-		})
-	}
-
-	// Admission's PDF checks run in children too: the binary re-executed
-	// in its hidden admission mode.
-	pool := admit.NewPool(admit.PoolConfig{Path: exe, Args: []string{admitCommand}, Memory: o.admitMemory, Timeout: o.admitTimeout})
-	defer pool.Close()
-	o.batch.Inspector = pool
+	// The OCR engines and admission's PDF checks run in children: this
+	// binary re-executed in its hidden modes.
+	o.batch.Worker = batch.Process{Path: exe, Args: []string{workerCommand}}
+	o.batch.Admission = batch.Process{Path: exe, Args: []string{admitCommand}}
 
 	res, err := batch.Run(ctx, o.batch)
 	prog.Close()
@@ -177,10 +171,11 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// loadRecipients gathers age recipients from the flags and the
-// REFBATCH_RECIPIENTS environment variable (space or comma separated).
-func loadRecipients(keys []string, file string) ([]age.Recipient, error) {
-	if env := os.Getenv("REFBATCH_RECIPIENTS"); env != "" && len(keys) == 0 && file == "" {
+// loadRecipients gathers age recipients from the flags (keys, file) or,
+// when neither is given, from env, REFBATCH_RECIPIENTS's value (space or
+// comma separated).
+func loadRecipients(keys []string, env, file string) ([]age.Recipient, error) {
+	if env != "" && len(keys) == 0 && file == "" {
 		keys = strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
 	}
 	var out []age.Recipient
@@ -204,4 +199,51 @@ func loadRecipients(keys []string, file string) ([]age.Recipient, error) {
 		out = append(out, rs...)
 	}
 	return out, nil
+}
+
+// zeroIsAValue lists the run flags for which 0 is a value of its own (no
+// document timeout, no memory limit); for every other number the options
+// would read 0 as the default.
+var zeroIsAValue = map[string]bool{"doc-timeout": true, "worker-memory": true}
+
+// refuseZero refuses a number flag given as 0 when 0 is not one of its
+// values: the options read 0 as "the default", and a user who typed 0
+// meant something else.
+func refuseZero(c *cli.Context) error {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if zeroIsAValue[name] || !c.IsSet(name) {
+			continue
+		}
+		var zero bool
+		switch f.(type) {
+		case *cli.IntFlag:
+			zero = c.Int(name) == 0
+		case *cli.Int64Flag:
+			zero = c.Int64(name) == 0
+		case *cli.Float64Flag:
+			zero = c.Float64(name) == 0
+		case *cli.DurationFlag:
+			zero = c.Duration(name) == 0
+		}
+		if zero {
+			df, _ := f.(cli.DocGenerationFlag)
+			return usageErr(fmt.Sprintf("--%s 0 is not a value it takes", name),
+				fmt.Sprintf("leave --%s out for its default (%s), or give a value above 0", name, df.GetDefaultText()))
+		}
+	}
+	return nil
+}
+
+// settingFlag names the flag that sets a recorded setting: the setting's
+// name with dashes, but for the one whose flag says more (max_inflight)
+// and the one no flag sets (min_dpi, which follows --dpi).
+func settingFlag(setting string) string {
+	switch setting {
+	case "max_inflight":
+		return "--max-inflight-bytes"
+	case "min_dpi":
+		return setting
+	}
+	return "--" + strings.ReplaceAll(setting, "_", "-")
 }

@@ -72,7 +72,9 @@ func TestEval(t *testing.T) {
 		"id_recall_min": 0, "date_recall_min": 0,
 	})
 
-	r := refbatch(t, nil, "eval", "--quiet", "--expect", expect, "--truth", truth, "--thresholds", generous,
+	// eval writes plaintext whatever the environment says: recipients
+	// there (here not even a key) are not read.
+	r := refbatch(t, []string{"REFBATCH_RECIPIENTS=age1notakey"}, "eval", "--quiet", "--expect", expect, "--truth", truth, "--thresholds", generous,
 		"--dpi", "150", "--page-timeout", "60s", "--out", out, manifest)
 	if r.code != 0 {
 		t.Fatalf("normal run: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)

@@ -94,6 +94,17 @@ func writeRows(t *testing.T, dir string, rows [][4]string) string {
 	return p
 }
 
+// faultKey names the file at path in REFBATCH_TEST_FAULTS: a prefix of
+// the SHA-256 of its bytes.
+func faultKey(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))[:16]
+}
+
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
@@ -124,7 +135,7 @@ func TestSourcesSwappedAfterAdmission(t *testing.T) {
 	// One engine, and the first document slow: every row is admitted
 	// (the queue ahead of the engine holds them) while it is read.
 	cmd := exec.Command(binary, runArgs(out, "--workers", "1", manifest)...)
-	cmd.Env = append(os.Environ(), "REFBATCH_TEST_FAULTS=slow4s="+rows[0][0])
+	cmd.Env = append(os.Environ(), "REFBATCH_TEST_FAULTS=slow4s="+faultKey(t, rows[0][3]))
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -133,6 +133,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var ee *exitError
 	var fe *manifest.FileError
 	var ece *batch.EncryptionChoiceError
+	var se *batch.SettingError
 	switch {
 	case errors.As(err, &ee):
 		if msg := ee.Error(); msg != "" {
@@ -145,6 +146,10 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &fe):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", fe)
 		fmt.Fprintln(stderr, "refbatch: hint: fix the manifest (a header row source_id,participant_id,referral_date,consent,path[,sha256], then one row per referral) and run again")
+		return exitUsage
+	case errors.As(err, &se):
+		fmt.Fprintf(stderr, "refbatch: error: %s %v: want %s\n", settingFlag(se.Setting), se.Value, se.Want)
+		fmt.Fprintln(stderr, "refbatch: hint: see refbatch run --help")
 		return exitUsage
 	case errors.Is(err, journal.ErrNotJournal):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)

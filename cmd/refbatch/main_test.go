@@ -304,8 +304,20 @@ func TestUsageErrors(t *testing.T) {
 		{"no recipients and no --plaintext", []string{"run", "--out", filepath.Join(dir, "o2"), good}, exitUsage, []string{"--recipient", "--plaintext"}},
 		{"bad recipient", []string{"run", "--recipient", "nope", good}, exitUsage, []string{"bad recipient"}},
 		{"unknown flag", []string{"run", "--frobnicate", good}, exitUsage, []string{"frobnicate"}},
-		{"low band above the high band", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o3"), "--low-confidence", "95", good},
-			exitUsage, []string{"--low-confidence 95, --high-confidence 94.3"}},
+		{"low band above the high band", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), "--low-confidence", "95", good},
+			exitUsage, []string{"refbatch: error: --low-confidence 95: want above 0 and not above the high confidence, 94.3"}},
+		{"explicit zero that would mean the default", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), "--coverage-threshold", "0", good},
+			exitUsage, []string{"refbatch: error: --coverage-threshold 0 is not a value it takes", "refbatch: hint: leave --coverage-threshold out for its default (0.16)"}},
+		{"zero workers", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), "--workers", "0", good},
+			exitUsage, []string{"--workers 0 is not a value it takes"}},
+		{"negative dpi", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), "--dpi", "-300", good},
+			exitUsage, []string{"refbatch: error: --dpi -300: want 1 or more"}},
+		{"negative page cap", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), "--max-page-pixels", "-1", good},
+			exitUsage, []string{"refbatch: error: --max-page-pixels -1: want 1 or more"}},
+		{"coverage threshold over 1", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), "--coverage-threshold", "1.5", good},
+			exitUsage, []string{"refbatch: error: --coverage-threshold 1.5: want above 0 and at most 1"}},
+		{"in-flight budget under 1", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), "--max-inflight-bytes", "-5", good},
+			exitUsage, []string{"refbatch: error: --max-inflight-bytes -5: want 1 or more"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,7 +333,7 @@ func TestUsageErrors(t *testing.T) {
 		})
 	}
 	if _, err := os.Stat(filepath.Join(dir, "o1")); err == nil {
-		t.Error("a manifest error still created the output folder")
+		t.Error("a manifest or settings error still created the output folder")
 	}
 }
 

@@ -25,8 +25,8 @@ var literalExempt = map[string]map[string]string{
 	"ocr/child/child.go": {"timeout": "child.CauseTimeout and the kill label"},
 	// Names of the run's settings (--low-confidence, encryption) in the
 	// journal's settings and the policy hash, not codes.
-	"batch/options.go": {"low_confidence": "setting name", "encrypted": "setting name"},
-	"batch/report.go":  {"low_confidence": "setting name"},
+	"batch/settings.go": {"low_confidence": "setting name", "encrypted": "setting name"},
+	"batch/options.go":  {"low_confidence": "setting name"},
 	// Log attribute keys.
 	"batch/run.go":    {"encrypted": "log key"},
 	"batch/runner.go": {"queued": "log key"},

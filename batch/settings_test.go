@@ -1,0 +1,149 @@
+package batch
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"reflect"
+	"testing"
+	"time"
+
+	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/ocr/page"
+)
+
+// goldenSettings are the options TestSettingsGolden pins. Workers
+// defaults to the machine's CPU count: it is fixed so that the file is the
+// same on every machine.
+func goldenSettings(t *testing.T) map[string]Options {
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]Options{
+		"defaults":              {Settings: Settings{Workers: 4}},
+		"dpi under the minimum": {Settings: Settings{Workers: 1, Policy: page.Policy{DPI: 100}}},
+		"every switch": {
+			Settings: Settings{
+				Policy: page.Policy{Lang: "eng+deu", DPI: 200, MinDPI: 120, MaxPagePixels: 10_000_000,
+					ForceOCR: true, NoOrientation: true, NoDeskew: true, NoDespeckle: true, NoCoverage: true},
+				Root: "/archive", Workers: 8, MaxBytes: 1 << 20, MaxPages: 10,
+				PageTimeout: time.Minute, DocTimeout: 90 * time.Second, Attempts: 5, MaxInflightBytes: 1 << 30, SLO: time.Hour,
+				HighConfidence: 90, LowConfidence: 70, CoverageThreshold: 0.2, NoIDCheck: true,
+				WorkerMemory: 3 << 30, AdmitMemory: 100 << 20, AdmitTimeout: 2 * time.Second,
+			},
+			Recipients: []age.Recipient{id.Recipient()},
+		},
+		"no ID check alone": {Settings: Settings{Workers: 2, NoIDCheck: true}},
+		"no coverage alone": {Settings: Settings{Workers: 2, Policy: page.Policy{NoCoverage: true}}},
+	}
+}
+
+// TestSettingsGolden pins what a run records of its options: the settings
+// report.json shows, and the policy and its version every artifact
+// carries. A refactor of the options must leave them as they are; a
+// change here is a change of the published record, to be made on purpose
+// (go test ./batch -run TestSettingsGolden -update) and announced.
+func TestSettingsGolden(t *testing.T) {
+	type record struct {
+		Settings      map[string]string `json:"settings"`
+		Policy        map[string]any    `json:"policy"`
+		PolicyVersion string            `json:"policy_version"`
+	}
+	got := map[string]record{}
+	for name, o := range goldenSettings(t) {
+		o = o.withDefaults()
+		got[name] = record{Settings: o.Settings.Strings(), Policy: o.policyRecord(), PolicyVersion: o.PolicyVersion()}
+	}
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldenFile(t, "settings.golden.json", append(b, '\n'))
+}
+
+// TestSettingsJournal: the journal stores the settings as JSON and gives
+// them back as they were; the maps of strings earlier builds stored are
+// read into the same type, and shown as they were recorded.
+func TestSettingsJournal(t *testing.T) {
+	for name, o := range goldenSettings(t) {
+		t.Run(name, func(t *testing.T) {
+			want := o.withDefaults().Settings
+			got, ok := decodeSettings(want.encode())
+			if !ok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("decode(encode()) = %+v, %t; want %+v", got, ok, want)
+			}
+
+			// The same run as an earlier build recorded it.
+			old := want.Strings()
+			delete(old, "worker_memory")
+			delete(old, "admit_memory")
+			delete(old, "admit_timeout")
+			b, _ := json.Marshal(old)
+			legacy, ok := decodeSettings(string(b))
+			if !ok {
+				t.Fatalf("%s does not decode", b)
+			}
+			if shown := legacy.Strings(); !maps.Equal(shown, old) {
+				t.Errorf("an earlier build's settings are shown as %v; want them as recorded, %v", shown, old)
+			}
+			legacy.legacy = nil
+			want.WorkerMemory, want.AdmitMemory, want.AdmitTimeout = 0, legacy.AdmitMemory, legacy.AdmitTimeout
+			if !reflect.DeepEqual(legacy, want) {
+				t.Errorf("an earlier build's settings read as\n%+v; want\n%+v", legacy, want)
+			}
+		})
+	}
+	for _, none := range []string{"{}", "", "not json", `{"format":3}`} {
+		if s, ok := decodeSettings(none); ok {
+			t.Errorf("decodeSettings(%q) = %+v, true; want none", none, s)
+		}
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		s       Settings
+		setting string // "" when valid
+	}{
+		{"zero options", Settings{}, ""},
+		{"low band equal to the high", Settings{HighConfidence: 80, LowConfidence: 80}, ""},
+		{"no worker memory limit", Settings{WorkerMemory: 0}, ""},
+		{"negative dpi", Settings{Policy: page.Policy{DPI: -300}}, "dpi"},
+		{"minimum dpi above the dpi", Settings{Policy: page.Policy{DPI: 100, MinDPI: 150}}, "min_dpi"},
+		{"negative pixel cap", Settings{Policy: page.Policy{MaxPagePixels: -1}}, "max_page_pixels"},
+		{"empty language among several", Settings{Policy: page.Policy{Lang: "eng++deu"}}, "lang"},
+		{"negative byte cap", Settings{MaxBytes: -1}, "max_bytes"},
+		{"negative page cap", Settings{MaxPages: -1}, "max_pages"},
+		{"negative workers", Settings{Workers: -2}, "workers"},
+		{"negative page timeout", Settings{PageTimeout: -time.Second}, "page_timeout"},
+		{"negative document timeout", Settings{DocTimeout: -time.Second}, "doc_timeout"},
+		{"negative attempts", Settings{Attempts: -1}, "attempts"},
+		{"negative in-flight budget", Settings{MaxInflightBytes: -1}, "max_inflight"},
+		{"negative SLO", Settings{SLO: -time.Hour}, "slo"},
+		{"high band over 100", Settings{HighConfidence: 101}, "high_confidence"},
+		{"negative high band", Settings{HighConfidence: -1}, "high_confidence"},
+		{"low band above the high", Settings{LowConfidence: 95}, "low_confidence"},
+		{"negative low band", Settings{LowConfidence: -1}, "low_confidence"},
+		{"coverage threshold over 1", Settings{CoverageThreshold: 1.5}, "coverage_threshold"},
+		{"negative coverage threshold", Settings{CoverageThreshold: -0.1}, "coverage_threshold"},
+		{"negative worker memory", Settings{WorkerMemory: -1}, "worker_memory"},
+		{"negative admission memory", Settings{AdmitMemory: -1}, "admit_memory"},
+		{"negative admission timeout", Settings{AdmitTimeout: -time.Second}, "admit_timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Options{Settings: tt.s}.Validate()
+			var se *SettingError
+			switch {
+			case tt.setting == "" && err != nil:
+				t.Fatalf("Validate() = %v; want nil", err)
+			case tt.setting == "":
+			case !errors.As(err, &se) || se.Setting != tt.setting:
+				t.Fatalf("Validate() = %v; want a *SettingError about %s", err, tt.setting)
+			}
+		})
+	}
+}

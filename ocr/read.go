@@ -1,0 +1,231 @@
+package ocr
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/otiai10/gosseract/v2"
+)
+
+// The reading of a rendered page: the page steps, one recognition pass
+// (or the text layer the layer rule trusts), and the accounting for the
+// ink the reading left out.
+
+// recognition is one Tesseract pass over an image.
+type recognition struct {
+	boxes []gosseract.BoundingBox // as Tesseract gave them, in reading order
+	words []Word
+	text  string
+	mean  float64
+}
+
+// credible counts the recognition's credible words of two or more letters
+// or digits (see CredibleConf).
+func (r recognition) credible() int {
+	n := 0
+	for _, w := range r.words {
+		if w.Conf >= credibleConf && AlnumCount(w.Text) >= 2 {
+			n++
+		}
+	}
+	return n
+}
+
+// doubtful reports whether the recognition looks like a page read the
+// wrong way round: words, but few of them credible.
+func (r recognition) doubtful() bool {
+	return len(r.words) > 0 && float64(r.credible()) < maxDoubtfulShare*float64(len(r.words))
+}
+
+// recognise runs one Tesseract pass over img, rendered at dpi.
+func (e *engine) recognise(img *grayImage, dpi int) (recognition, error) {
+	if err := e.tess.SetImageFromBytes(img.pgm()); err != nil {
+		return recognition{}, fmt.Errorf("handing page to Tesseract: %w", err)
+	}
+	// A PGM carries no resolution; without this Tesseract guesses it from
+	// the text size.
+	if err := e.tess.SetVariable("user_defined_dpi", strconv.Itoa(dpi)); err != nil {
+		return recognition{}, fmt.Errorf("setting Tesseract resolution: %w", err)
+	}
+	boxes, err := e.tess.GetBoundingBoxesVerbose()
+	if err != nil {
+		return recognition{}, fmt.Errorf("recognising: %w", err)
+	}
+	r := recognition{boxes: boxes}
+	r.words, r.text, r.mean = assemble(boxes)
+	return r, nil
+}
+
+// read prepares the rendered page in e.gray, whose histogram is hist, and
+// fills res with its text: from the page's own text layer when the layer
+// rule trusts it, otherwise from Tesseract.
+func (e *engine) read(res *PageResult, hist [256]int) error {
+	p, err := e.prepare(&e.gray, hist, res.DPI)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		res.Width, res.Height = p.img.w, p.img.h
+		res.Rotation, res.SkewDegrees, res.Inverted = p.rotation, math.Round(p.skew*100)/100, p.inverted
+		res.Despeckled = p.despeckled
+	}()
+	if p.blank {
+		// Nothing to read; a text layer on a blank page is not the page's.
+		res.Blank = true
+		return nil
+	}
+
+	var layer textLayer
+	hasLayer := false
+	if !e.cfg.ForceOCR {
+		// A page whose layer cannot be read is recognised like any other.
+		if s, err := e.doc.Text(res.Index); err == nil {
+			layer, hasLayer = parseLayer(s)
+		}
+	}
+	if hasLayer {
+		// First a reading of a sample of the page, which settles most
+		// layers for about 30% of the cost of reading the page.
+		if sample, sampled := p.img.sample(p.thresh, p.paper, sampleShare); sample != nil {
+			q, err := e.recognise(sample, p.dpi)
+			if err != nil {
+				return err
+			}
+			conf, ok, decided := layer.trustedBySample(q, sampled)
+			if ok {
+				layer.result(res, conf)
+				return nil
+			}
+			hasLayer = !decided
+		}
+	}
+	r, err := e.recognise(p.img, p.dpi)
+	if err != nil {
+		return err
+	}
+	if hasLayer {
+		// The sample could not decide; the reading of the whole page can.
+		if conf, ok := layer.trusted(r); ok {
+			layer.result(res, conf)
+			return nil
+		}
+	}
+
+	// The cheap test let the page through as upright, yet it reads badly:
+	// ask Tesseract's orientation detection after all, and keep the better
+	// reading.
+	if !e.cfg.NoOrientation && !p.osdRun && r.doubtful() {
+		before := *p
+		turned, err := e.orient(p)
+		if err != nil {
+			return err
+		}
+		if turned {
+			again, err := e.recognise(p.img, p.dpi)
+			if err != nil {
+				return err
+			}
+			if again.credible() > r.credible() {
+				r = again
+			} else {
+				*p = before
+			}
+		}
+	}
+	if !e.cfg.NoCoverage {
+		start := time.Now()
+		if r, err = e.account(res, p, r); err != nil {
+			return err
+		}
+		res.CoverageTime = time.Since(start)
+	}
+	res.Words, res.Text, res.MeanConf = r.words, r.text, r.mean
+	return nil
+}
+
+// account measures how much of the page's text-like ink the reading r
+// covers; reads a two-column section column by column when r read across
+// it (see columnBands); reads again what r left unread when that is more
+// than a trace (see recoverText); and records all three in res. It
+// returns the reading to keep.
+func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recognition, err error) {
+	// A bug here must not pass a page as accounted for, nor cost the
+	// worker: the page fails, and its document goes to review.
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("measuring the page's coverage failed: %v", v)
+		}
+	}()
+	c := measureCoverage(p.img, p.dpi, p.thresh, r.words)
+	if bands := columnBands(c.faintLines(), c.blobs); len(bands) > 0 {
+		more, changed, err := e.readColumns(p, r, bands)
+		if err != nil {
+			return r, err
+		}
+		if changed {
+			r, res.Columns = more, len(bands)
+			c = measureCoverage(p.img, p.dpi, p.thresh, r.words)
+		}
+	}
+	res.UncoveredFirst = math.Round(c.share()*10000) / 10000
+	if c.share() >= minRecoverShare {
+		more, n, err := e.recoverText(p, r, c)
+		if err != nil {
+			return r, err
+		}
+		if n > 0 {
+			r, res.RecoveredWords = more, n
+			c = measureCoverage(p.img, p.dpi, p.thresh, r.words)
+		}
+	}
+	res.UncoveredShare = math.Round(c.share()*10000) / 10000
+	for _, i := range c.uncovered {
+		res.UncoveredRegions = append(res.UncoveredRegions, c.lines[i].box)
+	}
+	return r, nil
+}
+
+// assemble turns Tesseract's words, in reading order and numbered by block,
+// paragraph and line, into Words, the page text and the mean confidence.
+// Words are joined by spaces, lines by a newline, and paragraphs and blocks
+// are separated by a blank line, as Tesseract's own text output does, so
+// that one recognition pass yields both.
+func assemble(boxes []gosseract.BoundingBox) ([]Word, string, float64) {
+	words := make([]Word, 0, len(boxes))
+	var sb strings.Builder
+	var sum float64
+	var prev gosseract.BoundingBox
+	for _, b := range boxes {
+		text := strings.TrimSpace(b.Word)
+		if text == "" {
+			continue
+		}
+		if len(words) > 0 {
+			switch {
+			case b.BlockNum != prev.BlockNum || b.ParNum != prev.ParNum:
+				sb.WriteString("\n\n")
+			case b.LineNum != prev.LineNum:
+				sb.WriteByte('\n')
+			default:
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteString(text)
+		conf := max(b.Confidence, 0)
+		sum += conf
+		words = append(words, Word{
+			Text: text,
+			Conf: conf,
+			Box:  [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y},
+		})
+		prev = b
+	}
+	var mean float64
+	if len(words) > 0 {
+		mean = sum / float64(len(words))
+	}
+	return words, sb.String(), mean
+}
