@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"modernc.org/sqlite"
@@ -26,7 +28,11 @@ func WithClock(clock func() time.Time) Option {
 	return func(j *Journal) { j.clock = clock }
 }
 
-const schemaVersion = 1
+// schemaVersion is the journal's schema. Version 2 added the events table
+// and, for the run's own use, rows.admit_key, rows.fields,
+// documents.attempts_base and documents.retry_policy. A version 1 journal
+// is migrated by Open and read as it is by OpenReadOnly.
+const schemaVersion = 2
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -53,7 +59,9 @@ var schema = []string{
 		artifact_sha256 TEXT NOT NULL DEFAULT '',
 		admitted_at     INTEGER NOT NULL,
 		started_at      INTEGER,
-		finished_at     INTEGER
+		finished_at     INTEGER,
+		attempts_base   INTEGER NOT NULL DEFAULT 0,
+		retry_policy    TEXT NOT NULL DEFAULT ''
 	)`,
 	`CREATE INDEX IF NOT EXISTS documents_state ON documents(state)`,
 	`CREATE TABLE IF NOT EXISTS rows (
@@ -65,6 +73,8 @@ var schema = []string{
 		sha256      TEXT NOT NULL DEFAULT '',
 		document_id INTEGER REFERENCES documents(id),
 		recorded_at INTEGER NOT NULL,
+		admit_key   TEXT NOT NULL DEFAULT '',
+		fields      TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY (manifest, line)
 	)`,
 	`CREATE TABLE IF NOT EXISTS attempts (
@@ -104,6 +114,32 @@ var schema = []string{
 		peak_parent_rss INTEGER NOT NULL DEFAULT 0,
 		peak_worker_rss INTEGER NOT NULL DEFAULT 0
 	)`,
+	eventsTable,
+	`CREATE INDEX IF NOT EXISTS events_document ON events(document_id)`,
+}
+
+// eventsTable is the append-only history of what happened to rows and
+// documents beyond their current state (see Event).
+const eventsTable = `CREATE TABLE IF NOT EXISTS events (
+		id          INTEGER PRIMARY KEY,
+		at          INTEGER NOT NULL,
+		kind        TEXT NOT NULL,
+		manifest    TEXT NOT NULL DEFAULT '',
+		line        INTEGER NOT NULL DEFAULT 0,
+		document_id INTEGER,
+		source_id   TEXT NOT NULL DEFAULT '',
+		data        TEXT NOT NULL DEFAULT '{}'
+	)`
+
+// migrations bring a journal of the version before each to the next.
+// SQLite's ADD COLUMN with a constant default rewrites nothing.
+var migrations = map[int][]string{
+	1: {
+		`ALTER TABLE documents ADD COLUMN attempts_base INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE documents ADD COLUMN retry_policy TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE rows ADD COLUMN admit_key TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE rows ADD COLUMN fields TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // Open opens (creating if needed) the journal at path. The file is created
@@ -228,31 +264,52 @@ func (j *Journal) migrate() error {
 		if tables > 0 && meta == 0 {
 			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
 		}
-		for _, s := range schema {
-			if _, err := tx.Exec(s); err != nil {
-				return fmt.Errorf("creating journal schema: %w", err)
+		if tables == 0 {
+			for _, s := range schema {
+				if _, err := tx.Exec(s); err != nil {
+					return fmt.Errorf("creating journal schema: %w", err)
+				}
 			}
+			_, err = tx.Exec(`INSERT INTO meta(key,value) VALUES('schema_version',?)`, fmt.Sprint(schemaVersion))
+			return err
 		}
 		var v string
 		err = tx.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
 		switch {
-		case errors.Is(err, sql.ErrNoRows) && tables > 0:
-			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
 		case errors.Is(err, sql.ErrNoRows):
-			_, err = tx.Exec(`INSERT INTO meta(key,value) VALUES('schema_version',?)`, fmt.Sprint(schemaVersion))
-			return err
+			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
 		case err != nil:
 			return fmt.Errorf("reading journal schema version: %w", err)
-		case v != fmt.Sprint(schemaVersion):
-			return fmt.Errorf("journal schema version %s, this refbatch reads %d", v, schemaVersion)
 		}
-		return nil
+		version, err := strconv.Atoi(v)
+		if err != nil || version < 1 || version > schemaVersion {
+			return fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
+		}
+		if version == schemaVersion {
+			return nil
+		}
+		for ; version < schemaVersion; version++ {
+			for _, s := range migrations[version] {
+				if _, err := tx.Exec(s); err != nil {
+					return fmt.Errorf("migrating the journal from schema %d: %w", version, err)
+				}
+			}
+		}
+		// Tables and indexes new in later versions.
+		for _, s := range schema {
+			if _, err := tx.Exec(s); err != nil {
+				return fmt.Errorf("migrating the journal: %w", err)
+			}
+		}
+		_, err = tx.Exec(`UPDATE meta SET value=? WHERE key='schema_version'`, fmt.Sprint(schemaVersion))
+		return err
 	})
 }
 
 // OpenReadOnly opens an existing journal for reading only. It never creates
 // the file, never migrates it, and may be used while another process writes
-// the journal. A journal of another schema version is refused.
+// the journal. A journal of schema version 1 reads as one with no events; a
+// journal of a version this build does not know is refused.
 //
 // It creates no file either, so that it works on a read-only copy and
 // leaves a folder as it found it. SQLite reads a WAL database through its
@@ -288,8 +345,16 @@ func OpenReadOnly(path string) (*Journal, error) {
 		err = fmt.Errorf("%s: %w (SQLite does not read it as a database)", path, ErrNotJournal)
 	case err != nil:
 		err = fmt.Errorf("opening journal %s: %w", path, err)
+	case v == "1":
+		// A journal an earlier build wrote, which it may still be
+		// writing: it is not migrated (that would write), and the
+		// tables it lacks are read as empty, from the connection's own
+		// temporary database, which touches no file.
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		_, err = db.Exec(strings.Replace(eventsTable, "CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS", 1))
 	case v != fmt.Sprint(schemaVersion):
-		err = fmt.Errorf("journal schema version %s, this refbatch reads %d", v, schemaVersion)
+		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
 	}
 	if err != nil {
 		db.Close()

@@ -87,3 +87,82 @@ func TestOpenReadOnlyCreatesNothing(t *testing.T) {
 		t.Errorf("OpenReadOnly made files: before %v, after %v", before, after)
 	}
 }
+
+// downgrade turns the journal at path back into schema version 1, as an
+// earlier build wrote it.
+func downgrade(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range []string{
+		`DROP INDEX events_document`, `DROP TABLE events`,
+		`ALTER TABLE documents DROP COLUMN attempts_base`, `ALTER TABLE documents DROP COLUMN retry_policy`,
+		`ALTER TABLE rows DROP COLUMN admit_key`, `ALTER TABLE rows DROP COLUMN fields`,
+		`UPDATE meta SET value='1' WHERE key='schema_version'`,
+		`PRAGMA wal_checkpoint(TRUNCATE)`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// TestSchemaVersion1: a journal an earlier build wrote reads, read-only
+// and unchanged, as one without events, and Open migrates it keeping
+// everything it held.
+func TestSchemaVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admit(t, j, 2, "R-1", "aa")
+	j.Close()
+	downgrade(t, path)
+	for _, suffix := range []string{"-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	before, _ := os.ReadFile(path)
+
+	r, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly(version 1) = %v", err)
+	}
+	n := 0
+	if err := r.Events(func(Event) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("Events on version 1 = %d, %v; want none", n, err)
+	}
+	if _, ok, err := r.DocumentBySource("R-1"); err != nil || !ok {
+		t.Errorf("DocumentBySource = %v, %v", ok, err)
+	}
+	r.Close()
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("OpenReadOnly changed a version 1 journal")
+	}
+
+	j, err = Open(path)
+	if err != nil {
+		t.Fatalf("Open(version 1) = %v", err)
+	}
+	defer j.Close()
+	if v, _ := j.Meta("schema_version"); v != "2" {
+		t.Errorf("schema_version after Open = %q, want 2", v)
+	}
+	if _, ok, err := j.DocumentBySource("R-1"); err != nil || !ok {
+		t.Errorf("after migration DocumentBySource = %v, %v", ok, err)
+	}
+	err = j.tx(func(tx *sql.Tx) error {
+		return j.appendEvent(tx, Event{Kind: EventDecision, SourceID: "R-1", DocID: 1, Data: []byte(`{"action":"accept"}`)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Event
+	j.Events(func(e Event) error { got = append(got, e); return nil })
+	if len(got) != 1 || got[0].Kind != EventDecision || got[0].DocID != 1 || got[0].At.IsZero() {
+		t.Errorf("events after migration = %+v", got)
+	}
+}
