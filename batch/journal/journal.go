@@ -101,6 +101,7 @@ type Journal struct {
 	db    *sql.DB
 	path  string
 	clock func() time.Time
+	salt  string // the field digests' salt, once read (fieldSalt)
 }
 
 // Close closes the journal.
