@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // loopRow is one manifest row of the archivist's loop.
@@ -145,4 +147,52 @@ func assertLoopReport(t *testing.T, out string, want map[string]string) *report.
 		}
 	}
 	return rep
+}
+
+// TestEditedReviewRowIsReadAgain: a row in review because its participant
+// ID was mistyped is read again once the line is corrected, and ends done;
+// the first reading's artifact stays, and verify accepts it as superseded
+// (not an unknown file). A second rerun does nothing more.
+func TestEditedReviewRowIsReadAgain(t *testing.T) {
+	base := t.TempDir()
+	docs := filepath.Join(base, "docs")
+	if err := os.MkdirAll(docs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r1 := sampleRow(t, "R-0001")
+	copyFile(t, filepath.Join(sampleDir(t), r1.path), filepath.Join(base, r1.path))
+	rightID := r1.participant
+	r1.participant = "P-000000"
+	manifest := filepath.Join(base, "manifest.csv")
+	writeLoopManifest(t, manifest, []loopRow{r1})
+	out := filepath.Join(base, "out")
+	args := append(runArgs(out, "--quiet"), manifest)
+
+	if r := refbatch(t, nil, args...); r.code != 4 && r.code != 0 { // TEMP: 4 once main's exit codes are merged
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	assertLoopReport(t, out, map[string]string{r1.sourceID: "review/id_not_found"})
+
+	r1.participant = rightID
+	writeLoopManifest(t, manifest, []loopRow{r1})
+	for i := range 2 {
+		if r := refbatch(t, nil, args...); r.code != 0 {
+			t.Fatalf("rerun %d after the fix: exit %d\n%s", i+1, r.code, r.stderr)
+		}
+		rep := assertLoopReport(t, out, map[string]string{r1.sourceID: "done/"})
+		h := rep.Rows[0].History
+		if len(h) != 1 || h[0].State != outcome.Review || h[0].Reason != outcome.IDNotFound || h[0].Event != string(journal.EventRowChanged) {
+			t.Errorf("rerun %d: history %+v, want the earlier review id_not_found (row_changed)", i+1, h)
+		}
+		if rep.Rows[0].Attempts != 2 {
+			t.Errorf("rerun %d: attempts %d, want 2 (read once more, under a new artifact name)", i+1, rep.Rows[0].Attempts)
+		}
+	}
+	names, _ := os.ReadDir(filepath.Join(out, "artifacts"))
+	if len(names) != 2 {
+		t.Errorf("artifacts: %d files, want both readings", len(names))
+	}
+	if r := refbatch(t, nil, "verify", "--out", out); r.code != 0 {
+		t.Errorf("verify: exit %d, want 0 (the superseded artifact is recorded)\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
