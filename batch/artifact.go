@@ -168,6 +168,15 @@ func sweepOrphans(j *journal.Journal, st *store.Store, owner journal.Owner) (int
 	if err != nil {
 		return 0, err
 	}
+	// The artifact of a reading superseded by another (the document was
+	// read again) was committed: it stays, recorded by its event.
+	err = j.SupersededArtifacts(func(s journal.Superseded) error {
+		referenced = append(referenced, maphash.String(seed, storeName(s.Artifact)))
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
 	slices.Sort(referenced)
 	// Candidates: names refbatch could have given an attempt's artifact
 	// that no document references, by document key.

@@ -75,7 +75,7 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 	must(err)
 	r1 := admitRow(2, "R-0001", "9f2b6c1d8e3a4f5b0c7d2e9a1b6c3d8e4f0a5b2c7d1e6f3a9b4c8d2e5f0a7b1c", 180_000, 2)
 	tick()
-	must(j.Reject(manifest, 3, "R-0002", "4c1f0e4b1a0d2b0e6f1c9a7d3e5b8c2a4f6e8d0c1b3a5f7e9d2c4b6a8f0e1d3c", "not_pdf"))
+	must(j.Reject(manifest, 3, "R-0002", "4c1f0e4b1a0d2b0e6f1c9a7d3e5b8c2a4f6e8d0c1b3a5f7e9d2c4b6a8f0e1d3c", "not_pdf", ""))
 	r3 := admitRow(4, "R-0003", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", 90_000, 1)
 	admitRow(5, "R-0001", "9f2b6c1d8e3a4f5b0c7d2e9a1b6c3d8e4f0a5b2c7d1e6f3a9b4c8d2e5f0a7b1c", 180_000, 2)
 

@@ -63,6 +63,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer j.Close()
+	if err := checkEdits(j, o.Manifest); err != nil {
+		return nil, err
+	}
 	if err := recordEncryption(j, o.Encrypted); err != nil {
 		return nil, err
 	}

@@ -172,6 +172,12 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 		if err != nil {
 			return err
 		}
+		if seen {
+			// What was fixed since is admitted again (rerun.go).
+			if st, seen, err = r.revisit(row, st); err != nil {
+				return err
+			}
+		}
 		if seen && st.SourceID != row.SourceID {
 			return fmt.Errorf("line %d: journal has source_id %q, manifest %q: %w", row.Line, st.SourceID, row.SourceID, journal.ErrManifestChanged)
 		}
@@ -228,8 +234,11 @@ func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus
 	defer func() {
 		r.o.Progress.Event(Event{Kind: EventAdmitted, Time: now, Line: row.Line, SourceID: row.SourceID})
 	}()
+	// The key is taken before the checks: a file that changes while it
+	// is checked is admitted again on the next run, never kept refused.
+	key := r.admitKey(row)
 	reject := func(sha string, reason outcome.Reason, detail string) (journal.RowStatus, []int, error) {
-		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, reason); err != nil {
+		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, reason, key); err != nil {
 			return journal.RowStatus{}, nil, err
 		}
 		log := r.log.Info
@@ -255,7 +264,12 @@ func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus
 	if err != nil {
 		return journal.RowStatus{}, nil, fmt.Errorf("admitting line %d: %w", row.Line, err)
 	}
-	st, err := r.j.Admit(journal.Admission{Manifest: r.o.Manifest, Line: row.Line, SourceID: row.SourceID, SHA256: doc.SHA256, Path: doc.Path, Size: doc.Size, Pages: doc.Pages})
+	fields, err := r.j.Digest(rowFields(row))
+	if err != nil {
+		return journal.RowStatus{}, nil, err
+	}
+	st, err := r.j.Admit(journal.Admission{Manifest: r.o.Manifest, Line: row.Line, SourceID: row.SourceID, SHA256: doc.SHA256, Path: doc.Path, Size: doc.Size, Pages: doc.Pages,
+		Fields: fields})
 	if err != nil {
 		return st, nil, err
 	}

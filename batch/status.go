@@ -61,6 +61,12 @@ type Status struct {
 	LiveRuns int `json:"live_runs"`
 	// LastPage is when the last page was recognised; zero if none was.
 	LastPage time.Time `json:"last_page,omitzero"`
+	// Readmitted counts the times a rerun admitted again a row it had
+	// refused, once the row, its file or the admission settings changed;
+	// Reread the times a row in review was sent back to be read because
+	// its fields changed. The report shows each row's earlier verdicts.
+	Readmitted int `json:"rows_readmitted"`
+	Reread     int `json:"rows_reread"`
 }
 
 // ManifestStatus is one manifest the folder took.
@@ -128,6 +134,18 @@ func ReadStatus(out string, now time.Time) (*Status, error) {
 		default:
 			st.NotRecorded += max(0, n-m.Rows)
 		}
+	}
+	err = j.Events(func(e journal.Event) error {
+		switch e.Kind {
+		case journal.EventRowReadmitted:
+			st.Readmitted++
+		case journal.EventRowChanged:
+			st.Reread++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !snap.OldestWaiting.IsZero() {
 		st.OldestWaitingSeconds = round3(now.Sub(snap.OldestWaiting).Seconds())

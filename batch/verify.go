@@ -63,6 +63,10 @@ type VerifyResult struct {
 	Decrypted  int       `json:"artifacts_decrypted"`
 	Sources    int       `json:"sources_checked"`
 	Unfinished int       `json:"unfinished_documents"`
+	// Superseded counts the artifacts of readings a later reading of the
+	// same document replaced: each is checked against the hash its event
+	// recorded.
+	Superseded int `json:"artifacts_superseded"`
 	// Incomplete is true when the batch has not finished (its last run was
 	// interrupted or is still running): its non-final documents are then
 	// expected, not findings.
@@ -155,6 +159,27 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		if o.Progress != nil {
 			o.Progress(i+1, len(docs))
 		}
+	}
+	// Artifacts of readings superseded by another keep the hash their
+	// event recorded.
+	err = j.SupersededArtifacts(func(s journal.Superseded) error {
+		name := storeName(s.Artifact)
+		referenced[name] = true
+		res.Superseded++
+		path := filepath.Join(st.Dir(), name)
+		switch sum, err := st.Hash(name); {
+		case err != nil:
+			add(FindingMissingArtifact, path, s.SourceID, "superseded by a later reading; "+err.Error())
+		case sum != s.ArtifactSHA256:
+			add(FindingArtifactHash, path, s.SourceID, "superseded by a later reading; sha256 "+sum+", journal event "+s.ArtifactSHA256)
+		default:
+			res.Artifacts++
+		}
+		return nil
+	})
+	if err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
 	}
 	names, err := st.List()
 	if err != nil {

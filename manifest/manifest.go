@@ -92,6 +92,11 @@ type Row struct {
 	Path          string    // as written in the manifest (not resolved)
 	SHA256        string    // lowercase hex, "" when absent/empty or invalid
 	Err           *RowError // non-nil: the row is rejected with Err.Reason; other fields may be partial
+	// Raw is what the row says in each known column, trimmed, in the
+	// order of the column table above ("" when absent): the row as
+	// written, before any check. A rerun compares it to see whether a
+	// rejected row was edited. It holds the participant ID: never log it.
+	Raw []string
 }
 
 // RowError rejects one row only. Reason is one of outcome's manifest
@@ -363,6 +368,7 @@ func (m *Reader) Next() (Row, error) {
 		ParticipantID: vals[colParticipantID],
 		ReferralDate:  vals[colReferralDate],
 		Path:          vals[colPath],
+		Raw:           append([]string(nil), vals[:]...),
 	}
 	row.Err = check(&row, &vals)
 	if row.Err != nil {

@@ -182,10 +182,26 @@ func TestReaderRows(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
+			for i := range got {
+				got[i].Raw = nil // TestRaw checks it
+			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("rows:\n got %s\nwant %s", dump(got), dump(tt.want))
 			}
 		})
+	}
+}
+
+// TestRaw checks that a row keeps what each known column said, trimmed,
+// in the column table's order, even when the row is rejected.
+func TestRaw(t *testing.T) {
+	got, err := readAll(t, "path,consent,extra,referral_date,participant_id,source_id\n a.pdf ,YES,x,2024/01/15,P-1,R-1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"R-1", "P-1", "2024/01/15", "YES", "a.pdf", ""}
+	if len(got) != 1 || got[0].Err == nil || !reflect.DeepEqual(got[0].Raw, want) {
+		t.Fatalf("rows %s: want one rejected row with Raw %q", dump(got), want)
 	}
 }
 

@@ -166,6 +166,20 @@ type Row struct {
 	Attempts       int            `json:"attempts"`
 	Artifact       string         `json:"artifact"`
 	TraceID        string         `json:"trace_id"`
+	// History holds the row's earlier verdicts, oldest first, when a
+	// rerun or a person changed it: a rejection a rerun admitted again
+	// once fixed, a review a changed row sent back to be read.
+	History []HistoryEntry `json:"history,omitempty"`
+}
+
+// HistoryEntry is one earlier verdict of a row: its state and reason, when
+// it was superseded, and the journal event that superseded it
+// (row_readmitted, row_changed, decision).
+type HistoryEntry struct {
+	State  outcome.State  `json:"state"`
+	Reason outcome.Reason `json:"reason"`
+	At     time.Time      `json:"at"`
+	Event  string         `json:"event"`
 }
 
 // Summary holds the batch's numbers.

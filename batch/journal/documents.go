@@ -147,6 +147,8 @@ type Admission struct {
 	Path     string
 	Size     int64
 	Pages    int
+	// Fields is the row's field digests (Digest); "" records none.
+	Fields string
 }
 
 // RowStatus is how a manifest row stands in the journal.
@@ -158,6 +160,12 @@ type RowStatus struct {
 	Reason   outcome.Reason
 	SHA256   string
 	DocID    int64 // 0 for a rejected row
+	// AdmitKey is the admission key of a row rejected at parsing or
+	// admission, "" when none was recorded (an earlier build, a conflict).
+	AdmitKey string
+	// Fields is the digests of an admitted row's fields (Digest), ""
+	// when none were recorded (an earlier build).
+	Fields string
 }
 
 // Row returns the status of the row at a manifest line; ok is false when the
@@ -166,9 +174,11 @@ func (j *Journal) Row(manifest string, line int) (st RowStatus, ok bool, err err
 	var kind rowKind
 	var docID sql.NullInt64
 	var docState, docReason sql.NullString
-	err = j.db.QueryRow(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256, r.document_id, d.state, d.reason
+	err = j.db.QueryRow(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256, r.document_id, d.state, d.reason,
+		r.admit_key, r.fields
 		FROM rows r LEFT JOIN documents d ON d.id = r.document_id WHERE r.manifest=? AND r.line=?`, manifest, line).
-		Scan(&st.Manifest, &st.Line, &st.SourceID, &kind, &st.Reason, &st.SHA256, &docID, &docState, &docReason)
+		Scan(&st.Manifest, &st.Line, &st.SourceID, &kind, &st.Reason, &st.SHA256, &docID, &docState, &docReason,
+			&st.AdmitKey, &st.Fields)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, false, nil
 	}
@@ -187,11 +197,13 @@ func (j *Journal) Row(manifest string, line int) (st RowStatus, ok bool, err err
 	return st, true, nil
 }
 
-// Reject records a row refused by parsing or admission. A row recorded
-// earlier keeps its first verdict, unless it owned a document still queued:
-// then the document is rejected too (its file changed or vanished between
-// runs, so it cannot be trusted).
-func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, reason outcome.Reason) error {
+// Reject records a row refused by parsing or admission, with its
+// admission key (what decided the verdict; a rerun admits the row again
+// only when it changed, see Readmit). A row recorded earlier keeps its
+// first verdict, unless it owned a document still queued: then the
+// document is rejected too (its file changed or vanished between runs, so
+// it cannot be trusted).
+func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, reason outcome.Reason, key string) error {
 	return j.tx(func(tx *sql.Tx) error {
 		var oldSource string
 		var kind rowKind
@@ -199,16 +211,19 @@ func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, rea
 		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`, manifest, line).Scan(&oldSource, &kind, &docID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?,?)`,
-				manifest, line, sourceID, kindRejected, reason, sha256, ms(j.now()))
+			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at, admit_key) VALUES(?,?,?,?,?,?,?,?)`,
+				manifest, line, sourceID, kindRejected, reason, sha256, ms(j.now()), key)
 			return err
 		case err != nil:
 			return err
 		case oldSource != sourceID:
 			return fmt.Errorf("line %d: journal has source_id %q: %w", line, oldSource, ErrManifestChanged)
 		case kind == kindDoc:
-			_, err = tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
+			res, err := tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
 				WHERE id=? AND state=?`, outcome.Rejected, reason, ms(j.now()), docID.Int64, outcome.Queued)
+			if n, _ := res.RowsAffected(); err == nil && n == 1 {
+				_, err = tx.Exec(`UPDATE rows SET admit_key=? WHERE manifest=? AND line=?`, key, manifest, line)
+			}
 			return err
 		}
 		return nil
@@ -256,14 +271,14 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 				return err
 			}
 			id, _ := res.LastInsertId()
-			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?,?)`,
-				a.Manifest, a.Line, a.SourceID, kindDoc, a.SHA256, id, now)
+			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at, fields) VALUES(?,?,?,?,?,?,?,?)`,
+				a.Manifest, a.Line, a.SourceID, kindDoc, a.SHA256, id, now, a.Fields)
 			return err
 		case err != nil:
 			return err
 		case existingSHA == a.SHA256:
-			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at) VALUES(?,?,?,?,?,?,?)`,
-				a.Manifest, a.Line, a.SourceID, kindDuplicate, a.SHA256, existing, now)
+			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at, fields) VALUES(?,?,?,?,?,?,?,?)`,
+				a.Manifest, a.Line, a.SourceID, kindDuplicate, a.SHA256, existing, now, a.Fields)
 			return err
 		default:
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?,?)`,

@@ -20,7 +20,12 @@
 //     the right to work on it; Claim counts the attempt before any work, so a
 //     document that keeps failing reaches the attempt cap;
 //   - an attempt records who tried, when, and how it ended (done, review, or
-//     a transient cause such as crash, oom, io).
+//     a transient cause such as crash, oom, io);
+//   - an event records what a row's current state no longer shows: a
+//     verdict a rerun replaced (Readmit, Requeue) or a person's decision.
+//     A rejected row keeps the key of what decided it, an admitted row
+//     salted 32-bit digests of its fields (Digest), so that a rerun sees
+//     what was fixed or edited.
 //
 // The journal never stores document text or participant IDs.
 package journal
@@ -101,6 +106,7 @@ type Journal struct {
 	db    *sql.DB
 	path  string
 	clock func() time.Time
+	salt  string // the field digests' salt, once read (fieldSalt)
 }
 
 // Close closes the journal.

@@ -78,7 +78,7 @@ const MaxAbandoned = 20
 
 // Policy bounds how often a document is tried.
 type Policy struct {
-	MaxAttempts int           // attempts that failed transiently before review attempts_exhausted
+	MaxAttempts int           // attempts that failed transiently (since the document was last requeued: attempts_base) before review attempts_exhausted
 	LeaseTTL    time.Duration // how long a lease lives without renewal
 }
 
@@ -101,12 +101,12 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 	err := j.tx(func(tx *sql.Tx) error {
 		now := j.now()
 		var state outcome.State
-		var attempts, abandoned int
+		var attempts, abandoned, base int
 		var leaseOwner, leaseToken sql.NullString
 		var leaseExp sql.NullInt64
 		var next int64
-		err := tx.QueryRow(`SELECT state, attempts, abandoned, lease_owner, lease_token, lease_expires, next_attempt_at
-			FROM documents WHERE id=?`, docID).Scan(&state, &attempts, &abandoned, &leaseOwner, &leaseToken, &leaseExp, &next)
+		err := tx.QueryRow(`SELECT state, attempts, abandoned, lease_owner, lease_token, lease_expires, next_attempt_at, attempts_base
+			FROM documents WHERE id=?`, docID).Scan(&state, &attempts, &abandoned, &leaseOwner, &leaseToken, &leaseExp, &next, &base)
 		if err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 			refused = true
 			return nil
 		}
-		if attempts-abandoned >= p.MaxAttempts || abandoned >= MaxAbandoned {
+		if attempts-abandoned-base >= p.MaxAttempts || abandoned >= MaxAbandoned {
 			_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, finished_at=? WHERE id=?`,
 				outcome.Review, outcome.AttemptsExhausted, ms(now), docID)
 			refused = true
@@ -247,11 +247,11 @@ func (j *Journal) Fail(l Lease, cause outcome.Cause, retryAt time.Time, p Policy
 		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE id=?`, ms(now), AttemptFailed, cause, l.AttemptID); err != nil {
 			return err
 		}
-		var attempts, abandoned int
-		if err := tx.QueryRow(`SELECT attempts, abandoned FROM documents WHERE id=?`, l.DocID).Scan(&attempts, &abandoned); err != nil {
+		var attempts, abandoned, base int
+		if err := tx.QueryRow(`SELECT attempts, abandoned, attempts_base FROM documents WHERE id=?`, l.DocID).Scan(&attempts, &abandoned, &base); err != nil {
 			return err
 		}
-		if attempts-abandoned >= p.MaxAttempts {
+		if attempts-abandoned-base >= p.MaxAttempts {
 			exhausted = true
 			_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
 				outcome.Review, outcome.AttemptsExhausted, ms(now), l.DocID)

@@ -67,7 +67,7 @@ func TestSnapshot(t *testing.T) {
 	b := admit(t, j, 3, "R-2", "bbb")
 	admit(t, j, 4, "R-3", "ccc")
 	admit(t, j, 5, "R-1", "aaa") // duplicate
-	if err := j.Reject("m.csv", 6, "R-9", "", outcome.NotPDF); err != nil {
+	if err := j.Reject("m.csv", 6, "R-9", "", outcome.NotPDF, ""); err != nil {
 		t.Fatal(err)
 	}
 	// a is done, b is running under a live lease, R-3 waits; another

@@ -87,6 +87,9 @@ func writeStatus(w io.Writer, st *batch.Status) error {
 		parts = append(parts, "rows not recorded unknown")
 	}
 	fmt.Fprintf(tw, "rows\t%s\n", strings.Join(parts, ", "))
+	if st.Readmitted > 0 || st.Reread > 0 {
+		fmt.Fprintf(tw, "reruns\t%d rows admitted again once fixed, %d read again once edited (see the report's history)\n", st.Readmitted, st.Reread)
+	}
 	queue := fmt.Sprintf("%d running, %d waiting", st.Running, st.Waiting)
 	if st.Waiting > 0 {
 		queue += ", oldest waiting " + humanSeconds(st.OldestWaitingSeconds)

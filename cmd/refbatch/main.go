@@ -136,6 +136,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var fe *manifest.FileError
 	var ece *batch.EncryptionChoiceError
 	var se *batch.SettingError
+	var rce *batch.RowChangedError
 	switch {
 	case errors.As(err, &ee):
 		if msg := ee.Error(); msg != "" {
@@ -168,6 +169,10 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &ece):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
 		fmt.Fprintln(stderr, "refbatch: hint: use the same --recipient/--plaintext choice as the first run, or a new --out")
+		return exitUsage
+	case errors.As(err, &rce):
+		fmt.Fprintf(stderr, "refbatch: error: %v; nothing was done\n", err)
+		fmt.Fprintf(stderr, "refbatch: hint: a %s row's text is never replaced: restore line %d as it was, or give the corrected document a new source_id in a new row\n", rce.State, rce.Line)
 		return exitUsage
 	case errors.Is(err, journal.ErrManifestChanged):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
