@@ -83,17 +83,17 @@ func TestArchivistLoop(t *testing.T) {
 	args := append(runArgs(out, "--quiet"), manifest)
 
 	r := refbatch(t, nil, args...)
-	if r.code != 4 && r.code != 0 { // TEMP: 4 once main's exit codes are merged
+	if r.code != exitNeedsPerson {
 		t.Fatalf("first run: exit %d, want 4 (rows need a person)\n%s", r.code, r.stderr)
 	}
-	if false && (!strings.Contains(r.stderr, "3 rows need a person") || !strings.Contains(r.stderr, filepath.Join(out, "report.html"))) {
+	if !strings.Contains(r.stderr, "3 rows need a person") || !strings.Contains(r.stderr, filepath.Join(out, "report.html")) {
 		t.Errorf("first run with --quiet: stderr does not count the rows for a person and name the report:\n%s", r.stderr)
 	}
 	want := map[string]string{good.sourceID: "done/", date.sourceID: "rejected/bad_date", far.sourceID: "rejected/path_outside_root", missing.sourceID: "rejected/missing_file"}
 	assertLoopReport(t, out, want)
 
 	// The same command, nothing fixed: the same verdicts, no new work.
-	if r := refbatch(t, nil, args...); r.code != 4 && r.code != 0 {
+	if r := refbatch(t, nil, args...); r.code != exitNeedsPerson {
 		t.Fatalf("unchanged rerun: exit %d, want 4\n%s", r.code, r.stderr)
 	}
 	assertLoopReport(t, out, want)
@@ -168,7 +168,7 @@ func TestEditedReviewRowIsReadAgain(t *testing.T) {
 	out := filepath.Join(base, "out")
 	args := append(runArgs(out, "--quiet"), manifest)
 
-	if r := refbatch(t, nil, args...); r.code != 4 && r.code != 0 { // TEMP: 4 once main's exit codes are merged
+	if r := refbatch(t, nil, args...); r.code != exitNeedsPerson {
 		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
 	}
 	assertLoopReport(t, out, map[string]string{r1.sourceID: "review/id_not_found"})
