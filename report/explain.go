@@ -8,13 +8,21 @@ import (
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
-// explanation is what report.html says of a reason: for a rejection, what
-// it means; for a review reason, what a person should do about the row,
-// and the reason's rank in the review lane.
+// explanation is what report.html says of a reason: for a rejection,
+// what it means and how to fix it; for a review reason, what a person
+// should look at, how `refbatch review` may decide it, and the reason's
+// rank in the review lane.
 type explanation struct {
 	meaning string // rejected: what the code means, in a few words
-	action  string // review: what to do; low_confidence's holds a %s for its threshold
+	fix     string // rejected: what to change before the rerun
+	action  string // review: what to look at; low_confidence's holds a %s for its threshold
 	rank    int    // review: the lane's order, most actionable first
+	// noText marks the review reasons whose document has no text to
+	// accept: a person can only have it read again or reject it.
+	noText bool
+	// retry is the flags suggested for `refbatch review retry`, "" for
+	// none (the same settings, attempts counted afresh).
+	retry string
 }
 
 // explanations holds one explanation per reason of package outcome (a test
@@ -37,33 +45,59 @@ type explanation struct {
 //
 // Reasons this table does not know follow, by name.
 var explanations = map[outcome.Reason]explanation{
-	outcome.IDNotFound:        {rank: 1, action: "The text reads, but the participant ID from the manifest is not in it: the file may belong to someone else. Check page 1 against the manifest before anything else."},
-	outcome.DateNotFound:      {rank: 2, action: "The participant ID is in the text, but the manifest's referral date is not, in any usual spelling (2024-03-07, 7/3/2024, 7 March 2024, March 7, 2024). The manifest's date is likely off, or the date on the page was misread: compare them; fix the date in the manifest and run again, or accept the document."},
-	outcome.IncompleteText:    {rank: 3, action: "Print on a page was not read, even on a second reading: faint or small print, or print under a stamp. The words that were read are right, but some are missing. Compare the scan with the text (the artifact lists the unread regions per page) and transcribe what is missing, or rescan it darker."},
-	outcome.LowConfidence:     {rank: 4, action: "The engine doubts what it read%s. Look at the scan: accept it, rescan it or transcribe it."},
-	outcome.EmptyText:         {rank: 5, action: "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it."},
-	outcome.RenderError:       {rank: 6, action: "The PDF could not be rendered. Open it in a viewer; re-export or rescan it."},
-	outcome.Timeout:           {rank: 7, action: "A page took longer than the page timeout. Rerun it with a longer --page-timeout or a lower --dpi, or look at the file."},
-	outcome.AttemptsExhausted: {rank: 8, action: "The engine failed on every attempt (crash, out of memory, I/O). Give the trace ID to whoever runs refbatch: every log line of every attempt carries it."},
+	outcome.IDNotFound:        {rank: 1, retry: "--dpi 400", action: "The text reads, but the participant ID from the manifest is not in it: the file may belong to someone else. Check page 1 against the manifest before anything else."},
+	outcome.DateNotFound:      {rank: 2, retry: "--dpi 400", action: "The participant ID is in the text, but the manifest's referral date is not, in any usual spelling (2024-03-07, 7/3/2024, 7 March 2024, March 7, 2024). The manifest's date is likely off, or the date on the page was misread: compare them; fix the date in the manifest and run again, or accept the document."},
+	outcome.IncompleteText:    {rank: 3, retry: "--dpi 400", action: "Print on a page was not read, even on a second reading: faint or small print, or print under a stamp. The words that were read are right, but some are missing. Compare the scan with the text (the artifact lists the unread regions per page) and transcribe what is missing, or rescan it darker."},
+	outcome.LowConfidence:     {rank: 4, retry: "--dpi 400", action: "The engine doubts what it read%s. Look at the scan: accept it, rescan it or transcribe it."},
+	outcome.EmptyText:         {rank: 5, retry: "--dpi 400", action: "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it."},
+	outcome.RenderError:       {rank: 6, noText: true, action: "The PDF could not be rendered. Open it in a viewer; re-export or rescan it."},
+	outcome.Timeout:           {rank: 7, noText: true, retry: "--dpi 200", action: "A page took longer than the page timeout. Rerun it with a longer --page-timeout or a lower --dpi, or look at the file."},
+	outcome.AttemptsExhausted: {rank: 8, noText: true, action: "The engine failed on every attempt (crash, out of memory, I/O). Give the trace ID to whoever runs refbatch: every log line of every attempt carries it."},
 
-	outcome.MissingField:    {meaning: "a required column is empty"},
-	outcome.BadDate:         {meaning: "referral_date is not a real YYYY-MM-DD date"},
-	outcome.BadConsent:      {meaning: "consent is not yes or no"},
-	outcome.BadSHA256:       {meaning: "sha256 is not 64 hex digits"},
-	outcome.NoConsent:       {meaning: "consent is no: not imported"},
-	outcome.PathOutsideRoot: {meaning: "the path leads outside the root folder"},
-	outcome.MissingFile:     {meaning: "the file is not there"},
-	outcome.EmptyFile:       {meaning: "the file is empty"},
-	outcome.NotPDF:          {meaning: "the file is not a PDF"},
-	outcome.TooLarge:        {meaning: "the file is larger than --max-bytes"},
-	outcome.TooManyPages:    {meaning: "more pages than --max-pages"},
-	outcome.PageTooLarge:    {meaning: "a page or image is larger than --max-page-pixels"},
-	outcome.Encrypted:       {meaning: "the PDF is encrypted"},
-	outcome.MalformedPDF:    {meaning: "the PDF is damaged and cannot be read"},
-	outcome.UnparseablePDF:  {meaning: "the PDF checks crashed, ran out of memory or took too long, twice: a damaged or hostile file"},
-	outcome.Unreadable:      {meaning: "the file is there but cannot be read (permissions, I/O error)"},
-	outcome.HashMismatch:    {meaning: "the bytes differ from the manifest's sha256"},
-	outcome.Conflict:        {meaning: "an earlier row has the same source_id with other bytes"},
+	outcome.MissingField:    {meaning: "a required column is empty", fix: "Fill in the empty column (source_id, participant_id, referral_date, consent and path are required)."},
+	outcome.BadDate:         {meaning: "referral_date is not a real YYYY-MM-DD date", fix: "Write the date as YYYY-MM-DD, a day that exists (2024-02-30 does not)."},
+	outcome.BadConsent:      {meaning: "consent is not yes or no", fix: "Write consent as yes or no (true/false, y/n and 1/0 also do)."},
+	outcome.BadSHA256:       {meaning: "sha256 is not 64 hex digits", fix: "Give the file's SHA-256 as 64 hex digits (sha256sum FILE prints it), or leave the column empty."},
+	outcome.NoConsent:       {meaning: "consent is no: not imported", fix: "Nothing to fix if consent was refused. If it has been given since, write yes."},
+	outcome.PathOutsideRoot: {meaning: "the path leads outside the root folder", fix: "The path is outside --root: rerun with --root DIR, a folder that holds the file, or fix the path."},
+	outcome.MissingFile:     {meaning: "the file is not there", fix: "Add the file at the path, or fix the path."},
+	outcome.EmptyFile:       {meaning: "the file is empty", fix: "Copy the file again from where it came from: this copy has 0 bytes."},
+	outcome.NotPDF:          {meaning: "the file is not a PDF", fix: "Put the PDF at the path (export or scan it again as PDF), or fix the path if it names another file."},
+	outcome.TooLarge:        {meaning: "the file is larger than --max-bytes", fix: "Rerun with a larger --max-bytes if the file is genuine, or split or compress it."},
+	outcome.TooManyPages:    {meaning: "more pages than --max-pages", fix: "Rerun with a larger --max-pages if the file is genuine, or split it."},
+	outcome.PageTooLarge:    {meaning: "a page or image is larger than --max-page-pixels", fix: "Rerun with a larger --max-page-pixels, or rescan the pages at a lower resolution."},
+	outcome.Encrypted:       {meaning: "the PDF is encrypted", fix: "Save a copy without the password or encryption and put it at the path."},
+	outcome.MalformedPDF:    {meaning: "the PDF is damaged and cannot be read", fix: "Re-export or rescan the document, or get a good copy from where it came from."},
+	outcome.UnparseablePDF:  {meaning: "the PDF checks crashed, ran out of memory or took too long, twice: a damaged or hostile file", fix: "Treat the file as suspect and get a clean copy from where it came from; if it is merely huge, rerun with a larger --admit-memory or --admit-timeout."},
+	outcome.Unreadable:      {meaning: "the file is there but cannot be read (permissions, I/O error)", fix: "Make the file readable by the user running refbatch, or copy it again."},
+	outcome.HashMismatch:    {meaning: "the bytes differ from the manifest's sha256", fix: "The file's SHA-256 differs from the manifest's: fix the hash or the file."},
+	outcome.Conflict:        {meaning: "an earlier row has the same source_id with other bytes", fix: "The earlier document is kept. If this one is another document, give it its own source_id in a new row; if it is the same referral rescanned, it needs no row."},
+}
+
+// decision is one way to decide a row in review: the `refbatch review`
+// command (SOURCE_ID stands for the row's) and when to choose it.
+type decision struct {
+	Command string
+	When    string
+}
+
+// reviewDecisions lists the `refbatch review` commands that may decide a
+// row in review for reason: accept when there is text to accept, retry
+// with the settings most likely to read it better, reject.
+func reviewDecisions(reason outcome.Reason) []decision {
+	e := explanations[reason]
+	var out []decision
+	if !e.noText {
+		out = append(out, decision{"refbatch review accept --note TEXT SOURCE_ID", "the text is right as it is: the row becomes done"})
+	}
+	retry := "refbatch review retry SOURCE_ID"
+	if e.retry != "" {
+		retry = "refbatch review retry " + e.retry + " SOURCE_ID"
+	}
+	out = append(out,
+		decision{retry, "read it again on the next run, attempts counted afresh"},
+		decision{"refbatch review reject --note TEXT SOURCE_ID", "refuse it: the row becomes rejected"})
+	return out
 }
 
 // reviewAction says what a person should do with a row in review for

@@ -13,9 +13,9 @@ import (
 )
 
 // TestEveryReasonExplained: report.html explains every reason of the
-// vocabulary, a rejection by what it means and a review reason by what to
-// do, each review reason at its own place in the lane, and the page shows
-// that text.
+// vocabulary, a rejection by what it means and how to fix it, a review
+// reason by what to look at, each review reason at its own place in the
+// lane, and the page shows that text.
 func TestEveryReasonExplained(t *testing.T) {
 	ranks := map[int]outcome.Reason{}
 	for _, r := range outcome.Reasons() {
@@ -23,9 +23,9 @@ func TestEveryReasonExplained(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("%s has no explanation", r)
-		case r.State() == outcome.Rejected && (e.meaning == "" || e.action != "" || e.rank != 0):
-			t.Errorf("rejection %s: %+v, want a meaning only", r, e)
-		case r.State() == outcome.Review && (e.action == "" || e.meaning != "" || e.rank < 1):
+		case r.State() == outcome.Rejected && (e.meaning == "" || e.fix == "" || e.action != "" || e.rank != 0 || e.retry != "" || e.noText):
+			t.Errorf("rejection %s: %+v, want a meaning and a fix only", r, e)
+		case r.State() == outcome.Review && (e.action == "" || e.meaning != "" || e.fix != "" || e.rank < 1):
 			t.Errorf("review reason %s: %+v, want an action and a rank", r, e)
 		case r.State() == outcome.Review && ranks[e.rank] != "":
 			t.Errorf("review reasons %s and %s share rank %d", ranks[e.rank], r, e.rank)
@@ -52,12 +52,14 @@ func TestEveryReasonExplained(t *testing.T) {
 	}
 	page := html.UnescapeString(buf.String())
 	for _, r := range outcome.Reasons() {
-		text := explanations[r].meaning
+		texts := []string{explanations[r].meaning, explanations[r].fix}
 		if r.State() == outcome.Review {
-			text = reviewAction(r, 77)
+			texts = []string{reviewAction(r, 77)}
 		}
-		if !strings.Contains(page, text) {
-			t.Errorf("report.html does not say, for %s: %q", r, text)
+		for _, text := range texts {
+			if !strings.Contains(page, text) {
+				t.Errorf("report.html does not say, for %s: %q", r, text)
+			}
 		}
 	}
 	if want := "(confidence below 77)"; !strings.Contains(page, want) {

@@ -2,13 +2,10 @@ package report
 
 import (
 	"bytes"
-	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,8 +35,8 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 }).Parse(pageSource))
 
 // htmlRowCap is the most rows each listing of report.html shows: the table
-// of every row, each review reason's rows, each rejection reason's manifest
-// lines. A listing that has more says how many more and points to
+// of every row, each review reason's rows, each rejection reason's rows,
+// the done and the duplicate rows. A listing that has more says how many more and points to
 // report.csv, which holds every row. It keeps the page readable, and the
 // page and the memory to make it bounded whatever the batch's size.
 const htmlRowCap = 500
@@ -52,11 +49,17 @@ type htmlView struct {
 	// StateCSS styles each state's class (stateClass).
 	StateCSS []template.CSS
 	Counts   []stateCount
-	// NRejected counts the rejected rows.
-	NRejected int
-	Review    []reviewGroup
-	NReview   int
-	Rejected  []rejectedGroup
+	// NRejected counts the rejected rows, NeedPerson those and the review
+	// rows.
+	NRejected  int
+	NeedPerson int
+	Review     []reviewGroup
+	NReview    int
+	Rejected   []rejectedGroup
+	// Done and Duplicate are the compact lists of the rows that need
+	// nothing, at the end of the page.
+	Done      stateList
+	Duplicate stateList
 	Timings   []timing
 	Phases    []phaseRow
 	// Rows are the first rows in manifest order, NRows all of them and
@@ -71,30 +74,13 @@ type htmlView struct {
 	TimelineChart   template.HTML
 }
 
+// stateCount is a state's card: its rows and pages, and the id of its
+// list on the page ("" for a state without one).
 type stateCount struct {
-	State outcome.State
-	N     int
-	Pages int
-}
-
-// reviewGroup is the review rows of one reason, with what a person should
-// do about them: N rows, of which Rows are shown and More are not.
-type reviewGroup struct {
-	Reason string
-	Action string
-	Rows   []Row
+	State  outcome.State
 	N      int
-	More   int
-}
-
-// rejectedGroup is one rejection reason with the manifest lines that got
-// it: N lines, of which Lines are shown and More are not.
-type rejectedGroup struct {
-	Reason  string
-	Meaning string
-	Lines   []string
-	N       int
-	More    int
+	Pages  int
+	Anchor string
 }
 
 type timing struct {
@@ -107,16 +93,20 @@ type phaseRow struct {
 	Share float64
 }
 
-// WriteHTML writes r as one self-contained HTML page: the headline (rows
-// and pages per state, throughput, wall and CPU time, the SLO share),
-// charts of confidence, OCR time per page, where the engines' time went and
-// the batch over time, the rows a person must review (most actionable
-// first), rejected rows grouped by reason, the runs, settings and versions,
-// and the rows themselves. Each listing of rows shows at most htmlRowCap of
-// them and says how many more report.csv holds. The page has inline CSS
-// (with print rules for A4) and inline SVG, no scripts and no links, so it
-// opens offline and can be mailed. Every value from the report is escaped
-// by html/template.
+// WriteHTML writes r as one self-contained HTML page that leads with the
+// work to do. In order: the headline (rows and pages per state, each state
+// card a link to its list; throughput, wall and CPU time, the SLO share);
+// the rows a person must review, grouped by reason, most urgent first, each
+// group with what to look at and the `refbatch review` commands that decide
+// it; the rejected rows grouped by reason, each with how to fix it before
+// the rerun; then the charts (confidence, OCR time per page, where the
+// engines' time went, the batch over time) and the runs; compact lists of
+// the done and duplicate rows, the table of every row, and the settings and
+// versions last. Each listing of rows shows at most htmlRowCap of them and
+// says how many more report.csv holds. The page has inline CSS (with print
+// rules for A4) and inline SVG, no scripts and no links but to its own
+// sections, so it opens offline and can be mailed. Every value from the
+// report is escaped by html/template.
 func (r *Report) WriteHTML(w io.Writer) error {
 	n := r.normalized()
 	pr := newPageRows(n)
@@ -142,13 +132,16 @@ func renderHTML(w io.Writer, n *Report, pr *pageRows) error {
 		v.Rows = []Row{}
 	}
 	for _, st := range orderedStates(n.Summary.States) {
-		v.Counts = append(v.Counts, stateCount{st, n.Summary.States[st], n.Summary.StatePages[st]})
+		v.Counts = append(v.Counts, stateCount{st, n.Summary.States[st], n.Summary.StatePages[st], stateAnchor(st)})
 	}
 	v.Review = pr.reviewLane()
 	for _, g := range v.Review {
 		v.NReview += g.N
 	}
 	v.Rejected = pr.rejectedGroups()
+	v.NeedPerson = v.NReview + v.NRejected
+	v.Done = pr.stateList(outcome.Done, "Done", "Searchable text published and verified: nothing to do.")
+	v.Duplicate = pr.stateList(outcome.Duplicate, "Duplicates", "The same source ID and bytes as an earlier row, whose document and text they share: nothing to do.")
 	v.Timings = []timing{
 		{"OCR time per page", n.Summary.OCRPageSeconds},
 		{"Queue age at claim", n.Summary.QueueAgeSeconds},
@@ -177,131 +170,6 @@ func renderHTML(w io.Writer, n *Report, pr *pageRows) error {
 	return nil
 }
 
-// pageRows keeps, from rows seen one at a time in manifest order, what
-// report.html shows of them: counts, the confidence histogram, and at most
-// htmlRowCap rows per listing.
-type pageRows struct {
-	bands      Bands
-	many       bool // a report over several manifests: lines name theirs
-	n          int
-	first      []Row
-	confidence confidenceBins
-	review     map[outcome.Reason]*reviewRows
-	rejected   map[outcome.Reason]*rejectedLines
-}
-
-// reviewRows are the review rows of one reason: n in all, and the most
-// confident of them (the lane's order within a reason).
-type reviewRows struct {
-	n    int
-	rows []Row
-}
-
-// rejectedLines are the rows of one rejection reason: n in all, and the
-// manifest lines of the first of them.
-type rejectedLines struct {
-	n     int
-	lines []string
-}
-
-func newPageRows(n *Report) *pageRows {
-	return &pageRows{bands: n.Summary.ConfidenceBands, many: n.Run.Manifest == "",
-		review: map[outcome.Reason]*reviewRows{}, rejected: map[outcome.Reason]*rejectedLines{}}
-}
-
-func (p *pageRows) add(r Row) {
-	p.n++
-	if len(p.first) < htmlRowCap {
-		p.first = append(p.first, r)
-	}
-	p.confidence.add(r)
-	switch r.State {
-	case outcome.Review:
-		g := p.review[r.Reason]
-		if g == nil {
-			g = &reviewRows{}
-			p.review[r.Reason] = g
-		}
-		g.n++
-		g.rows = append(g.rows, r)
-		// Trim only now and then: sorting at every row would cost more
-		// than the memory saved.
-		if len(g.rows) >= 2*htmlRowCap {
-			g.trim()
-		}
-	case outcome.Rejected:
-		g := p.rejected[r.Reason]
-		if g == nil {
-			g = &rejectedLines{}
-			p.rejected[r.Reason] = g
-		}
-		g.n++
-		if len(g.lines) < htmlRowCap {
-			l := strconv.Itoa(r.ManifestLine)
-			if p.many && r.Manifest != "" {
-				l = baseName(r.Manifest) + ":" + l
-			}
-			g.lines = append(g.lines, l)
-		}
-	}
-}
-
-// trim sorts the rows in the lane's order, most confident first (their
-// text is the most trustworthy, so a look settles them fastest), then
-// manifest order, and keeps the first htmlRowCap.
-func (g *reviewRows) trim() {
-	slices.SortStableFunc(g.rows, func(a, b Row) int {
-		return cmp.Or(cmp.Compare(b.MeanConfidence, a.MeanConfidence), compareRows(a, b))
-	})
-	if len(g.rows) > htmlRowCap {
-		clear(g.rows[htmlRowCap:])
-		g.rows = g.rows[:htmlRowCap]
-	}
-}
-
-// reviewLane groups the review rows by reason in the lane's order (see
-// explanations); within a reason the most confident come first, then
-// manifest order.
-func (p *pageRows) reviewLane() []reviewGroup {
-	reasons := slices.SortedFunc(maps.Keys(p.review), compareReview)
-	var out []reviewGroup
-	for _, reason := range reasons {
-		g := p.review[reason]
-		g.trim()
-		label := string(reason)
-		if reason == "" {
-			label = "(no reason)" // a bug upstream; show it anyway
-		}
-		out = append(out, reviewGroup{Reason: label, Action: reviewAction(reason, p.bands.Low), Rows: g.rows, N: g.n, More: g.n - len(g.rows)})
-	}
-	return out
-}
-
-// rejectedGroups groups rejected rows by reason, most frequent first (ties
-// by name), with their manifest lines (prefixed by the manifest's name when
-// the report covers several).
-func (p *pageRows) rejectedGroups() []rejectedGroup {
-	counts := make([]reasonCount, 0, len(p.rejected))
-	for reason, g := range p.rejected {
-		if reason != "" {
-			counts = append(counts, reasonCount{reason, g.n})
-		}
-	}
-	sortReasonCounts(counts)
-	var out []rejectedGroup
-	group := func(reason outcome.Reason, label, meaning string) {
-		g := p.rejected[reason]
-		out = append(out, rejectedGroup{label, meaning, g.lines, g.n, g.n - len(g.lines)})
-	}
-	for _, rc := range counts {
-		group(rc.Reason, string(rc.Reason), explanations[rc.Reason].meaning)
-	}
-	if _, ok := p.rejected[""]; ok { // a rejected row without a reason is a bug upstream; show it anyway
-		group("", "(no reason)", "")
-	}
-	return out
-}
-
 func baseName(path string) string {
 	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
 		return path[i+1:]
@@ -326,6 +194,16 @@ func stateClass(state outcome.State) string {
 		return "st-" + string(state)
 	}
 	return "st-other"
+}
+
+// stateAnchor is the id of the list of st's rows on the page: the state's
+// name for a final state, which has one, "" for any other. The template's
+// section ids are the same names.
+func stateAnchor(st outcome.State) string {
+	if st.Final() {
+		return string(st)
+	}
+	return ""
 }
 
 // stateColours are the border colours of the final states' cards and

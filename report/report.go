@@ -10,7 +10,11 @@
 //   - WriteText: the short plain summary printed at the end of a run.
 //   - WriteHTML: report.html, one self-contained page with no scripts and
 //     no network access (charts are inline SVG drawn here), readable on a
-//     laptop and printable on A4.
+//     laptop and printable on A4. It leads with the work to do: the rows in
+//     review, most urgent first, with the `refbatch review` commands that
+//     decide them, and the rejected rows with how to fix each reason; the
+//     charts follow. Each reason's explanation is declared once, in
+//     explain.go.
 //
 // Render writes report.json, report.csv and report.html in one pass over
 // the rows; the caller makes the three files appear atomically

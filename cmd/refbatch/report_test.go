@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -227,28 +229,49 @@ func chromium(t *testing.T) string {
 // log, and returns both paths.
 func screenshot(t *testing.T, html string) (shot, netlog string) {
 	t.Helper()
-	bin := chromium(t)
-	// Not t.TempDir: Chromium's helpers may still be writing the profile
-	// when it exits, and a failed cleanup would fail the test.
+	dir := chromiumDir(t)
+	shot, netlog = filepath.Join(dir, "shot.png"), filepath.Join(dir, "net.json")
+	runChromium(t, dir, "--log-net-log="+netlog, "--screenshot="+shot, "file://"+html)
+	return shot, netlog
+}
+
+// dumpDOM loads an HTML file, runs its scripts, and returns the DOM
+// Chromium then holds, serialised.
+func dumpDOM(t *testing.T, html string) string {
+	t.Helper()
+	return string(runChromium(t, chromiumDir(t), "--dump-dom", "file://"+html))
+}
+
+// chromiumDir is a folder for one Chromium run: its profile and what it
+// writes. Not t.TempDir: Chromium's helpers may still be writing the
+// profile when it exits, and a failed cleanup would fail the test.
+func chromiumDir(t *testing.T) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "refbatch-chromium-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	shot, netlog = filepath.Join(dir, "shot.png"), filepath.Join(dir, "net.json")
+	return dir
+}
+
+// runChromium runs headless Chromium (chromiumFlags, a profile in dir) with
+// args, and returns its stdout.
+func runChromium(t *testing.T, dir string, args ...string) []byte {
+	t.Helper()
+	bin := chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	args := append(chromiumFlags, "--user-data-dir="+filepath.Join(dir, "profile"), "--log-net-log="+netlog,
-		"--screenshot="+shot, "file://"+html)
-	cmd := exec.CommandContext(ctx, bin, args...)
+	all := append(slices.Clone(chromiumFlags), "--user-data-dir="+filepath.Join(dir, "profile"))
+	cmd := exec.CommandContext(ctx, bin, append(all, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("chromium: %v\n%s", err, stderr.String())
 	}
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // helpers left behind, if any
-	return shot, netlog
+	return stdout.Bytes()
 }
 
 // pageRequests returns the URLs of the network requests a page made, from
@@ -305,9 +328,14 @@ func renderInChromium(t *testing.T, html string) {
 		t.Fatal(err)
 	}
 	lower := strings.ToLower(string(page))
-	for _, banned := range []string{"http://", "https://", "src=", "href=", "url(", "<link", "<script", "@import", "@font-face"} {
+	for _, banned := range []string{"http://", "https://", "src=", "url(", "<link", "<script", "@import", "@font-face"} {
 		if strings.Contains(lower, banned) {
 			t.Errorf("report.html contains %q", banned)
+		}
+	}
+	for _, m := range regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(lower, -1) {
+		if id, ok := strings.CutPrefix(m[1], "#"); !ok || !strings.Contains(lower, `id="`+id+`"`) {
+			t.Errorf("report.html links to %q, not to a section of its own", m[1])
 		}
 	}
 	if n := strings.Count(lower, "<svg "); n != 4 {
