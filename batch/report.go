@@ -183,6 +183,9 @@ func journalRows(path, manifest string, many bool) report.RowSource {
 			if many {
 				row.Manifest = r.Manifest
 			}
+			if r.Decision != nil {
+				row.Decision = reportDecision(*r.Decision)
+			}
 			return fn(row)
 		})
 	}

@@ -64,6 +64,11 @@ type htmlView struct {
 	Rows     []Row
 	NRows    int
 	MoreRows int
+	// Decided are the first rows a person decided about (refbatch
+	// review), NDecided all of them and MoreDecided those not shown.
+	Decided     []Row
+	NDecided    int
+	MoreDecided int
 
 	ConfidenceChart template.HTML
 	OCRTimeChart    template.HTML
@@ -137,7 +142,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 // renderHTML executes the page template for n, whose rows pr has seen.
 func renderHTML(w io.Writer, n *Report, pr *pageRows) error {
 	v := htmlView{R: n, Status: n.Status(), StateCSS: stateCSS(), Rows: pr.first, NRows: pr.n, MoreRows: pr.n - len(pr.first),
-		NRejected: n.Summary.States[outcome.Rejected]}
+		NRejected: n.Summary.States[outcome.Rejected], Decided: pr.decided, NDecided: pr.nDecided, MoreDecided: pr.nDecided - len(pr.decided)}
 	if v.Rows == nil {
 		v.Rows = []Row{}
 	}
@@ -188,6 +193,8 @@ type pageRows struct {
 	confidence confidenceBins
 	review     map[outcome.Reason]*reviewRows
 	rejected   map[outcome.Reason]*rejectedLines
+	decided    []Row
+	nDecided   int
 }
 
 // reviewRows are the review rows of one reason: n in all, and the most
@@ -215,6 +222,12 @@ func (p *pageRows) add(r Row) {
 		p.first = append(p.first, r)
 	}
 	p.confidence.add(r)
+	if r.Decision != nil {
+		p.nDecided++
+		if len(p.decided) < htmlRowCap {
+			p.decided = append(p.decided, r)
+		}
+	}
 	switch r.State {
 	case outcome.Review:
 		g := p.review[r.Reason]

@@ -166,6 +166,21 @@ type Row struct {
 	Attempts       int            `json:"attempts"`
 	Artifact       string         `json:"artifact"`
 	TraceID        string         `json:"trace_id"`
+	// Decision is the latest decision a person made about the row's
+	// document in review (refbatch review); absent when none did.
+	Decision *Decision `json:"decision,omitempty"`
+}
+
+// Decision is a person's decision about a document in review: accept
+// (done), reject (rejected rejected_by_person) or retry (read again), who
+// made it, on which host, when, and their note (their own words, never
+// document text).
+type Decision struct {
+	Action string    `json:"action"`
+	User   string    `json:"user"`
+	Host   string    `json:"host"`
+	At     time.Time `json:"at"`
+	Note   string    `json:"note,omitempty"`
 }
 
 // Summary holds the batch's numbers.
