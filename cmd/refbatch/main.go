@@ -111,6 +111,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			showCommand(),
 			reportCommand(),
 			statusCommand(),
+			reviewCommand(),
 			keygenCommand(),
 			evalCommand(),
 		},
