@@ -149,8 +149,10 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	// decided maps an artifact to the decisions about it, which explain a
 	// document whose state is not its artifact's verdict.
 	decided := map[string][]journal.Action{}
+	latest := map[int64]journal.Action{}
 	for _, d := range decisions {
 		decided[d.Artifact] = append(decided[d.Artifact], d.Action)
+		latest[d.DocID] = d.Action
 	}
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
@@ -158,7 +160,10 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		}
 		if !d.State.Final() {
 			res.Unfinished++
-			if !res.Incomplete {
+			if latest[d.ID] == journal.Retry {
+				// A person sent it back: the next run reads it.
+				res.Incomplete = true
+			} else if !res.Incomplete {
 				add(FindingUnfinished, dbPath, d.SourceID, "the document is "+string(d.State)+" but no run is unfinished")
 			}
 		}
