@@ -238,7 +238,8 @@ func (s Settings) policyRecord() map[string]any {
 // validation names, for the policy hash, the checks validation runs in
 // their order and the revision of the rule they make together, which went
 // up when a check changed: 3 when id_not_found began to look for the
-// referral date too, 4 with incomplete_text.
+// referral date too, 4 with incomplete_text, 5 when a missing date became
+// date_not_found of its own.
 func (s Settings) validation() string {
 	checks := []string{string(outcome.EmptyText), string(outcome.LowConfidence)}
 	revision := 2
@@ -247,8 +248,8 @@ func (s Settings) validation() string {
 		revision = 4
 	}
 	if !s.NoIDCheck {
-		checks = append(checks, string(outcome.IDNotFound))
-		revision = max(revision, 3)
+		checks = append(checks, string(outcome.IDNotFound), string(outcome.DateNotFound))
+		revision = 5
 	}
 	return strings.Join(checks, ",") + "/" + strconv.Itoa(revision)
 }

@@ -98,9 +98,10 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 		if v.band == outcome.BandHigh {
 			v.band = outcome.BandMedium
 		}
-	case participantID != "" && !containsID(pages, participantID),
-		referralDate != "" && !containsDate(pages, referralDate):
+	case participantID != "" && !containsID(pages, participantID):
 		v.state, v.reason = outcome.Review, outcome.IDNotFound
+	case referralDate != "" && !containsDate(pages, referralDate):
+		v.state, v.reason = outcome.Review, outcome.DateNotFound
 	}
 	return v
 }

@@ -58,10 +58,10 @@ func TestValidate(t *testing.T) {
 
 		{"ID and date found", []ocr.PageResult{textPage("Participant ID: P-123456\nReferral date: 2024-03-07", 95, 95, 95)}, "P-123456", date, "done", "", "high"},
 		{"date in another form on a later page", []ocr.PageResult{textPage("Participant ID: P-123456", 95, 95, 95), textPage("Seen on 7th March 2024.", 95)}, "P-123456", date, "done", "", "high"},
-		{"date missing", []ocr.PageResult{textPage("Participant ID: P-123456", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
-		{"wrong day", []ocr.PageResult{textPage("Participant ID: P-123456 Referral date: 2024-03-08", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
+		{"date missing", []ocr.PageResult{textPage("Participant ID: P-123456", 95, 95, 95)}, "P-123456", date, "review", "date_not_found", "high"},
+		{"wrong day", []ocr.PageResult{textPage("Participant ID: P-123456 Referral date: 2024-03-08", 95, 95, 95)}, "P-123456", date, "review", "date_not_found", "high"},
 		{"date found but ID missing", []ocr.PageResult{textPage("Referral date: 2024-03-07", 95, 95, 95)}, "P-123456", date, "review", "id_not_found", "high"},
-		{"date checked without an ID", []ocr.PageResult{textPage("Referral date: 2024-03-17", 95, 95, 95)}, "", date, "review", "id_not_found", "high"},
+		{"date checked without an ID", []ocr.PageResult{textPage("Referral date: 2024-03-17", 95, 95, 95)}, "", date, "review", "date_not_found", "high"},
 		{"no ID and no date: checks off", []ocr.PageResult{textPage("nothing to match here", 95, 95, 95)}, "", "", "done", "", "high"},
 		{"low confidence wins over a missing date", []ocr.PageResult{textPage("garbage", 20, 30, 70, 70, 70)}, "", date, "review", "low_confidence", "low"},
 
@@ -201,17 +201,17 @@ func TestSafeName(t *testing.T) {
 	}
 }
 
-// TestValidationPolicy: the validation rule's name in the policy hash is
-// the same for every combination of switches as before the vocabulary
-// built it, so PolicyVersion does not change.
+// TestValidationPolicy pins the validation rule's name in the policy hash
+// for every combination of switches, so that PolicyVersion changes only
+// when the rule does (revision 5: date_not_found).
 func TestValidationPolicy(t *testing.T) {
 	for _, tt := range []struct {
 		noIDCheck, noCoverage bool
 		want                  string
 	}{
-		{false, false, "empty_text,low_confidence,incomplete_text,id_not_found/4"},
+		{false, false, "empty_text,low_confidence,incomplete_text,id_not_found,date_not_found/5"},
 		{true, false, "empty_text,low_confidence,incomplete_text/4"},
-		{false, true, "empty_text,low_confidence,id_not_found/3"},
+		{false, true, "empty_text,low_confidence,id_not_found,date_not_found/5"},
 		{true, true, "empty_text,low_confidence/2"},
 	} {
 		var o Settings

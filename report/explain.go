@@ -24,6 +24,8 @@ type explanation struct {
 //     participant, so the file may be filed under the wrong person. That is
 //     the one outcome that can put a referral in someone else's record, and
 //     one look at page 1 settles it.
+//   - date_not_found next: the participant is right but the date is not
+//     found; usually the manifest's date is off, and a look settles it.
 //   - incomplete_text next: what was read is sound, but print is missing
 //     from it, and a medical note in small print is often what matters.
 //   - low_confidence and empty_text next: a person looks at the scan and
@@ -36,12 +38,13 @@ type explanation struct {
 // Reasons this table does not know follow, by name.
 var explanations = map[outcome.Reason]explanation{
 	outcome.IDNotFound:        {rank: 1, action: "The text reads, but the participant ID from the manifest is not in it: the file may belong to someone else. Check page 1 against the manifest before anything else."},
-	outcome.IncompleteText:    {rank: 2, action: "Print on a page was not read, even on a second reading: faint or small print, or print under a stamp. The words that were read are right, but some are missing. Compare the scan with the text (the artifact lists the unread regions per page) and transcribe what is missing, or rescan it darker."},
-	outcome.LowConfidence:     {rank: 3, action: "The engine doubts what it read%s. Look at the scan: accept it, rescan it or transcribe it."},
-	outcome.EmptyText:         {rank: 4, action: "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it."},
-	outcome.RenderError:       {rank: 5, action: "The PDF could not be rendered. Open it in a viewer; re-export or rescan it."},
-	outcome.Timeout:           {rank: 6, action: "A page took longer than the page timeout. Rerun it with a longer --page-timeout or a lower --dpi, or look at the file."},
-	outcome.AttemptsExhausted: {rank: 7, action: "The engine failed on every attempt (crash, out of memory, I/O). Give the trace ID to whoever runs refbatch: every log line of every attempt carries it."},
+	outcome.DateNotFound:      {rank: 2, action: "The participant ID is in the text, but the manifest's referral date is not, in any usual spelling (2024-03-07, 7/3/2024, 7 March 2024, March 7, 2024). The manifest's date is likely off, or the date on the page was misread: compare them; fix the date in the manifest and run again, or accept the document."},
+	outcome.IncompleteText:    {rank: 3, action: "Print on a page was not read, even on a second reading: faint or small print, or print under a stamp. The words that were read are right, but some are missing. Compare the scan with the text (the artifact lists the unread regions per page) and transcribe what is missing, or rescan it darker."},
+	outcome.LowConfidence:     {rank: 4, action: "The engine doubts what it read%s. Look at the scan: accept it, rescan it or transcribe it."},
+	outcome.EmptyText:         {rank: 5, action: "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it."},
+	outcome.RenderError:       {rank: 6, action: "The PDF could not be rendered. Open it in a viewer; re-export or rescan it."},
+	outcome.Timeout:           {rank: 7, action: "A page took longer than the page timeout. Rerun it with a longer --page-timeout or a lower --dpi, or look at the file."},
+	outcome.AttemptsExhausted: {rank: 8, action: "The engine failed on every attempt (crash, out of memory, I/O). Give the trace ID to whoever runs refbatch: every log line of every attempt carries it."},
 
 	outcome.MissingField:     {meaning: "a required column is empty"},
 	outcome.BadDate:          {meaning: "referral_date is not a real YYYY-MM-DD date"},

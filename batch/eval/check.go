@@ -212,7 +212,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	o := r.Outcomes
 	fmt.Fprintf(tw, "outcomes\t%d rows, %d match, %d differ", o.Rows, o.Matched, o.Mismatched)
 	if r.NoIDCheck {
-		fmt.Fprint(tw, " (participant ID check off: review id_not_found scored as done)")
+		fmt.Fprint(tw, " (participant ID check off: review id_not_found or date_not_found scored as done)")
 	}
 	fmt.Fprintln(tw)
 	for _, m := range o.Mismatches() {

@@ -75,14 +75,14 @@ func (e Expected) readable() bool {
 }
 
 // doubted reports whether e expects the document only in review for its
-// text (low_confidence or id_not_found): a document to calibrate the
+// text (low_confidence, id_not_found or date_not_found): a document to calibrate the
 // confidence bands with, not one expected to read well.
 func (e Expected) doubted() bool {
 	if e.readable() {
 		return false
 	}
 	for _, a := range e.Allowed {
-		if a.State == outcome.Review && (a.Reason == outcome.LowConfidence || a.Reason == outcome.IDNotFound) {
+		if a.State == outcome.Review && (a.Reason == outcome.LowConfidence || a.Reason == outcome.IDNotFound || a.Reason == outcome.DateNotFound) {
 			return true
 		}
 	}

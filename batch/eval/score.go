@@ -71,7 +71,7 @@ type Input struct {
 	Coverage map[string][]PageCoverage
 	// NoIDCheck is for corpora whose documents do not carry the
 	// manifest's participant IDs (real-world files): a row in review only
-	// for id_not_found is scored as done. Validation checks the ID last,
+	// for id_not_found or date_not_found is scored as done. Validation checks the ID last,
 	// after the text and its confidence passed, so this is exactly the
 	// outcome the run would have had without the ID check.
 	NoIDCheck bool
@@ -182,7 +182,7 @@ func scoreOutcomes(expected []Expected, rows []report.Row, noIDCheck bool) Outco
 			}
 		}
 		scored := r.Got
-		if noIDCheck && scored == (Outcome{State: outcome.Review, Reason: outcome.IDNotFound}) {
+		if noIDCheck && scored.State == outcome.Review && (scored.Reason == outcome.IDNotFound || scored.Reason == outcome.DateNotFound) {
 			scored, r.ScoredAsDone = Outcome{State: outcome.Done}, true
 		}
 		r.Match = want != nil && i < len(rows) && sameSource(want.SourceID, rows[i].SourceID) && want.Allows(scored)

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"filippo.io/age"
 	"github.com/urfave/cli/v2"
@@ -17,6 +20,8 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
+	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // runOptions are what `refbatch run` is given: its flags, bound by
@@ -163,11 +168,36 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 
 	res, err := batch.Run(ctx, o.batch)
 	prog.Close()
-	if res != nil && !o.json {
-		res.Report.WriteText(stdout)
-		fmt.Fprintf(stdout, "report: %s\n", res.Out+"/report.json")
-		fmt.Fprintf(stdout, "html:   %s\n", res.Out+"/report.html")
+	err = runExit(ctx, res, err)
+	if res == nil {
+		return err
 	}
+	code := exitCode(err, io.Discard)
+	paths := reportPaths{JSON: filepath.Join(res.Out, "report.json"), CSV: filepath.Join(res.Out, "report.csv"), HTML: filepath.Join(res.Out, "report.html")}
+	if o.json {
+		writeSummaryEvent(stdout, res.Report.Summary, code, paths)
+	} else {
+		res.Report.WriteText(stdout)
+		fmt.Fprintf(stdout, "report: %s\n", paths.JSON)
+		fmt.Fprintf(stdout, "html:   %s\n", paths.HTML)
+	}
+	if code == exitNeedsPerson {
+		// Even with --quiet: a person is needed, and cron mails stderr.
+		st := res.Report.Summary.States
+		n := st[outcome.Review] + st[outcome.Rejected]
+		rows := fmt.Sprintf("%d rows need", n)
+		if n == 1 {
+			rows = "1 row needs"
+		}
+		fmt.Fprintf(stderr, "refbatch: %s a person (%d in review, %d rejected): see %s\n", rows, st[outcome.Review], st[outcome.Rejected], paths.HTML)
+	}
+	return err
+}
+
+// runExit turns what Run returned into run's exit: nil when every row is
+// done or a duplicate, exitNeedsPerson when the batch finished with rows in
+// review or rejected, exitIncomplete when it stopped before the end.
+func runExit(ctx context.Context, res *batch.Result, err error) error {
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, batch.ErrIncomplete) {
 			return &exitError{code: exitIncomplete, msg: "interrupted; finished work is kept in the journal",
@@ -175,11 +205,42 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	if res != nil && !res.Complete {
+	if res == nil {
+		return nil
+	}
+	if !res.Complete {
 		return &exitError{code: exitIncomplete, msg: "some documents are not finished",
 			hint: "run the same command again to resume"}
 	}
+	if st := res.Report.Summary.States; st[outcome.Review]+st[outcome.Rejected] > 0 {
+		return &exitError{code: exitNeedsPerson} // runRun prints the line
+	}
 	return nil
+}
+
+// reportPaths are where a run wrote its reports.
+type reportPaths struct {
+	JSON string `json:"json"`
+	CSV  string `json:"csv"`
+	HTML string `json:"html"`
+}
+
+// summaryEvent is the last line `run --json` prints: the batch's counts,
+// the exit code the command ends with and where the reports are.
+type summaryEvent struct {
+	Kind    string                 `json:"event"`
+	Time    time.Time              `json:"time"`
+	Rows    int                    `json:"rows"`
+	States  map[outcome.State]int  `json:"states"`
+	Reasons map[outcome.Reason]int `json:"reasons"`
+	Pages   int                    `json:"pages"`
+	Exit    int                    `json:"exit"`
+	Reports reportPaths            `json:"reports"`
+}
+
+func writeSummaryEvent(w io.Writer, s report.Summary, code int, paths reportPaths) {
+	json.NewEncoder(w).Encode(summaryEvent{Kind: "summary", Time: time.Now().UTC(), Rows: s.Rows,
+		States: s.States, Reasons: s.Reasons, Pages: s.Pages, Exit: code, Reports: paths})
 }
 
 // loadRecipients gathers age recipients from the flags (keys, file) or,

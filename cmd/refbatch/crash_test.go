@@ -91,7 +91,7 @@ func TestKillLoop(t *testing.T) {
 	env := []string{"TMPDIR=" + tmp}
 
 	ref := filepath.Join(dir, "ref")
-	if r := refbatch(t, env, runArgs(ref, "--root", "/", manifest)...); r.code != 0 {
+	if r := refbatch(t, env, runArgs(ref, "--root", "/", manifest)...); r.code != exitNeedsPerson {
 		t.Fatalf("uninterrupted run: exit %d\n%s", r.code, r.stderr)
 	}
 	want := rowStates(t, ref)
@@ -114,7 +114,7 @@ func TestKillLoop(t *testing.T) {
 		}
 	}
 	r := refbatch(t, env, runArgs(out, "--root", "/", manifest)...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("final run: exit %d\n%s", r.code, r.stderr)
 	}
 	got := rowStates(t, out)
@@ -167,7 +167,7 @@ func TestTwoProcesses(t *testing.T) {
 	a, errA := start(t, env, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
 	b, errB := start(t, env, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
 	for i, c := range []*exec.Cmd{a, b} {
-		if err := c.Wait(); err != nil {
+		if err := c.Wait(); exitStatus(err) != exitNeedsPerson {
 			t.Errorf("process %d: %v\n%s", i, err, []*bytes.Buffer{errA, errB}[i])
 		}
 	}
@@ -219,7 +219,7 @@ func TestDiskFull(t *testing.T) {
 
 	os.Remove(filler)
 	r := refbatch(t, nil, runArgs(out, "--root", "/", manifest)...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("rerun with space: exit %d\n%s", r.code, r.stderr)
 	}
 	for doc, n := range successfulAttempts(t, out) {

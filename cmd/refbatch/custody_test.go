@@ -28,7 +28,7 @@ func TestEncryptedCustody(t *testing.T) {
 	manifest := filepath.Join(sampleDir(t), "manifest.csv")
 	args := append([]string{"run", "--recipient", recipient, "--out", out}, fastFlags...)
 	r := refbatch(t, nil, append(args, manifest)...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
 	rep := readReport(t, out)

@@ -172,7 +172,7 @@ func TestSourcesSwappedAfterAdmission(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
+		if exitStatus(err) != exitNeedsPerson {
 			t.Fatalf("run: %v\n%s", err, stderr.String())
 		}
 	case <-time.After(3 * time.Minute):
@@ -255,7 +255,7 @@ func TestUnreadableSource(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Run(); exitStatus(err) != exitNeedsPerson {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
 	states := rowStates(t, out)
@@ -307,7 +307,7 @@ func TestInterruptDuringStalledAdmission(t *testing.T) {
 	}
 	t.Logf("stopped %v after SIGINT", elapsed.Round(time.Millisecond))
 	r := refbatch(t, nil, runArgs(out, "--admit-timeout", "1s", manifest)...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("rerun: exit %d\n%s", r.code, r.stderr)
 	}
 	if st := rowStates(t, out)["H-1"]; st != "rejected/unparseable_pdf" {
@@ -498,7 +498,7 @@ func TestHostileFixtures(t *testing.T) {
 	rows = append(rows, good[1])
 	out := filepath.Join(dir, "out")
 	r := refbatch(t, nil, runArgs(out, "--admit-timeout", "200ms", writeRows(t, dir, rows))...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
 	states := rowStates(t, out)

@@ -29,6 +29,8 @@ const (
 	exitFailure    = 1 // unexpected failure; for verify: a finding
 	exitUsage      = 2 // usage or manifest error
 	exitIncomplete = 3 // interrupted or incomplete: run again to resume
+	// exitNeedsPerson: run finished, but rows are in review or rejected.
+	exitNeedsPerson = 4
 )
 
 // exitError carries an exit code with a message meant for the user, and

@@ -159,8 +159,11 @@ func TestSampleRunAndRerun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	manifest := filepath.Join(sampleDir(t), "manifest.csv")
 	r := refbatch(t, nil, runArgs(out, manifest)...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "rows need a person") {
+		t.Errorf("exit 4 without its line on stderr:\n%s", lastLines(r.stderr, 3))
 	}
 	for _, want := range []string{"done", "review", "rejected", "duplicate", "report.json", "report.html"} {
 		if !strings.Contains(r.stdout, want) {
@@ -171,9 +174,10 @@ func TestSampleRunAndRerun(t *testing.T) {
 	assertModes(t, out)
 	assertNoPHI(t, out, manifest, r)
 
-	// The same finished command again does no OCR, exits 0, and is quick.
+	// The same finished command again does no OCR, exits as before, and is
+	// quick.
 	again := refbatch(t, nil, runArgs(out, manifest)...)
-	if again.code != 0 {
+	if again.code != exitNeedsPerson {
 		t.Fatalf("rerun exit %d\n%s", again.code, again.stderr)
 	}
 	if strings.Contains(again.stderr, "document started") || strings.Contains(again.stderr, "row admitted") {
@@ -270,7 +274,7 @@ func TestInterruptThenResume(t *testing.T) {
 		t.Errorf("no resume hint:\n%s", stderr.String())
 	}
 	r := refbatch(t, nil, runArgs(out, manifest)...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("resume exit %d\n%s", r.code, r.stderr)
 	}
 	expectRows(t, readReport(t, out), readCSV(t, filepath.Join(sampleDir(t), "expected.csv")))
@@ -385,7 +389,7 @@ func TestRealCorpus(t *testing.T) {
 	defer cancel()
 	_ = ctx
 	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--root", dir, "--dpi", "100", "--page-timeout", "60s", manifest)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	rep := readReport(t, out)
@@ -439,7 +443,7 @@ func TestSIGKILLThenResume(t *testing.T) {
 	before := strings.Count(stderr.String(), "document finished")
 
 	r := refbatch(t, nil, runArgs(out, manifest)...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("resume exit %d\n%s", r.code, r.stderr)
 	}
 	expectRows(t, readReport(t, out), readCSV(t, filepath.Join(sampleDir(t), "expected.csv")))
@@ -513,4 +517,18 @@ func artifactLines(t *testing.T, b []byte) []string {
 		}
 	}
 	return out
+}
+
+// exitStatus is the exit code of a finished command's Wait or Run error:
+// 0 for nil, -1 when the command did not exit (it could not start, or a
+// signal ended it).
+func exitStatus(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // smallManifest writes a manifest of a few rows of the sample (two
@@ -46,7 +47,7 @@ func smallRunArgs(out, manifest, root string, extra ...string) []string {
 
 // barMarks are what only the progress bar prints (the summary says
 // pages/min too).
-var barMarks = []string{"documents ·", "in review", "ETA "}
+var barMarks = []string{"documents ·", "pages/min ·", "ETA "}
 
 func hasBar(s string) bool {
 	for _, m := range barMarks {
@@ -80,7 +81,7 @@ func TestProgressBarOnTerminal(t *testing.T) {
 	cmd.Env = append(os.Environ(), "TERM=xterm", "COLUMNS=160")
 	var tty bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &tty, &tty
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Run(); exitStatus(err) != exitNeedsPerson {
 		t.Fatalf("%v\n%s", err, tty.String())
 	}
 	term := tty.String()
@@ -105,16 +106,19 @@ func TestProgressBarOnTerminal(t *testing.T) {
 }
 
 // TestJSONEvents: --json prints one JSON event per line on stdout and
-// nothing else there; every row ends with one finished event.
+// nothing else there; every row ends with one finished event, and the
+// last line is the summary: counts, exit code, report paths. The small
+// manifest's three bad rows need a person: exit 4, said on stderr too.
 func TestJSONEvents(t *testing.T) {
 	manifest, root := smallManifest(t)
 	r := refbatch(t, nil, smallRunArgs(filepath.Join(t.TempDir(), "out"), manifest, root, "--json")...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	kinds := map[string]int{}
 	sc := bufio.NewScanner(strings.NewReader(r.stdout))
 	n := 0
+	var last summaryEvent
 	for sc.Scan() {
 		n++
 		var e map[string]any
@@ -128,6 +132,10 @@ func TestJSONEvents(t *testing.T) {
 			if e["state"] == "" || e["state"] == nil {
 				t.Errorf("finished event without a state: %s", sc.Text())
 			}
+		case "summary":
+			if err := json.Unmarshal(sc.Bytes(), &last); err != nil {
+				t.Fatal(err)
+			}
 		default:
 			t.Errorf("line %d: unknown event %q", n, kind)
 		}
@@ -138,6 +146,17 @@ func TestJSONEvents(t *testing.T) {
 	}
 	if kinds["finished"] != 5 || kinds["page_done"] == 0 || kinds["started"] == 0 || kinds["admitted"] == 0 {
 		t.Errorf("events %v, want one finished per row (5) and some of every kind", kinds)
+	}
+	if kinds["summary"] != 1 || last.Kind != "summary" {
+		t.Fatalf("stdout does not end with one summary event:\n%s", lastLines(r.stdout, 2))
+	}
+	st := last.States
+	if last.Exit != exitNeedsPerson || last.Rows != 5 || st[outcome.Done] != 2 || st[outcome.Rejected] != 2 || st[outcome.Duplicate] != 1 ||
+		last.Reports.HTML == "" || last.Pages == 0 {
+		t.Errorf("summary %+v, want 5 rows (2 done, 2 rejected, 1 duplicate), exit 4 and the reports", last)
+	}
+	if !strings.Contains(r.stderr, "refbatch: 2 rows need a person (0 in review, 2 rejected): see "+last.Reports.HTML) {
+		t.Errorf("stderr does not say that 2 rows need a person:\n%s", r.stderr)
 	}
 	if hasBar(r.stderr) {
 		t.Errorf("a bar without a terminal:\n%s", r.stderr)

@@ -30,7 +30,7 @@ func TestReportCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	manifest := filepath.Join(sampleDir(t), "manifest.csv")
 	r := refbatch(t, nil, runArgs(out, manifest)...)
-	if r.code != 0 {
+	if r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
 	if hasBar(r.stdout) || hasBar(r.stderr) {

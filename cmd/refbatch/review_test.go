@@ -12,9 +12,8 @@ import (
 )
 
 // runNeedsPerson is run's exit code when it finished with rows in review
-// or rejected: 4 once issue #15's part 3 is on main (the lead's); this
-// branch was made before it, when such a run exited 0.
-const runNeedsPerson = 0
+// or rejected.
+const runNeedsPerson = exitNeedsPerson
 
 // TestReviewDecisions reads three documents at a resolution too low to
 // read them (all review low_confidence), then decides: the first is sent

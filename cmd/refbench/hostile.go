@@ -48,7 +48,7 @@ type hostileResult struct {
 // ok reports whether the run met issue 12's line.
 func (h *hostileResult) ok() bool {
 	state, _, _ := strings.Cut(h.Outcome, "/")
-	return h.ExitCode == 0 && h.WallS < 60 && h.GoodDone == 2 && (outcome.State(state) == outcome.Rejected || outcome.State(state) == outcome.Review) && h.PeakTreeRSS < 1<<30
+	return finished(h.ExitCode) && h.WallS < 60 && h.GoodDone == 2 && (outcome.State(state) == outcome.Rejected || outcome.State(state) == outcome.Review) && h.PeakTreeRSS < 1<<30
 }
 
 func (b *bench) runHostile(ctx context.Context) error {
@@ -124,7 +124,7 @@ func (b *bench) hostileRun(ctx context.Context, file string) (*hostileResult, er
 		return nil, err
 	}
 	h := &hostileResult{File: name, Bytes: int64(len(data)), WallS: u.Wall.Seconds(), PeakTreeRSS: u.PeakTreeRSS, ExitCode: u.ExitCode}
-	if u.ExitCode != 0 {
+	if !finished(u.ExitCode) {
 		h.Stderr = lastLines(u.Stderr, 5)
 	}
 	rep, err := report.ReadJSON(filepath.Join(out, report.JSONFile))

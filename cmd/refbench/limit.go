@@ -230,7 +230,7 @@ func measureOCRmyPDF(ctx context.Context, c *corpus, jobs int, tmp string) (*ocr
 		res.WallS += u.Wall.Seconds()
 		res.CPUS += u.CPU().Seconds()
 		wall, busy, own = wall+u.Wall, busy+u.BusyCPU, own+u.CPU()
-		if u.ExitCode != 0 {
+		if !finished(u.ExitCode) {
 			res.Failures++
 			if res.FirstFailure == "" {
 				res.FirstFailure = fmt.Sprintf("%s: exit %d: %s", filepath.Base(r.path), u.ExitCode, lastLine(u.Stderr))

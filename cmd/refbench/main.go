@@ -280,7 +280,7 @@ func (b *bench) refbatchRun(ctx context.Context, name, manifest, root, out strin
 	if err := r.readReport(filepath.Join(out, "report.json")); err != nil {
 		r.Note = err.Error()
 	}
-	if u.ExitCode != 0 {
+	if !finished(u.ExitCode) {
 		r.Stderr = lastLines(u.Stderr, 5)
 		fmt.Fprintf(b.log, "refbench: %s: refbatch exited %d: %s\n", name, u.ExitCode, lastLine(u.Stderr))
 	}

@@ -281,3 +281,8 @@ func (t *tailBuffer) String() string {
 	}
 	return string(b)
 }
+
+// finished reports whether refbatch run's exit code says the batch
+// finished: 0 (every row done or a duplicate) or 4 (rows in review or
+// rejected, which the benchmark corpora hold on purpose).
+func finished(code int) bool { return code == 0 || code == 4 }

@@ -316,7 +316,7 @@ const mib = 1 << 20
 // computeRatios fills the ratios and the acceptance checks from what was
 // measured; a check whose figures are missing is left out.
 func (r *results) computeRatios() {
-	ok := func(x *runResult) bool { return x != nil && x.ExitCode == 0 && x.PagesPerMinute > 0 }
+	ok := func(x *runResult) bool { return x != nil && finished(x.ExitCode) && x.PagesPerMinute > 0 }
 	r.Ratios = ratios{}
 	r.Acceptance = nil
 	add := func(name string, v float64, target string, pass bool) {
@@ -370,7 +370,7 @@ func (r *results) computeRatios() {
 	if r.Long != nil && r.Long.Ratio > 0 {
 		add(fmt.Sprintf("%d-page document, %d workers / 1 worker (wall)", r.Long.Pages, r.Long.Workers), r.Long.Ratio, "< 0.6", r.Long.Ratio < 0.6)
 	}
-	if r.Rows != nil && r.Rows.SmallResume != nil && r.Rows.SmallResume.ExitCode == 0 {
+	if r.Rows != nil && r.Rows.SmallResume != nil && finished(r.Rows.SmallResume.ExitCode) {
 		v := r.Rows.SmallResume.WallS
 		add(fmt.Sprintf("resuming a finished %d-row batch (wall s)", r.Rows.SmallResume.Rows), v, "< 3", v < 3)
 	}

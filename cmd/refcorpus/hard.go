@@ -108,7 +108,7 @@ var hardDocs = []hardDoc{
 	{DPI: 150, Pages: []hardPage{
 		{Kind: hardBlur, Skew: 0.5, Paper: 235, Ink: 40, BlurRadius: 2, BlurPasses: 3, Quality: 45},
 		{Kind: hardBlur, Skew: 0.9, Paper: 235, Ink: 40, BlurRadius: 2, BlurPasses: 3, Quality: 45},
-	}, State: "review|review", Reason: "low_confidence|id_not_found", Notes: "Phone photo, out of focus"},
+	}, State: "review|review|review", Reason: "low_confidence|id_not_found|date_not_found", Notes: "Phone photo, out of focus"},
 	{DPI: 150, Pages: []hardPage{
 		{Kind: hardPhotocopy, Skew: -0.6, Paper: 255, Ink: 0, BlurRadius: 1, BlurPasses: 2, Threshold: 100},
 	}, State: outcome.Review, Reason: outcome.LowConfidence, Notes: "Copy of a copy, very light"},

@@ -117,7 +117,8 @@ const (
 	EmptyText      Reason = "empty_text"      // too few credible words: no usable text
 	LowConfidence  Reason = "low_confidence"  // the document's confidence is in the low band
 	IncompleteText Reason = "incomplete_text" // print on a page was left unread
-	IDNotFound     Reason = "id_not_found"    // the text lacks the participant ID or the referral date
+	IDNotFound     Reason = "id_not_found"    // the text lacks the participant ID
+	DateNotFound   Reason = "date_not_found"  // the text holds the participant ID but not the referral date
 )
 
 // Review reasons of documents the engines could not read.
@@ -139,7 +140,7 @@ var reasons = []struct {
 	{NotPDF, Rejected}, {TooLarge, Rejected}, {HashMismatch, Rejected}, {Encrypted, Rejected},
 	{MalformedPDF, Rejected}, {TooManyPages, Rejected}, {PageTooLarge, Rejected}, {UnparseablePDF, Rejected},
 	{Conflict, Rejected}, {RejectedByPerson, Rejected},
-	{EmptyText, Review}, {LowConfidence, Review}, {IncompleteText, Review}, {IDNotFound, Review},
+	{EmptyText, Review}, {LowConfidence, Review}, {IncompleteText, Review}, {IDNotFound, Review}, {DateNotFound, Review},
 	{Timeout, Review}, {RenderError, Review}, {AttemptsExhausted, Review},
 }
 
