@@ -168,14 +168,14 @@ func sweepOrphans(j *journal.Journal, st *store.Store, owner journal.Owner) (int
 	if err != nil {
 		return 0, err
 	}
-	// The artifact of a reading superseded by another (the document was
-	// read again) was committed: it stays, recorded by its event.
-	err = j.SupersededArtifacts(func(s journal.Superseded) error {
-		referenced = append(referenced, maphash.String(seed, storeName(s.Artifact)))
-		return nil
-	})
+	// Artifacts an event names (one superseded when its document was
+	// read again) stay: verify checks them against their event.
+	kept, err := j.EventArtifacts()
 	if err != nil {
 		return 0, err
+	}
+	for _, a := range kept {
+		referenced = append(referenced, maphash.String(seed, storeName(a.Artifact)))
 	}
 	slices.Sort(referenced)
 	// Candidates: names refbatch could have given an attempt's artifact

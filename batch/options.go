@@ -35,6 +35,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // Options configure a Run: the recorded Settings, and what is not
@@ -214,20 +215,23 @@ type engine interface {
 	Close() error
 }
 
-// engineFactory starts an engine. Run calls it once per worker, and again
-// to replace an engine that died.
-type engineFactory func(ctx context.Context) (engine, error)
+// engineFactory starts an engine under a page policy: the run's, or the
+// one a retry decision set for a document. Run calls it once per worker,
+// again to replace an engine that died, and again when a document needs
+// another policy than the engine's.
+type engineFactory func(ctx context.Context, p page.Policy) (engine, error)
 
 // newEngineFactory returns the factory of o's OCR workers: children started
-// as o.Worker says, under o's page policy and worker memory limit. It is
-// the one place a worker's configuration is made from the options.
+// as o.Worker says, under the page policy given and o's worker memory
+// limit. It is the one place a worker's configuration is made from the
+// options.
 func newEngineFactory(o Options) engineFactory {
-	cfg := ocr.WorkerConfig{
-		Path: o.Worker.Path, Args: o.Worker.Args, Env: o.Worker.Env,
-		Policy:      o.Policy,
-		MemoryLimit: o.WorkerMemory,
-	}
-	return func(ctx context.Context) (engine, error) {
+	return func(ctx context.Context, p page.Policy) (engine, error) {
+		cfg := ocr.WorkerConfig{
+			Path: o.Worker.Path, Args: o.Worker.Args, Env: o.Worker.Env,
+			Policy:      p,
+			MemoryLimit: o.WorkerMemory,
+		}
 		w, err := ocr.StartWorker(ctx, cfg)
 		if err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // The engines work on pages, not documents: a document's pages are handed
@@ -21,6 +22,9 @@ type docWork struct {
 	id    int64
 	data  []byte
 	pages int
+	// policy is the page policy the document is read under: the run's, or
+	// the one a retry decision set for it.
+	policy page.Policy
 	// pageDPI is the resolution admission gave each page. The engine
 	// renders a page at it rather than size the page again: MuPDF's bound
 	// of a page is in whole points, admission's box exact, and a page
@@ -143,7 +147,8 @@ func (q *pageQueue) take(ctx context.Context, current *docWork) (*docWork, int, 
 // recognises pages from the queue until it closes.
 func (r *runner) engineLoop(ctx context.Context) {
 	var eng engine
-	var open *docWork // the document the engine has open
+	var engPolicy page.Policy // the policy eng was started under
+	var open *docWork         // the document the engine has open
 	defer func() {
 		if eng != nil {
 			eng.Close()
@@ -154,21 +159,28 @@ func (r *runner) engineLoop(ctx context.Context) {
 		if !ok {
 			return
 		}
-		if eng != nil && !eng.Alive() {
+		// A worker child renders under one policy: a document read under
+		// another (a retry decision's) gets an engine of its own.
+		if eng != nil && (!eng.Alive() || engPolicy != d.policy) {
 			eng.Close()
 			eng, open = nil, nil
 		}
 		if eng == nil {
 			var err error
-			if eng, err = r.engines(ctx); err != nil {
+			if eng, err = r.engines(ctx, d.policy); err != nil {
 				eng = nil
-				if ctx.Err() == nil {
+				if d.policy != r.o.Policy {
+					// The policy is one document's: it fails that
+					// document's attempt, not the run.
+					err = &ocr.EngineError{Cause: ocr.CauseTransient, Page: -1, Err: fmt.Errorf("starting an OCR engine under the document's retry policy: %w", err)}
+				} else if ctx.Err() == nil {
 					r.setFatal(fmt.Errorf("starting an OCR engine: %w", err))
 				}
 				r.pages.fail(d)
 				d.results <- pageResult{index: i, err: err}
 				continue
 			}
+			engPolicy = d.policy
 			r.versions.note(eng.Versions())
 		}
 		res := pageResult{index: i, versions: eng.Versions()}

@@ -189,6 +189,9 @@ func journalRows(path, manifest string, many bool) report.RowSource {
 				row.Manifest = r.Manifest
 			}
 			row.History = history[rowKey{r.Manifest, r.Line}]
+			if r.Decision != nil {
+				row.Decision = reportDecision(*r.Decision)
+			}
 			return fn(row)
 		})
 	}

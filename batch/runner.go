@@ -43,7 +43,10 @@ type job struct {
 	// pageDPI is the resolution admission gave each page (from its exact
 	// size, under the page policy): the engines render each page at it.
 	pageDPI []int
-	wg      *sync.WaitGroup
+	// o are the run's options with the page policy the document is read
+	// under: the run's, or the one a retry decision set (docOptions).
+	o  Options
+	wg *sync.WaitGroup
 }
 
 func (r *runner) run(parent context.Context) error {
@@ -187,9 +190,13 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 			}
 			continue
 		}
+		o := r.o
 		if seen && st.DocID != 0 {
 			d, err := r.j.Document(st.DocID)
 			if err != nil {
+				return err
+			}
+			if o, err = r.o.docOptions(d); err != nil {
 				return err
 			}
 			now := time.Now()
@@ -204,7 +211,7 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 				continue
 			}
 		}
-		st, pageDPI, err := r.admit(ctx, row)
+		st, pageDPI, err := r.admit(ctx, row, o)
 		if ctx.Err() != nil {
 			return nil // run() reports the interruption
 		}
@@ -217,7 +224,7 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 		}
 		wg.Add(1)
 		select {
-		case jobs <- job{row: row, docID: st.DocID, pageDPI: pageDPI, wg: wg}:
+		case jobs <- job{row: row, docID: st.DocID, pageDPI: pageDPI, o: o, wg: wg}:
 		case <-ctx.Done():
 			wg.Done()
 		}
@@ -228,8 +235,8 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 // admit runs the admission checks on one row and records the verdict
 // before the next row is read, so that a resumed run never meets the same
 // hostile file twice. For an admitted file it also returns the DPI each
-// page renders at.
-func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus, []int, error) {
+// page renders at under o's page policy (the document's: see docOptions).
+func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journal.RowStatus, []int, error) {
 	now := time.Now()
 	defer func() {
 		r.o.Progress.Event(Event{Kind: EventAdmitted, Time: now, Line: row.Line, SourceID: row.SourceID})
@@ -252,7 +259,7 @@ func (r *runner) admit(ctx context.Context, row manifest.Row) (journal.RowStatus
 	if row.Err != nil {
 		return reject("", row.Err.Reason, "")
 	}
-	doc, err := admit.Check(ctx, r.o.Root, row.Path, row.SHA256, r.o.limits(), r.inspector)
+	doc, err := admit.Check(ctx, r.o.Root, row.Path, row.SHA256, o.limits(), r.inspector)
 	var rej *admit.Rejection
 	if errors.As(err, &rej) {
 		sha := ""

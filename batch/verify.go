@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,6 +34,11 @@ const (
 	FindingSourceChanged        = "source_changed"      // other bytes, or no longer a regular file inside the root
 	FindingSourceUnreadable     = "source_unreadable"   // there, but cannot be read
 	FindingUnfinished           = "unfinished_document" // non-final while no run is in progress or interrupted
+	// FindingUndecidedState: the artifact's verdict is not the journal's
+	// state, and no decision of a person about that artifact explains it
+	// (an accept makes a review artifact's document done, a reject makes
+	// it rejected).
+	FindingUndecidedState = "undecided_state"
 )
 
 // Finding is one thing Verify found wrong, about one file.
@@ -64,9 +70,12 @@ type VerifyResult struct {
 	Sources    int       `json:"sources_checked"`
 	Unfinished int       `json:"unfinished_documents"`
 	// Superseded counts the artifacts of readings a later reading of the
-	// same document replaced: each is checked against the hash its event
-	// recorded.
+	// same document replaced (a retry, a changed row): each is checked
+	// against the hash its event recorded.
 	Superseded int `json:"artifacts_superseded"`
+	// Decisions counts the decisions of a person the journal records, each
+	// checked against the artifact it names.
+	Decisions int `json:"decisions"`
 	// Incomplete is true when the batch has not finished (its last run was
 	// interrupted or is still running): its non-final documents are then
 	// expected, not findings.
@@ -135,20 +144,39 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	}
 	res.Documents = len(docs)
 	referenced := map[string]bool{}
+	decisions, err := j.Decisions()
+	if err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
+	}
+	res.Decisions = len(decisions)
+	// decided maps an artifact to the decisions about it, which explain a
+	// document whose state is not its artifact's verdict.
+	decided := map[string][]journal.Action{}
+	latest := map[int64]journal.Action{}
+	for _, d := range decisions {
+		decided[d.Artifact] = append(decided[d.Artifact], d.Action)
+		latest[d.DocID] = d.Action
+	}
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if !d.State.Final() {
 			res.Unfinished++
-			if !res.Incomplete {
+			if latest[d.ID] == journal.Retry {
+				// A person sent it back: the next run reads it.
+				res.Incomplete = true
+			} else if !res.Incomplete {
 				add(FindingUnfinished, dbPath, d.SourceID, "the document is "+string(d.State)+" but no run is unfinished")
 			}
 		}
 		if d.Artifact != "" {
 			name := storeName(d.Artifact)
 			referenced[name] = true
-			verifyArtifact(st, d, name, o.Identities, res, add)
+			if a := verifyArtifact(st, d, name, o.Identities, res, add); a != nil {
+				verifyState(filepath.Join(artDir, name), d, a, decided[d.Artifact], add)
+			}
 		} else if d.State == outcome.Done {
 			add(FindingMissingArtifactEntry, dbPath, d.SourceID, "a done document has no artifact recorded")
 		}
@@ -160,26 +188,20 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			o.Progress(i+1, len(docs))
 		}
 	}
-	// Artifacts of readings superseded by another keep the hash their
-	// event recorded.
-	err = j.SupersededArtifacts(func(s journal.Superseded) error {
-		name := storeName(s.Artifact)
-		referenced[name] = true
-		res.Superseded++
-		path := filepath.Join(st.Dir(), name)
-		switch sum, err := st.Hash(name); {
-		case err != nil:
-			add(FindingMissingArtifact, path, s.SourceID, "superseded by a later reading; "+err.Error())
-		case sum != s.ArtifactSHA256:
-			add(FindingArtifactHash, path, s.SourceID, "superseded by a later reading; sha256 "+sum+", journal event "+s.ArtifactSHA256)
-		default:
-			res.Artifacts++
-		}
-		return nil
-	})
+	// Artifacts the events name: those a retry superseded stay on disk,
+	// and must still be the bytes the event recorded.
+	others, err := j.EventArtifacts()
 	if err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return res, nil
+	}
+	for _, a := range others {
+		name := storeName(a.Artifact)
+		if referenced[name] {
+			continue
+		}
+		referenced[name] = true
+		verifyKept(st, name, a, res, add)
 	}
 	names, err := st.List()
 	if err != nil {
@@ -217,32 +239,69 @@ func verifySource(root string, d journal.Doc, add func(kind, file, source, detai
 	}
 }
 
-func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) {
+// verifyState checks that the document's state is its artifact's verdict,
+// or that a decision about that artifact (actions) explains the
+// difference.
+func verifyState(file string, d journal.Doc, a *Artifact, actions []journal.Action, add func(kind, file, source, detail string)) {
+	if a.Provenance.State == d.State {
+		return
+	}
+	want := map[outcome.State]journal.Action{outcome.Done: journal.Accept, outcome.Rejected: journal.Reject}[d.State]
+	if a.Provenance.State == outcome.Review && want != "" && slices.Contains(actions, want) {
+		return
+	}
+	add(FindingUndecidedState, file, d.SourceID, fmt.Sprintf("the artifact says %s %s, the journal %s %s, and no decision of a person explains it",
+		a.Provenance.State, a.Provenance.Reason, d.State, d.Reason))
+}
+
+// verifyKept checks an artifact an event names against the hash the
+// event recorded.
+func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *VerifyResult, add func(kind, file, source, detail string)) {
+	path := filepath.Join(st.Dir(), name)
+	sum, err := st.Hash(name)
+	if err != nil {
+		detail := fmt.Sprintf("named by the journal's %s event %d", a.Kind, a.EventID)
+		if !errors.Is(err, os.ErrNotExist) {
+			detail += ": " + err.Error()
+		}
+		add(FindingMissingArtifact, path, a.SourceID, detail)
+		return
+	}
+	res.Artifacts++
+	res.Superseded++
+	if sum != a.SHA256 {
+		add(FindingArtifactHash, path, a.SourceID, fmt.Sprintf("sha256 %s, the journal's %s event %d %s", sum, a.Kind, a.EventID, a.SHA256))
+	}
+}
+
+// verifyArtifact checks a document's artifact and returns it when it
+// could read it (in plaintext, or with the identities).
+func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) *Artifact {
 	path := filepath.Join(st.Dir(), name)
 	sum, err := st.Hash(name)
 	if errors.Is(err, os.ErrNotExist) {
 		add(FindingMissingArtifact, path, d.SourceID, "")
-		return
+		return nil
 	}
 	if err != nil {
 		add(FindingMissingArtifact, path, d.SourceID, err.Error())
-		return
+		return nil
 	}
 	res.Artifacts++
 	if sum != d.ArtifactSHA256 {
 		add(FindingArtifactHash, path, d.SourceID, "sha256 "+sum+", journal "+d.ArtifactSHA256)
-		return
+		return nil
 	}
 	if len(ids) == 0 && st.Encrypted() {
-		return
+		return nil
 	}
 	if len(ids) == 0 && strings.HasSuffix(name, ".age") {
-		return
+		return nil
 	}
 	a, err := readArtifact(st, name, ids)
 	if err != nil {
 		add(FindingArtifactUnreadable, path, d.SourceID, err.Error())
-		return
+		return nil
 	}
 	res.Decrypted++
 	if got := ContentHash(a.Pages); got != a.ContentSHA256 {
@@ -252,6 +311,7 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 		add(FindingProvenance, path, d.SourceID, fmt.Sprintf("artifact names %s %s, journal %s %s",
 			a.Provenance.SourceID, a.Provenance.SourceSHA256, d.SourceID, d.SHA256))
 	}
+	return a
 }
 
 func looksLikeSQLite(path string) bool {

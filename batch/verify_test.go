@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/ocr/page"
 	_ "modernc.org/sqlite" // to tamper with the journal as an attacker would
 )
 
@@ -204,5 +207,44 @@ func TestShowRoundTrips(t *testing.T) {
 	}
 	if _, err := Show(out, "nope", []age.Identity{id}); err == nil {
 		t.Error("show of an unknown source_id succeeded")
+	}
+}
+
+// TestVerifyDecisions: a retry decision's superseded artifact is checked
+// against the decision, not reported unknown, and its document waits for
+// the next run; a document whose state its artifact's verdict and no
+// decision explain is a finding.
+func TestVerifyDecisions(t *testing.T) {
+	base, id := finishedBatch(t)
+	out := filepath.Join(t.TempDir(), "out")
+	copyTree(t, filepath.Join(base, "out"), out)
+	db, err := sql.Open("sqlite", filepath.Join(out, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// B went to review (as a low-confidence reading would have); C was
+	// rejected behind the journal's back.
+	for _, q := range []string{`UPDATE documents SET state='review', reason='low_confidence' WHERE source_id='B'`,
+		`UPDATE documents SET state='rejected', reason='not_pdf' WHERE source_id='C'`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	res, err := Decide(DecideOptions{Out: out, Action: journal.Retry, SourceIDs: []string{"B"}, User: "alice", Host: "desk",
+		Retry: page.Policy{DPI: 200}, RetrySet: []string{"dpi"}})
+	if err != nil || len(res) != 1 || res[0].Err != nil {
+		t.Fatalf("retry: %+v, %v", res, err)
+	}
+	vr, err := Verify(context.Background(), VerifyOptions{Out: out, Identities: []age.Identity{id}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vr.Findings) != 1 || vr.Findings[0].Kind != FindingUndecidedState || vr.Findings[0].SourceID != "C" {
+		t.Errorf("findings %+v, want one undecided_state for C", vr.Findings)
+	}
+	if vr.Decisions != 1 || vr.Artifacts != 3 || !vr.Incomplete || vr.Unfinished != 1 {
+		t.Errorf("decisions %d, artifacts %d, incomplete %v, unfinished %d; want 1, 3 (B's superseded one among them), true, 1",
+			vr.Decisions, vr.Artifacts, vr.Incomplete, vr.Unfinished)
 	}
 }

@@ -63,7 +63,7 @@ func (r *runner) process(ctx context.Context, jb job) {
 		defer c()
 	}
 	hbDone := heartbeat(docCtx, r.j, l, func() { cancel(journal.ErrLeaseLost) })
-	out := r.ocrDocument(docCtx, l, doc, jb.pageDPI)
+	out := r.ocrDocument(docCtx, l, doc, jb)
 	cancel(nil)
 	<-hbDone
 	out.elapsed = time.Since(start)
@@ -82,8 +82,9 @@ type ocrResult struct {
 }
 
 // ocrDocument reads the document's bytes again and has the engines
-// recognise its pages, each at the DPI admission gave it (pageDPI).
-func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.Doc, pageDPI []int) ocrResult {
+// recognise its pages under the job's page policy, each at the DPI
+// admission gave it.
+func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.Doc, jb job) ocrResult {
 	var out ocrResult
 	// Wait for room in the byte budget before reading: memory in flight
 	// stays bounded whatever the documents' sizes.
@@ -116,7 +117,7 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 		return out
 	}
 
-	d := &docWork{ctx: ctx, id: doc.ID, data: data, pages: doc.Pages, pageDPI: pageDPI,
+	d := &docWork{ctx: ctx, id: doc.ID, data: data, pages: doc.Pages, policy: jb.o.Policy, pageDPI: jb.pageDPI,
 		results: make(chan pageResult, doc.Pages)}
 	r.pages.add(d)
 	defer r.pages.remove(d)
@@ -273,11 +274,11 @@ func (r *runner) reportIfFinal(jb job) {
 // the journal hears of it.
 func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out ocrResult) (journal.Result, error) {
 	id, date := jb.row.ParticipantID, jb.row.ReferralDate
-	if r.o.NoIDCheck {
+	if jb.o.NoIDCheck {
 		id, date = "", ""
 	}
-	v := validate(out.pages, id, date, r.o)
-	art := newArtifact(doc, jb.row.Line, l.Attempt, out, v, r.o)
+	v := validate(out.pages, id, date, jb.o)
+	art := newArtifact(doc, jb.row.Line, l.Attempt, out, v, jb.o)
 	b, err := art.marshal()
 	if err != nil {
 		return journal.Result{}, err

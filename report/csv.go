@@ -6,12 +6,15 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // csvHeader names report.csv's columns, the JSON rows' field names plus
-// the manifest each row came from.
+// the manifest each row came from, then the decision's fields (columns
+// are only ever added at the end).
 var csvHeader = []string{"manifest", "manifest_line", "source_id", "state", "reason", "sha256", "pages",
-	"mean_confidence", "band", "attempts", "artifact", "trace_id"}
+	"mean_confidence", "band", "attempts", "artifact", "trace_id",
+	"decision", "decided_by", "decided_at", "decision_note"}
 
 // WriteCSV writes one line per row, in manifest order, under a header
 // (RFC 4180, UTF-8, CRLF line ends as spreadsheets expect). A text cell
@@ -58,8 +61,13 @@ func (c *csvWriter) row(row Row) error {
 	if row.Pages > 0 {
 		pages = strconv.Itoa(row.Pages)
 	}
+	var decision, by, at, note string
+	if d := row.Decision; d != nil {
+		decision, by, at, note = d.Action, d.User+"@"+d.Host, d.At.UTC().Format(time.RFC3339), d.Note
+	}
 	err := c.cw.Write([]string{cell(manifest), strconv.Itoa(row.ManifestLine), cell(row.SourceID), cell(string(row.State)), cell(string(row.Reason)),
-		cell(row.SHA256), pages, conf, cell(string(row.Band)), attempts, cell(row.Artifact), cell(row.TraceID)})
+		cell(row.SHA256), pages, conf, cell(string(row.Band)), attempts, cell(row.Artifact), cell(row.TraceID),
+		cell(decision), cell(by), at, cell(note)})
 	if err != nil {
 		return fmt.Errorf("writing report rows: %w", err)
 	}

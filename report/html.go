@@ -67,6 +67,11 @@ type htmlView struct {
 	Rows     []Row
 	NRows    int
 	MoreRows int
+	// Decided are the first rows a person decided about (refbatch
+	// review), NDecided all of them and MoreDecided those not shown.
+	Decided     []Row
+	NDecided    int
+	MoreDecided int
 
 	ConfidenceChart template.HTML
 	OCRTimeChart    template.HTML
@@ -127,7 +132,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 // renderHTML executes the page template for n, whose rows pr has seen.
 func renderHTML(w io.Writer, n *Report, pr *pageRows) error {
 	v := htmlView{R: n, Status: n.Status(), StateCSS: stateCSS(), Rows: pr.first, NRows: pr.n, MoreRows: pr.n - len(pr.first),
-		NRejected: n.Summary.States[outcome.Rejected]}
+		NRejected: n.Summary.States[outcome.Rejected], Decided: pr.decided, NDecided: pr.nDecided, MoreDecided: pr.nDecided - len(pr.decided)}
 	if v.Rows == nil {
 		v.Rows = []Row{}
 	}

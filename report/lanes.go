@@ -23,6 +23,10 @@ type pageRows struct {
 	rejected   map[outcome.Reason]*rowList
 	// listed holds the done and duplicate rows, for their compact lists.
 	listed map[outcome.State]*rowList
+	// decided holds the first rows a person decided about, nDecided
+	// counts them all.
+	decided  []Row
+	nDecided int
 }
 
 // reviewRows are the review rows of one reason: n in all, and the most
@@ -58,6 +62,12 @@ func (p *pageRows) add(r Row) {
 		p.first = append(p.first, r)
 	}
 	p.confidence.add(r)
+	if r.Decision != nil {
+		p.nDecided++
+		if len(p.decided) < htmlRowCap {
+			p.decided = append(p.decided, r)
+		}
+	}
 	switch r.State {
 	case outcome.Review:
 		g := p.review[r.Reason]

@@ -174,6 +174,9 @@ type Row struct {
 	// rerun or a person changed it: a rejection a rerun admitted again
 	// once fixed, a review a changed row sent back to be read.
 	History []HistoryEntry `json:"history,omitempty"`
+	// Decision is the latest decision a person made about the row's
+	// document in review (refbatch review); absent when none did.
+	Decision *Decision `json:"decision,omitempty"`
 }
 
 // HistoryEntry is one earlier verdict of a row: its state and reason, when
@@ -184,6 +187,18 @@ type HistoryEntry struct {
 	Reason outcome.Reason `json:"reason"`
 	At     time.Time      `json:"at"`
 	Event  string         `json:"event"`
+}
+
+// Decision is a person's decision about a document in review: accept
+// (done), reject (rejected rejected_by_person) or retry (read again), who
+// made it, on which host, when, and their note (their own words, never
+// document text).
+type Decision struct {
+	Action string    `json:"action"`
+	User   string    `json:"user"`
+	Host   string    `json:"host"`
+	At     time.Time `json:"at"`
+	Note   string    `json:"note,omitempty"`
 }
 
 // Summary holds the batch's numbers.

@@ -520,6 +520,8 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 		{ManifestLine: 2, SourceID: "=HYPERLINK(\"x\")", State: "rejected", Reason: "not_pdf"},
 		{ManifestLine: 3, SourceID: "@SUM(A1)", State: "done", Pages: 2, MeanConfidence: 91.5, Band: "high", Attempts: 1},
 		{ManifestLine: 4, SourceID: "R-1,\"quoted\"", State: "duplicate"},
+		{ManifestLine: 5, SourceID: "R-5", State: "done", Pages: 1, MeanConfidence: 60, Band: "low", Attempts: 1,
+			Decision: &Decision{Action: "accept", User: "alice", Host: "desk", At: time.Date(2025, 3, 1, 9, 30, 0, 0, time.UTC), Note: "=checked"}},
 	}}
 	var buf bytes.Buffer
 	if err := r.WriteCSV(&buf); err != nil {
@@ -533,9 +535,10 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 		t.Errorf("header %q", recs[0])
 	}
 	want := [][]string{
-		{"'=cmd|' /C calc'!A0", "2", "'=HYPERLINK(\"x\")", "rejected", "not_pdf", "", "", "", "", "", "", ""},
-		{"'=cmd|' /C calc'!A0", "3", "'@SUM(A1)", "done", "", "", "2", "91.5", "high", "1", "", ""},
-		{"'=cmd|' /C calc'!A0", "4", "R-1,\"quoted\"", "duplicate", "", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "2", "'=HYPERLINK(\"x\")", "rejected", "not_pdf", "", "", "", "", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "3", "'@SUM(A1)", "done", "", "", "2", "91.5", "high", "1", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "4", "R-1,\"quoted\"", "duplicate", "", "", "", "", "", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "5", "R-5", "done", "", "", "1", "60", "low", "1", "", "", "accept", "alice@desk", "2025-03-01T09:30:00Z", "'=checked"},
 	}
 	if !reflect.DeepEqual(recs[1:], want) {
 		t.Errorf("rows\n%q\nwant\n%q", recs[1:], want)
@@ -835,4 +838,29 @@ func writeFiles(dir string, r *Report) error {
 		fs = append(fs, f)
 	}
 	return Render(r, fs[0], fs[1], fs[2])
+}
+
+// TestHTMLMarksDecisions: a row a person decided about is marked in the
+// rows table and listed with who decided, when and their note.
+func TestHTMLMarksDecisions(t *testing.T) {
+	at := time.Date(2025, 3, 1, 9, 30, 0, 0, time.UTC)
+	r := &Report{Run: Run{Manifest: "m.csv"}, Rows: []Row{
+		{ManifestLine: 2, SourceID: "R-1", State: "done", Pages: 1, MeanConfidence: 60, Band: "low", Attempts: 1,
+			Decision: &Decision{Action: "accept", User: "alice", Host: "desk", At: at, Note: "checked against the paper file"}},
+		{ManifestLine: 3, SourceID: "R-2", State: "done", Pages: 1, MeanConfidence: 96, Band: "high", Attempts: 1},
+	}}
+	r.Summary = Summarize(r.Rows)
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"Decided by a person (1)", "decided by a person: accept by alice@desk", "checked against the paper file"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "decided by a person:"); n != 1 {
+		t.Errorf("%d rows marked, want 1", n)
+	}
 }

@@ -33,11 +33,18 @@ type Doc struct {
 	AdmittedAt     time.Time
 	StartedAt      time.Time
 	FinishedAt     time.Time
+	// AttemptsBase is Attempts when a person last sent the document back
+	// to the queue (a retry decision): the attempt cap counts from it.
+	AttemptsBase int
+	// RetryPolicy is the page policy (page.Policy's JSON) a retry decision
+	// set for the document's next reading; "" reads it under the run's.
+	RetryPolicy string
 }
 
 const docColumns = `id, source_id, sha256, path, manifest_line, size, pages, state, reason,
 	attempts, abandoned, COALESCE(lease_owner,''), lease_expires, next_attempt_at, trace_id,
-	COALESCE(mean_confidence,0), band, artifact, artifact_sha256, admitted_at, started_at, finished_at`
+	COALESCE(mean_confidence,0), band, artifact, artifact_sha256, admitted_at, started_at, finished_at,
+	attempts_base, retry_policy`
 
 type scanner interface{ Scan(...any) error }
 
@@ -46,7 +53,8 @@ func scanDoc(s scanner) (Doc, error) {
 	var leaseExp, next, admitted, started, finished sql.NullInt64
 	err := s.Scan(&d.ID, &d.SourceID, &d.SHA256, &d.Path, &d.Line, &d.Size, &d.Pages, &d.State, &d.Reason,
 		&d.Attempts, &d.Abandoned, &d.LeaseOwner, &leaseExp, &next, &d.TraceID,
-		&d.MeanConfidence, &d.Band, &d.Artifact, &d.ArtifactSHA256, &admitted, &started, &finished)
+		&d.MeanConfidence, &d.Band, &d.Artifact, &d.ArtifactSHA256, &admitted, &started, &finished,
+		&d.AttemptsBase, &d.RetryPolicy)
 	d.LeaseExpires, d.NextAttemptAt = fromMS(leaseExp), fromMS(next)
 	d.AdmittedAt, d.StartedAt, d.FinishedAt = fromMS(admitted), fromMS(started), fromMS(finished)
 	return d, err

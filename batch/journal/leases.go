@@ -82,6 +82,11 @@ type Policy struct {
 	LeaseTTL    time.Duration // how long a lease lives without renewal
 }
 
+// counted is how many attempts count against the cap: those since a
+// person last sent the document back to the queue (attempts_base; a retry
+// decision also sets abandoned back to 0), less the abandoned ones.
+func counted(attempts, base, abandoned int) int { return attempts - base - abandoned }
+
 // Claim takes a lease on a queued document and counts the attempt before any
 // work is done. It returns ErrNotClaimable when the document is final, leased
 // by a live owner, or in its retry backoff.
@@ -105,8 +110,8 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 		var leaseOwner, leaseToken sql.NullString
 		var leaseExp sql.NullInt64
 		var next int64
-		err := tx.QueryRow(`SELECT state, attempts, abandoned, lease_owner, lease_token, lease_expires, next_attempt_at, attempts_base
-			FROM documents WHERE id=?`, docID).Scan(&state, &attempts, &abandoned, &leaseOwner, &leaseToken, &leaseExp, &next, &base)
+		err := tx.QueryRow(`SELECT state, attempts, abandoned, attempts_base, lease_owner, lease_token, lease_expires, next_attempt_at
+			FROM documents WHERE id=?`, docID).Scan(&state, &attempts, &abandoned, &base, &leaseOwner, &leaseToken, &leaseExp, &next)
 		if err != nil {
 			return err
 		}
@@ -137,7 +142,7 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 			refused = true
 			return nil
 		}
-		if attempts-abandoned-base >= p.MaxAttempts || abandoned >= MaxAbandoned {
+		if counted(attempts, base, abandoned) >= p.MaxAttempts || abandoned >= MaxAbandoned {
 			_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, finished_at=? WHERE id=?`,
 				outcome.Review, outcome.AttemptsExhausted, ms(now), docID)
 			refused = true
@@ -251,7 +256,7 @@ func (j *Journal) Fail(l Lease, cause outcome.Cause, retryAt time.Time, p Policy
 		if err := tx.QueryRow(`SELECT attempts, abandoned, attempts_base FROM documents WHERE id=?`, l.DocID).Scan(&attempts, &abandoned, &base); err != nil {
 			return err
 		}
-		if attempts-abandoned-base >= p.MaxAttempts {
+		if counted(attempts, base, abandoned) >= p.MaxAttempts {
 			exhausted = true
 			_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
 				outcome.Review, outcome.AttemptsExhausted, ms(now), l.DocID)

@@ -22,6 +22,9 @@ type ReportRow struct {
 	Band           outcome.Band
 	Artifact       string
 	TraceID        string
+	// Decision is the latest decision a person made about the row's
+	// document; nil when none did (and for rejected and duplicate rows).
+	Decision *Decision
 }
 
 // ReportRows calls fn for every row of one manifest (every manifest when
@@ -31,9 +34,11 @@ type ReportRow struct {
 func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 	rows, err := j.db.Query(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256,
 			COALESCE(d.state,''), COALESCE(d.reason,''), COALESCE(d.pages,0), COALESCE(d.attempts,0),
-			COALESCE(d.mean_confidence,0), COALESCE(d.band,''), COALESCE(d.artifact,''), COALESCE(d.trace_id,'')
+			COALESCE(d.mean_confidence,0), COALESCE(d.band,''), COALESCE(d.artifact,''), COALESCE(d.trace_id,''),
+			e.at, COALESCE(e.data,'')
 		FROM rows r LEFT JOIN documents d ON d.id = r.document_id
-		WHERE ?='' OR r.manifest=? ORDER BY r.manifest, r.line`, manifest, manifest)
+		LEFT JOIN events e ON e.id = (SELECT MAX(id) FROM events WHERE kind=? AND document_id = r.document_id)
+		WHERE ?='' OR r.manifest=? ORDER BY r.manifest, r.line`, EventDecision, manifest, manifest)
 	if err != nil {
 		return fmt.Errorf("journal: listing rows: %w", err)
 	}
@@ -41,11 +46,20 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 	// One ReportRow is reused; the strings it holds are fresh per row.
 	var r ReportRow
 	var kind rowKind
-	var docState, docReason string
+	var docState, docReason, decision string
+	var decidedAt sql.NullInt64
 	for rows.Next() {
 		if err := rows.Scan(&r.Manifest, &r.Line, &r.SourceID, &kind, &r.Reason, &r.SHA256, &docState, &docReason,
-			&r.Pages, &r.Attempts, &r.MeanConfidence, &r.Band, &r.Artifact, &r.TraceID); err != nil {
+			&r.Pages, &r.Attempts, &r.MeanConfidence, &r.Band, &r.Artifact, &r.TraceID, &decidedAt, &decision); err != nil {
 			return fmt.Errorf("journal: listing rows: %w", err)
+		}
+		r.Decision = nil
+		if decision != "" && kind == kindDoc {
+			d, err := parseDecision(decision, decidedAt)
+			if err != nil {
+				return fmt.Errorf("journal: listing rows: line %d: %w", r.Line, err)
+			}
+			r.Decision = &d
 		}
 		switch kind {
 		case kindRejected:

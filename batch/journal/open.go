@@ -353,6 +353,14 @@ func OpenReadOnly(path string) (*Journal, error) {
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
 		_, err = db.Exec(strings.Replace(eventsTable, "CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS", 1))
+		if err == nil {
+			// Version 2's columns, as their defaults: a temp view
+			// shadows the table of the same name.
+			_, err = db.Exec(`CREATE TEMP VIEW documents AS SELECT *, 0 AS attempts_base, '' AS retry_policy FROM main.documents`)
+		}
+		if err == nil {
+			_, err = db.Exec(`CREATE TEMP VIEW rows AS SELECT *, '' AS admit_key, '' AS fields FROM main.rows`)
+		}
 	case v != fmt.Sprint(schemaVersion):
 		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
 	}

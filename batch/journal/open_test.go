@@ -138,6 +138,12 @@ func TestSchemaVersion1(t *testing.T) {
 	if _, ok, err := r.DocumentBySource("R-1"); err != nil || !ok {
 		t.Errorf("DocumentBySource = %v, %v", ok, err)
 	}
+	if _, ok, err := r.Row("m.csv", 2); err != nil || !ok {
+		t.Errorf("Row = %v, %v", ok, err)
+	}
+	if err := r.Documents(func(Doc) error { return nil }); err != nil {
+		t.Errorf("Documents = %v", err)
+	}
 	r.Close()
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Error("OpenReadOnly changed a version 1 journal")

@@ -263,27 +263,3 @@ func (j *Journal) Requeue(manifest string, line int, fields string, changed []st
 		return j.appendEvent(tx, Event{Kind: EventRowChanged, Manifest: manifest, Line: line, DocID: docID.Int64, SourceID: sourceID, Data: b})
 	})
 }
-
-// Superseded is an artifact a document no longer references because it
-// was read again: the event that requeued it recorded its name and hash.
-type Superseded struct {
-	SourceID       string
-	Artifact       string // as Doc.Artifact: relative to the output folder
-	ArtifactSHA256 string
-	EventID        int64
-}
-
-// SupersededArtifacts calls fn for every artifact an event recorded as
-// superseded (any event whose data has an "artifact"), in event order.
-func (j *Journal) SupersededArtifacts(fn func(Superseded) error) error {
-	return j.Events(func(e Event) error {
-		var d struct {
-			Artifact       string `json:"artifact"`
-			ArtifactSHA256 string `json:"artifact_sha256"`
-		}
-		if json.Unmarshal(e.Data, &d) != nil || d.Artifact == "" {
-			return nil
-		}
-		return fn(Superseded{SourceID: e.SourceID, Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256, EventID: e.ID})
-	})
-}

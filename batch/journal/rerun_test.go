@@ -183,9 +183,11 @@ func TestRequeue(t *testing.T) {
 	if st.State != outcome.Queued || st.Fields != `{"path":"2"}` {
 		t.Errorf("requeued row = %+v", st)
 	}
-	var sup []Superseded
-	j.SupersededArtifacts(func(s Superseded) error { sup = append(sup, s); return nil })
-	if len(sup) != 1 || sup[0].Artifact != "artifacts/R-1_a1.json" || sup[0].ArtifactSHA256 != "s-R-1" || sup[0].SourceID != "R-1" {
+	sup, err := j.EventArtifacts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sup) != 1 || sup[0].Artifact != "artifacts/R-1_a1.json" || sup[0].SHA256 != "s-R-1" || sup[0].SourceID != "R-1" || sup[0].Kind != EventRowChanged {
 		t.Errorf("superseded = %+v", sup)
 	}
 	if l, err := j.Claim(st.DocID, "me", policy); err != nil || l.Attempt != 2 {

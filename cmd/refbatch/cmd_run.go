@@ -75,28 +75,23 @@ run the same command again to resume.`,
 // runFlags are run's flags, bound to o: the page policy's, the run's
 // settings and run's own. eval offers them too.
 func runFlags(o *runOptions) []cli.Flag {
-	return []cli.Flag{
+	flags := []cli.Flag{
 		&cli.StringFlag{Name: "out", Usage: "output folder (journal, artifacts, reports) `DIR`", Value: "", DefaultText: "refbatch-out beside the manifest", Destination: &o.batch.Out},
 		&cli.StringFlag{Name: "root", Usage: "folder the manifest's paths are relative to `DIR`", DefaultText: "the manifest's folder", Destination: &o.batch.Root},
 		&cli.IntFlag{Name: "workers", Usage: "OCR worker processes", Value: runtime.NumCPU(), Destination: &o.batch.Workers},
-		&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: page.DefaultDPI, Destination: &o.batch.DPI},
+	}
+	flags = append(flags, pageFlags(&o.batch.Policy)...)
+	return append(flags, []cli.Flag{
 		&cli.Int64Flag{Name: "max-bytes", Usage: "largest PDF admitted, in bytes", Value: admit.DefaultMaxBytes, Destination: &o.batch.MaxBytes},
 		&cli.IntFlag{Name: "max-pages", Usage: "most pages admitted in one PDF", Value: admit.DefaultMaxPages, Destination: &o.batch.MaxPages},
-		&cli.Int64Flag{Name: "max-page-pixels", Usage: fmt.Sprintf("largest page in pixels; bigger pages render at a lower DPI down to %d (or --dpi if lower), else page_too_large", page.DefaultMinDPI), Value: page.DefaultMaxPagePixels, Destination: &o.batch.MaxPagePixels},
 		&cli.DurationFlag{Name: "page-timeout", Usage: "a page taking longer is a hang: review timeout", Value: batch.DefaultPageTimeout, Destination: &o.batch.PageTimeout},
 		&cli.DurationFlag{Name: "doc-timeout", Usage: "optional limit for a whole document (0: none)", Destination: &o.batch.DocTimeout},
 		&cli.IntFlag{Name: "attempts", Usage: "attempts per document before review attempts_exhausted", Value: batch.DefaultAttempts, Destination: &o.batch.Attempts},
-		&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu", Value: page.DefaultLang, Destination: &o.batch.Lang},
 		&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
 		&cli.Int64Flag{Name: "max-inflight-bytes", Usage: "source bytes the workers may hold at once; more waits", Value: batch.DefaultMaxInflight, Destination: &o.batch.MaxInflightBytes},
 		&cli.Int64Flag{Name: "worker-memory", Usage: "address-space limit of each worker process, in bytes (0: none)", Value: ocr.DefaultMemoryLimit, Destination: &o.batch.WorkerMemory},
 		&cli.Int64Flag{Name: "admit-memory", Usage: "resident memory the PDF checks may use for one file, in bytes; more is unparseable_pdf", Value: admit.DefaultInspectMemory, Destination: &o.batch.AdmitMemory},
 		&cli.DurationFlag{Name: "admit-timeout", Usage: "time the PDF checks may take for a small file (plus 1s per MiB; retried once at 4 times that), else unparseable_pdf", Value: admit.DefaultInspectTimeout, Destination: &o.batch.AdmitTimeout},
-		&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &o.batch.ForceOCR},
-		&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &o.batch.NoOrientation},
-		&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &o.batch.NoDeskew},
-		&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &o.batch.NoDespeckle},
-		&cli.BoolFlag{Name: "no-coverage", Usage: "do not look for print the reading left out (faint or small print, columns), nor read it again", Destination: &o.batch.NoCoverage},
 		&cli.Float64Flag{Name: "coverage-threshold", Usage: "unread share of a page's print (after reading it again) from which a document goes to review incomplete_text (calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultCoverageThreshold, Destination: &o.batch.CoverageThreshold},
 		&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence (per character) from which a document is in the high band", Value: batch.DefaultHighConfidence, Destination: &o.batch.HighConfidence},
 		&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which a document goes to review low_confidence (the bands are calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultLowConfidence, Destination: &o.batch.LowConfidence},
@@ -107,6 +102,22 @@ func runFlags(o *runOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar; only warnings in the log", Destination: &o.quiet},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON event per line on stdout, and nothing else there", Destination: &o.json},
 		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error", Value: "info", Destination: &o.logLevel},
+	}...)
+}
+
+// pageFlags are the page policy's flags, bound to p: run and eval offer
+// them for the batch, `review retry` for one document's next reading.
+// Each flag's name is its setting's (page.Policy's JSON name) with dashes.
+func pageFlags(p *page.Policy) []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: page.DefaultDPI, Destination: &p.DPI},
+		&cli.Int64Flag{Name: "max-page-pixels", Usage: fmt.Sprintf("largest page in pixels; bigger pages render at a lower DPI down to %d (or --dpi if lower), else page_too_large", page.DefaultMinDPI), Value: page.DefaultMaxPagePixels, Destination: &p.MaxPagePixels},
+		&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu", Value: page.DefaultLang, Destination: &p.Lang},
+		&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &p.ForceOCR},
+		&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &p.NoOrientation},
+		&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &p.NoDeskew},
+		&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &p.NoDespeckle},
+		&cli.BoolFlag{Name: "no-coverage", Usage: "do not look for print the reading left out (faint or small print, columns), nor read it again", Destination: &p.NoCoverage},
 	}
 }
 

@@ -40,7 +40,12 @@ Each finding names a file and a stable kind: journal_missing,
 journal_corrupt, missing_artifact_entry, missing_artifact,
 artifact_hash_mismatch, unknown_file, artifact_unreadable,
 content_hash_mismatch, provenance_mismatch, source_missing, source_changed,
-unfinished_document.
+unfinished_document, undecided_state.
+
+An artifact a decision superseded (refbatch review retry) stays on disk and
+is checked against the decision that names it; a document whose state is
+not its artifact's verdict must be explained by a person's decision (an
+accept of a review artifact makes it done).
 
 Exit status: 0 everything verified; 1 a finding (a mismatch, a missing or
 altered file); 2 usage error.`,
@@ -122,8 +127,8 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			}
 			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "documents %d, artifacts checked %d, decrypted %d, sources checked %d: ",
-			res.Documents, res.Artifacts, res.Decrypted, res.Sources)
+		fmt.Fprintf(stdout, "documents %d, artifacts checked %d, decrypted %d, sources checked %d, decisions checked %d: ",
+			res.Documents, res.Artifacts, res.Decrypted, res.Sources, res.Decisions)
 		if res.OK() {
 			fmt.Fprintln(stdout, "verified, no findings")
 		} else {

@@ -113,6 +113,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			showCommand(),
 			reportCommand(),
 			statusCommand(),
+			reviewCommand(),
 			keygenCommand(),
 			evalCommand(),
 		},

@@ -190,3 +190,24 @@ func (p Policy) Recorded() []Setting {
 	}
 	return out
 }
+
+// Overlay returns p with the fields named, by their JSON names (dpi,
+// lang, no_deskew, ...), taken from q: a retry's settings over a run's. A
+// name Policy does not have is an error.
+func (p Policy) Overlay(q Policy, names []string) (Policy, error) {
+	pv, qv := reflect.ValueOf(&p).Elem(), reflect.ValueOf(q)
+	t := pv.Type()
+	for _, name := range names {
+		found := false
+		for i := range t.NumField() {
+			if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag == name {
+				pv.Field(i).Set(qv.Field(i))
+				found = true
+			}
+		}
+		if !found {
+			return p, fmt.Errorf("page policy has no setting %q", name)
+		}
+	}
+	return p, nil
+}

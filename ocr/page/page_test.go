@@ -164,3 +164,18 @@ func TestRecorded(t *testing.T) {
 		}
 	}
 }
+
+func TestOverlay(t *testing.T) {
+	run := Policy{Lang: "deu", DPI: 60, MinDPI: 60, NoDeskew: true}
+	got, err := run.Overlay(Policy{DPI: 400, Lang: "eng", ForceOCR: true}, []string{"dpi", "force_ocr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Policy{Lang: "deu", DPI: 400, MinDPI: 60, NoDeskew: true, ForceOCR: true}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if _, err := run.Overlay(Policy{}, []string{"workers"}); err == nil {
+		t.Error("a name the policy does not have was taken")
+	}
+}

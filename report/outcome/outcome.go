@@ -106,6 +106,11 @@ const (
 // recorded with other bytes; the first document is kept.
 const Conflict Reason = "conflict"
 
+// RejectedByPerson rejects a document a person looked at in review and
+// refused (`refbatch review reject`); the decision, who made it and the
+// review reason it came from are in the journal's events.
+const RejectedByPerson Reason = "rejected_by_person"
+
 // Review reasons set by validation of a recognised document, in the order
 // its checks run.
 const (
@@ -134,7 +139,7 @@ var reasons = []struct {
 	{PathOutsideRoot, Rejected}, {MissingFile, Rejected}, {Unreadable, Rejected}, {EmptyFile, Rejected},
 	{NotPDF, Rejected}, {TooLarge, Rejected}, {HashMismatch, Rejected}, {Encrypted, Rejected},
 	{MalformedPDF, Rejected}, {TooManyPages, Rejected}, {PageTooLarge, Rejected}, {UnparseablePDF, Rejected},
-	{Conflict, Rejected},
+	{Conflict, Rejected}, {RejectedByPerson, Rejected},
 	{EmptyText, Review}, {LowConfidence, Review}, {IncompleteText, Review}, {IDNotFound, Review}, {DateNotFound, Review},
 	{Timeout, Review}, {RenderError, Review}, {AttemptsExhausted, Review},
 }

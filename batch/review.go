@@ -1,0 +1,171 @@
+package batch
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/ocr/page"
+	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// This file is the review lane's side of a batch: the list of documents a
+// person must look at (ListReview) and the decisions about them (Decide),
+// and how a run reads a document again under a retry's page policy
+// (docOptions).
+
+// ReviewItem is one document in review, with what a person needs to find
+// and judge it. It holds no text.
+type ReviewItem struct {
+	SourceID       string         `json:"source_id"`
+	Manifest       string         `json:"manifest"`
+	ManifestLine   int            `json:"manifest_line"`
+	Reason         outcome.Reason `json:"reason"`
+	Pages          int            `json:"pages"`
+	MeanConfidence float64        `json:"mean_confidence"`
+	Band           outcome.Band   `json:"band"`
+	Attempts       int            `json:"attempts"`
+	Artifact       string         `json:"artifact"`
+	TraceID        string         `json:"trace_id"`
+	// Decision is the latest earlier decision about the document (a
+	// retry that read it again into review), nil if none.
+	Decision *report.Decision `json:"decision"`
+}
+
+// reportDecision is a decision as the report and `refbatch review` show
+// it.
+func reportDecision(d journal.Decision) *report.Decision {
+	return &report.Decision{Action: string(d.Action), User: d.User, Host: d.Host, At: d.At.UTC(), Note: d.Note}
+}
+
+// ListReview lists the documents in review in the output folder out, in
+// manifest order. It only reads: it opens the journal read-only and
+// writes nothing, also while a run goes on.
+func ListReview(out string) ([]ReviewItem, error) {
+	j, err := openJournal(out)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	items := []ReviewItem{}
+	err = j.ReportRows("", func(r journal.ReportRow) error {
+		if r.State != outcome.Review {
+			return nil
+		}
+		it := ReviewItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason, Pages: r.Pages,
+			MeanConfidence: round1(r.MeanConfidence), Band: r.Band, Attempts: r.Attempts, Artifact: r.Artifact, TraceID: r.TraceID}
+		if r.Decision != nil {
+			it.Decision = reportDecision(*r.Decision)
+		}
+		items = append(items, it)
+		return nil
+	})
+	return items, err
+}
+
+// DecideOptions are a person's decisions about documents in review.
+type DecideOptions struct {
+	Out       string
+	Action    journal.Action
+	SourceIDs []string
+	// User, Host and Note are recorded with each decision. The note is
+	// the person's own words, stored in the clear: it must hold no
+	// patient data.
+	User, Host, Note string
+	// Retry and RetrySet are a retry's page settings: the fields of Retry
+	// named in RetrySet (page.Policy's JSON names) replace the latest
+	// run's for the document's next reading.
+	Retry    page.Policy
+	RetrySet []string
+}
+
+// Decided is the outcome of one decision: recorded, or refused (Err: a
+// *journal.NotInReviewError, or journal.ErrNoDocument).
+type Decided struct {
+	SourceID string
+	Decision journal.Decision
+	Err      error
+}
+
+// Decide records o's decision about each of o.SourceIDs, one journal
+// transaction each: a document not in review is refused, and the others
+// are decided all the same. It returns an error only when no decision
+// could be tried (no journal, a retry policy no page could be read
+// under); the refusals are in the results.
+//
+// A retry's page policy is the latest run's, with the settings o names
+// replaced; min_dpi, which no flag sets, follows the dpi. The document is
+// read again under it by the next run, whatever that run's own page
+// flags.
+func Decide(o DecideOptions) ([]Decided, error) {
+	path := filepath.Join(o.Out, JournalFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoJournal, path)
+	}
+	j, err := journal.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	retry := ""
+	if o.Action == journal.Retry {
+		p, err := retryPolicy(j, o.Retry, o.RetrySet)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		retry = string(b)
+	}
+	var out []Decided
+	for _, id := range o.SourceIDs {
+		d, err := j.Decide(id, journal.Decision{Action: o.Action, User: o.User, Host: o.Host, Note: o.Note}, retry)
+		out = append(out, Decided{SourceID: id, Decision: d, Err: err})
+	}
+	return out, nil
+}
+
+// retryPolicy is the latest run's page policy with the fields set
+// replaced by over's, its min_dpi following its dpi, validated.
+func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Policy, error) {
+	base := page.Default()
+	runs, err := j.Runs()
+	if err != nil {
+		return base, err
+	}
+	for _, r := range slices.Backward(runs) {
+		if s, ok := decodeSettings(r.Settings); ok {
+			base = s.Policy
+			break
+		}
+	}
+	p, err := base.Overlay(over, set)
+	if err != nil {
+		return p, err
+	}
+	if !slices.Contains(set, "min_dpi") {
+		p.MinDPI = 0
+	}
+	p = p.WithDefaults()
+	return p, p.Validate()
+}
+
+// docOptions are o with the page policy document d is read under: the
+// one a retry decision stored, or o's own.
+func (o Options) docOptions(d journal.Doc) (Options, error) {
+	if d.RetryPolicy == "" {
+		return o, nil
+	}
+	var p page.Policy
+	if err := json.Unmarshal([]byte(d.RetryPolicy), &p); err != nil {
+		return o, fmt.Errorf("journal: document %s: its retry policy: %w", d.SourceID, err)
+	}
+	o.Policy = p.WithDefaults()
+	return o, nil
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/ocr/page"
+)
+
+const reviewExit = `Exit status: 0 listed, or every decision recorded; 1 unexpected failure;
+2 usage error (no journal, not a refbatch journal), or a decision refused:
+the document is not in review (decided already, or never in review) or no
+document has that source_id.`
+
+func reviewCommand() *cli.Command {
+	var out string
+	var asJSON bool
+	return &cli.Command{
+		Name:  "review",
+		Usage: "list the documents a person must look at, and record decisions about them",
+		Description: `Without a decision, lists the documents in review (source_id, manifest line,
+reason, pages, confidence, band, any earlier decision) and writes nothing.
+
+  refbatch review accept [--note TEXT] [--user NAME] SOURCE_ID...
+      the text is good enough: the document is done (the review reason is
+      kept in the decision)
+  refbatch review reject [--note TEXT] [--user NAME] SOURCE_ID...
+      the document is rejected rejected_by_person
+  refbatch review retry [page flags] [--note TEXT] [--user NAME] SOURCE_ID...
+      the next run reads the document again, under the latest run's page
+      policy with the page flags given here (--dpi, --lang, --force-ocr,
+      --no-deskew, ...) replacing its own, its attempts counted afresh
+
+Each decision is one journal transaction, recorded only if the document is
+still in review, with the user (default $USER), the host, the time and the
+note. Notes are stored in the clear in the journal and shown in the
+report: write no patient data in them.
+
+` + reviewExit,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR`", Value: "refbatch-out", Destination: &out},
+			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON on stdout", Destination: &asJSON},
+		},
+		Subcommands: []*cli.Command{
+			decideCommand(journal.Accept, "accept the documents' text: they are done"),
+			decideCommand(journal.Reject, "reject the documents: rejected_by_person"),
+			decideCommand(journal.Retry, "have the next run read the documents again, under the page flags given"),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageErr(fmt.Sprintf("unknown review command %q", c.Args().First()),
+					"refbatch review [--out DIR] [--json], or refbatch review accept|reject|retry [flags] SOURCE_ID...")
+			}
+			items, err := batch.ListReview(out)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				return enc.Encode(items)
+			}
+			return writeReviewList(c.App.Writer, items)
+		},
+	}
+}
+
+// writeReviewList prints the review list as a table.
+func writeReviewList(w io.Writer, items []batch.ReviewItem) error {
+	if len(items) == 0 {
+		_, err := fmt.Fprintln(w, "no document is in review")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "LINE\tSOURCE_ID\tREASON\tPAGES\tCONFIDENCE\tBAND\tEARLIER DECISION")
+	for _, it := range items {
+		earlier := ""
+		if d := it.Decision; d != nil {
+			earlier = fmt.Sprintf("%s by %s@%s at %s", d.Action, d.User, d.Host, d.At.Format("2006-01-02 15:04Z07:00"))
+		}
+		conf := ""
+		if it.Band != "" {
+			conf = fmt.Sprintf("%.1f", it.MeanConfidence)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", it.ManifestLine, it.SourceID, it.Reason, it.Pages, conf, it.Band, earlier)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d in review: decide with refbatch review accept|reject|retry SOURCE_ID...\n", len(items))
+	return err
+}
+
+// decideCommand is `review accept`, `review reject` or `review retry`.
+func decideCommand(action journal.Action, usage string) *cli.Command {
+	o := batch.DecideOptions{Action: action}
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "out", Usage: "the output folder `DIR`", Value: "refbatch-out", Destination: &o.Out},
+		&cli.StringFlag{Name: "note", Usage: "why, in your words (stored in the clear: no patient data) `TEXT`", Destination: &o.Note},
+		&cli.StringFlag{Name: "user", Usage: "who decides `NAME`", DefaultText: "$USER", Destination: &o.User},
+	}
+	var policy []cli.Flag
+	if action == journal.Retry {
+		policy = pageFlags(&o.Retry)
+		flags = append(flags, policy...)
+	}
+	return &cli.Command{
+		Name:      string(action),
+		Usage:     usage,
+		ArgsUsage: "SOURCE_ID...",
+		Description: usage + `. Each decision is recorded only if the document is in
+review; the others given are decided all the same.
+
+` + reviewExit,
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageErr(fmt.Sprintf("review %s takes one or more source_ids", action),
+					fmt.Sprintf("refbatch review %s [--out DIR] [--note TEXT] SOURCE_ID...; refbatch review lists them", action))
+			}
+			if err := refuseZero(c); err != nil {
+				return err
+			}
+			for _, f := range policy {
+				if name := f.Names()[0]; c.IsSet(name) {
+					o.RetrySet = append(o.RetrySet, strings.ReplaceAll(name, "-", "_"))
+				}
+			}
+			o.SourceIDs = c.Args().Slice()
+			if o.User == "" {
+				o.User = currentUser()
+			}
+			o.Host, _ = os.Hostname()
+			return runDecide(o, c.App.Writer)
+		},
+	}
+}
+
+// runDecide records the decisions and prints one line per document
+// decided; refusals make one usage error naming each.
+func runDecide(o batch.DecideOptions, stdout io.Writer) error {
+	res, err := batch.Decide(o)
+	var se *page.SettingError
+	if errors.As(err, &se) {
+		return usageErrf("see refbatch review retry --help", "review retry: %s %v: want %s", settingFlag(se.Setting), se.Value, se.Want)
+	}
+	if err != nil {
+		return err
+	}
+	var refused []string
+	for _, r := range res {
+		var nr *journal.NotInReviewError
+		switch {
+		case errors.As(r.Err, &nr):
+			refused = append(refused, nr.Error())
+		case errors.Is(r.Err, journal.ErrNoDocument):
+			refused = append(refused, fmt.Sprintf("%s: no document has this source_id (a row rejected before OCR has none)", r.SourceID))
+		case r.Err != nil:
+			return r.Err
+		default:
+			d := r.Decision
+			fmt.Fprintf(stdout, "%s %s: was %s %s", d.Action, r.SourceID, d.FromState, d.FromReason)
+			switch d.Action {
+			case journal.Accept:
+				fmt.Fprint(stdout, ", now done")
+			case journal.Reject:
+				fmt.Fprint(stdout, ", now rejected")
+			case journal.Retry:
+				fmt.Fprintf(stdout, ", queued: the next run reads it again under %s", d.Settings)
+			}
+			fmt.Fprintln(stdout)
+		}
+	}
+	if len(refused) > 0 {
+		return usageErr(strings.Join(refused, "\nrefbatch: error: "), "refbatch review lists the documents in review")
+	}
+	return nil
+}
+
+// currentUser names who runs refbatch: $USER, else the account's name.
+func currentUser() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "unknown"
+}
