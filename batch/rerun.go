@@ -53,7 +53,9 @@ func (e *RowChangedError) Unwrap() error { return journal.ErrManifestChanged }
 // now stands; seen is false when the row was removed to be admitted as a
 // new row.
 func (r *runner) revisit(row manifest.Row, st journal.RowStatus) (_ journal.RowStatus, seen bool, err error) {
-	if st.State == outcome.Rejected && st.Reason != outcome.Conflict {
+	// A conflict keeps the first document; a person's rejection stands
+	// until a person says otherwise.
+	if st.State == outcome.Rejected && st.Reason != outcome.Conflict && st.Reason != outcome.RejectedByPerson {
 		key := r.admitKey(row)
 		switch {
 		case st.AdmitKey == key:

@@ -178,7 +178,7 @@ func (j *Journal) Readmit(st RowStatus) error {
 			if err := tx.QueryRow(`SELECT state, reason FROM documents WHERE id=?`, docID.Int64).Scan(&state, &data.Reason); err != nil {
 				return err
 			}
-			if state != string(outcome.Rejected) || data.Reason == outcome.Conflict || data.Reason != st.Reason {
+			if state != string(outcome.Rejected) || data.Reason == outcome.Conflict || data.Reason == outcome.RejectedByPerson || data.Reason != st.Reason {
 				return ErrNotReadmittable
 			}
 			if err := requeue(tx, docID.Int64); err != nil {
