@@ -82,9 +82,6 @@ func (x *exporter) document(d journal.Doc) (ExportEvent, error) {
 		return refuse()
 	}
 	names, contents, err := x.render(d, a, src)
-	if errors.Is(err, export.ErrNoPDF) {
-		return ExportEvent{}, err
-	}
 	if err != nil {
 		add(FindingExportFailed, d.Path, d.SourceID, err.Error())
 		return refuse()

@@ -25,7 +25,8 @@ type PageFrame struct {
 	Width, Height float64
 }
 
-// ErrNoPDF says the searchable PDF is not built into this refbatch.
+// ErrNoPDF says the searchable PDF is not built into this refbatch: export
+// reports each document it could not make a PDF of as export_failed.
 var ErrNoPDF = errors.New("the searchable PDF is not built into this refbatch yet")
 
 // DisplayedBox maps a word's canvas-pixel box onto the displayed page.

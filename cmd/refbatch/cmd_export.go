@@ -15,7 +15,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
-	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -134,8 +133,6 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		return usageErrf("choose a --to outside the output folder: export writes plaintext, which never goes beside the journal and the artifacts", "%w", err)
 	case errors.Is(err, batch.ErrNeedIdentity):
 		return usageErrf("pass --identity FILE, the file `refbatch keygen` wrote", "%w", err)
-	case errors.Is(err, export.ErrNoPDF):
-		return &exitError{code: exitFailure, hint: "export --format alto,txt for now", err: err}
 	case errors.Is(err, batch.ErrStrayPayload):
 		return &exitError{code: exitFailure, hint: "export into an empty folder, or the same states as the export that made this bag", err: err}
 	case err != nil:
