@@ -28,7 +28,10 @@ EVAL_OUT      ?= eval-out
 all: build
 
 # deps installs Tesseract, its English and orientation data, and Leptonica
-# from Debian's packages when any is missing. It needs root (or sudo).
+# from Debian's packages when any is missing. It needs root (or sudo). It
+# also tries the tools some tests check refbatch's output with: chromium
+# (report.html), poppler-utils, qpdf and libxml2-utils (export's PDF and
+# ALTO); without them those tests skip.
 deps:
 	@missing=""; for p in $(DEBIAN_DEPS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -42,6 +45,14 @@ deps:
 	  { echo "deps: apt-get could not install$$missing (no network to Debian's mirrors?)" >&2; exit 1; }; \
 	fi
 	@command -v chromium >/dev/null 2>&1 || { echo "deps: installing chromium (optional: a test renders report.html with it)"; if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo -n"; else sudo=false; fi; { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium || { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }; } >/dev/null 2>&1 || echo "deps: note: chromium could not be installed; the report rendering test will be skipped"; }
+	@missing=""; for c in pdftotext:poppler-utils qpdf:qpdf xmllint:libxml2-utils; do \
+	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c#*:}"; \
+	done; \
+	[ -z "$$missing" ] || { echo "deps: installing$$missing (optional: the export tests check PDFs and ALTO with them)"; \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo -n"; else sudo=false; fi; \
+	  { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
+	    { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }; } >/dev/null 2>&1 || \
+	  echo "deps: note:$$missing could not be installed; the tests that need them will be skipped"; }
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/refbatch

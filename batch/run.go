@@ -69,6 +69,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := recordEncryption(j, o.Encrypted); err != nil {
 		return nil, err
 	}
+	if err := recordBatchID(j); err != nil {
+		return nil, err
+	}
 	st, err := store.Open(filepath.Join(o.Out, ArtifactsDir), o.Recipients)
 	if err != nil {
 		return nil, err
@@ -207,6 +210,16 @@ func recordEncryption(j *journal.Journal, encrypted bool) error {
 		return &EncryptionChoiceError{Have: got, Want: want}
 	}
 	return j.SetMeta("artifacts", want)
+}
+
+// recordBatchID gives the batch its ID the first time a run opens its
+// journal; export hands it over as the bag's External-Identifier.
+func recordBatchID(j *journal.Journal) error {
+	id, err := j.Meta(metaBatchID)
+	if err != nil || id != "" {
+		return err
+	}
+	return j.SetMeta(metaBatchID, "refbatch-"+journal.NewToken())
 }
 
 // diskFull turns a full output disk into ErrIncomplete: the run stopped

@@ -2,6 +2,8 @@ package batch
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -123,13 +125,10 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return res, nil
 	}
-	root := ""
+	root := sourceRoot(runs)
 	if len(runs) > 0 {
 		last := runs[len(runs)-1]
 		res.Incomplete = last.FinishedAt.IsZero() || last.Exit != "complete"
-		if s, ok := decodeSettings(last.Settings); ok {
-			root = s.Root
-		}
 	}
 
 	artDir := filepath.Join(o.Out, ArtifactsDir)
@@ -221,9 +220,33 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 // admitted size is a finding, never a read that blocks or fills memory.
 func verifySource(root string, d journal.Doc, add func(kind, file, source, detail string)) {
 	sum, _, err := admit.HashSource(root, d.Path, d.Size)
+	sourceFindings(d, sum, err, add)
+}
+
+// readVerifiedSource reads a document's source under admission's rules, as
+// verifySource hashes it, and returns its bytes when they still hash to
+// the admitted SHA-256; otherwise it reports the finding verifySource
+// would and returns nil.
+func readVerifiedSource(root string, d journal.Doc, add func(kind, file, source, detail string)) []byte {
+	data, err := admit.ReadSource(root, d.Path, d.Size)
+	sum := ""
+	if err == nil {
+		h := sha256.Sum256(data)
+		sum = hex.EncodeToString(h[:])
+	}
+	if !sourceFindings(d, sum, err, add) {
+		return nil
+	}
+	return data
+}
+
+// sourceFindings reports what a source read as sum (or failing with err)
+// says against the journal, and whether the source is as admitted.
+func sourceFindings(d journal.Doc, sum string, err error, add func(kind, file, source, detail string)) bool {
 	rej, _ := admit.IsRejection(err)
 	switch {
 	case err == nil && sum == d.SHA256:
+		return true
 	case err == nil:
 		add(FindingSourceChanged, d.Path, d.SourceID, "sha256 "+sum+", journal "+d.SHA256)
 	case rej == nil:
@@ -237,6 +260,7 @@ func verifySource(root string, d journal.Doc, add func(kind, file, source, detai
 	default:
 		add(FindingSourceChanged, d.Path, d.SourceID, rej.Detail)
 	}
+	return false
 }
 
 // verifyState checks that the document's state is its artifact's verdict,
@@ -274,8 +298,9 @@ func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *Veri
 	}
 }
 
-// verifyArtifact checks a document's artifact and returns it when it
-// could read it (in plaintext, or with the identities).
+// verifyArtifact checks a document's artifact against the journal and,
+// when it can decrypt it, its content hash and provenance. It returns the
+// artifact when every check passed and it was decrypted, else nil.
 func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) *Artifact {
 	path := filepath.Join(st.Dir(), name)
 	sum, err := st.Hash(name)
@@ -304,14 +329,32 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 		return nil
 	}
 	res.Decrypted++
+	ok := true
 	if got := ContentHash(a.Pages); got != a.ContentSHA256 {
 		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", artifact says "+a.ContentSHA256)
+		ok = false
 	}
 	if a.Provenance.SourceSHA256 != d.SHA256 || a.Provenance.SourceID != d.SourceID {
 		add(FindingProvenance, path, d.SourceID, fmt.Sprintf("artifact names %s %s, journal %s %s",
 			a.Provenance.SourceID, a.Provenance.SourceSHA256, d.SourceID, d.SHA256))
+		ok = false
+	}
+	if !ok {
+		return nil
 	}
 	return a
+}
+
+// sourceRoot is the folder the sources' paths are under, as the latest run
+// recorded it; "" when no run recorded one (an old journal).
+func sourceRoot(runs []journal.Run) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	if s, ok := decodeSettings(runs[len(runs)-1].Settings); ok {
+		return s.Root
+	}
+	return ""
 }
 
 func looksLikeSQLite(path string) bool {

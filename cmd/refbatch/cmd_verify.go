@@ -94,8 +94,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if !o.quiet && isTerminal(stderr) {
 		vo.Progress = func(done, total int) {
 			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("verifying"),
-					progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100_000_000))
+				bar = countBar(stderr, total, "verifying")
 			}
 			bar.Set(done)
 		}

@@ -111,6 +111,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			verifyCommand(),
 			showCommand(),
+			exportCommand(),
 			reportCommand(),
 			statusCommand(),
 			reviewCommand(),

@@ -32,6 +32,13 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// countBar is the plain bar of a command that works through a known
+// number of documents (verify, export), on a terminal's stderr.
+func countBar(w io.Writer, total int, desc string) *progressbar.ProgressBar {
+	return progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+}
+
 // jsonProgress prints one JSON object per event on stdout.
 type jsonProgress struct {
 	mu  sync.Mutex

@@ -36,6 +36,9 @@
 //	           wall of the same command over the finished batch
 //	--big-rows the same manifest with that many rows: its parent peak RSS
 //	           against the --resume-rows run's
+//	--export   refbatch export --bag over the default batch, timed against
+//	           its OCR, then again over the finished export; and over the
+//	           --resume-rows batch, whose peak RSS is set against the first
 //	--hostile  each PDF of a folder as the middle row of a three-row
 //	           manifest, under ulimit -v 4 GiB: wall, the peak resident
 //	           memory of the whole process tree, every row's outcome
@@ -84,6 +87,8 @@ type options struct {
 	ResumeRows, BigRows         int
 	TinyDPI, TinyFiles          int
 	Hostile                     string
+	Export                      bool
+	ExportFormats               string
 }
 
 func main() {
@@ -128,6 +133,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.TinyDPI, "tiny-dpi", 100, "render resolution of the tiny-document batches")
 	fs.IntVar(&o.TinyFiles, "tiny-files", 3, "distinct tiny files the rows of the tiny-document batches cycle over")
 	fs.StringVar(&o.Hostile, "hostile", "", "folder of hostile PDFs: run each between two corpus documents under ulimit -v 4 GiB, measuring the whole process tree (\"\" skips)")
+	fs.BoolVar(&o.Export, "export", true, "time refbatch export --bag over the default batch (and the --resume-rows batch, for its memory) against their OCR")
+	fs.StringVar(&o.ExportFormats, "export-formats", "pdf,alto,txt", "the --format of the export measured")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -316,6 +323,11 @@ func (b *bench) runDefault(ctx context.Context) error {
 		return err
 	}
 	b.res.DefaultResume = again
+	if b.o.Export {
+		if b.res.Export, err = b.measureExport(ctx, "default batch", out, r); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -542,6 +554,11 @@ func (b *bench) runRows(ctx context.Context) error {
 		again.Rows = n
 		if n == b.o.ResumeRows {
 			rr.Small, rr.SmallResume = r, again
+			if b.o.Export {
+				if b.res.TinyExport, err = b.measureExport(ctx, fmt.Sprintf("%d tiny documents", n), out, r); err != nil {
+					return err
+				}
+			}
 		} else {
 			rr.Big, rr.BigResume = r, again
 		}

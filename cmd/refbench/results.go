@@ -32,6 +32,8 @@ type results struct {
 	Long          *longResult      `json:"long_document,omitempty"`
 	Rows          *rowsResult      `json:"tiny_rows,omitempty"`
 	Hostile       []*hostileResult `json:"hostile,omitempty"`
+	Export        *exportResult    `json:"export,omitempty"`
+	TinyExport    *exportResult    `json:"export_tiny,omitempty"`
 
 	Ratios     ratios   `json:"ratios"`
 	Acceptance []check  `json:"acceptance"`
@@ -374,6 +376,7 @@ func (r *results) computeRatios() {
 		v := r.Rows.SmallResume.WallS
 		add(fmt.Sprintf("resuming a finished %d-row batch (wall s)", r.Rows.SmallResume.Rows), v, "< 3", v < 3)
 	}
+	r.exportChecks(add)
 }
 
 // writeTable prints the side-by-side table, the ratios and the checks.
@@ -452,6 +455,7 @@ func (r *results) writeTable(w io.Writer) {
 	if l := r.Long; l != nil && l.All != nil && l.One != nil {
 		fmt.Fprintf(w, "long     %d-page document at %d DPI: %d workers %.1f s, 1 worker %.1f s: ratio %.2f\n", l.Pages, l.DPI, l.Workers, l.All.WallS, l.One.WallS, l.Ratio)
 	}
+	writeExportLines(w, r)
 	writeHostileTable(w, r.Hostile)
 	if len(r.Acceptance) > 0 {
 		fmt.Fprintln(w, "\nacceptance")

@@ -23,6 +23,7 @@ var notSettings = map[string]string{
 	"batch/journal.PageMetric.DPI": "the resolution a page was rendered at, as the journal records it",
 	"batch.Provenance.DPI":         "the artifact format's provenance (dpi, lang), filled from the policy",
 	"batch.Provenance.Lang":        "the artifact format's provenance (dpi, lang), filled from the policy",
+	"batch/export.Provenance.Lang": "an exported document's provenance, copied from its artifact's",
 }
 
 // otherPrograms are folders of programs with settings of their own, not

@@ -1,0 +1,261 @@
+package batch
+
+// This file is `refbatch export`: the deliberate plaintext hand-over of a
+// batch's text. Each document is verified as `verify --identity --sources`
+// would (artifact against the journal, content hash, provenance, source
+// re-hashed) before anything of it is written; batch/export renders the
+// files.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/batch/export"
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// The formats Export writes, as --format names them.
+const (
+	FormatPDF  = "pdf"  // <name>.pdf, the source with an invisible text layer
+	FormatALTO = "alto" // <name>.alto.xml, ALTO 4.4
+	FormatText = "txt"  // <name>.txt, pages separated by form feeds
+)
+
+// FindingExportFailed is a document that passed verification but whose
+// files could not be made (its PDF could not be read for its page frames,
+// or stamped). Like verify's findings, it is not exported and makes export
+// exit 1.
+const FindingExportFailed = "export_failed"
+
+// ProvenanceFile is each document's provenance in a bag.
+const ProvenanceFile = "provenance.json"
+
+// metaBatchID is the journal meta key of the batch's ID.
+const metaBatchID = "batch_id"
+
+var (
+	// ErrDestInsideOut: the export would write into the output folder.
+	ErrDestInsideOut = errors.New("the export folder is inside the output folder")
+	// ErrNeedIdentity: the artifacts are encrypted and no identity was given.
+	ErrNeedIdentity = errors.New("the artifacts are encrypted: export decrypts them")
+	// ErrStrayPayload: the bag's data folder holds files export did not
+	// write this time.
+	ErrStrayPayload = errors.New("the bag holds files this export did not write")
+)
+
+// ExportOptions configure Export.
+type ExportOptions struct {
+	Out        string
+	Dest       string
+	Identities []age.Identity
+	// Formats is a subset of FormatPDF, FormatALTO and FormatText.
+	Formats []string
+	// Bag lays Dest out as a BagIt bag.
+	Bag bool
+	// States are the states whose documents are exported; done when empty.
+	States []outcome.State
+	// FileMode is the mode of the files written, 0600 when 0; folders get
+	// it with x added wherever r is set.
+	FileMode os.FileMode
+	// Progress, when set, is called after each document.
+	Progress func(ExportEvent)
+	// Now is the clock of Bagging-Date; time.Now when nil.
+	Now func() time.Time
+}
+
+// ExportEvent is one document done (exported, or refused with findings).
+// It carries IDs and counts only.
+type ExportEvent struct {
+	Kind     string    `json:"event"` // "exported" or "refused"
+	Time     time.Time `json:"time"`
+	SourceID string    `json:"source_id"`
+	Written  int       `json:"files_written"`
+	Present  int       `json:"files_present"`
+	Findings []Finding `json:"findings,omitempty"`
+	Done     int       `json:"done"`
+	Total    int       `json:"total"`
+}
+
+// ExportResult is what Export did.
+type ExportResult struct {
+	Dest     string `json:"dest"`
+	Bag      bool   `json:"bag"`
+	BatchID  string `json:"batch_id"`
+	Selected int    `json:"documents"` // documents in the chosen states
+	Exported int    `json:"exported"`
+	// Written counts the files written; Present those already there with
+	// the right content (a resumed export), left as they were.
+	Written  int       `json:"files_written"`
+	Present  int       `json:"files_present"`
+	Bytes    int64     `json:"bytes"`
+	Findings []Finding `json:"findings"`
+}
+
+// OK reports whether every selected document was exported.
+func (r *ExportResult) OK() bool { return len(r.Findings) == 0 }
+
+// Export verifies every document of the output folder in the chosen
+// states and writes its text, ALTO and searchable PDF into Dest (as a bag
+// with Bag). A document that fails verification is a finding and is not
+// exported; the others are. Files go through store.WriteFiles (temp then
+// rename); a file already present with the content export would write is
+// left alone, so an interrupted export resumes. A bag's manifests are
+// written last, after the payload.
+func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
+	if err := checkExportOptions(&o); err != nil {
+		return nil, err
+	}
+	if err := destOutside(o.Out, o.Dest); err != nil {
+		return nil, err
+	}
+	j, err := openJournal(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	if problems, err := j.IntegrityCheck(); err != nil || len(problems) > 0 {
+		return nil, fmt.Errorf("the journal is damaged (run refbatch verify): %v%s", err, strings.Join(problems, "; "))
+	}
+	if enc, err := j.Meta("artifacts"); err != nil {
+		return nil, err
+	} else if enc == "age" && len(o.Identities) == 0 {
+		return nil, ErrNeedIdentity
+	}
+	runs, err := j.Runs()
+	if err != nil {
+		return nil, err
+	}
+	res := &ExportResult{Dest: o.Dest, Bag: o.Bag, Findings: []Finding{}}
+	if res.BatchID, err = batchID(j, runs); err != nil {
+		return nil, err
+	}
+	var docs []journal.Doc
+	err = j.Documents(func(d journal.Doc) error {
+		if slices.Contains(o.States, d.State) {
+			docs = append(docs, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Selected = len(docs)
+	st, err := store.OpenReadOnly(filepath.Join(o.Out, ArtifactsDir))
+	if err != nil {
+		return nil, err
+	}
+	x := &exporter{o: o, root: sourceRoot(runs), st: st, res: res, dirMode: dirMode(o.FileMode)}
+	if err := x.prepareDest(); err != nil {
+		return nil, err
+	}
+	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w: export interrupted after %d of %d documents", ErrIncomplete, i, len(docs))
+		}
+		ev, err := x.document(d)
+		if err != nil {
+			return nil, err
+		}
+		if o.Progress != nil {
+			ev.Time, ev.SourceID, ev.Done, ev.Total = time.Now().UTC(), d.SourceID, i+1, len(docs)
+			o.Progress(ev)
+		}
+	}
+	if o.Bag {
+		if err := x.finishBag(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func checkExportOptions(o *ExportOptions) error {
+	if len(o.Formats) == 0 {
+		return errors.New("no format to export")
+	}
+	for _, f := range o.Formats {
+		if f != FormatPDF && f != FormatALTO && f != FormatText {
+			return fmt.Errorf("unknown format %q: want pdf, alto or txt", f)
+		}
+	}
+	if len(o.States) == 0 {
+		o.States = []outcome.State{outcome.Done}
+	}
+	for _, s := range o.States {
+		if s != outcome.Done && s != outcome.Review {
+			return fmt.Errorf("state %q has no text to export: want done or review", s)
+		}
+	}
+	if o.FileMode == 0 {
+		o.FileMode = 0o600
+	}
+	if o.FileMode&^0o777 != 0 || o.FileMode&0o600 != 0o600 {
+		return fmt.Errorf("file mode %#o: want permission bits that let the owner read and write", o.FileMode)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}
+
+// dirMode is a folder's mode for files of mode m: x wherever r is set.
+func dirMode(m os.FileMode) os.FileMode { return m | (m&0o444)>>2 }
+
+// destOutside refuses a Dest that is the output folder or inside it:
+// plaintext must never land beside the journal and the artifacts, where
+// verify would find it and a later run could sweep it. Symlinks are
+// resolved, down to the deepest part of Dest that exists.
+func destOutside(out, dest string) error {
+	o, err := resolve(out)
+	if err != nil {
+		return err
+	}
+	d, err := resolve(dest)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(o, d); err == nil && (rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))) {
+		return fmt.Errorf("%w: %s is inside %s", ErrDestInsideOut, dest, out)
+	}
+	return nil
+}
+
+// resolve is the absolute, symlink-free form of path, whose last parts
+// may not exist yet.
+func resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for p := abs; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			slices.Reverse(rest)
+			return filepath.Join(append([]string{r}, rest...)...), nil
+		}
+		if filepath.Dir(p) == p {
+			return abs, nil
+		}
+		rest = append(rest, filepath.Base(p))
+	}
+}
+
+// batchID is the batch's ID from the journal. A journal older than the ID
+// gets one derived from its first run, the same at every export.
+func batchID(j *journal.Journal, runs []journal.Run) (string, error) {
+	id, err := j.Meta(metaBatchID)
+	if err != nil || id != "" || len(runs) == 0 {
+		return id, err
+	}
+	return "refbatch-" + export.Sum([]byte(fmt.Sprint(runs[0].Owner, runs[0].StartedAt.UnixMilli())))[:24], nil
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+type exportOptions struct {
+	out, identity, to string
+	formats, states   string
+	mode              string
+	bag, json, quiet  bool
+}
+
+func exportCommand() *cli.Command {
+	var o exportOptions
+	return &cli.Command{
+		Name:  "export",
+		Usage: "hand the text over: plain text, ALTO 4.4 and searchable PDF, optionally as a BagIt bag",
+		Description: `Export is the deliberate plaintext hand-over: it decrypts the artifacts with
+--identity and writes, for every document in the chosen states, its text
+(<name>.txt, pages separated by form feeds), its ALTO 4.4 XML
+(<name>.alto.xml) and its searchable PDF (<name>.pdf) into --to. <name> is
+the source_id made safe for any file system, as artifacts name it.
+
+Every document is verified first, as verify --identity --sources would: the
+artifact's hash against the journal, its content hash and provenance, and
+the source re-hashed against the SHA-256 admitted. A document that fails is
+not exported: it is listed as a finding (verify's kinds, or export_failed)
+and export exits 1 after exporting the rest.
+
+With --bag, --to is a BagIt bag (RFC 8493): data/<name>/ holds each
+document's files and its provenance.json, data/report.json the batch's
+report; bagit.txt, bag-info.txt and manifest-sha256.txt follow, and
+tagmanifest-sha256.txt is written last.
+
+Files are written to temp names and renamed, 0600 in folders 0700 unless
+--mode says otherwise. Rerunning resumes: files already there with the
+right content are left alone. --to inside --out is refused.
+
+Exit status: 0 every document exported; 1 a finding, or a failure; 2 usage
+error (--to inside --out, encrypted artifacts without --identity, a bad
+flag); 3 interrupted: run the same command again to resume.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR` to export from", Value: "refbatch-out", Destination: &o.out},
+			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity `FILE` that decrypts the artifacts", Destination: &o.identity},
+			&cli.StringFlag{Name: "to", Usage: "the folder `DEST` to export into (outside --out)", Destination: &o.to},
+			&cli.StringFlag{Name: "format", Usage: "comma-separated `FORMATS`: pdf, alto, txt", Value: "pdf,alto,txt", Destination: &o.formats},
+			&cli.BoolFlag{Name: "bag", Usage: "make DEST a BagIt bag (RFC 8493)", Destination: &o.bag},
+			&cli.StringFlag{Name: "state", Usage: "comma-separated `STATES` whose documents are exported: done, review", Value: string(outcome.Done), Destination: &o.states},
+			&cli.StringFlag{Name: "mode", Usage: "octal file `MODE` of the files written (folders add x where r is set)", Value: "0600", Destination: &o.mode},
+			&cli.BoolFlag{Name: "json", Usage: "one JSON event per document on stdout, then a summary", Destination: &o.json},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar", Destination: &o.quiet},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageErr("export takes no arguments", "refbatch export --out DIR --identity FILE --to DEST")
+			}
+			return runExport(c.Context, o, c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) error {
+	const hint = "refbatch export --out DIR --identity FILE --to DEST [--format pdf,alto,txt] [--bag]"
+	if o.to == "" {
+		return usageErr("export needs --to DEST, the folder to export into", hint)
+	}
+	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
+		return usageErr(fmt.Sprintf("%s is not an output folder", o.out), "pass --out DIR, the folder `refbatch run` wrote")
+	}
+	mode, err := strconv.ParseUint(o.mode, 8, 32)
+	if err != nil || mode&^0o777 != 0 || mode&0o600 != 0o600 {
+		return usageErr(fmt.Sprintf("--mode %s: want octal permissions the owner can read and write, such as 0600 or 0640", o.mode), hint)
+	}
+	eo := batch.ExportOptions{Out: o.out, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode)}
+	for _, f := range splitList(o.formats) {
+		if f != batch.FormatPDF && f != batch.FormatALTO && f != batch.FormatText {
+			return usageErr(fmt.Sprintf("--format %s: unknown format %q", o.formats, f), "formats are pdf, alto and txt")
+		}
+		eo.Formats = append(eo.Formats, f)
+	}
+	for _, s := range splitList(o.states) {
+		if st := outcome.State(s); st == outcome.Done || st == outcome.Review {
+			eo.States = append(eo.States, st)
+			continue
+		}
+		return usageErr(fmt.Sprintf("--state %s: %q has no text to export", o.states, s), "states with text are done and review")
+	}
+	if len(eo.Formats) == 0 || len(eo.States) == 0 {
+		return usageErr("--format and --state need at least one value each", hint)
+	}
+	if eo.Identities, err = loadIdentities(o.identity); err != nil {
+		return err
+	}
+	var enc *json.Encoder
+	if o.json {
+		enc = json.NewEncoder(stdout)
+	}
+	var bar *progressbar.ProgressBar
+	showBar := !o.quiet && isTerminal(stderr)
+	eo.Progress = func(e batch.ExportEvent) {
+		if enc != nil {
+			enc.Encode(e)
+		}
+		if showBar {
+			if bar == nil {
+				bar = countBar(stderr, e.Total, "exporting")
+			}
+			bar.Set(e.Done)
+		}
+	}
+	start := time.Now()
+	res, err := batch.Export(ctx, eo)
+	if bar != nil {
+		bar.Finish()
+	}
+	switch {
+	case errors.Is(err, batch.ErrDestInsideOut):
+		return usageErrf("choose a --to outside the output folder: export writes plaintext, which never goes beside the journal and the artifacts", "%w", err)
+	case errors.Is(err, batch.ErrNeedIdentity):
+		return usageErrf("pass --identity FILE, the file `refbatch keygen` wrote", "%w", err)
+	case errors.Is(err, batch.ErrStrayPayload):
+		return &exitError{code: exitFailure, hint: "export into an empty folder, or the same states as the export that made this bag", err: err}
+	case err != nil:
+		return err
+	}
+	code := exitOK
+	if !res.OK() {
+		code = exitFailure
+	}
+	if o.json {
+		enc.Encode(struct {
+			Event string `json:"event"`
+			*batch.ExportResult
+			Seconds float64 `json:"seconds"`
+			Exit    int     `json:"exit"`
+		}{"summary", res, time.Since(start).Seconds(), code})
+	} else {
+		for _, f := range res.Findings {
+			fmt.Fprintf(stdout, "%-24s %s  source_id=%s", f.Kind, f.File, f.SourceID)
+			if f.Detail != "" {
+				fmt.Fprintf(stdout, "  (%s)", f.Detail)
+			}
+			fmt.Fprintln(stdout)
+		}
+		what := "folder"
+		if res.Bag {
+			what = "bag"
+		}
+		fmt.Fprintf(stdout, "exported %d of %d documents into %s %s: %d files written, %d already there, %s in %.1fs",
+			res.Exported, res.Selected, what, res.Dest, res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
+		if res.OK() {
+			fmt.Fprintln(stdout, ", no findings")
+		} else {
+			fmt.Fprintf(stdout, "; %d findings: those documents were not exported\n", len(res.Findings))
+		}
+	}
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

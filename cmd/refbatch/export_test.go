@@ -1,0 +1,348 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// exportBatch runs a three-document batch with encrypted artifacts, the
+// sources copied beside its manifest so a test may alter one. The third
+// document's source_id needs a safe name. It returns the output folder,
+// the identity file and the manifest.
+func exportBatch(t *testing.T) (out, key, manifestPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	key = filepath.Join(dir, "id.txt")
+	kg := refbatch(t, nil, "keygen", "--out", key)
+	if kg.code != 0 {
+		t.Fatalf("keygen: %d %s", kg.code, kg.stderr)
+	}
+	sample := sampleDir(t)
+	rows := readCSV(t, filepath.Join(sample, "manifest.csv"))
+	var b strings.Builder
+	b.WriteString("source_id,participant_id,referral_date,consent,path\n")
+	if err := os.Mkdir(filepath.Join(dir, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"R-0001", "R-0002", "R-0003"} {
+		for _, r := range rows {
+			if r["source_id"] != id {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(sample, r["path"]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Join("docs", id+".pdf")
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			sid := id
+			if i == 2 {
+				sid = `R/0003 "x"` // quoted in the CSV below
+			}
+			fmt.Fprintf(&b, "%q,%s,%s,yes,%s\n", sid, r["participant_id"], r["referral_date"], name)
+		}
+	}
+	manifestPath = filepath.Join(dir, "manifest.csv")
+	if err := os.WriteFile(manifestPath, []byte(strings.ReplaceAll(b.String(), `\"`, `""`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(dir, "out")
+	args := append([]string{"run", "--recipient", strings.TrimSpace(kg.stdout), "--out", out}, fastFlags...)
+	if r := refbatch(t, nil, append(args, manifestPath)...); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	return out, key, manifestPath
+}
+
+// TestExport exports a batch as a bag and checks what an archive would:
+// the text is show's, the ALTO validates against the official schema, the
+// bag validates with a reader that shares no code with refbatch, a
+// tampered file is caught, a rerun resumes, and a changed source is a
+// finding that stops only its own document.
+func TestExport(t *testing.T) {
+	out, key, manifestPath := exportBatch(t)
+	dest := filepath.Join(filepath.Dir(out), "bag")
+
+	t.Run("usage", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			args []string
+		}{
+			{"no identity", []string{"--to", dest}},
+			{"dest inside out", []string{"-i", key, "--to", filepath.Join(out, "export")}},
+			{"dest is out", []string{"-i", key, "--to", out}},
+			{"bad format", []string{"-i", key, "--to", dest, "--format", "hocr"}},
+			{"bad state", []string{"-i", key, "--to", dest, "--state", "rejected"}},
+			{"bad mode", []string{"-i", key, "--to", dest, "--mode", "0400"}},
+		} {
+			r := refbatch(t, nil, append([]string{"export", "--out", out}, tc.args...)...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, "refbatch: hint:") {
+				t.Errorf("%s: exit %d, want 2 with a hint\n%s", tc.name, r.code, r.stderr)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(out, "export")); err == nil {
+			t.Error("a refused export created its folder inside --out")
+		}
+		if _, err := os.Stat(dest); err == nil {
+			t.Error("a refused export created its folder")
+		}
+	})
+
+	r := refbatch(t, nil, "export", "--out", out, "-i", key, "--to", dest, "--bag", "--format", "alto,txt", "--mode", "0640", "--json")
+	if r.code != 0 {
+		t.Fatalf("export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var events []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("stdout line is not JSON: %q", line)
+		}
+		events = append(events, e)
+	}
+	if len(events) != 4 || events[3]["event"] != "summary" || events[3]["exported"] != 3.0 || events[3]["exit"] != 0.0 {
+		t.Fatalf("events: %v", events)
+	}
+	for _, row := range readCSV(t, manifestPath) {
+		if strings.Contains(r.stdout+r.stderr, row["participant_id"]) {
+			t.Errorf("export's output names participant %s", row["participant_id"])
+		}
+	}
+
+	for _, id := range []string{"R-0001", "R-0002", `R/0003 "x"`} {
+		show := refbatch(t, nil, "show", "--out", out, "-i", key, id)
+		dir := filepath.Join(dest, "data", safeFileName(t, dest, id))
+		txt, err := os.ReadFile(filepath.Join(dir, safeFileName(t, dest, id)+".txt"))
+		if err != nil || string(txt) != show.stdout {
+			t.Errorf("%s: the exported text is not show's (%v)", id, err)
+		}
+		var prov map[string]any
+		b, _ := os.ReadFile(filepath.Join(dir, "provenance.json"))
+		if err := json.Unmarshal(b, &prov); err != nil || prov["source_id"] != id || prov["state"] != "done" || prov["artifact_sha256"] == "" {
+			t.Errorf("%s: provenance.json %v (%v)", id, prov, err)
+		}
+		validateALTO(t, filepath.Join(dir, safeFileName(t, dest, id)+".alto.xml"))
+	}
+	assertExportModes(t, dest, 0o640, 0o750)
+	if errs := validateBag(dest); len(errs) > 0 {
+		t.Fatalf("the bag does not validate: %v", errs)
+	}
+	info, _ := os.ReadFile(filepath.Join(dest, "bag-info.txt"))
+	for _, want := range []string{"External-Identifier: refbatch-", "Bag-Software-Agent: refbatch ", "Bagging-Date: ", "Refbatch-Document-Count: 3"} {
+		if !strings.Contains(string(info), want) {
+			t.Errorf("bag-info.txt lacks %q:\n%s", want, info)
+		}
+	}
+
+	// A tampered payload file is caught; rerunning export repairs it,
+	// leaving the files that were right as they were.
+	victim := filepath.Join(dest, "data", "R-0002", "R-0002.txt")
+	if err := os.WriteFile(victim, []byte("tampered"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if errs := validateBag(dest); len(errs) == 0 {
+		t.Fatal("the validator missed a tampered payload file")
+	}
+	// An interrupted export: no tag manifest, a temp file left behind.
+	os.Remove(filepath.Join(dest, "tagmanifest-sha256.txt"))
+	stray := filepath.Join(dest, "data", "R-0001", ".tmp-refbatch-123")
+	os.WriteFile(stray, []byte("partial"), 0o600)
+	r = refbatch(t, nil, "export", "--out", out, "-i", key, "--to", dest, "--bag", "--format", "alto,txt", "--mode", "0640")
+	if r.code != 0 || !strings.Contains(r.stdout, "exported 3 of 3 documents") {
+		t.Fatalf("rerun: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Written: the repaired file and the two manifests (removed when an
+	// export starts); already right: the other 8 payload files,
+	// report.json, bagit.txt and bag-info.txt.
+	if !strings.Contains(r.stdout, "3 files written, 11 already there") {
+		t.Errorf("rerun did not resume: %s", r.stdout)
+	}
+	if _, err := os.Stat(stray); err == nil {
+		t.Error("the rerun left the interrupted export's temp file")
+	}
+	if errs := validateBag(dest); len(errs) > 0 {
+		t.Fatalf("the rerun's bag does not validate: %v", errs)
+	}
+
+	// A source changed since admission: its document is a finding and is
+	// not exported; the others are; exit 1.
+	src := filepath.Join(filepath.Dir(manifestPath), "docs", "R-0001.pdf")
+	f, _ := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("\n%%changed\n")
+	f.Close()
+	flat := filepath.Join(filepath.Dir(out), "flat")
+	r = refbatch(t, nil, "export", "--out", out, "-i", key, "--to", flat, "--format", "txt")
+	if r.code != exitFailure || !strings.Contains(r.stdout, "source_changed") || !strings.Contains(r.stdout, "source_id=R-0001") ||
+		!strings.Contains(r.stdout, "exported 2 of 3 documents") {
+		t.Fatalf("changed source: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(flat, "R-0001.txt")); err == nil {
+		t.Error("a document whose source changed was exported")
+	}
+	if _, err := os.Stat(filepath.Join(flat, "R-0002.txt")); err != nil {
+		t.Error("the documents after a finding were not exported")
+	}
+	assertExportModes(t, flat, 0o600, 0o700)
+}
+
+// safeFileName finds the name export gave a source_id: its provenance.json
+// names it.
+func safeFileName(t *testing.T, bag, id string) string {
+	t.Helper()
+	dirs, _ := os.ReadDir(filepath.Join(bag, "data"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(bag, "data", d.Name(), "provenance.json"))
+		if err != nil {
+			continue
+		}
+		var p struct {
+			SourceID string `json:"source_id"`
+		}
+		if json.Unmarshal(b, &p) == nil && p.SourceID == id {
+			if strings.ContainsAny(d.Name(), `/ "`) {
+				t.Errorf("unsafe file name %q", d.Name())
+			}
+			return d.Name()
+		}
+	}
+	t.Fatalf("no folder for %s", id)
+	return ""
+}
+
+// sharedDir is ../shared beside the repository (REFBATCH_SHARED_DIR
+// overrides it, for a worktree placed elsewhere).
+func sharedDir(t *testing.T) string {
+	if d := os.Getenv("REFBATCH_SHARED_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(repoRoot(t), "..", "shared")
+}
+
+func validateALTO(t *testing.T, path string) {
+	t.Helper()
+	schema := filepath.Join(sharedDir(t), "schemas", "alto-4-4.xsd")
+	if _, err := os.Stat(schema); err != nil {
+		t.Logf("skipping ALTO validation: %s absent", schema)
+		return
+	}
+	if _, err := exec.LookPath("xmllint"); err != nil {
+		t.Log("skipping ALTO validation: xmllint not installed (Debian: libxml2-utils)")
+		return
+	}
+	if out, err := exec.Command("xmllint", "--nonet", "--noout", "--schema", schema, path).CombinedOutput(); err != nil {
+		t.Errorf("%s does not validate: %v\n%s", filepath.Base(path), err, out)
+	}
+}
+
+func assertExportModes(t *testing.T, dir string, file, folder os.FileMode) {
+	t.Helper()
+	filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(fi.Name(), ".tmp") {
+			t.Errorf("temp file left: %s", path)
+		}
+		want := file
+		if fi.IsDir() {
+			want = folder
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %#o, want %#o", path, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+}
+
+// validateBag checks a BagIt bag (RFC 8493) without refbatch's code: the
+// declaration, every payload file against manifest-sha256.txt and the
+// manifest against the payload, Payload-Oxum, and the tag manifest.
+func validateBag(bag string) []error {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	decl, err := os.ReadFile(filepath.Join(bag, "bagit.txt"))
+	if err != nil || !strings.HasPrefix(string(decl), "BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n") {
+		fail("bagit.txt: %q %v", decl, err)
+	}
+	listed := readChecksums(filepath.Join(bag, "manifest-sha256.txt"), fail)
+	var octets, files int64
+	filepath.Walk(filepath.Join(bag, "data"), func(path string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(bag, path)
+		rel = filepath.ToSlash(rel)
+		octets += fi.Size()
+		files++
+		want, ok := listed[rel]
+		if !ok {
+			fail("%s is not in the manifest", rel)
+			return nil
+		}
+		delete(listed, rel)
+		if got := fileSHA256(path); got != want {
+			fail("%s: sha256 %s, manifest %s", rel, got, want)
+		}
+		return nil
+	})
+	for p := range listed {
+		fail("%s is in the manifest but missing", p)
+	}
+	info, _ := os.ReadFile(filepath.Join(bag, "bag-info.txt"))
+	oxum := ""
+	for _, line := range strings.Split(string(info), "\n") {
+		if v, ok := strings.CutPrefix(line, "Payload-Oxum: "); ok {
+			oxum = v
+		}
+	}
+	if want := strconv.FormatInt(octets, 10) + "." + strconv.FormatInt(files, 10); oxum != want {
+		fail("Payload-Oxum %q, the payload is %s", oxum, want)
+	}
+	tags := readChecksums(filepath.Join(bag, "tagmanifest-sha256.txt"), fail)
+	for _, name := range []string{"bagit.txt", "bag-info.txt", "manifest-sha256.txt"} {
+		if got := fileSHA256(filepath.Join(bag, name)); tags[name] != got {
+			fail("tag file %s: sha256 %s, tag manifest %q", name, got, tags[name])
+		}
+	}
+	return errs
+}
+
+func readChecksums(path string, fail func(string, ...any)) map[string]string {
+	m := map[string]string{}
+	f, err := os.Open(path)
+	if err != nil {
+		fail("%s: %v", filepath.Base(path), err)
+		return m
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		sum, p, ok := strings.Cut(s.Text(), "  ")
+		if !ok || len(sum) != 64 {
+			fail("%s: bad line %q", filepath.Base(path), s.Text())
+			continue
+		}
+		m[p] = sum
+	}
+	return m
+}
+
+func fileSHA256(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "unreadable"
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
