@@ -32,12 +32,14 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool {
 			return imp == "ocr/child" || imp == "ocr/page" || imp == "report/outcome"
 		}, true
-	case pkg == "batch/export":
-		// Export's formats render verified pages: the page types, never
-		// the journal or the store, which batch reads for them.
-		return func(imp string) bool { return imp == "ocr" || imp == "ocr/page" || imp == "report/outcome" }, true
 	case pkg == "batch/eval":
 		return func(imp string) bool { return imp == "report/outcome" || slices.Contains(leaves, imp) }, true
+	case pkg == "batch/export":
+		// The export formats read the page results; the batch hands
+		// them over, so export never imports batch.
+		return func(imp string) bool {
+			return imp == "ocr" || imp == "ocr/page" || imp == "report/outcome" || slices.Contains(leaves, imp)
+		}, true
 	case pkg == "batch":
 		return func(imp string) bool {
 			return strings.HasPrefix(imp, "batch/") || imp == "ocr" || strings.HasPrefix(imp, "ocr/") ||

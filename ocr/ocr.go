@@ -89,6 +89,35 @@ type PageResult struct {
 	// CoverageTime is the part of RecogniseTime the coverage step took:
 	// the measurement, and the readings again of columns and unread lines.
 	CoverageTime time.Duration `json:"coverage_ns,omitempty"`
+	// Canvas maps the render onto the recognised image, so that word boxes
+	// can be taken back to the page. Artifacts written before it existed
+	// lack it (nil).
+	Canvas *Canvas `json:"canvas,omitempty"`
+}
+
+// Canvas is how the recognised image was made from MuPDF's render of the
+// page: the render's size in pixels (the page's /Rotate applied, its top
+// left corner the displayed page's) and the affine map of the page steps'
+// turns and deskew rotations. Matrix [a b c d e f] takes the point (x, y)
+// of the render to (a·x + c·y + e, b·x + d·y + f) on the recognised image,
+// in PDF's order of the six numbers. Coordinates are continuous: pixel i
+// spans [i, i+1), so a word box's ends map as they are.
+type Canvas struct {
+	RenderWidth  int        `json:"render_width"`
+	RenderHeight int        `json:"render_height"`
+	Matrix       [6]float64 `json:"matrix"`
+}
+
+// identityMatrix maps every point to itself.
+var identityMatrix = [6]float64{1, 0, 0, 1, 0, 0}
+
+// thenMatrix returns the map that applies m and then n.
+func thenMatrix(m, n [6]float64) [6]float64 {
+	return [6]float64{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
 }
 
 // CredibleConf is the confidence from which Tesseract's reading of a word

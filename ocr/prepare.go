@@ -94,6 +94,7 @@ const (
 // prepared is a page made ready for recognition, and what was done to it.
 type prepared struct {
 	img      *grayImage
+	canvas   [6]float64 // the render's pixels to img's, see Canvas
 	dpi      int
 	thresh   int   // Otsu threshold of img: below it is ink
 	paper    uint8 // the paper's gray value, brought in by deskewing
@@ -111,7 +112,7 @@ type prepared struct {
 // whose histogram is hist, as the configuration allows. It may change g
 // in place or return another image.
 func (e *engine) prepare(g *grayImage, hist [256]int, dpi int) (*prepared, error) {
-	p := &prepared{img: g, dpi: dpi, thresh: otsu(hist), verdict: -1}
+	p := &prepared{img: g, canvas: identityMatrix, dpi: dpi, thresh: otsu(hist), verdict: -1}
 	p.paper = paperLevel(hist, p.thresh, false)
 	if !e.noInvert && darkShare(hist, p.thresh) >= invertDarkShare {
 		g.invert()
@@ -158,6 +159,7 @@ func (e *engine) deskew(p *prepared) error {
 	if err != nil {
 		return fmt.Errorf("deskewing by %.2f degrees: %w", angle, err)
 	}
+	p.canvas = thenMatrix(p.canvas, skewMatrix(p.img.w, p.img.h, img.w, img.h, angle))
 	p.img = img
 	p.skew += angle
 	return nil
@@ -232,6 +234,7 @@ func (e *engine) orient(p *prepared) (turned bool, err error) {
 	// Tesseract reports how far the text is turned clockwise; turning the
 	// page the rest of the way round puts it upright.
 	turn := (360 - deg) % 360
+	p.canvas = thenMatrix(p.canvas, turnMatrix(p.img.w, p.img.h, turn))
 	p.img = p.img.rotate(turn)
 	p.rotation = (p.rotation + turn) % 360
 	if turn != 180 {
@@ -260,4 +263,32 @@ func orientVerdict(up, left float64) int {
 		return 270
 	}
 	return -1
+}
+
+// skewMatrix is the map of rotateGray from a w×h image to the wnew×hnew
+// one it returned: the border ocr_rotate adds, then Leptonica's rotation
+// by deg (clockwise positive, y pointing down) about the centre of the
+// bordered image, pixel (wnew/2, hnew/2) (rotateAMGrayLow).
+func skewMatrix(w, h, wnew, hnew int, deg float64) [6]float64 {
+	left, top := max(0, (wnew-w)/2), max(0, (hnew-h)/2)
+	cx, cy := float64(wnew/2)+0.5, float64(hnew/2)+0.5
+	sin, cos := math.Sincos(deg * math.Pi / 180)
+	// dst = c + R·(src + border − c), R = [cos −sin; sin cos].
+	dx, dy := float64(left)-cx, float64(top)-cy
+	return [6]float64{cos, sin, -sin, cos, cx + cos*dx - sin*dy, cy + sin*dx + cos*dy}
+}
+
+// turnMatrix is the map of grayImage.rotate turning a w×h image clockwise
+// by deg, a multiple of 90.
+func turnMatrix(w, h, deg int) [6]float64 {
+	fw, fh := float64(w), float64(h)
+	switch (deg%360 + 360) % 360 {
+	case 90:
+		return [6]float64{0, 1, -1, 0, fh, 0} // (x, y) → (h − y, x)
+	case 180:
+		return [6]float64{-1, 0, 0, -1, fw, fh} // → (w − x, h − y)
+	case 270:
+		return [6]float64{0, -1, 1, 0, 0, fw} // → (y, w − x)
+	}
+	return identityMatrix
 }

@@ -63,11 +63,13 @@ func (e *engine) recognise(img *grayImage, dpi int) (recognition, error) {
 // fills res with its text: from the page's own text layer when the layer
 // rule trusts it, otherwise from Tesseract.
 func (e *engine) read(res *PageResult, hist [256]int) error {
+	renderW, renderH := e.gray.w, e.gray.h
 	p, err := e.prepare(&e.gray, hist, res.DPI)
 	if err != nil {
 		return err
 	}
 	defer func() {
+		res.Canvas = &Canvas{RenderWidth: renderW, RenderHeight: renderH, Matrix: p.canvas}
 		res.Width, res.Height = p.img.w, p.img.h
 		res.Rotation, res.SkewDegrees, res.Inverted = p.rotation, math.Round(p.skew*100)/100, p.inverted
 		res.Despeckled = p.despeckled

@@ -121,11 +121,11 @@ func stepDescription(engine string) string {
 // boxes are mapped onto it.
 func (x *altoWriter) page(n int, p ocr.PageResult, f PageFrame) {
 	w, h := f.Width*altoUnit, f.Height*altoUnit
-	x.printf("    <Page ID=\"p%d\" PHYSICAL_IMG_NR=\"%d\" WIDTH=\"%s\" HEIGHT=\"%s\"", n, n, num(w), num(h))
+	x.printf("    <Page ID=\"p%d\" PHYSICAL_IMG_NR=\"%d\" WIDTH=\"%s\" HEIGHT=\"%s\"", n, n, altoNum(w), altoNum(h))
 	if len(p.Words) > 0 {
 		x.printf(" PC=\"%s\"", wc(p.MeanConf))
 	}
-	x.printf(">\n      <PrintSpace HPOS=\"0\" VPOS=\"0\" WIDTH=\"%s\" HEIGHT=\"%s\">\n", num(w), num(h))
+	x.printf(">\n      <PrintSpace HPOS=\"0\" VPOS=\"0\" WIDTH=\"%s\" HEIGHT=\"%s\">\n", altoNum(w), altoNum(h))
 	boxes := make([]*Box, len(p.Words))
 	for i, word := range p.Words {
 		if b := word.Box; b[2] > b[0] && b[3] > b[1] {
@@ -232,7 +232,7 @@ func position(b *Box) string {
 	if b == nil {
 		return ""
 	}
-	return fmt.Sprintf(" HPOS=\"%s\" VPOS=\"%s\" WIDTH=\"%s\" HEIGHT=\"%s\"", num(b.X0), num(b.Y0), num(b.X1-b.X0), num(b.Y1-b.Y0))
+	return fmt.Sprintf(" HPOS=\"%s\" VPOS=\"%s\" WIDTH=\"%s\" HEIGHT=\"%s\"", altoNum(b.X0), altoNum(b.Y0), altoNum(b.X1-b.X0), altoNum(b.Y1-b.Y0))
 }
 
 // space positions the SP between two words of a line when both have boxes
@@ -241,11 +241,11 @@ func space(a, b *Box) string {
 	if a == nil || b == nil || b.X0 <= a.X1 {
 		return ""
 	}
-	return fmt.Sprintf(" HPOS=\"%s\" VPOS=\"%s\" WIDTH=\"%s\"", num(a.X1), num(math.Min(a.Y0, b.Y0)), num(b.X0-a.X1))
+	return fmt.Sprintf(" HPOS=\"%s\" VPOS=\"%s\" WIDTH=\"%s\"", altoNum(a.X1), altoNum(math.Min(a.Y0, b.Y0)), altoNum(b.X0-a.X1))
 }
 
-// num prints a coordinate to a hundredth of a unit (1/120,000 inch).
-func num(v float64) string {
+// altoNum prints a coordinate to a hundredth of a unit (1/120,000 inch).
+func altoNum(v float64) string {
 	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 }
 

@@ -99,7 +99,7 @@ func TestExport(t *testing.T) {
 		}
 	})
 
-	r := refbatch(t, nil, "export", "--out", out, "-i", key, "--to", dest, "--bag", "--format", "alto,txt", "--mode", "0640", "--json")
+	r := refbatch(t, nil, "export", "--out", out, "-i", key, "--to", dest, "--bag", "--mode", "0640", "--json")
 	if r.code != 0 {
 		t.Fatalf("export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -158,14 +158,15 @@ func TestExport(t *testing.T) {
 	os.Remove(filepath.Join(dest, "tagmanifest-sha256.txt"))
 	stray := filepath.Join(dest, "data", "R-0001", ".tmp-refbatch-123")
 	os.WriteFile(stray, []byte("partial"), 0o600)
-	r = refbatch(t, nil, "export", "--out", out, "-i", key, "--to", dest, "--bag", "--format", "alto,txt", "--mode", "0640")
+	r = refbatch(t, nil, "export", "--out", out, "-i", key, "--to", dest, "--bag", "--mode", "0640")
 	if r.code != 0 || !strings.Contains(r.stdout, "exported 3 of 3 documents") {
 		t.Fatalf("rerun: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// Written: the repaired file and the two manifests (removed when an
-	// export starts); already right: the other 8 payload files,
-	// report.json, bagit.txt and bag-info.txt.
-	if !strings.Contains(r.stdout, "3 files written, 11 already there") {
+	// export starts); already right: the other 11 payload files (a PDF,
+	// ALTO and text per document, and the provenance.json beside them,
+	// less the repaired one), report.json, bagit.txt and bag-info.txt.
+	if !strings.Contains(r.stdout, "3 files written, 14 already there") {
 		t.Errorf("rerun did not resume: %s", r.stdout)
 	}
 	if _, err := os.Stat(stray); err == nil {

@@ -1,0 +1,127 @@
+package export
+
+import (
+	"math"
+	"testing"
+
+	"github.com/refbatch/refbatch/ocr"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+// TestDisplayedToUser: the displayed page's corners land on the visible
+// area's corners as a viewer turns the page by /Rotate.
+func TestDisplayedToUser(t *testing.T) {
+	vis := [4]float64{10, 20, 110, 220} // 100 wide, 200 high, offset
+	tests := []struct {
+		rotate int
+		// user-space corner shown at the displayed top left and top right
+		topLeft, topRight [2]float64
+	}{
+		{0, [2]float64{10, 220}, [2]float64{110, 220}},
+		{90, [2]float64{10, 20}, [2]float64{10, 220}},
+		{180, [2]float64{110, 20}, [2]float64{10, 20}},
+		{270, [2]float64{110, 220}, [2]float64{110, 20}},
+	}
+	for _, tc := range tests {
+		f := PageFrame{Visible: vis, Rotate: tc.rotate, Width: 100, Height: 200}
+		if tc.rotate%180 != 0 {
+			f.Width, f.Height = 200, 100
+		}
+		m := DisplayedToUser(f)
+		x, y := m.Apply(0, 0)
+		if !near(x, tc.topLeft[0]) || !near(y, tc.topLeft[1]) {
+			t.Errorf("/Rotate %d: top left → (%g, %g), want %v", tc.rotate, x, y, tc.topLeft)
+		}
+		x, y = m.Apply(f.Width, 0)
+		if !near(x, tc.topRight[0]) || !near(y, tc.topRight[1]) {
+			t.Errorf("/Rotate %d: top right → (%g, %g), want %v", tc.rotate, x, y, tc.topRight)
+		}
+		// The whole displayed page covers the visible area.
+		b := boundsOf(m, [4]int{0, 0, int(f.Width), int(f.Height)})
+		if !near(b.X0, vis[0]) || !near(b.Y0, vis[1]) || !near(b.X1, vis[2]) || !near(b.Y1, vis[3]) {
+			t.Errorf("/Rotate %d: page → %+v, want %v", tc.rotate, b, vis)
+		}
+	}
+}
+
+// TestCanvasRoundTrip: synthetic page steps (deskew, turn, deskew again)
+// make a canvas map; points carried to the canvas and back with
+// CanvasToDisplayed come back where they started, whether the artifact
+// recorded the map or it is rebuilt from Rotation and SkewDegrees.
+func TestCanvasRoundTrip(t *testing.T) {
+	f := PageFrame{Width: 612, Height: 792, Visible: [4]float64{0, 0, 612, 792}}
+	const dpi = 150
+	tests := []struct {
+		name          string
+		first, second float64
+		turn          int
+		exactRebuild  bool // the split of the skew is known
+	}{
+		{"upright", 0, 0, 0, true},
+		{"skewed", 4.25, 0, 0, true},
+		{"skewed back", -11.5, 0, 0, true},
+		{"turned 90", 0, 0, 90, true},
+		{"turned 180 and skewed", 2.5, 0, 180, true},
+		{"turned 270", 0, 0, 270, true},
+		{"skewed then turned 90", 3, 0, 90, true},
+		{"turned 270 then skewed", 0, -6, 270, true},
+		{"skewed, turned, skewed", 2, 1.5, 90, false},
+	}
+	w, h := renderSize(f.Width, f.Height, dpi)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, cw, ch := stepMatrix(w, h, tc.first, tc.turn, tc.second)
+			p := ocr.PageResult{DPI: dpi, Width: cw, Height: ch, Rotation: tc.turn,
+				SkewDegrees: math.Round((tc.first+tc.second)*100) / 100,
+				Canvas:      &ocr.Canvas{RenderWidth: w, RenderHeight: h, Matrix: m}}
+			legacy := p
+			legacy.Canvas = nil
+			for _, pt := range [][2]float64{{0, 0}, {306, 396}, {600, 20}, {17.5, 780}} {
+				// Displayed point → render pixels → canvas.
+				cx, cy := m.Apply(pt[0]*dpi/72, pt[1]*dpi/72)
+				x, y := CanvasToDisplayed(p, f).Apply(cx, cy)
+				if math.Hypot(x-pt[0], y-pt[1]) > 1e-6 {
+					t.Errorf("recorded: %v → (%g, %g)", pt, x, y)
+				}
+				x, y = CanvasToDisplayed(legacy, f).Apply(cx, cy)
+				tol := 0.05 // points: SkewDegrees is rounded to 0.01°
+				if !tc.exactRebuild {
+					tol = 36 // half an inch: the split is a guess
+				}
+				if d := math.Hypot(x-pt[0], y-pt[1]); d > tol {
+					t.Errorf("rebuilt: %v → (%g, %g), %.3f pt off", pt, x, y, d)
+				}
+			}
+		})
+	}
+}
+
+// TestMatrixInvert: a map and its inverse compose to the identity.
+func TestMatrixInvert(t *testing.T) {
+	for _, m := range []Matrix{
+		{1, 0, 0, 1, 5, 7},
+		{0, 1, -1, 0, 300, 0},
+		skewMatrix(100, 200, 130, 220, 7.5),
+		{2, 0, 0, -2, 10, 1584},
+	} {
+		id := m.Then(m.Invert())
+		for i, v := range Identity {
+			if !near(id[i], v) {
+				t.Errorf("%v then its inverse = %v", m, id)
+				break
+			}
+		}
+	}
+}
+
+// TestDisplayedBoxUpright: on an upright page with no steps, a box is its
+// pixels scaled to points.
+func TestDisplayedBoxUpright(t *testing.T) {
+	f := PageFrame{Width: 612, Height: 792, Visible: [4]float64{0, 0, 612, 792}}
+	p := ocr.PageResult{DPI: 144, Width: 1224, Height: 1584}
+	b := DisplayedBox(p, f, [4]int{100, 200, 300, 240})
+	if want := (Box{50, 100, 150, 120}); b != want {
+		t.Errorf("box = %+v, want %+v", b, want)
+	}
+}

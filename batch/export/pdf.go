@@ -1,0 +1,308 @@
+package export
+
+// The searchable PDF: the source file, byte for byte, followed by an
+// incremental update (ISO 32000-1 §7.5.6) that adds an invisible text
+// layer to each page that was OCR'd.
+//
+// An incremental update leaves every byte of the source where it was, so
+// the pages' images and content streams are unchanged by construction:
+// nothing is decoded, recompressed or renumbered, and a reader that
+// ignores the update still sees the source. The update holds:
+//
+//   - the glyphless font, once (see pdftext.go);
+//   - for each OCR'd page with words, two new content streams, "q" before
+//     the page's own streams and "Q" plus the words after them, so that
+//     whatever graphics state the page leaves behind does not move the
+//     words; the page's /Contents becomes [q, its streams..., words], and
+//     its /Resources a direct copy of those in effect (its own or
+//     inherited, which may be shared with other pages) with the font added;
+//   - a new document information dictionary: the source's entries, the
+//     Producer, and refbatch's provenance (source and artifact SHA-256,
+//     engines, policy version);
+//   - a cross-reference section of the same kind as the source's last one
+//     (table or stream), whose /Prev is the source's startxref.
+//
+// Pages read from their own text layer, blank pages and pages without
+// words are left as they are. The output is a function of its inputs
+// alone (no clock, no randomness), which lets an export resume by hash.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/refbatch/refbatch/ocr"
+)
+
+// pdfcpuConfig is pdfcpu's default configuration, built here so that
+// reading a PDF never creates pdfcpu's config directory. Validation is
+// relaxed, as admission's: strict mode refuses good scans over nits.
+func pdfcpuConfig() *model.Configuration {
+	return &model.Configuration{
+		CreationDate:    time.Now().Format("2006-01-02 15:04"),
+		Version:         model.VersionStr,
+		Reader15:        true,
+		ValidationMode:  model.ValidationRelaxed,
+		Eol:             types.EolLF,
+		TimestampFormat: "2006-01-02 15:04",
+		DateFormat:      "2006-01-02",
+		Offline:         true,
+		Timeout:         5,
+		Cmd:             model.VALIDATE,
+	}
+}
+
+// readPDF parses src with pdfcpu. pdfcpu is pure Go, so a crafted file can
+// only make it panic; the panic becomes an error.
+func readPDF(src []byte) (ctx *model.Context, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ctx, err = nil, errors.New("pdfcpu crashed reading the source (recovered panic)")
+		}
+	}()
+	ctx, err = pdfcpu.Read(bytes.NewReader(src), pdfcpuConfig())
+	if err != nil {
+		return nil, fmt.Errorf("reading the source PDF: %w", err)
+	}
+	if ctx.Encrypt != nil || ctx.E != nil {
+		// Admission rejects encrypted files; one here is not the file
+		// that was admitted.
+		return nil, errors.New("the source PDF is encrypted")
+	}
+	if err := ctx.EnsurePageCount(); err != nil {
+		return nil, fmt.Errorf("counting the source's pages: %w", err)
+	}
+	return ctx, nil
+}
+
+// ReadFrames reads the frame of every page of a PDF: its displayed size,
+// visible area and /Rotate, inherited attributes included.
+func ReadFrames(pdf []byte) ([]PageFrame, error) {
+	ctx, err := readPDF(pdf)
+	if err != nil {
+		return nil, err
+	}
+	return framesOf(ctx)
+}
+
+func framesOf(ctx *model.Context) ([]PageFrame, error) {
+	frames := make([]PageFrame, ctx.PageCount)
+	for i := range frames {
+		_, _, attrs, err := ctx.PageDict(i+1, false)
+		if err != nil {
+			return nil, fmt.Errorf("reading page %d: %w", i+1, err)
+		}
+		frames[i] = frameOf(attrs)
+	}
+	return frames, nil
+}
+
+// letter is the page MuPDF and poppler assume when a page has no usable
+// MediaBox: US Letter.
+var letter = [4]float64{0, 0, 612, 792}
+
+// frameOf makes a page's frame from its attributes in effect, as MuPDF
+// and poppler read them: the CropBox clipped to the MediaBox, an empty
+// result falling back to the MediaBox; /Rotate a multiple of 90.
+func frameOf(a *model.InheritedPageAttrs) PageFrame {
+	norm := func(r *types.Rectangle) ([4]float64, bool) {
+		if r == nil {
+			return [4]float64{}, false
+		}
+		b := [4]float64{min(r.LL.X, r.UR.X), min(r.LL.Y, r.UR.Y), max(r.LL.X, r.UR.X), max(r.LL.Y, r.UR.Y)}
+		return b, b[2] > b[0] && b[3] > b[1]
+	}
+	vis, ok := norm(a.MediaBox)
+	if !ok {
+		vis = letter
+	}
+	if crop, ok := norm(a.CropBox); ok {
+		c := [4]float64{max(vis[0], crop[0]), max(vis[1], crop[1]), min(vis[2], crop[2]), min(vis[3], crop[3])}
+		if c[2] > c[0] && c[3] > c[1] {
+			vis = c
+		}
+	}
+	f := PageFrame{Visible: vis, Rotate: ((a.Rotate % 360) + 360) % 360 / 90 * 90, Width: vis[2] - vis[0], Height: vis[3] - vis[1]}
+	if f.Rotate == 90 || f.Rotate == 270 {
+		f.Width, f.Height = f.Height, f.Width
+	}
+	return f
+}
+
+// SearchablePDF returns src with an invisible text layer on each page
+// that was OCR'd (see the top of this file). pages are the artifact's,
+// one per page of src in order; meta supplies the metadata.
+func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance) ([]byte, error) {
+	ctx, err := readPDF(src)
+	if err != nil {
+		return nil, err
+	}
+	if len(pages) != ctx.PageCount {
+		return nil, fmt.Errorf("the artifact has %d pages and the source %d", len(pages), ctx.PageCount)
+	}
+	if ctx.Read.RepairOffset != 0 {
+		return nil, errors.New("the source has bytes before its header; its offsets cannot be extended")
+	}
+	prev, xrefStream, err := lastXRef(src)
+	if err != nil {
+		return nil, err
+	}
+	frames, err := framesOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	next := ctx.MaxObjNr + 1
+	if ctx.Size != nil {
+		next = max(next, *ctx.Size)
+	}
+	u := newUpdate(src, next)
+
+	var font *types.IndirectRef
+	for i, p := range pages {
+		words := placeWords(p, frames[i])
+		if len(words) == 0 {
+			continue
+		}
+		if font == nil {
+			if font, err = u.glyphlessFont(); err != nil {
+				return nil, err
+			}
+		}
+		if err := u.addLayer(ctx, i+1, *font, words); err != nil {
+			return nil, fmt.Errorf("adding the text layer to page %d: %w", i+1, err)
+		}
+	}
+	info, err := u.info(ctx, meta)
+	if err != nil {
+		return nil, err
+	}
+	trailer := types.Dict{"Root": *ctx.Root, "Info": info, "Prev": types.Integer(prev)}
+	trailer["ID"] = fileID(ctx.ID, meta)
+	return u.finish(trailer, xrefStream), nil
+}
+
+// addLayer gives page n (1-based) its text layer: the content streams
+// around its own and its resources with the font.
+func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, words []placedWord) error {
+	d, ref, attrs, err := ctx.PageDict(n, false)
+	if err != nil {
+		return err
+	}
+	if ref == nil {
+		return errors.New("the page dictionary is not an indirect object")
+	}
+	var contents types.Array
+	if o, ok := d.Find("Contents"); ok && o != nil {
+		switch o := o.(type) {
+		case types.IndirectRef:
+			// A reference to a stream, or to an array of them.
+			obj, err := ctx.Dereference(o)
+			if err != nil {
+				return fmt.Errorf("reading /Contents: %w", err)
+			}
+			if a, ok := obj.(types.Array); ok {
+				contents = append(contents, a...)
+			} else {
+				contents = append(contents, o)
+			}
+		case types.Array:
+			contents = append(contents, o...)
+		default:
+			return fmt.Errorf("/Contents is a %T", o)
+		}
+	}
+	res := types.Dict{}
+	if attrs.Resources != nil {
+		maps.Copy(res, attrs.Resources)
+	}
+	fonts := types.Dict{}
+	if o, ok := res.Find("Font"); ok && o != nil {
+		f, err := ctx.DereferenceDict(o)
+		if err != nil {
+			return fmt.Errorf("reading /Font: %w", err)
+		}
+		maps.Copy(fonts, f)
+	}
+	name := "RefbatchOCR"
+	for i := 1; fonts[name] != nil; i++ {
+		name = fmt.Sprintf("RefbatchOCR%d", i)
+	}
+	fonts[name] = font
+	res["Font"] = fonts
+
+	open := u.stream(types.Dict{}, []byte("q\n"))
+	layer := u.stream(types.Dict{}, textLayer(words, name))
+	page := types.Dict{}
+	maps.Copy(page, d)
+	page["Contents"] = append(append(types.Array{open}, contents...), layer)
+	page["Resources"] = res
+	u.object(ref.ObjectNumber.Value(), ref.GenerationNumber.Value(), page.PDFString())
+	return nil
+}
+
+// info writes the new document information dictionary and returns its
+// reference.
+func (u *update) info(ctx *model.Context, meta Provenance) (types.IndirectRef, error) {
+	d := types.Dict{}
+	if ctx.Info != nil {
+		old, err := ctx.DereferenceDict(*ctx.Info)
+		if err != nil {
+			return types.IndirectRef{}, fmt.Errorf("reading the source's /Info: %w", err)
+		}
+		maps.Copy(d, old)
+	}
+	producer := meta.Producer
+	if producer == "" {
+		producer = "refbatch"
+	}
+	engines := make([]string, 0, len(meta.Engines))
+	for _, k := range slices.Sorted(maps.Keys(meta.Engines)) {
+		engines = append(engines, k+" "+meta.Engines[k])
+	}
+	d["Producer"] = pdfString(producer)
+	d["RefbatchSourceSHA256"] = pdfString(meta.SourceSHA256)
+	d["RefbatchArtifactSHA256"] = pdfString(meta.ArtifactSHA256)
+	d["RefbatchEngines"] = pdfString(strings.Join(engines, ", "))
+	d["RefbatchPolicyVersion"] = pdfString(meta.PolicyVersion)
+	n := u.alloc()
+	u.object(n, 0, d.PDFString())
+	return *types.NewIndirectRef(n, 0), nil
+}
+
+// pdfString is s as a PDF text string: literal when it is printable
+// ASCII, UTF-16BE with a byte order mark otherwise.
+func pdfString(s string) types.Object {
+	ascii := true
+	for _, r := range s {
+		if r < 0x20 || r > 0x7e {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		return types.NewHexLiteral(utf16BE(s, true))
+	}
+	r := strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`)
+	return types.StringLiteral(r.Replace(s))
+}
+
+// fileID keeps the source's permanent identifier and makes the changing
+// one from the source and artifact hashes, so the same export gives the
+// same bytes.
+func fileID(old types.Array, meta Provenance) types.Array {
+	sum := sha256.Sum256([]byte("refbatch export\x00" + meta.SourceSHA256 + "\x00" + meta.ArtifactSHA256))
+	changed := types.NewHexLiteral(sum[:16])
+	if len(old) == 2 {
+		return types.Array{old[0], changed}
+	}
+	return types.Array{changed, changed}
+}
