@@ -32,9 +32,10 @@ const (
 )
 
 // FindingExportFailed is a document that passed verification but whose
-// files could not be made (its PDF could not be read for its page frames,
-// or stamped). Like verify's findings, it is not exported and makes export
-// exit 1.
+// files could not be made: the child that parses its PDF, for its page
+// frames and its searchable PDF, failed on it (an error, a crash, out of
+// memory, out of time). Like verify's findings, it is not exported and
+// makes export exit 1; the export goes on with the other documents.
 const FindingExportFailed = "export_failed"
 
 // ProvenanceFile is each document's provenance in a bag.
@@ -71,6 +72,16 @@ type ExportOptions struct {
 	Progress func(ExportEvent)
 	// Now is the clock of Bagging-Date; time.Now when nil.
 	Now func() time.Time
+
+	// Child says how to start the child process that parses the sources
+	// (for the page frames of the ALTO and for the searchable PDF), as
+	// admission's: Export never parses a PDF in its own process. It is
+	// needed for the pdf and alto formats. ChildMemory and ChildTimeout
+	// are the child's limits for one document (see export.RendererConfig);
+	// 0 means export's defaults.
+	Child        Process
+	ChildMemory  int64
+	ChildTimeout time.Duration
 }
 
 // ExportEvent is one document done (exported, or refused with findings).
@@ -158,11 +169,22 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if err := x.prepareDest(); err != nil {
 		return nil, err
 	}
+	if slices.Contains(o.Formats, FormatPDF) || slices.Contains(o.Formats, FormatALTO) {
+		x.renderer = export.NewRenderer(export.RendererConfig{Path: o.Child.Path, Args: o.Child.Args, Env: o.Child.Env,
+			Memory: o.ChildMemory, Timeout: o.ChildTimeout})
+		defer x.renderer.Close()
+	}
+	interrupted := func(i int) error {
+		return fmt.Errorf("%w: export interrupted after %d of %d documents", ErrIncomplete, i, len(docs))
+	}
 	for i, d := range docs {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: export interrupted after %d of %d documents", ErrIncomplete, i, len(docs))
+		if ctx.Err() != nil {
+			return nil, interrupted(i)
 		}
-		ev, err := x.document(d)
+		ev, err := x.document(ctx, d)
+		if ctx.Err() != nil {
+			return nil, interrupted(i)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -204,6 +226,12 @@ func checkExportOptions(o *ExportOptions) error {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Child.Path == "" && (slices.Contains(o.Formats, FormatPDF) || slices.Contains(o.Formats, FormatALTO)) {
+		return errors.New("the pdf and alto formats need the export's PDF child (ExportOptions.Child)")
+	}
+	if o.ChildMemory < 0 || o.ChildTimeout < 0 {
+		return errors.New("the PDF child's memory and timeout are 0 (the defaults) or more")
 	}
 	return nil
 }

@@ -1,10 +1,12 @@
 package batch
 
 // The writing half of Export: one document at a time, verified, rendered
-// in memory, then written as a set through store.WriteFiles.
+// in memory (what needs the source PDF in a child, export.Renderer), then
+// written as a set through store.WriteFiles.
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +29,9 @@ type exporter struct {
 	res     *ExportResult
 	dirMode os.FileMode
 	bag     *export.Bag
+	// renderer parses the sources, in a child; nil when no format needs
+	// them.
+	renderer *export.Renderer
 }
 
 func (x *exporter) prepareDest() error {
@@ -55,7 +60,7 @@ func (x *exporter) mkdir(dir string) error {
 }
 
 // document verifies one document and, when it passes, writes its files.
-func (x *exporter) document(d journal.Doc) (ExportEvent, error) {
+func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, error) {
 	var findings []Finding
 	add := func(kind, file, source, detail string) {
 		findings = append(findings, Finding{Kind: kind, File: file, SourceID: source, Detail: detail})
@@ -81,10 +86,14 @@ func (x *exporter) document(d journal.Doc) (ExportEvent, error) {
 		}
 		return refuse()
 	}
-	names, contents, err := x.render(d, a, src)
-	if err != nil {
-		add(FindingExportFailed, d.Path, d.SourceID, err.Error())
+	names, contents, err := x.render(ctx, d, a, src)
+	var re *export.RenderError
+	switch {
+	case errors.As(err, &re):
+		add(FindingExportFailed, d.Path, d.SourceID, re.Reason)
 		return refuse()
+	case err != nil:
+		return ExportEvent{}, err
 	}
 	dir, prefix := x.o.Dest, ""
 	if x.o.Bag {
@@ -100,8 +109,10 @@ func (x *exporter) document(d journal.Doc) (ExportEvent, error) {
 }
 
 // render makes a verified document's files, in memory: at most a source
-// PDF and its text at a time, whatever the batch's size.
-func (x *exporter) render(d journal.Doc, a *Artifact, src []byte) (names []string, contents [][]byte, err error) {
+// PDF and its text at a time, whatever the batch's size. The frames and
+// the searchable PDF come from the renderer's child; a document it fails
+// on is an *export.RenderError.
+func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src []byte) (names []string, contents [][]byte, err error) {
 	base := safeName(d.SourceID)
 	prov := export.Provenance{
 		SourceID: d.SourceID, ManifestLine: d.Line, SourceSHA256: d.SHA256, SourceSize: d.Size,
@@ -114,23 +125,22 @@ func (x *exporter) render(d journal.Doc, a *Artifact, src []byte) (names []strin
 	if slices.Contains(x.o.Formats, FormatText) {
 		names, contents = append(names, base+".txt"), append(contents, []byte(ContentText(a.Pages)))
 	}
-	if slices.Contains(x.o.Formats, FormatALTO) {
-		frames, err := export.ReadFrames(src)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading the page frames: %w", err)
-		}
-		var buf bytes.Buffer
-		if err := export.WriteALTO(&buf, a.Pages, frames, prov); err != nil {
+	var r *export.Rendered
+	if x.renderer != nil {
+		if r, err = x.renderer.Render(ctx, src, a.Pages, prov, slices.Contains(x.o.Formats, FormatPDF)); err != nil {
 			return nil, nil, err
+		}
+	}
+	if slices.Contains(x.o.Formats, FormatALTO) {
+		var buf bytes.Buffer
+		if err := export.WriteALTO(&buf, a.Pages, r.Frames, prov); err != nil {
+			// The artifact and the source disagree on the page count.
+			return nil, nil, &export.RenderError{Reason: err.Error()}
 		}
 		names, contents = append(names, base+".alto.xml"), append(contents, buf.Bytes())
 	}
 	if slices.Contains(x.o.Formats, FormatPDF) {
-		pdf, err := export.SearchablePDF(src, a.Pages, prov)
-		if err != nil {
-			return nil, nil, fmt.Errorf("searchable PDF: %w", err)
-		}
-		names, contents = append(names, base+".pdf"), append(contents, pdf)
+		names, contents = append(names, base+".pdf"), append(contents, r.PDF)
 	}
 	if x.o.Bag {
 		b, err := prov.JSON()

@@ -36,9 +36,10 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool { return imp == "report/outcome" || slices.Contains(leaves, imp) }, true
 	case pkg == "batch/export":
 		// The export formats read the page results; the batch hands
-		// them over, so export never imports batch.
+		// them over, so export never imports batch. It parses the
+		// sources in children, under the worker supervisor.
 		return func(imp string) bool {
-			return imp == "ocr" || imp == "ocr/page" || imp == "report/outcome" || slices.Contains(leaves, imp)
+			return imp == "ocr" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch":
 		return func(imp string) bool {

@@ -71,7 +71,7 @@ func readPDF(src []byte) (ctx *model.Context, err error) {
 	}()
 	ctx, err = pdfcpu.Read(bytes.NewReader(src), pdfcpuConfig())
 	if err != nil {
-		return nil, fmt.Errorf("reading the source PDF: %w", err)
+		return nil, &parseError{"reading the source PDF", err}
 	}
 	if ctx.Encrypt != nil || ctx.E != nil {
 		// Admission rejects encrypted files; one here is not the file
@@ -79,13 +79,36 @@ func readPDF(src []byte) (ctx *model.Context, err error) {
 		return nil, errors.New("the source PDF is encrypted")
 	}
 	if err := ctx.EnsurePageCount(); err != nil {
-		return nil, fmt.Errorf("counting the source's pages: %w", err)
+		return nil, &parseError{"counting the source's pages", err}
 	}
 	return ctx, nil
 }
 
+// parseError is pdfcpu failing on the source. pdfcpu's message may quote
+// the file's bytes, which may be document text: [Redacted] keeps only what
+// refbatch was doing.
+type parseError struct {
+	what string
+	err  error
+}
+
+func (e *parseError) Error() string { return e.what + ": " + e.err.Error() }
+func (e *parseError) Unwrap() error { return e.err }
+
+// Redacted is err's message with any message of pdfcpu's left out, fit
+// for a finding or a log.
+func Redacted(err error) string {
+	msg := err.Error()
+	var pe *parseError
+	if errors.As(err, &pe) {
+		msg = strings.Replace(msg, pe.Error(), pe.what+" failed (pdfcpu's message is not kept: it may quote the file)", 1)
+	}
+	return msg
+}
+
 // ReadFrames reads the frame of every page of a PDF: its displayed size,
-// visible area and /Rotate, inherited attributes included.
+// visible area and /Rotate, inherited attributes included. Like
+// SearchablePDF it parses the PDF in the calling process.
 func ReadFrames(pdf []byte) ([]PageFrame, error) {
 	ctx, err := readPDF(pdf)
 	if err != nil {
@@ -99,7 +122,7 @@ func framesOf(ctx *model.Context) ([]PageFrame, error) {
 	for i := range frames {
 		_, _, attrs, err := ctx.PageDict(i+1, false)
 		if err != nil {
-			return nil, fmt.Errorf("reading page %d: %w", i+1, err)
+			return nil, &parseError{fmt.Sprintf("reading page %d", i+1), err}
 		}
 		frames[i] = frameOf(attrs)
 	}
@@ -141,24 +164,33 @@ func frameOf(a *model.InheritedPageAttrs) PageFrame {
 // SearchablePDF returns src with an invisible text layer on each page
 // that was OCR'd (see the top of this file). pages are the artifact's,
 // one per page of src in order; meta supplies the metadata.
+//
+// It parses src with pdfcpu in the calling process: refbatch calls it only
+// in a child ([Renderer]).
 func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance) ([]byte, error) {
+	pdf, _, err := searchable(src, pages, meta)
+	return pdf, err
+}
+
+// searchable is SearchablePDF, and the frames of src's pages read on the
+// way.
+func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte, frames []PageFrame, err error) {
 	ctx, err := readPDF(src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(pages) != ctx.PageCount {
-		return nil, fmt.Errorf("the artifact has %d pages and the source %d", len(pages), ctx.PageCount)
+		return nil, nil, fmt.Errorf("the artifact has %d pages and the source %d", len(pages), ctx.PageCount)
 	}
 	if ctx.Read.RepairOffset != 0 {
-		return nil, errors.New("the source has bytes before its header; its offsets cannot be extended")
+		return nil, nil, errors.New("the source has bytes before its header; its offsets cannot be extended")
 	}
 	prev, xrefStream, err := lastXRef(src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	frames, err := framesOf(ctx)
-	if err != nil {
-		return nil, err
+	if frames, err = framesOf(ctx); err != nil {
+		return nil, nil, err
 	}
 	next := ctx.MaxObjNr + 1
 	if ctx.Size != nil {
@@ -174,20 +206,20 @@ func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance) ([]byte,
 		}
 		if font == nil {
 			if font, err = u.glyphlessFont(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if err := u.addLayer(ctx, i+1, *font, words); err != nil {
-			return nil, fmt.Errorf("adding the text layer to page %d: %w", i+1, err)
+			return nil, nil, fmt.Errorf("adding the text layer to page %d: %w", i+1, err)
 		}
 	}
 	info, err := u.info(ctx, meta)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	trailer := types.Dict{"Root": *ctx.Root, "Info": info, "Prev": types.Integer(prev)}
 	trailer["ID"] = fileID(ctx.ID, meta)
-	return u.finish(trailer, xrefStream), nil
+	return u.finish(trailer, xrefStream), frames, nil
 }
 
 // addLayer gives page n (1-based) its text layer: the content streams
@@ -195,7 +227,7 @@ func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance) ([]byte,
 func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, words []placedWord) error {
 	d, ref, attrs, err := ctx.PageDict(n, false)
 	if err != nil {
-		return err
+		return &parseError{"reading the page dictionary", err}
 	}
 	if ref == nil {
 		return errors.New("the page dictionary is not an indirect object")
@@ -207,7 +239,7 @@ func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, wor
 			// A reference to a stream, or to an array of them.
 			obj, err := ctx.Dereference(o)
 			if err != nil {
-				return fmt.Errorf("reading /Contents: %w", err)
+				return &parseError{"reading /Contents", err}
 			}
 			if a, ok := obj.(types.Array); ok {
 				contents = append(contents, a...)
@@ -228,7 +260,7 @@ func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, wor
 	if o, ok := res.Find("Font"); ok && o != nil {
 		f, err := ctx.DereferenceDict(o)
 		if err != nil {
-			return fmt.Errorf("reading /Font: %w", err)
+			return &parseError{"reading /Font", err}
 		}
 		maps.Copy(fonts, f)
 	}
@@ -256,7 +288,7 @@ func (u *update) info(ctx *model.Context, meta Provenance) (types.IndirectRef, e
 	if ctx.Info != nil {
 		old, err := ctx.DereferenceDict(*ctx.Info)
 		if err != nil {
-			return types.IndirectRef{}, fmt.Errorf("reading the source's /Info: %w", err)
+			return types.IndirectRef{}, &parseError{"reading the source's /Info", err}
 		}
 		maps.Copy(d, old)
 	}

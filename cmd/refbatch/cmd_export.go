@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -23,6 +24,8 @@ type exportOptions struct {
 	formats, states   string
 	mode              string
 	bag, json, quiet  bool
+	childMemory       int64
+	childTimeout      time.Duration
 }
 
 func exportCommand() *cli.Command {
@@ -47,6 +50,12 @@ document's files and its provenance.json, data/report.json the batch's
 report; bagit.txt, bag-info.txt and manifest-sha256.txt follow, and
 tagmanifest-sha256.txt is written last.
 
+The source PDFs are parsed (for the ALTO's page sizes and to add the
+searchable PDF's text layer) in a child process, as admission's checks
+are, under --pdf-memory and --pdf-timeout: a document whose child crashes,
+runs out of memory or time, or fails is an export_failed finding, and the
+export goes on with the rest.
+
 Files are written to temp names and renamed, 0600 in folders 0700 unless
 --mode says otherwise. Rerunning resumes: files already there with the
 right content are left alone. --to inside --out is refused.
@@ -62,6 +71,8 @@ flag); 3 interrupted: run the same command again to resume.`,
 			&cli.BoolFlag{Name: "bag", Usage: "make DEST a BagIt bag (RFC 8493)", Destination: &o.bag},
 			&cli.StringFlag{Name: "state", Usage: "comma-separated `STATES` whose documents are exported: done, review", Value: string(outcome.Done), Destination: &o.states},
 			&cli.StringFlag{Name: "mode", Usage: "octal file `MODE` of the files written (folders add x where r is set)", Value: "0600", Destination: &o.mode},
+			&cli.Int64Flag{Name: "pdf-memory", Usage: "resident memory the PDF child may use for one document, in bytes; more is export_failed", Value: export.DefaultMemory, Destination: &o.childMemory},
+			&cli.DurationFlag{Name: "pdf-timeout", Usage: "CPU time the PDF child may take for a small document (plus 1s per MiB; retried once at 4 times that), else export_failed", Value: export.DefaultTimeout, Destination: &o.childTimeout},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON event per document on stdout, then a summary", Destination: &o.json},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar", Destination: &o.quiet},
 		},
@@ -86,7 +97,17 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 	if err != nil || mode&^0o777 != 0 || mode&0o600 != 0o600 {
 		return usageErr(fmt.Sprintf("--mode %s: want octal permissions the owner can read and write, such as 0600 or 0640", o.mode), hint)
 	}
-	eo := batch.ExportOptions{Out: o.out, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode)}
+	if o.childMemory < 1 || o.childTimeout <= 0 {
+		return usageErr("--pdf-memory and --pdf-timeout must be above 0", hint)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the refbatch binary for the PDF child: %w", err)
+	}
+	eo := batch.ExportOptions{Out: o.out, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode),
+		// The sources are parsed in a child: this binary re-executed in
+		// its hidden export mode.
+		Child: batch.Process{Path: exe, Args: []string{exportChildCommand}}, ChildMemory: o.childMemory, ChildTimeout: o.childTimeout}
 	for _, f := range splitList(o.formats) {
 		if f != batch.FormatPDF && f != batch.FormatALTO && f != batch.FormatText {
 			return usageErr(fmt.Sprintf("--format %s: unknown format %q", o.formats, f), "formats are pdf, alto and txt")

@@ -4,20 +4,25 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch/admit"
+	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/ocr"
 )
 
-// workerCommand and admitCommand are the hidden commands that run the
-// child processes `refbatch run` starts: an OCR engine, and admission's
-// PDF checks. They talk over inherited pipes, not the terminal.
+// workerCommand, admitCommand and exportChildCommand are the hidden
+// commands that run the child processes `refbatch run` and `refbatch
+// export` start: an OCR engine, admission's PDF checks, and the export's
+// PDF parsing. They talk over inherited pipes, not the terminal.
 const (
-	workerCommand = "__worker"
-	admitCommand  = "__admit"
+	workerCommand      = "__worker"
+	admitCommand       = "__admit"
+	exportChildCommand = "__export"
 )
 
 func workerMain() int { return ocr.ServeMain() }
 
 func admitMain() int { return admit.ServeMain() }
+
+func exportChildMain() int { return export.ServeMain() }
 
 func workerCmds() []*cli.Command {
 	return []*cli.Command{{
@@ -33,6 +38,13 @@ func workerCmds() []*cli.Command {
 		Usage:  "internal: admission child process",
 		Action: func(*cli.Context) error {
 			return usageErr("the admission mode is started by `refbatch run`, not by hand", "")
+		},
+	}, {
+		Name:   exportChildCommand,
+		Hidden: true,
+		Usage:  "internal: export's PDF child process",
+		Action: func(*cli.Context) error {
+			return usageErr("the export child mode is started by `refbatch export`, not by hand", "")
 		},
 	}}
 }

@@ -72,6 +72,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return workerMain()
 		case admitCommand:
 			return admitMain()
+		case exportChildCommand:
+			return exportChildMain()
 		}
 	}
 	// A crash must not read as a usage error (exit 2): the runtime aborts

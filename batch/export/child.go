@@ -1,0 +1,244 @@
+package export
+
+// The export's PDF work in a supervised child process. Reading a source
+// for its page frames and writing its searchable PDF both parse it with
+// pdfcpu, which recurses and allocates as the file says: as in admission,
+// that happens in the refbatch binary re-executed in a hidden mode (which
+// calls ServeMain), under a cap on resident memory, a budget of CPU time
+// and a wall-clock backstop, so that a hostile source (or a pdfcpu bug)
+// costs a child and one document, never the export.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/child"
+)
+
+// Defaults of a Renderer.
+const (
+	// DefaultMemory is the resident memory a child may use for one
+	// document. It holds what admission's child holds for the same file
+	// (the request and pdfcpu's object graph: about 140 MB for a 60 MB
+	// scan of 200 image pages) plus the searchable PDF, a copy of the
+	// source with a small update, and its reply frame.
+	DefaultMemory = 512 << 20
+	// DefaultTimeout and DefaultTimeoutPerMiB are the CPU time a child may
+	// spend on one document: admission's budget, which pdfcpu's reading
+	// dominates here as there (0.1 s for a 60 MB scan, 2 s for 100,000
+	// objects); placing the words takes milliseconds. It is CPU time, so a
+	// loaded machine cannot make a sound document miss it.
+	DefaultTimeout       = 5 * time.Second
+	DefaultTimeoutPerMiB = time.Second
+	// wallFactor sets the wall-clock backstop, for a child that waits
+	// rather than computes, at this many times the CPU budget.
+	wallFactor = 4
+	// addressSpace and maxStack are the children's backstops behind the
+	// resident cap, as admission's: an idle Go process reserves about
+	// 1.2 GiB, and pdfcpu recurses once per level of nesting.
+	addressSpace = 4 << 30
+	maxStack     = 16 << 20
+	// minReply is the smallest reply cap a child is started with; a
+	// document that may need more gets a child of its own (replyCap).
+	minReply = 256 << 20
+)
+
+// RendererConfig says how a Renderer starts its children.
+type RendererConfig struct {
+	// Path and Args re-execute the binary in its export mode, which calls
+	// ServeMain; Env is added to the inherited environment.
+	Path string
+	Args []string
+	Env  []string
+	// Memory is the resident memory a child may use for one document;
+	// 0 means DefaultMemory.
+	Memory int64
+	// Timeout plus TimeoutPerMiB for each MiB of the source is a
+	// document's CPU budget; 0 means the defaults.
+	Timeout, TimeoutPerMiB time.Duration
+}
+
+// Renderer makes the files of a document that need its source PDF (the
+// page frames and the searchable PDF) in a child process, one document at
+// a time. A child is kept for the next document; one that died is
+// replaced. It is not safe for concurrent use.
+type Renderer struct {
+	cfg  RendererConfig
+	proc *child.Process
+	cap  int64 // the reply cap proc was started with
+}
+
+// NewRenderer returns a renderer that starts its children with cfg. Close
+// it.
+func NewRenderer(cfg RendererConfig) *Renderer {
+	if cfg.Memory <= 0 {
+		cfg.Memory = DefaultMemory
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.TimeoutPerMiB <= 0 {
+		cfg.TimeoutPerMiB = DefaultTimeoutPerMiB
+	}
+	return &Renderer{cfg: cfg}
+}
+
+// Rendered is what a child made of one document.
+type Rendered struct {
+	Frames []PageFrame // every page's frame, for the ALTO
+	PDF    []byte      // the searchable PDF, when asked for
+}
+
+// RenderError is a document whose files could not be made: its child
+// died, or the child reported an error. Reason names what happened in
+// words of refbatch's own (never the source's content, nor a parser's
+// message quoting it).
+type RenderError struct{ Reason string }
+
+func (e *RenderError) Error() string { return e.Reason }
+
+// Render reads the frames of src's pages and, with pdf, makes its
+// searchable PDF from pages and meta (see SearchablePDF), in a child. A
+// child that overruns its CPU budget or its memory fails the document at
+// once; one that crashes, or overruns the wall-clock backstop while
+// starved of CPU, is replaced and the document tried once more. Either
+// failure is a *RenderError; a cancelled ctx returns its error.
+func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResult, meta Provenance, pdf bool) (*Rendered, error) {
+	budget := r.cfg.Timeout + time.Duration(float64(r.cfg.TimeoutPerMiB)*float64(len(src))/(1<<20))
+	// The child needs none of the policy, whose values gob cannot all
+	// carry.
+	meta.Policy = nil
+	req := renderRequest{Source: src, PDF: pdf, Memory: r.cfg.Memory, Meta: meta}
+	if pdf {
+		req.Pages = pages
+	}
+	need := replyCap(src, pages)
+	var first *child.Death
+	for try := 1; ; try++ {
+		var rep renderReply
+		err := r.call(ctx, budget, need, req, &rep)
+		var d *child.Death
+		switch {
+		case err == nil && rep.Err != "":
+			return nil, &RenderError{Reason: rep.Err}
+		case err == nil:
+			return r.check(src, pdf, rep)
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case !errors.As(err, &d):
+			return nil, err
+		case try == 1 && !d.CPU && d.Cause != child.CauseOOM:
+			first = d
+			continue
+		}
+		return nil, &RenderError{Reason: deathReason(first, d, budget)}
+	}
+}
+
+// check refuses a reply that cannot be right, whatever the child did:
+// the searchable PDF is an incremental update, so it starts with the
+// source, byte for byte.
+func (r *Renderer) check(src []byte, pdf bool, rep renderReply) (*Rendered, error) {
+	if pdf && (len(rep.PDF) <= len(src) || !bytes.Equal(rep.PDF[:len(src)], src)) {
+		return nil, &RenderError{Reason: "the PDF child's searchable PDF does not start with the source"}
+	}
+	return &Rendered{Frames: rep.Frames, PDF: rep.PDF}, nil
+}
+
+// replyCap bounds the reply for a document: the source, which the
+// searchable PDF repeats, plus its text layer (a text object per word, a
+// few hundred bytes, and each character's UTF-16 code in hex), plus room
+// for the font, the page frames and the update's objects.
+func replyCap(src []byte, pages []ocr.PageResult) int64 {
+	n := int64(len(src)) + 4<<20
+	for _, p := range pages {
+		n += 4<<10 + 512*int64(len(p.Words)) + 16*int64(len(p.Text))
+		for _, w := range p.Words {
+			n += 16 * int64(len(w.Text))
+		}
+	}
+	return n
+}
+
+// call sends req to the child, starting one (with a reply cap of at least
+// need) when there is none or the one there cannot answer that much.
+func (r *Renderer) call(ctx context.Context, budget time.Duration, need int64, req renderRequest, rep *renderReply) error {
+	if r.proc != nil && (!r.proc.Alive() || r.cap < need) {
+		r.proc.Close()
+		r.proc = nil
+	}
+	if r.proc == nil {
+		c := max(need, minReply)
+		p, err := child.Start(ctx, child.Config{Path: r.cfg.Path, Args: r.cfg.Args, Env: r.cfg.Env, MaxReply: c},
+			renderSetup{AddressSpace: addressSpace, MaxStack: maxStack}, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("starting the export's PDF child: %w", err)
+		}
+		r.proc, r.cap = p, c
+	}
+	return r.proc.CallCPU(ctx, wallFactor*budget, budget, req, rep)
+}
+
+// deathReason says how the child (or two: first is then the one before
+// d) died on a document.
+func deathReason(first, d *child.Death, budget time.Duration) string {
+	what := func(d *child.Death) string {
+		switch {
+		case d.CPU:
+			return fmt.Sprintf("used more than %v of CPU time", budget.Round(time.Millisecond))
+		case d.Cause == child.CauseTimeout:
+			return "did not finish in time"
+		case d.Cause == child.CauseOOM:
+			return "ran out of memory"
+		case d.Cause == child.CauseProtocol:
+			return "broke the protocol"
+		case d.Signal != "":
+			return "crashed (" + d.Signal + ")"
+		}
+		return "crashed"
+	}
+	switch {
+	case first == nil:
+		return "the PDF child " + what(d)
+	case first.Cause == d.Cause && first.CPU == d.CPU && first.Signal == d.Signal:
+		return "the PDF child " + what(d) + " twice"
+	}
+	return "the PDF child " + what(first) + ", then " + what(d)
+}
+
+// Close ends the child, if one is running.
+func (r *Renderer) Close() error {
+	if r.proc != nil {
+		r.proc.Close()
+		r.proc = nil
+	}
+	return nil
+}
+
+// The messages between a Renderer and its children.
+
+type renderSetup struct {
+	AddressSpace int64
+	MaxStack     int
+}
+
+type renderRequest struct {
+	Source []byte
+	Pages  []ocr.PageResult // with PDF only
+	Meta   Provenance
+	PDF    bool  // make the searchable PDF, not only the frames
+	Memory int64 // resident cap while this document is rendered
+}
+
+type renderReply struct {
+	Frames []PageFrame
+	PDF    []byte
+	Err    string // why the document failed, in refbatch's words
+}

@@ -1,0 +1,172 @@
+package export
+
+// The child side of a Renderer: ServeMain, and the faults tests inject.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/refbatch/refbatch/ocr/child"
+)
+
+// FaultsEnv names the environment variable that injects faults into the
+// export's PDF children, for tests only: the child reads it, the parent
+// passes it through, and production never sets it.
+//
+// The value is a list of kind=key entries separated by semicolons; a key
+// is a prefix of 8 or more lowercase hex digits of a document's source
+// SHA-256 (as the journal records it), or * for every document:
+//
+//	crash=3f2a9c01  the child kills itself with SIGSEGV on the document
+//	hang=3f2a9c01   the child blocks forever on the document, using no CPU
+//	alloc=3f2a9c01  the child allocates and touches memory without bound
+//
+// A malformed value makes the child fail to start, so a typo is loud.
+const FaultsEnv = "REFBATCH_TEST_EXPORT_FAULTS"
+
+// ServeMain is the export child's entry point, called by the binary's
+// hidden export command. It returns the process exit code: 0 when the
+// parent closed the request pipe, 1 on a failure, 2 when the command was
+// run by hand.
+func ServeMain() int {
+	err := child.ServeMain(serveSetup, serveRender)
+	switch {
+	case errors.Is(err, child.ErrNotChild):
+		fmt.Fprintln(os.Stderr, "refbatch export child:", err)
+		return 2
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "refbatch export child: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// served is the child's state: its resident cap, set per request, and
+// the faults it was started with.
+var served struct {
+	sync.Mutex
+	memory int64
+	faults map[string]string // key → kind
+}
+
+// serveHello is the child's answer to the setup.
+type serveHello struct{ Pid int }
+
+func serveSetup(s renderSetup) (serveHello, error) {
+	faults, err := parseFaults(os.Getenv(FaultsEnv))
+	if err != nil {
+		return serveHello{}, err
+	}
+	served.faults = faults
+	if s.AddressSpace > 0 {
+		if err := child.LimitAddressSpace(s.AddressSpace); err != nil {
+			return serveHello{}, err
+		}
+	}
+	if s.MaxStack > 0 {
+		child.LimitStack(s.MaxStack)
+	}
+	child.WatchRSS(10*time.Millisecond, func() int64 {
+		served.Lock()
+		defer served.Unlock()
+		return served.memory
+	})
+	return serveHello{Pid: os.Getpid()}, nil
+}
+
+func serveRender(req renderRequest) renderReply {
+	served.Lock()
+	served.memory = req.Memory
+	served.Unlock()
+	// Collect garbage harder near the cap, so that it does not count.
+	debug.SetMemoryLimit(req.Memory / 4 * 3)
+	defer func() {
+		// The next document starts from a small heap, so that its cap
+		// measures what it needs.
+		if child.ResidentBytes() > 64<<20 {
+			debug.FreeOSMemory()
+		}
+	}()
+	injectFault(req.Meta.SourceSHA256)
+	var (
+		rep renderReply
+		err error
+	)
+	if req.PDF {
+		rep.PDF, rep.Frames, err = searchable(req.Source, req.Pages, req.Meta)
+	} else {
+		rep.Frames, err = ReadFrames(req.Source)
+	}
+	if err != nil {
+		return renderReply{Err: Redacted(err)}
+	}
+	return rep
+}
+
+func parseFaults(s string) (map[string]string, error) {
+	f := map[string]string{}
+	for entry := range strings.SplitSeq(s, ";") {
+		if entry = strings.TrimSpace(entry); entry == "" {
+			continue
+		}
+		kind, key, _ := strings.Cut(entry, "=")
+		if kind != "crash" && kind != "hang" && kind != "alloc" || !validKey(key) {
+			return nil, fmt.Errorf("parsing %s entry %q: want crash, hang or alloc = the key * or 8 to 64 lowercase hex digits of a source's SHA-256", FaultsEnv, entry)
+		}
+		f[key] = kind
+	}
+	return f, nil
+}
+
+func validKey(key string) bool {
+	if key == "*" {
+		return true
+	}
+	if len(key) < 8 || len(key) > 64 {
+		return false
+	}
+	return strings.Trim(key, "0123456789abcdef") == ""
+}
+
+// allocSink keeps the alloc fault's memory reachable.
+var allocSink [][]byte
+
+// injectFault applies the fault set for the source with hash sum, if
+// any; none of them returns.
+func injectFault(sum string) {
+	kind := served.faults["*"]
+	for k, v := range served.faults {
+		if k != "*" && strings.HasPrefix(sum, k) {
+			kind = v
+		}
+	}
+	switch kind {
+	case "crash":
+		_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
+		hang() // the signal is asynchronous
+	case "hang":
+		hang()
+	case "alloc":
+		for {
+			b := make([]byte, 64<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			allocSink = append(allocSink, b)
+		}
+	}
+}
+
+// hang sleeps forever (not a channel wait, which the runtime's deadlock
+// detector would end).
+func hang() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
