@@ -27,10 +27,14 @@ import (
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
-// TestMain doubles the test binary as the OCR worker child.
+// TestMain doubles the test binary as the OCR worker child and as the
+// export's PDF child.
 func TestMain(m *testing.M) {
-	if os.Getenv("EXPORT_TEST_CHILD") == "1" {
+	switch os.Getenv("EXPORT_TEST_CHILD") {
+	case "1":
 		os.Exit(ocr.ServeMain())
+	case "render":
+		os.Exit(ServeMain())
 	}
 	api.DisableConfigDir()
 	os.Exit(m.Run())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -346,4 +349,81 @@ func fileSHA256(path string) string {
 	}
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// TestExportChildFailures: the export's PDF child crashes on one document
+// and hangs on another (faults injected into the real child); the export
+// names both as export_failed with how the child failed, exports the
+// third, exits 1, and leaves neither temp files, nor files of the failed
+// documents, nor a child running. Then a child out of memory, with only
+// the ALTO asked for, is the same.
+func TestExportChildFailures(t *testing.T) {
+	out, key, manifestPath := exportBatch(t)
+	docs := filepath.Join(filepath.Dir(manifestPath), "docs")
+	crash, hang, fill := faultKey(t, filepath.Join(docs, "R-0001.pdf")), faultKey(t, filepath.Join(docs, "R-0002.pdf")), faultKey(t, filepath.Join(docs, "R-0003.pdf"))
+	dest := filepath.Join(filepath.Dir(out), "bag")
+	r := refbatch(t, []string{"REFBATCH_TEST_EXPORT_FAULTS=crash=" + crash + ";hang=" + hang},
+		"export", "--out", out, "-i", key, "--to", dest, "--bag", "--pdf-timeout", "250ms")
+	if r.code != exitFailure || !strings.Contains(r.stdout, "exported 1 of 3 documents") {
+		t.Fatalf("export: exit %d, want 1 with one document exported\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for id, how := range map[string]string{"R-0001": "the PDF child crashed (SIGSEGV) twice", "R-0002": "the PDF child did not finish in time twice"} {
+		if !regexp.MustCompile(`export_failed .*source_id=` + id + `  \(` + regexp.QuoteMeta(how) + `\)`).MatchString(r.stdout) {
+			t.Errorf("%s: no export_failed finding saying %q:\n%s", id, how, r.stdout)
+		}
+	}
+	for _, row := range readCSV(t, manifestPath) {
+		if strings.Contains(r.stdout+r.stderr, row["participant_id"]) {
+			t.Errorf("export's output names participant %s", row["participant_id"])
+		}
+	}
+	third := safeFileName(t, dest, `R/0003 "x"`)
+	var files []string
+	filepath.WalkDir(dest, func(path string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			rel, _ := filepath.Rel(dest, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	want := []string{"bag-info.txt", "bagit.txt", "data/report.json",
+		"data/" + third + "/" + third + ".alto.xml", "data/" + third + "/" + third + ".pdf", "data/" + third + "/" + third + ".txt", "data/" + third + "/provenance.json",
+		"manifest-sha256.txt", "tagmanifest-sha256.txt"}
+	slices.Sort(files)
+	slices.Sort(want)
+	if !slices.Equal(files, want) {
+		t.Errorf("files in the bag:\n%s\nwant:\n%s", strings.Join(files, "\n"), strings.Join(want, "\n"))
+	}
+	if errs := validateBag(dest); len(errs) > 0 {
+		t.Errorf("the bag of the documents exported does not validate: %v", errs)
+	}
+	if pids := exportChildren(t); len(pids) > 0 {
+		t.Errorf("export children still running: %v", pids)
+	}
+
+	flat := filepath.Join(filepath.Dir(out), "alto")
+	r = refbatch(t, []string{"REFBATCH_TEST_EXPORT_FAULTS=alloc=" + fill}, "export", "--out", out, "-i", key, "--to", flat, "--format", "alto", "--pdf-memory", "200000000")
+	if r.code != exitFailure || !strings.Contains(r.stdout, "exported 2 of 3 documents") ||
+		!strings.Contains(r.stdout, `source_id=R/0003 "x"  (the PDF child ran out of memory)`) {
+		t.Fatalf("out of memory: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	entries, _ := os.ReadDir(flat)
+	if len(entries) != 2 {
+		t.Errorf("%d files in the export, want the ALTO of 2 documents", len(entries))
+	}
+}
+
+// exportChildren lists the export children of this test's binary still
+// running.
+func exportChildren(t *testing.T) []string {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var pids []string
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.HasPrefix(b, []byte(binary+"\x00"+exportChildCommand)) {
+			pids = append(pids, filepath.Base(filepath.Dir(p)))
+		}
+	}
+	return pids
 }
