@@ -244,7 +244,7 @@ var wordRe = regexp.MustCompile(`<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="(
 
 // wordsOnInk counts the words pdftotext -bbox finds on the OCR'd pages of
 // the PDF at path, and those whose box lies on ink in the source at orig
-// rendered by pdftoppm at InkDPI: at least 3% of the box's pixels dark, in
+// rendered by pdftoppm at InkDPI: at least 3% of the box's pixels ink, in
 // at least half of its rows and half of its columns, so that a box off by
 // half a line or half a word does not count.
 func wordsOnInk(ctx context.Context, dir, path, orig string, pages []ocr.PageResult) (onInk, words int, err error) {
@@ -267,6 +267,7 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []ocr.PageRes
 		if err != nil {
 			return onInk, words, err
 		}
+		ink := InkLevel(img)
 		for _, m := range wordRe.FindAllStringSubmatch(chunk, -1) {
 			var b [4]float64
 			for k := range b {
@@ -274,7 +275,7 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []ocr.PageRes
 				b[k] *= InkDPI / 72.0
 			}
 			words++
-			if OnInkBox(img, b) {
+			if OnInkBox(img, b, ink) {
 				onInk++
 			}
 		}
@@ -305,9 +306,46 @@ func loadGray(name string) (*image.Gray, error) {
 	return g, nil
 }
 
+// InkLevel is the gray level below which a pixel of img is ink: Otsu's
+// threshold, the level that best splits the page's histogram in two. A
+// fixed 50% gray would miss light ink on a faded or low-contrast scan
+// (ink at 130 on paper at 170) and take grey paper for ink.
+func InkLevel(img *image.Gray) uint8 {
+	var hist [256]int
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := img.Pix[img.PixOffset(b.Min.X, y):img.PixOffset(b.Max.X, y)]
+		for _, v := range row {
+			hist[v]++
+		}
+	}
+	total, sum := 0, 0.0
+	for v, n := range hist {
+		total += n
+		sum += float64(v * n)
+	}
+	var best float64
+	level := 128
+	below, sumBelow := 0, 0.0
+	for t := range 255 {
+		below += hist[t]
+		sumBelow += float64(t * hist[t])
+		above := total - below
+		if below == 0 || above == 0 {
+			continue
+		}
+		m0, m1 := sumBelow/float64(below), (sum-sumBelow)/float64(above)
+		if v := float64(below) * float64(above) * (m0 - m1) * (m0 - m1); v > best {
+			best, level = v, t+1
+		}
+	}
+	return uint8(level)
+}
+
 // OnInkBox reports whether the box b (xMin, yMin, xMax, yMax in pixels of
-// img) lies on ink, as wordsOnInk counts it. Ink is darker than 50% gray.
-func OnInkBox(img *image.Gray, b [4]float64) bool {
+// img) lies on ink, as wordsOnInk counts it: pixels darker than ink (see
+// InkLevel).
+func OnInkBox(img *image.Gray, b [4]float64, ink uint8) bool {
 	r := image.Rect(int(b[0]), int(b[1]), int(b[2]+0.999), int(b[3]+0.999)).Intersect(img.Bounds())
 	if r.Empty() {
 		return false
@@ -316,7 +354,7 @@ func OnInkBox(img *image.Gray, b [4]float64) bool {
 	dark := 0
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			if img.GrayAt(x, y).Y < 128 {
+			if img.GrayAt(x, y).Y < ink {
 				dark++
 				rows[y-r.Min.Y], cols[x-r.Min.X] = true, true
 			}
