@@ -153,6 +153,10 @@ func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance) ([]byte,
 		return nil, errors.New("the source has bytes before its header; its offsets cannot be extended")
 	}
 	prev, xrefStream, err := lastXRef(src)
+	var located map[int][2]int64
+	if errors.Is(err, errDamagedXRef) {
+		located, err = objectOffsets(ctx, src)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +169,7 @@ func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance) ([]byte,
 		next = max(next, *ctx.Size)
 	}
 	u := newUpdate(src, next)
+	maps.Copy(u.offsets, located)
 
 	var font *types.IndirectRef
 	for i, p := range pages {
@@ -185,7 +190,10 @@ func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	trailer := types.Dict{"Root": *ctx.Root, "Info": info, "Prev": types.Integer(prev)}
+	trailer := types.Dict{"Root": *ctx.Root, "Info": info}
+	if located == nil {
+		trailer["Prev"] = types.Integer(prev)
+	}
 	trailer["ID"] = fileID(ctx.ID, meta)
 	return u.finish(trailer, xrefStream), nil
 }

@@ -81,7 +81,8 @@ type exportCase struct {
 }
 
 // TestSearchablePDF is acceptance 1 and 2 of issue #16 on upright,
-// /Rotate'd (with a CropBox), turned-in-the-image and skewed pages.
+// /Rotate'd (with a CropBox), turned-in-the-image and skewed pages, and on
+// sources whose cross-reference section is damaged.
 func TestSearchablePDF(t *testing.T) {
 	if tool := pdfcheck.Missing(); tool != "" {
 		t.Skipf("%s is not installed (make deps installs poppler-utils and qpdf)", tool)
@@ -90,6 +91,9 @@ func TestSearchablePDF(t *testing.T) {
 		t.Skip("runs Tesseract")
 	}
 	real := "../../../shared/corpus/real/"
+	if d := os.Getenv("REFBATCH_SHARED_DIR"); d != "" {
+		real = filepath.Join(d, "corpus", "real") + "/"
+	}
 	cases := []exportCase{
 		{"sample upright", "../../testdata/sample/docs/R-0001.pdf", 100, nil},
 		{"sample /Rotate 90 cropped", "../../testdata/sample/docs/R-0003.pdf", 150, rotateAndCrop(90)},
@@ -97,6 +101,9 @@ func TestSearchablePDF(t *testing.T) {
 		{"cardinal turned in the image", real + "cardinal.pdf", 150, keepPages("3", "4")},
 		{"skew", real + "skew.pdf", 150, nil},
 		{"rotated_skew /Rotate 90 and skewed", real + "rotated_skew.pdf", 150, nil},
+		{"eval turned 180° in the image and skewed", "../../testdata/eval/docs/R-0010.pdf", 150, nil},
+		{"eval xref offsets off", "../../testdata/eval/docs/R-0031.pdf", 150, nil},
+		{"eval startxref into an object", "../../testdata/eval/docs/R-0032.pdf", 150, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
