@@ -23,7 +23,7 @@ export OMP_THREAD_LIMIT = 1
 EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
 EVAL_OUT      ?= eval-out
 
-.PHONY: all deps build test lint fuzz demo eval holdout clean bench bench-hostile
+.PHONY: all deps build test lint fuzz demo eval holdout clean bench bench-hostile export-check
 
 all: build
 
@@ -97,6 +97,20 @@ HOLDOUT_OUT   ?= holdout-out
 holdout: build
 	./$(BIN) eval --quiet --expect testdata/holdout/expected.csv --truth testdata/holdout/truth \
 	  --thresholds testdata/holdout/thresholds.json --out $(HOLDOUT_OUT) testdata/holdout/manifest.csv
+
+# export-check exports a finished batch's searchable PDFs into a scratch
+# folder and checks each against its source and its artifact (issue 16's
+# acceptance 1 and 2): pdftotext -raw CER, words on the source's ink, the
+# 72 dpi renders, qpdf --check, pdfimages -list. It prints per document and
+# overall figures and fails when a document misses a line. The batch is
+# eval-out (make eval) unless EXPORT_CHECK_OUT says otherwise; demo-out is
+# decrypted with the demo key. Needs poppler-utils and qpdf (make deps).
+EXPORT_CHECK_OUT   ?= $(EVAL_OUT)
+EXPORT_CHECK_FLAGS ?=
+export-check: build
+	$(GO) build -o bin/refbench ./cmd/refbench
+	./bin/refbench export-check --out $(EXPORT_CHECK_OUT) --refbatch $(BIN) \
+	  $(if $(filter $(DEMO_OUT),$(EXPORT_CHECK_OUT)),--identity $(DEMO_KEY)) $(EXPORT_CHECK_FLAGS)
 
 clean:
 	rm -rf bin $(DEMO_OUT) $(DEMO_KEY) $(EVAL_OUT) $(HOLDOUT_OUT) bench-out

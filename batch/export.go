@@ -236,6 +236,11 @@ func checkExportOptions(o *ExportOptions) error {
 	return nil
 }
 
+// ExportName is the name export gives a document's files, before the
+// extension (<name>.pdf, <name>.txt, <name>.alto.xml), and its folder in
+// a bag: the source_id made safe for any file system, as artifacts name it.
+func ExportName(sourceID string) string { return safeName(sourceID) }
+
 // dirMode is a folder's mode for files of mode m: x wherever r is set.
 func dirMode(m os.FileMode) os.FileMode { return m | (m&0o444)>>2 }
 

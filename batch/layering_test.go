@@ -41,6 +41,12 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool {
 			return imp == "ocr" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
+	case pkg == "batch/export/pdfcheck":
+		// The PDF checks score text as eval does; the batch and refbench
+		// hand them the pages.
+		return func(imp string) bool {
+			return imp == "ocr" || imp == "batch/eval" || imp == "report/outcome" || slices.Contains(leaves, imp)
+		}, true
 	case pkg == "batch":
 		return func(imp string) bool {
 			return strings.HasPrefix(imp, "batch/") || imp == "ocr" || strings.HasPrefix(imp, "ocr/") ||

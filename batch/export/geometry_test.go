@@ -125,3 +125,45 @@ func TestDisplayedBoxUpright(t *testing.T) {
 		t.Errorf("box = %+v, want %+v", b, want)
 	}
 }
+
+// TestPlaceWordsSquare: a word that runs left to right on the displayed
+// page keeps its slant; one on a page turned in the image is set square
+// to the page on its box's centre, since poppler splits slanted words
+// that do not run left to right.
+func TestPlaceWordsSquare(t *testing.T) {
+	f := PageFrame{Width: 612, Height: 792, Visible: [4]float64{0, 0, 612, 792}}
+	c, s := math.Cos(2*math.Pi/180), math.Sin(2*math.Pi/180)
+	tests := []struct {
+		name   string
+		matrix [6]float64 // the render's pixels to the canvas's
+		square bool
+	}{
+		{"upright, deskewed 2°", [6]float64{c, s, -s, c, 0, 0}, false},
+		{"turned 180° and deskewed 2°", [6]float64{-c, -s, s, -c, 612, 792}, true},
+		{"turned 90° and deskewed 2°", [6]float64{-s, c, -c, -s, 792, 0}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := ocr.PageResult{DPI: 72, TextSource: ocr.TextFromOCR,
+				Canvas: &ocr.Canvas{RenderWidth: 612, RenderHeight: 792, Matrix: tc.matrix},
+				Words:  []ocr.Word{{Text: "word", Box: [4]int{100, 300, 180, 320}}}}
+			w := placeWords(p, f)
+			if len(w) != 1 {
+				t.Fatalf("%d words placed, want 1", len(w))
+			}
+			m := w[0].matrix
+			slanted := !near(m[1]*m[0], 0) || !near(m[2]*m[3], 0)
+			if slanted == tc.square {
+				t.Errorf("text matrix %v: slanted %v, want square %v", m, slanted, tc.square)
+			}
+			// The word's centre stays where the box's centre maps.
+			cx, cy := CanvasToUser(p, f).Apply(140, 310)
+			along := w[0].scale / 100 * w[0].size * glyphAdvance * 4
+			x := m[4] + m[0]*along/2 + m[2]*w[0].size/2
+			y := m[5] + m[1]*along/2 + m[3]*w[0].size/2
+			if math.Abs(x-cx) > 1e-3 || math.Abs(y-cy) > 1e-3 {
+				t.Errorf("word centre (%g, %g), want (%g, %g)", x, y, cx, cy)
+			}
+		})
+	}
+}

@@ -186,6 +186,10 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte
 		return nil, nil, errors.New("the source has bytes before its header; its offsets cannot be extended")
 	}
 	prev, xrefStream, err := lastXRef(src)
+	var located map[int][2]int64
+	if errors.Is(err, errDamagedXRef) {
+		located, err = objectOffsets(ctx, src)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -197,6 +201,7 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte
 		next = max(next, *ctx.Size)
 	}
 	u := newUpdate(src, next)
+	maps.Copy(u.offsets, located)
 
 	var font *types.IndirectRef
 	for i, p := range pages {
@@ -217,7 +222,10 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte
 	if err != nil {
 		return nil, nil, err
 	}
-	trailer := types.Dict{"Root": *ctx.Root, "Info": info, "Prev": types.Integer(prev)}
+	trailer := types.Dict{"Root": *ctx.Root, "Info": info}
+	if located == nil {
+		trailer["Prev"] = types.Integer(prev)
+	}
 	trailer["ID"] = fileID(ctx.ID, meta)
 	return u.finish(trailer, xrefStream), frames, nil
 }

@@ -49,6 +49,14 @@ func placeWords(p ocr.PageResult, f PageFrame) []placedWord {
 		return nil
 	}
 	m := CanvasToUser(p, f)
+	// The words run along the canvas's x axis. Where that is not left to
+	// right on the displayed page (a page turned in the image or by
+	// /Rotate), poppler's text extraction splits a slanted word wherever
+	// its baseline drifts half a point, so such words are set square to
+	// the page, on their box's centre: a word misses its slant by a
+	// point or two at its ends, not its ink.
+	d := CanvasToDisplayed(p, f)
+	square := !(d[0] > 0 && math.Abs(d[1]) < d[0])
 	var out []placedWord
 	for _, w := range p.Words {
 		b := w.Box
@@ -65,9 +73,22 @@ func placeWords(p ocr.PageResult, f PageFrame) []placedWord {
 		if along == 0 || up == 0 || n == 0 {
 			continue
 		}
+		ax, ay, vx, vy := (rx-ox)/along, (ry-oy)/along, (ux-ox)/up, (uy-oy)/up
+		if square {
+			cx, cy := (rx+ux)/2, (ry+uy)/2
+			if math.Abs(ax) >= math.Abs(ay) {
+				ax, ay = math.Copysign(1, ax), 0
+			} else {
+				ax, ay = 0, math.Copysign(1, ay)
+			}
+			// Up is along turned a quarter counterclockwise: the
+			// canvas maps to the page without a flip.
+			vx, vy = -ay, ax
+			ox, oy = cx-ax*along/2-vx*up/2, cy-ay*along/2-vy*up/2
+		}
 		out = append(out, placedWord{
 			text:   text,
-			matrix: [6]float64{(rx - ox) / along, (ry - oy) / along, (ux - ox) / up, (uy - oy) / up, ox, oy},
+			matrix: [6]float64{ax, ay, vx, vy, ox, oy},
 			size:   up,
 			scale:  100 * along / (up * glyphAdvance * float64(n)),
 		})

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
@@ -88,6 +89,9 @@ func (u *update) finish(trailer types.Dict, xrefStream bool) []byte {
 				e := u.offsets[run[0]+k]
 				var row [7]byte
 				row[0] = 1
+				if run[0]+k == 0 {
+					row[0] = 0 // the head of the free list
+				}
 				binary.BigEndian.PutUint32(row[1:5], uint32(e[0]))
 				binary.BigEndian.PutUint16(row[5:7], uint16(e[1]))
 				data.Write(row[:])
@@ -110,7 +114,11 @@ func (u *update) finish(trailer types.Dict, xrefStream bool) []byte {
 		fmt.Fprintf(&u.buf, "%d %d\n", run[0], run[1])
 		for k := range run[1] {
 			e := u.offsets[run[0]+k]
-			fmt.Fprintf(&u.buf, "%010d %05d n\r\n", e[0], e[1])
+			kind := 'n'
+			if run[0]+k == 0 {
+				kind = 'f' // the head of the free list
+			}
+			fmt.Fprintf(&u.buf, "%010d %05d %c\r\n", e[0], e[1], kind)
 		}
 	}
 	trailer["Size"] = types.Integer(u.next)
@@ -155,7 +163,38 @@ func lastXRef(src []byte) (int64, bool, error) {
 	case objHeaderRe.Match(at[:min(len(at), 32)]):
 		return off, true, nil
 	}
-	return 0, false, errors.New("the source's startxref names no cross-reference section (a damaged file)")
+	return 0, false, errDamagedXRef
+}
+
+// errDamagedXRef: the source's startxref does not lead to its
+// cross-reference section.
+var errDamagedXRef = errors.New("the source's startxref names no cross-reference section (a damaged file)")
+
+// objectOffsets is where each object of a source whose cross-reference
+// section is damaged really is, as pdfcpu found them when it repaired the
+// file on reading, each checked against the object's header in src. The
+// update's section then lists every object, the free head 0 included, and
+// names no /Prev: readers find the source's objects without a repair of
+// their own. Objects inside object streams cannot be listed so, and such
+// a file is refused.
+func objectOffsets(ctx *model.Context, src []byte) (map[int][2]int64, error) {
+	out := map[int][2]int64{0: {0, 65535}}
+	for n, e := range ctx.Table {
+		if n == 0 || e == nil || e.Free || e.Offset == nil {
+			continue
+		}
+		gen := 0
+		if e.Generation != nil {
+			gen = *e.Generation
+		}
+		off := *e.Offset
+		if e.Compressed || off <= 0 || off >= int64(len(src)) ||
+			!bytes.HasPrefix(src[off:], fmt.Appendf(nil, "%d %d obj", n, gen)) {
+			return nil, fmt.Errorf("%w, and object %d cannot be located for a new one", errDamagedXRef, n)
+		}
+		out[n] = [2]int64{off, int64(gen)}
+	}
+	return out, nil
 }
 
 // objHeaderRe matches the start of an indirect object, "12 0 obj".

@@ -5,6 +5,7 @@
 // Usage:
 //
 //	refbench --corpus DIR [--out bench-out] [--refbatch bin/refbatch] [flags]
+//	refbench export-check --out DIR [--identity FILE] [flags]
 //
 // DIR is a corpus refcorpus wrote (manifest.csv and docs/). In one run it
 // measures, each part behind a flag:
@@ -92,6 +93,12 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "export-check" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := exportCheckMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	o, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)

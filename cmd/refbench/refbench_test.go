@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"image"
 	"io"
 	"os"
@@ -255,5 +257,49 @@ func TestExportChecks(t *testing.T) {
 	}
 	if _, err := lastSummary(strings.NewReader("refbatch: error: x\n")); err == nil {
 		t.Error("lastSummary accepted output without a summary")
+	}
+}
+
+// TestExportCheckUsage: export-check's usage errors exit 2 and its help 0,
+// before anything runs.
+func TestExportCheckUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"help", []string{"--help"}, 0},
+		{"no --out", nil, 2},
+		{"an argument", []string{"--out", "x", "extra"}, 2},
+		{"unknown flag", []string{"--bogus"}, 2},
+		{"no workers", []string{"--out", "x", "--workers", "0"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := exportCheckMain(context.Background(), tt.args, &stdout, &stderr); code != tt.code {
+				t.Errorf("exit %d, want %d; stderr %s", code, tt.code, stderr.String())
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", stdout.String())
+			}
+		})
+	}
+}
+
+// TestSourcePrefix: the source is the PDF's first bytes only when they
+// hash to the artifact's source SHA-256.
+func TestSourcePrefix(t *testing.T) {
+	src := []byte("%PDF-1.4 source")
+	out := append(slices.Clone(src), " update"...)
+	sum := sha256.Sum256(src)
+	sha := hex.EncodeToString(sum[:])
+	if got, ok := sourcePrefix(out, int64(len(src)), sha); !ok || !bytes.Equal(got, src) {
+		t.Errorf("the source's own prefix: %q, %v", got, ok)
+	}
+	for _, size := range []int64{0, int64(len(src)) - 1, int64(len(out)) + 1} {
+		if _, ok := sourcePrefix(out, size, sha); ok {
+			t.Errorf("size %d: accepted", size)
+		}
 	}
 }
