@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/refbatch/refbatch/ocr/child"
 )
 
 // FaultsEnv names the environment variable that injects faults into worker
@@ -159,10 +159,6 @@ func has[V comparable](m map[string]V, sum string) (V, bool) {
 	return v, ok
 }
 
-// allocSink keeps the alloc fault's memory reachable so the collector
-// cannot hand it back.
-var allocSink [][]byte
-
 // beforePage applies the page faults for the document with hash sum.
 // crash, hang and alloc do not return.
 func (f *faults) beforePage(sum string) {
@@ -174,25 +170,10 @@ func (f *faults) beforePage(sum string) {
 	alloc, _ := has(f.alloc, sum)
 	switch {
 	case crash:
-		_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
-		hang() // the signal is asynchronous
+		child.Misbehave(child.FaultCrash)
 	case hangs:
-		hang()
+		child.Misbehave(child.FaultHang)
 	case alloc:
-		for {
-			b := make([]byte, 64<<20)
-			for i := 0; i < len(b); i += 4096 {
-				b[i] = 1
-			}
-			allocSink = append(allocSink, b)
-		}
-	}
-}
-
-// hang blocks forever. It sleeps rather than blocking on a channel so the Go
-// runtime's deadlock detector does not end the process.
-func hang() {
-	for {
-		time.Sleep(time.Hour)
+		child.Misbehave(child.FaultAlloc)
 	}
 }

@@ -28,15 +28,6 @@ const (
 	// starves the child, cannot make a sound file miss it.
 	DefaultInspectTimeout       = 5 * time.Second
 	DefaultInspectTimeoutPerMiB = time.Second
-	// wallFactor sets the wall-clock deadline, a backstop for a child that
-	// waits rather than computes, at this many times the CPU budget.
-	wallFactor = 4
-	// addressSpace is the children's address-space limit, a backstop
-	// behind the resident cap: an idle Go process reserves about 1.2 GiB.
-	addressSpace = 4 << 30
-	// maxStack caps a child's goroutine stacks. pdfcpu recurses once per
-	// level of nesting in the file; sound files nest a few dozen levels.
-	maxStack = 16 << 20
 	// maxInspectReply caps a child's answer: a verdict and a DPI per page.
 	maxInspectReply = 1 << 20
 )
@@ -169,7 +160,7 @@ func (p *Pool) inspectOnce(ctx context.Context, budget time.Duration, data []byt
 		return inspectReply{}, err
 	}
 	var rep inspectReply
-	err = c.CallCPU(ctx, wallFactor*budget, budget, inspectRequest{Data: data, Limits: lim, Memory: p.cfg.Memory}, &rep)
+	err = c.CallCPU(ctx, child.WallFactor*budget, budget, inspectRequest{Data: data, Limits: lim, Memory: p.cfg.Memory}, &rep)
 	p.give(c)
 	return rep, err
 }
@@ -192,7 +183,7 @@ func (p *Pool) take(ctx context.Context) (*child.Process, error) {
 	p.started++
 	p.mu.Unlock()
 	c, err := child.Start(ctx, child.Config{Path: p.cfg.Path, Args: p.cfg.Args, Env: p.cfg.Env, MaxReply: maxInspectReply},
-		inspectSetup{AddressSpace: addressSpace, MaxStack: maxStack}, &inspectHello{})
+		inspectSetup{AddressSpace: child.AddressSpace, MaxStack: child.MaxStack}, &inspectHello{})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -34,14 +34,6 @@ const (
 	// loaded machine cannot make a sound document miss it.
 	DefaultTimeout       = 5 * time.Second
 	DefaultTimeoutPerMiB = time.Second
-	// wallFactor sets the wall-clock backstop, for a child that waits
-	// rather than computes, at this many times the CPU budget.
-	wallFactor = 4
-	// addressSpace and maxStack are the children's backstops behind the
-	// resident cap, as admission's: an idle Go process reserves about
-	// 1.2 GiB, and pdfcpu recurses once per level of nesting.
-	addressSpace = 4 << 30
-	maxStack     = 16 << 20
 	// minReply is the smallest reply cap a child is started with; a
 	// document that may need more gets a child of its own (replyCap).
 	minReply = 256 << 20
@@ -174,7 +166,7 @@ func (r *Renderer) call(ctx context.Context, budget time.Duration, need int64, r
 	if r.proc == nil {
 		c := max(need, minReply)
 		p, err := child.Start(ctx, child.Config{Path: r.cfg.Path, Args: r.cfg.Args, Env: r.cfg.Env, MaxReply: c},
-			renderSetup{AddressSpace: addressSpace, MaxStack: maxStack}, nil)
+			renderSetup{AddressSpace: child.AddressSpace, MaxStack: child.MaxStack}, nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -183,7 +175,7 @@ func (r *Renderer) call(ctx context.Context, budget time.Duration, need int64, r
 		}
 		r.proc, r.cap = p, c
 	}
-	return r.proc.CallCPU(ctx, wallFactor*budget, budget, req, rep)
+	return r.proc.CallCPU(ctx, child.WallFactor*budget, budget, req, rep)
 }
 
 // deathReason says how the child (or two: first is then the one before

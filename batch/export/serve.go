@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/refbatch/refbatch/ocr/child"
@@ -134,9 +133,6 @@ func validKey(key string) bool {
 	return strings.Trim(key, "0123456789abcdef") == ""
 }
 
-// allocSink keeps the alloc fault's memory reachable.
-var allocSink [][]byte
-
 // injectFault applies the fault set for the source with hash sum, if
 // any; none of them returns.
 func injectFault(sum string) {
@@ -146,27 +142,5 @@ func injectFault(sum string) {
 			kind = v
 		}
 	}
-	switch kind {
-	case "crash":
-		_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
-		hang() // the signal is asynchronous
-	case "hang":
-		hang()
-	case "alloc":
-		for {
-			b := make([]byte, 64<<20)
-			for i := 0; i < len(b); i += 4096 {
-				b[i] = 1
-			}
-			allocSink = append(allocSink, b)
-		}
-	}
-}
-
-// hang sleeps forever (not a channel wait, which the runtime's deadlock
-// detector would end).
-func hang() {
-	for {
-		time.Sleep(time.Hour)
-	}
+	child.Misbehave(child.Fault(kind))
 }
