@@ -19,9 +19,9 @@ PIX *ocr_gray_pix(const l_uint8 *px, l_int32 w, l_int32 h) {
 	return pix;
 }
 
-// ocr_binary_pix makes a 1 bpp Pix of the pixels darker than thresh
-// (1 is black in Leptonica's binary images).
-static PIX *ocr_binary_pix(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh) {
+// ocr_range_pix makes a 1 bpp Pix of the bytes in [lo, hi) of w×h bytes,
+// rows packed (1 is black in Leptonica's binary images).
+static PIX *ocr_range_pix(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 lo, l_int32 hi) {
 	PIX *pix = pixCreate(w, h, 1);
 	if (pix == NULL) return NULL;
 	l_uint32 *data = pixGetData(pix);
@@ -30,10 +30,15 @@ static PIX *ocr_binary_pix(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thre
 		l_uint32 *line = data + (size_t)y * wpl;
 		const l_uint8 *row = px + (size_t)y * w;
 		for (l_int32 x = 0; x < w; x++) {
-			if (row[x] < thresh) SET_DATA_BIT(line, x);
+			if (row[x] >= lo && row[x] < hi) SET_DATA_BIT(line, x);
 		}
 	}
 	return pix;
+}
+
+// ocr_binary_pix makes a 1 bpp Pix of the pixels darker than thresh.
+static PIX *ocr_binary_pix(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh) {
+	return ocr_range_pix(px, w, h, 0, thresh);
 }
 
 // ocr_pix_gray copies an 8 bpp Pix into dst, w×h bytes, rows packed.
@@ -175,17 +180,8 @@ l_int32 ocr_despeckle(l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
 // on an allocation failure, and for no component.
 l_int32 *ocr_components(const l_uint8 *mask, l_int32 w, l_int32 h, l_int32 *n) {
 	*n = 0;
-	PIX *pix = pixCreate(w, h, 1);
+	PIX *pix = ocr_range_pix(mask, w, h, 1, 256); // non-zero is ink
 	if (pix == NULL) return NULL;
-	l_uint32 *data = pixGetData(pix);
-	l_int32 wpl = pixGetWpl(pix);
-	for (l_int32 y = 0; y < h; y++) {
-		l_uint32 *line = data + (size_t)y * wpl;
-		const l_uint8 *row = mask + (size_t)y * w;
-		for (l_int32 x = 0; x < w; x++) {
-			if (row[x]) SET_DATA_BIT(line, x);
-		}
-	}
 	BOXA *boxa = pixConnCompBB(pix, 8);
 	pixDestroy(&pix);
 	if (boxa == NULL) return NULL;
