@@ -158,18 +158,6 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "refbatch: error: %s %v: want %s\n", settingFlag(se.Setting), se.Value, se.Want)
 		fmt.Fprintln(stderr, "refbatch: hint: see refbatch run --help")
 		return exitUsage
-	case errors.Is(err, journal.ErrNotJournal):
-		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
-		fmt.Fprintln(stderr, "refbatch: hint: pass --out DIR, a folder `refbatch run` writes; refbatch does not add its tables to another database")
-		return exitUsage
-	case errors.Is(err, batch.ErrNoJournal):
-		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
-		fmt.Fprintln(stderr, "refbatch: hint: pass --out DIR, the folder `refbatch run` writes")
-		return exitUsage
-	case errors.Is(err, batch.ErrOutNotFolder):
-		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
-		fmt.Fprintln(stderr, "refbatch: hint: choose a folder for the output")
-		return exitUsage
 	case errors.As(err, &ece):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
 		fmt.Fprintln(stderr, "refbatch: hint: use the same --recipient/--plaintext choice as the first run, or a new --out")
@@ -178,24 +166,35 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "refbatch: error: %v; nothing was done\n", err)
 		fmt.Fprintf(stderr, "refbatch: hint: a %s row's text is never replaced: restore line %d as it was, or give the corrected document a new source_id in a new row\n", rce.State, rce.Line)
 		return exitUsage
-	case errors.Is(err, journal.ErrManifestChanged):
-		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
-		fmt.Fprintln(stderr, "refbatch: hint: a journal belongs to one manifest; restore it or use a new --out")
-		return exitUsage
-	case errors.Is(err, batch.ErrNoRecipients):
-		fmt.Fprintln(stderr, "refbatch: error: artifacts would be written unencrypted")
-		fmt.Fprintln(stderr, "refbatch: hint: pass --recipient AGE_PUBLIC_KEY (or --recipients-file FILE, or set REFBATCH_RECIPIENTS); make one with `refbatch keygen`; or pass --plaintext to choose unencrypted artifacts explicitly")
-		return exitUsage
-	case errors.Is(err, batch.ErrEnginesBroken):
-		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
-		fmt.Fprintln(stderr, "refbatch: hint: check the OCR engines (tesseract --version, free memory, --worker-memory); the journal is consistent and the same command resumes")
-		return exitFailure
-	case errors.Is(err, batch.ErrIncomplete):
-		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
-		fmt.Fprintln(stderr, "refbatch: hint: run the same command again to resume; finished work is kept")
-		return exitIncomplete
-	default:
-		fmt.Fprintf(stderr, "refbatch: error: %+v\n", err)
-		return exitFailure
 	}
+	for _, u := range userErrors {
+		if errors.Is(err, u.err) {
+			msg := u.msg
+			if msg == "" {
+				msg = err.Error()
+			}
+			fmt.Fprintf(stderr, "refbatch: error: %s\nrefbatch: hint: %s\n", msg, u.hint)
+			return u.code
+		}
+	}
+	fmt.Fprintf(stderr, "refbatch: error: %+v\n", err)
+	return exitFailure
+}
+
+// userErrors are the sentinels of the packages below that ask the user to
+// act, in the order exitCode tries them: the exit code, the hint, and a
+// message in place of the error's own when it has one.
+var userErrors = []struct {
+	err       error
+	code      int
+	hint, msg string
+}{
+	{err: journal.ErrNotJournal, code: exitUsage, hint: "pass --out DIR, a folder `refbatch run` writes; refbatch does not add its tables to another database"},
+	{err: batch.ErrNoJournal, code: exitUsage, hint: "pass --out DIR, the folder `refbatch run` writes"},
+	{err: batch.ErrOutNotFolder, code: exitUsage, hint: "choose a folder for the output"},
+	{err: journal.ErrManifestChanged, code: exitUsage, hint: "a journal belongs to one manifest; restore it or use a new --out"},
+	{err: batch.ErrNoRecipients, code: exitUsage, msg: "artifacts would be written unencrypted",
+		hint: "pass --recipient AGE_PUBLIC_KEY (or --recipients-file FILE, or set REFBATCH_RECIPIENTS); make one with `refbatch keygen`; or pass --plaintext to choose unencrypted artifacts explicitly"},
+	{err: batch.ErrEnginesBroken, code: exitFailure, hint: "check the OCR engines (tesseract --version, free memory, --worker-memory); the journal is consistent and the same command resumes"},
+	{err: batch.ErrIncomplete, code: exitIncomplete, hint: "run the same command again to resume; finished work is kept"},
 }
