@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -138,6 +139,19 @@ func TestFileErrorHints(t *testing.T) {
 		var fe *FileError
 		if !errors.As(err, &fe) || fe.Hint == "" {
 			t.Errorf("%s: got %v, want a *FileError with a hint", name, err)
+		}
+	}
+}
+
+// BenchmarkScan is the pre-pass a run makes over a 24,000-row manifest
+// before any work.
+func BenchmarkScan(b *testing.B) {
+	data := benchManifest(24_000)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		st, err := Scan(bytes.NewReader(data))
+		if err != nil || st.Rows != 24_000 {
+			b.Fatal(st, err)
 		}
 	}
 }
