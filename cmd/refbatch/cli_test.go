@@ -241,9 +241,16 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("completing wrote into the folder: %v", ents)
 	}
 	if zsh, err := exec.LookPath("zsh"); err == nil {
+		// zsh's completion system, down to what the script calls: it
+		// must offer run's flags through _describe.
 		r := refbatch(t, nil, "completion", "zsh")
-		if out, err := exec.Command(zsh, "-n", "-c", r.stdout).CombinedOutput(); err != nil {
-			t.Errorf("zsh -n on the zsh script: %v\n%s", err, out)
+		sh := `compdef() { }; _describe() { print -l -- "${(@P)2}" }; _files() { print FILES }
+eval "$1"; words=(refbatch run --max-); CURRENT=3; _refbatch`
+		cmd := exec.Command(zsh, "-f", "-c", sh, "zsh", r.stdout)
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(binary)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		if err != nil || !slices.Contains(strings.Fields(string(out)), "--max-bytes") {
+			t.Errorf("zsh completion of run --max-: %v\n%s", err, out)
 		}
 	}
 }

@@ -155,7 +155,8 @@ with --identity, checks its content hash and prints its text, pages separated
 by form feeds, to stdout. --json prints the whole artifact (text, words,
 confidences, provenance).
 
-Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error.`,
+Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
+(no output folder or journal there, or encrypted artifacts and no --identity).`,
 		Flags: []cli.Flag{
 			outFlag(&out, "the output folder"),
 			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file `FILE`", Destination: &identity},
