@@ -57,9 +57,14 @@ OCRs the admitted documents in isolated worker processes, validates the text,
 writes one artifact per document and a report. Rerunning the same command
 resumes: finished rows are never redone.
 
+The first run records its recipients (or --plaintext) in the journal; a
+later run into the same --out must give the same ones, or extend them
+deliberately with --add-recipient.
+
 Exit status: 0 every row reached a state (done, review, rejected, duplicate);
-1 unexpected failure; 2 usage or manifest error; 3 interrupted or incomplete:
-run the same command again to resume.`,
+1 unexpected failure; 2 usage or manifest error, or recipients other than
+the batch's; 3 interrupted or incomplete: run the same command again to
+resume.`,
 		Flags: runFlags(&o),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
