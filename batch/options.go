@@ -64,6 +64,10 @@ type Options struct {
 	Worker    Process
 	Admission Process
 
+	// RootLog, when set, is a file outside Out to which the run appends
+	// its final batch root (AppendRootLog).
+	RootLog string
+
 	Logger   *slog.Logger
 	Progress Progress
 }

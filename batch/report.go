@@ -125,7 +125,16 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	if len(run.Versions) == 0 {
 		run.Versions = latestVersions(j)
 	}
+	root, err := j.Root()
+	if err != nil {
+		return nil, err
+	}
+	var custody *report.Custody
+	if root.Hash != "" {
+		custody = &report.Custody{Root: root.Hash, Events: root.Events}
+	}
 	rep := &report.Report{
+		Custody:       custody,
 		SchemaVersion: report.SchemaVersion,
 		GeneratedAt:   now.UTC(),
 		Complete:      complete,
@@ -235,7 +244,7 @@ func rowHistory(j *journal.Journal, manifest string) (map[rowKey][]report.Histor
 		k := rowKey{e.Manifest, e.Line}
 		out[k] = append(out[k], h)
 		return nil
-	})
+	}, journal.HistoryKinds...)
 	return out, err
 }
 

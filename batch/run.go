@@ -54,6 +54,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.Manifest, o.Root, o.Out = paths.manifest, paths.root, paths.out
+	if o.RootLog != "" {
+		if abs, err := filepath.Abs(o.RootLog); err == nil && strings.HasPrefix(abs, o.Out+string(filepath.Separator)) {
+			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
+		}
+	}
 	// Check the manifest's header before creating anything.
 	if err := checkManifest(o.Manifest); err != nil {
 		return nil, err
@@ -138,6 +143,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if err := WriteReport(o.Out, rep); err != nil {
 		return nil, diskFull(errors.Join(runErr, err))
+	}
+	if o.RootLog != "" {
+		id, err := j.Meta(metaBatchID)
+		if err == nil {
+			err = AppendRootLog(o.RootLog, id, rep, time.Now())
+		}
+		if err != nil {
+			return nil, errors.Join(runErr, err)
+		}
 	}
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)

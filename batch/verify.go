@@ -18,6 +18,7 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -68,6 +69,12 @@ type VerifyOptions struct {
 	Identities []age.Identity
 	// Sources re-hashes every source file at its recorded path.
 	Sources bool
+	// Root, when set, is a batch root pinned earlier: the custody log
+	// must reach it (it is the root now, or was before later events).
+	Root string
+	// RootLog, when set, is a root log (--root-log) whose entries for
+	// this batch the custody log must reach, each at its event count.
+	RootLog string
 	// Progress, when set, is called after each document is checked.
 	Progress func(done, total int)
 }
@@ -87,6 +94,13 @@ type VerifyResult struct {
 	// Decisions counts the decisions of a person the journal records, each
 	// checked against the artifact it names.
 	Decisions int `json:"decisions"`
+	// Custody is the batch root the custody log recomputes to; nil for a
+	// journal an earlier build wrote, which has none.
+	Custody *report.Custody `json:"custody,omitempty"`
+	// PinnedAt is the event whose hash is the pinned root (Root, or the
+	// root log's latest entry): the batch's state then; 0 when none was
+	// given or it was not found.
+	PinnedAt int64 `json:"pinned_root_event,omitempty"`
 	// Incomplete is true when the batch has not finished (its last run was
 	// interrupted or is still running): its non-final documents are then
 	// expected, not findings.
@@ -138,6 +152,9 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	if len(problems) > 0 {
 		add(FindingJournalCorrupt, dbPath, "", strings.Join(problems, "; "))
 		return res, nil
+	}
+	if err := verifyCustody(j, o, res, dbPath, add); err != nil {
+		return nil, err
 	}
 	runs, err := j.Runs()
 	if err != nil {
@@ -358,6 +375,9 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 	ok := true
 	if got := ContentHash(a.Pages); got != a.ContentSHA256 {
 		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", artifact says "+a.ContentSHA256)
+		ok = false
+	} else if d.ContentSHA256 != "" && a.ContentSHA256 != d.ContentSHA256 {
+		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", the journal recorded "+d.ContentSHA256)
 		ok = false
 	}
 	if a.Provenance.SourceSHA256 != d.SHA256 || a.Provenance.SourceID != d.SourceID {

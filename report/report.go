@@ -75,12 +75,23 @@ type Report struct {
 	Rows     []Row        `json:"rows"`
 	Summary  Summary      `json:"summary"`
 	Timeline Timeline     `json:"timeline"`
+	// Custody is the batch root when the report was made: the hash of
+	// the journal's custody log, which `refbatch verify --root` checks.
+	// Absent for a journal an earlier build wrote.
+	Custody *Custody `json:"custody,omitempty"`
 
 	// RowSource, when set, yields the rows in place of Rows, which is then
 	// nil: the report of a large batch reads its rows from the journal
 	// while the writers write them, and never holds them all. Each writer
 	// calls it once. It is not part of report.json.
 	RowSource RowSource `json:"-"`
+}
+
+// Custody is a batch root: the hash of the last event of the journal's
+// custody log and the number of events it covers.
+type Custody struct {
+	Root   string `json:"root"`
+	Events int64  `json:"events"`
 }
 
 // RowSource yields a report's rows in manifest order (by manifest, then

@@ -125,7 +125,7 @@ func (j *Journal) writeRecipients(tx *sql.Tx, kind EventKind, set, added []strin
 	if err != nil {
 		return err
 	}
-	return j.appendEvent(tx, Event{Kind: kind, Data: raw})
+	return j.appendEvent(tx, Event{Kind: kind, Data: raw}, metaTouch(metaRecipients))
 }
 
 // Recipients returns the batch's recipients, sorted, and whether a set is

@@ -81,7 +81,7 @@ func TestPinRecipients(t *testing.T) {
 				}
 			}
 			var recorded []Event
-			j.Events(func(e Event) error { recorded = append(recorded, e); return nil })
+			j.Events(func(e Event) error { recorded = append(recorded, e); return nil }, EventRecipients, EventRecipientsAdded)
 			if len(recorded) != len(events) {
 				t.Fatalf("%d events, want %d: %+v", len(recorded), len(events), recorded)
 			}
@@ -119,7 +119,7 @@ func TestRecipientsEvents(t *testing.T) {
 		}
 		got = append(got, d)
 		return nil
-	})
+	}, EventRecipients, EventRecipientsAdded)
 	want := []data{{nil, []string{"age1b"}}, {[]string{"age1a"}, []string{"age1a", "age1b"}}}
 	if len(got) != 2 || !slices.Equal(got[0].Added, want[0].Added) || !slices.Equal(got[0].Recipients, want[0].Recipients) ||
 		!slices.Equal(got[1].Added, want[1].Added) || !slices.Equal(got[1].Recipients, want[1].Recipients) {

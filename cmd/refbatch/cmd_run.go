@@ -109,6 +109,7 @@ func runFlags(o *runOptions) []cli.Flag {
 		&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "age public key to encrypt artifacts to (repeatable)"},
 		&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line", Destination: &o.recipientsFile},
 		&cli.StringSliceFlag{Name: "add-recipient", Usage: "age public key to add to the batch's recorded recipients, deliberately (repeatable); new artifacts are encrypted to all of them"},
+		&cli.StringFlag{Name: "root-log", Usage: "append the run's final batch root, with the time and counts, to this file kept outside --out (refbatch verify --root-log checks it) `FILE`", Destination: &o.batch.RootLog},
 		&cli.BoolFlag{Name: "plaintext", Usage: "write artifacts unencrypted (explicit choice; recorded in the journal and report)", Destination: &o.batch.Plaintext},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar; only warnings in the log", Destination: &o.quiet},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON event per line on stdout, and nothing else there", Destination: &o.json},
