@@ -98,6 +98,10 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		return nil, err
 	}
 
+	recipients, _, err := j.Recipients()
+	if err != nil {
+		return nil, err
+	}
 	run := report.Run{
 		Manifest:    info.Manifest,
 		Manifests:   paths,
@@ -106,6 +110,7 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		WallSeconds: round3(h.wall.Seconds()),
 		CPUSeconds:  round3(h.cpu),
 		Encrypted:   info.Encrypted,
+		Recipients:  recipients,
 		Settings:    shown,
 		Versions:    info.Versions,
 	}
@@ -299,11 +304,9 @@ func ReportFromJournal(out, manifestPath string, now time.Time) (*report.Report,
 			info.Versions = old.Run.Versions
 		}
 	}
-	enc, err := j.Meta("artifacts")
-	if err != nil {
+	if info.Encrypted, _, err = batchRecipients(j); err != nil {
 		return nil, err
 	}
-	info.Encrypted = enc == "age"
 	return BuildReport(j, info)
 }
 

@@ -42,14 +42,23 @@ const (
 	// (an accept makes a review artifact's document done, a reject makes
 	// it rejected).
 	FindingUndecidedState = "undecided_state"
+	// FindingArtifactsSwapped: two artifacts each hold the bytes the
+	// journal recorded for the other; one finding names both (File and
+	// OtherFile), in place of two hash mismatches.
+	FindingArtifactsSwapped = "artifacts_swapped"
 )
 
-// Finding is one thing Verify found wrong, about one file.
+// Finding is one thing Verify found wrong, about one file, or about two
+// when the fault is between them (artifacts_swapped).
 type Finding struct {
 	Kind     string `json:"kind"`
 	File     string `json:"file"`
 	SourceID string `json:"source_id,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+	// OtherFile and OtherSourceID name the second file of a finding
+	// about two.
+	OtherFile     string `json:"other_file,omitempty"`
+	OtherSourceID string `json:"other_source_id,omitempty"`
 }
 
 // VerifyOptions configure Verify.
@@ -96,6 +105,16 @@ type VerifyResult struct {
 	// interrupted or is still running): its non-final documents are then
 	// expected, not findings.
 	Incomplete bool `json:"incomplete"`
+	// Encrypted tells whether the batch's artifacts are encrypted, and
+	// Recipients to which age public keys, as the journal records them
+	// (empty for a plaintext batch, or a journal from before they were
+	// recorded).
+	Encrypted  bool     `json:"encrypted"`
+	Recipients []string `json:"recipients"`
+
+	// mismatches are the artifacts whose hash is not the journal's, which
+	// Verify pairs into swaps.
+	mismatches []hashMismatch
 }
 
 // OK reports whether nothing was found.
@@ -143,6 +162,10 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		return res, nil
 	}
 	root := sourceRoot(runs)
+	if res.Encrypted, res.Recipients, err = batchRecipients(j); err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
+	}
 	if len(runs) > 0 {
 		last := runs[len(runs)-1]
 		res.Incomplete = last.FinishedAt.IsZero() || last.Exit != "complete"
@@ -228,6 +251,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			add(FindingUnknownFile, filepath.Join(artDir, n), "", "not recorded in the journal")
 		}
 	}
+	res.Findings = foldSwaps(res.Findings, res.mismatches)
 	sort.SliceStable(res.Findings, func(a, b int) bool { return res.Findings[a].File < res.Findings[b].File })
 	return res, nil
 }
@@ -311,6 +335,7 @@ func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *Veri
 	res.Artifacts++
 	res.Superseded++
 	if sum != a.SHA256 {
+		res.mismatches = append(res.mismatches, hashMismatch{path, sum, a.SHA256})
 		add(FindingArtifactHash, path, a.SourceID, fmt.Sprintf("sha256 %s, the journal's %s event %d %s", sum, a.Kind, a.EventID, a.SHA256))
 	}
 }
@@ -331,6 +356,7 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 	}
 	res.Artifacts++
 	if sum != d.ArtifactSHA256 {
+		res.mismatches = append(res.mismatches, hashMismatch{path, sum, d.ArtifactSHA256})
 		add(FindingArtifactHash, path, d.SourceID, "sha256 "+sum+", journal "+d.ArtifactSHA256)
 		return nil
 	}

@@ -147,6 +147,11 @@ type Run struct {
 	CPUSeconds  float64 `json:"cpu_seconds"`
 	// Encrypted tells whether artifacts were written with age.
 	Encrypted bool `json:"encrypted"`
+	// Recipients are the age public keys the batch's artifacts are
+	// encrypted to, as the journal records them, sorted. Empty for a
+	// plaintext batch, and for an encrypted one whose journal is from
+	// before they were recorded (its next run records them).
+	Recipients []string `json:"recipients"`
 	// Settings holds the effective flags (workers, dpi, caps...).
 	Settings map[string]string `json:"settings"`
 	// Versions holds refbatch's and the engines' versions.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"filippo.io/age"
 	"github.com/schollz/progressbar/v3"
@@ -49,9 +50,12 @@ batch.
 
 Each finding names a file and a stable kind: journal_missing,
 journal_corrupt, missing_artifact_entry, missing_artifact,
-artifact_hash_mismatch, unknown_file, artifact_unreadable,
+artifact_hash_mismatch, artifacts_swapped (two artifacts holding each
+other's bytes: one finding naming both), unknown_file, artifact_unreadable,
 content_hash_mismatch, provenance_mismatch, source_missing, source_changed,
-unfinished_document, undecided_state, journal_rewritten.
+source_unreadable, unfinished_document, undecided_state,
+journal_rewritten. It prints the recipients the journal records for the
+batch.
 
 An artifact a decision superseded (refbatch review retry) stays on disk and
 is checked against the decision that names it; a document whose state is
@@ -128,26 +132,30 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		if res.Findings == nil {
 			res.Findings = []batch.Finding{}
 		}
+		if res.Recipients == nil {
+			res.Recipients = []string{}
+		}
 		if err := enc.Encode(res); err != nil {
 			return err
 		}
 	} else {
 		for _, f := range res.Findings {
-			fmt.Fprintf(stdout, "%-24s %s", f.Kind, f.File)
-			if f.SourceID != "" {
-				fmt.Fprintf(stdout, "  source_id=%s", f.SourceID)
-			}
-			if f.Detail != "" {
-				fmt.Fprintf(stdout, "  (%s)", f.Detail)
-			}
-			fmt.Fprintln(stdout)
+			writeFinding(stdout, f)
+		}
+		switch {
+		case len(res.Recipients) > 0:
+			fmt.Fprintf(stdout, "artifacts encrypted to %s\n", strings.Join(res.Recipients, ", "))
+		case res.Encrypted:
+			fmt.Fprintln(stdout, "artifacts encrypted; the journal records no recipients (it predates them: its next run records them)")
+		default:
+			fmt.Fprintln(stdout, "artifacts in plaintext")
 		}
 		fmt.Fprintf(stdout, "documents %d, artifacts checked %d, decrypted %d, sources checked %d, decisions checked %d: ",
 			res.Documents, res.Artifacts, res.Decrypted, res.Sources, res.Decisions)
 		if res.OK() {
 			fmt.Fprintln(stdout, "verified, no findings")
 		} else {
-			fmt.Fprintf(stdout, "%d findings\n", len(res.Findings))
+			fmt.Fprintf(stdout, "%d finding%s\n", len(res.Findings), plural(len(res.Findings)))
 		}
 		printRoot(stdout, o, res)
 		if res.Incomplete {
@@ -158,6 +166,26 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		return &exitError{code: exitFailure}
 	}
 	return nil
+}
+
+// writeFinding prints a finding of verify (or export) as one line: its
+// kind, its file (and the other file of a finding about two), the
+// source_id(s) and the detail.
+func writeFinding(w io.Writer, f batch.Finding) {
+	fmt.Fprintf(w, "%-24s %s", f.Kind, f.File)
+	if f.OtherFile != "" {
+		fmt.Fprintf(w, " and %s", f.OtherFile)
+	}
+	if f.SourceID != "" {
+		fmt.Fprintf(w, "  source_id=%s", f.SourceID)
+		if f.OtherSourceID != "" {
+			fmt.Fprintf(w, ",%s", f.OtherSourceID)
+		}
+	}
+	if f.Detail != "" {
+		fmt.Fprintf(w, "  (%s)", f.Detail)
+	}
+	fmt.Fprintln(w)
 }
 
 // printRoot prints the batch root the custody log recomputes to and where

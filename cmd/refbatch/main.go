@@ -141,6 +141,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var ece *batch.EncryptionChoiceError
 	var se *batch.SettingError
 	var rce *batch.RowChangedError
+	var re *journal.RecipientsError
 	switch {
 	case errors.As(err, &ee):
 		if msg := ee.Error(); msg != "" {
@@ -159,8 +160,12 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "refbatch: hint: see refbatch run --help")
 		return exitUsage
 	case errors.As(err, &ece):
-		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
-		fmt.Fprintln(stderr, "refbatch: hint: use the same --recipient/--plaintext choice as the first run, or a new --out")
+		msg, hint := recipientsRefusal(ece.Recipients, nil, nil, ece.Encrypted(), !ece.Encrypted())
+		fmt.Fprintf(stderr, "refbatch: error: %s; nothing was done\nrefbatch: hint: %s\n", msg, hint)
+		return exitUsage
+	case errors.As(err, &re):
+		msg, hint := recipientsRefusal(re.Recorded, re.Given, re.Added, len(re.Recorded) > 0, len(re.Given)+len(re.Added) > 0)
+		fmt.Fprintf(stderr, "refbatch: error: %s; nothing was done\nrefbatch: hint: %s\n", msg, hint)
 		return exitUsage
 	case errors.As(err, &rce):
 		fmt.Fprintf(stderr, "refbatch: error: %v; nothing was done\n", err)
