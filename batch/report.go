@@ -98,6 +98,10 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		return nil, err
 	}
 
+	recipients, _, err := j.Recipients()
+	if err != nil {
+		return nil, err
+	}
 	run := report.Run{
 		Manifest:    info.Manifest,
 		Manifests:   paths,
@@ -106,6 +110,7 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		WallSeconds: round3(h.wall.Seconds()),
 		CPUSeconds:  round3(h.cpu),
 		Encrypted:   info.Encrypted,
+		Recipients:  recipients,
 		Settings:    shown,
 		Versions:    info.Versions,
 	}
@@ -120,7 +125,16 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	if len(run.Versions) == 0 {
 		run.Versions = latestVersions(j)
 	}
+	root, err := j.Root()
+	if err != nil {
+		return nil, err
+	}
+	var custody *report.Custody
+	if root.Hash != "" {
+		custody = &report.Custody{Root: root.Hash, Events: root.Events}
+	}
 	rep := &report.Report{
+		Custody:       custody,
 		SchemaVersion: report.SchemaVersion,
 		GeneratedAt:   now.UTC(),
 		Complete:      complete,
@@ -230,7 +244,7 @@ func rowHistory(j *journal.Journal, manifest string) (map[rowKey][]report.Histor
 		k := rowKey{e.Manifest, e.Line}
 		out[k] = append(out[k], h)
 		return nil
-	})
+	}, journal.HistoryKinds...)
 	return out, err
 }
 
@@ -290,11 +304,9 @@ func ReportFromJournal(out, manifestPath string, now time.Time) (*report.Report,
 			info.Versions = old.Run.Versions
 		}
 	}
-	enc, err := j.Meta("artifacts")
-	if err != nil {
+	if info.Encrypted, _, err = batchRecipients(j); err != nil {
 		return nil, err
 	}
-	info.Encrypted = enc == "age"
 	return BuildReport(j, info)
 }
 

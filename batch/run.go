@@ -9,8 +9,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
+
+	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
@@ -47,7 +50,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if len(o.Recipients) == 0 && !o.Plaintext {
+	if !o.Encrypted && !o.Plaintext {
 		return nil, ErrNoRecipients
 	}
 	paths, err := resolvePaths(o)
@@ -55,6 +58,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.Manifest, o.Root, o.Out = paths.manifest, paths.root, paths.out
+	if o.RootLog != "" {
+		if abs, err := filepath.Abs(o.RootLog); err == nil && strings.HasPrefix(abs, o.Out+string(filepath.Separator)) {
+			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
+		}
+	}
 	// Check the manifest's header before creating anything.
 	if err := checkManifest(o.Manifest); err != nil {
 		return nil, err
@@ -73,10 +81,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := recordEncryption(j, o.Encrypted); err != nil {
 		return nil, err
 	}
+	recipients, err := pinRecipients(j, o.Recipients, o.AddRecipients)
+	if err != nil {
+		return nil, err
+	}
 	if err := recordBatchID(j); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(filepath.Join(o.Out, ArtifactsDir), o.Recipients)
+	st, err := store.Open(filepath.Join(o.Out, ArtifactsDir), recipients)
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +147,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if err := WriteReport(o.Out, rep); err != nil {
 		return nil, diskFull(errors.Join(runErr, err))
+	}
+	if o.RootLog != "" {
+		id, err := j.Meta(metaBatchID)
+		if err == nil {
+			err = AppendRootLog(o.RootLog, id, rep, time.Now())
+		}
+		if err != nil {
+			return nil, errors.Join(runErr, err)
+		}
 	}
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)
@@ -201,21 +222,83 @@ func checkManifest(path string) error {
 	return err
 }
 
+// metaEncryption is the journal's meta key for the batch's encryption
+// choice: encryptionAge or encryptionPlaintext.
+const (
+	metaEncryption      = "artifacts"
+	encryptionAge       = "age"
+	encryptionPlaintext = "plaintext"
+)
+
 // recordEncryption pins the batch's artifact encryption choice, or returns
-// an *EncryptionChoiceError when the folder's differs.
+// an *EncryptionChoiceError when the folder's differs. A journal from
+// before recipients were recorded has only this choice, so it is checked
+// before pinRecipients records a set.
 func recordEncryption(j *journal.Journal, encrypted bool) error {
-	want := "plaintext"
+	want := encryptionPlaintext
 	if encrypted {
-		want = "age"
+		want = encryptionAge
 	}
-	got, err := j.Meta("artifacts")
-	if err != nil {
+	got, err := j.Meta(metaEncryption)
+	switch {
+	case err != nil:
 		return err
+	case got == want:
+		return nil
+	case got != "":
+		keys, _, err := j.Recipients()
+		if err != nil {
+			return err
+		}
+		return &EncryptionChoiceError{Have: got, Want: want, Recipients: keys}
 	}
-	if got != "" && got != want {
-		return &EncryptionChoiceError{Have: got, Want: want}
+	return j.SetMeta(metaEncryption, want)
+}
+
+// batchRecipients reads the batch's encryption choice and recipients from
+// its journal: whether its artifacts are encrypted, and the keys recorded
+// (empty when none are).
+func batchRecipients(j *journal.Journal) (encrypted bool, keys []string, err error) {
+	enc, err := j.Meta(metaEncryption)
+	if err != nil {
+		return false, nil, err
 	}
-	return j.SetMeta("artifacts", want)
+	keys, _, err = j.Recipients()
+	return enc == encryptionAge, keys, err
+}
+
+// pinRecipients checks the run's recipients, given and added, against the
+// batch's (journal.PinRecipients), recording them at the first run, and
+// returns those the run encrypts to: the recorded ones and the added ones.
+func pinRecipients(j *journal.Journal, given, added []age.Recipient) ([]age.Recipient, error) {
+	keys := func(rs []age.Recipient) ([]string, error) {
+		var out []string
+		for _, r := range rs {
+			s, ok := r.(fmt.Stringer)
+			if !ok {
+				return nil, fmt.Errorf("a recipient of type %T has no public key to record", r)
+			}
+			out = append(out, s.String())
+		}
+		return out, nil
+	}
+	g, err := keys(given)
+	if err != nil {
+		return nil, err
+	}
+	a, err := keys(added)
+	if err != nil {
+		return nil, err
+	}
+	set, err := j.PinRecipients(g, a)
+	if err != nil || len(set) == 0 {
+		return nil, err
+	}
+	rs, err := age.ParseRecipients(strings.NewReader(strings.Join(set, "\n")))
+	if err != nil {
+		return nil, fmt.Errorf("the journal's recipients: %w", err)
+	}
+	return rs, nil
 }
 
 // recordBatchID gives the batch its ID the first time a run opens its

@@ -29,6 +29,7 @@ import (
 //	time         1m30s wall, 2m51s cpu
 //	retries      1
 //	within slo   50.0%  of admitted documents done within 10m0s
+//	batch root 3f0c…(64 hex digits) after 57 events
 //
 // Reasons are listed most frequent first. Unfinished states (such as queued
 // in an interrupted run) follow the final ones.
@@ -54,6 +55,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			100*n.Summary.WithinSLO, formatSeconds(n.Summary.SLOSeconds))
 	}
 	tw.Flush() // cannot fail on a bytes.Buffer
+	if n.Custody != nil {
+		// Its own line, so that 64 digits do not widen the table.
+		fmt.Fprintf(&buf, "batch root %s after %d events\n", n.Custody.Root, n.Custody.Events)
+	}
 	// An empty last column leaves padding behind; trim it so the output has
 	// no trailing spaces.
 	lines := strings.Split(buf.String(), "\n")

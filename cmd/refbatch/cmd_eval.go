@@ -49,7 +49,7 @@ const noIDCheckFlag = "no-id-check"
 // evalSkippedRunFlags are run flags eval does not offer: it writes plaintext
 // artifacts (it must read them back, and eval corpora are synthetic) and
 // prints its own table on stdout.
-var evalSkippedRunFlags = map[string]bool{"recipient": true, "recipients-file": true, "json": true}
+var evalSkippedRunFlags = map[string]bool{"recipient": true, "recipients-file": true, "add-recipient": true, "json": true}
 
 func evalCommand() *cli.Command {
 	var o evalOptions

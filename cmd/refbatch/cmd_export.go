@@ -175,11 +175,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		}{"summary", res, time.Since(start).Seconds(), code})
 	} else {
 		for _, f := range res.Findings {
-			fmt.Fprintf(stdout, "%-24s %s  source_id=%s", f.Kind, f.File, f.SourceID)
-			if f.Detail != "" {
-				fmt.Fprintf(stdout, "  (%s)", f.Detail)
-			}
-			fmt.Fprintln(stdout)
+			writeFinding(stdout, f)
 		}
 		what := "folder"
 		if res.Bag {
@@ -190,7 +186,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		if res.OK() {
 			fmt.Fprintln(stdout, ", no findings")
 		} else {
-			fmt.Fprintf(stdout, "; %d findings: those documents were not exported\n", len(res.Findings))
+			fmt.Fprintf(stdout, "; %d finding%s: the documents concerned were not exported\n", len(res.Findings), plural(len(res.Findings)))
 		}
 	}
 	if code != exitOK {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type runOptions struct {
 	json           bool
 	recipients     []string
 	recipientsFile string
+	// addRecipients are --add-recipient's keys: they extend the batch's
+	// recorded recipients deliberately.
+	addRecipients []string
 	// envRecipients is REFBATCH_RECIPIENTS, read by run's action: keys
 	// used when no recipient flag is given.
 	envRecipients string
@@ -56,15 +60,20 @@ resumes: finished rows are never redone.
 Without --out, the batch goes into refbatch-out in the current folder, where
 status, verify, show, report, review and export look for it too.
 
+The first run records its recipients (or --plaintext) in the journal; a
+later run into the same --out must give the same ones, or extend them
+deliberately with --add-recipient. --root-log FILE appends the run's final
+batch root to FILE, kept outside --out, for refbatch verify --root-log.
+
 ` + sizeHelp + `
 
 Environment: TESSDATA_PREFIX, the folder of Tesseract's language data (read
 by Tesseract); ` + recipientsEnv + `, under --recipient.
 
 Exit status: 0 every row is done or a duplicate; 1 unexpected failure; 2
-usage or manifest error; 3 interrupted or incomplete: run the same command
-again to resume; 4 finished, but rows are in review or rejected: a person is
-needed.`,
+usage or manifest error, recipients other than the batch's, or a root log
+inside --out; 3 interrupted or incomplete: run the same command again to
+resume; 4 finished, but rows are in review or rejected: a person is needed.`,
 		Flags: runFlags(&o),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -78,6 +87,7 @@ needed.`,
 				return err
 			}
 			o.recipients = c.StringSlice("recipient")
+			o.addRecipients = c.StringSlice("add-recipient")
 			o.envRecipients = os.Getenv(recipientsEnv)
 			return runRun(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
@@ -111,6 +121,8 @@ func runFlags(o *runOptions) []cli.Flag {
 		envNoted{&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"},
 			Usage: "age public key to encrypt artifacts to (repeatable); without -r or -R, " + recipientsEnv + "'s keys (space- or comma-separated) `KEY`"}, recipientsEnv},
 		&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line `FILE`", Destination: &o.recipientsFile},
+		&cli.StringSliceFlag{Name: "add-recipient", Usage: "age public key to add to the batch's recorded recipients, deliberately (repeatable); new artifacts are encrypted to all of them `KEY`"},
+		&cli.StringFlag{Name: "root-log", Usage: "append the run's final batch root, with the time and counts, to this file kept outside --out (refbatch verify --root-log checks it) `FILE`", Destination: &o.batch.RootLog},
 		&cli.BoolFlag{Name: "plaintext", Usage: "write artifacts unencrypted (explicit choice; recorded in the journal and report)", Destination: &o.batch.Plaintext},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar; only warnings in the log", Destination: &o.quiet},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON event per line on stdout, and nothing else there", Destination: &o.json},
@@ -142,7 +154,10 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	o.batch.Recipients = recipients
-	if len(recipients) > 0 && o.batch.Plaintext {
+	if o.batch.AddRecipients, err = parseRecipients(o.addRecipients); err != nil {
+		return err
+	}
+	if len(recipients)+len(o.batch.AddRecipients) > 0 && o.batch.Plaintext {
 		return usageErr("--plaintext and recipients both given", "choose one: encrypt to the recipients, or --plaintext")
 	}
 	if _, err := os.Stat(o.batch.Manifest); err != nil {
@@ -263,13 +278,9 @@ func loadRecipients(keys []string, env, file string) ([]age.Recipient, error) {
 	if env != "" && len(keys) == 0 && file == "" {
 		keys = strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
 	}
-	var out []age.Recipient
-	for _, k := range keys {
-		r, err := age.ParseX25519Recipient(strings.TrimSpace(k))
-		if err != nil {
-			return nil, usageErrf("a recipient is an age public key (age1...), as printed by `refbatch keygen`", "bad recipient: %w", err)
-		}
-		out = append(out, r)
+	out, err := parseRecipients(keys)
+	if err != nil {
+		return nil, err
 	}
 	if file != "" {
 		f, err := os.Open(file)
@@ -282,6 +293,60 @@ func loadRecipients(keys []string, env, file string) ([]age.Recipient, error) {
 			return nil, usageErrf("one age public key per line; # starts a comment", "recipients file %s: %w", file, err)
 		}
 		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// recipientsRefusal words run's refusal of recipients that are not the
+// batch's: recorded are the batch's keys (none when it is plaintext, or its
+// journal did not record them), given and added the run's, and whether the
+// batch and the run encrypt.
+func recipientsRefusal(recorded, given, added []string, batchEncrypts, runEncrypts bool) (msg, hint string) {
+	keys := func(ks []string) string { return strings.Join(ks, ", ") }
+	switch {
+	case batchEncrypts && !runEncrypts:
+		msg = "this batch's artifacts are encrypted; --plaintext would write plaintext ones beside them"
+		hint = "rerun with the recipients of its first run, or use a new --out for plaintext artifacts"
+		if len(recorded) > 0 {
+			hint = "this batch encrypts to " + keys(recorded) + "; rerun with the same recipients, or use a new --out for plaintext artifacts"
+		}
+		return msg, hint
+	case !batchEncrypts:
+		return "this batch's artifacts are plaintext; this run would write encrypted ones beside them",
+			"rerun with --plaintext, or use a new --out for encrypted artifacts (--add-recipient does not encrypt a plaintext batch)"
+	}
+	var unknown, missing []string
+	for _, k := range given {
+		if !slices.Contains(recorded, k) && !slices.Contains(added, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	for _, k := range recorded {
+		if len(added) == 0 && !slices.Contains(given, k) {
+			missing = append(missing, k)
+		}
+	}
+	var parts []string
+	if len(unknown) > 0 {
+		parts = append(parts, keys(unknown)+" not recorded for this batch")
+	}
+	if len(missing) > 0 {
+		parts = append(parts, keys(missing)+" not given")
+	}
+	msg = "this run's recipients are not this batch's: " + strings.Join(parts, ", ")
+	hint = "this batch encrypts to " + keys(recorded) + "; rerun with the same recipients, or add --add-recipient KEY to extend it deliberately"
+	return msg, hint
+}
+
+// parseRecipients parses age public keys given as flags.
+func parseRecipients(keys []string) ([]age.Recipient, error) {
+	var out []age.Recipient
+	for _, k := range keys {
+		r, err := age.ParseX25519Recipient(strings.TrimSpace(k))
+		if err != nil {
+			return nil, usageErrf("a recipient is an age public key (age1...), as printed by `refbatch keygen`", "bad recipient: %w", err)
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }

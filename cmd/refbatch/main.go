@@ -149,6 +149,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var ece *batch.EncryptionChoiceError
 	var se *batch.SettingError
 	var rce *batch.RowChangedError
+	var re *journal.RecipientsError
 	switch {
 	case errors.As(err, &ee):
 		if msg := ee.Error(); msg != "" {
@@ -167,8 +168,12 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "refbatch: hint: see refbatch run --help")
 		return exitUsage
 	case errors.As(err, &ece):
-		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
-		fmt.Fprintln(stderr, "refbatch: hint: use the same --recipient/--plaintext choice as the first run, or a new --out")
+		msg, hint := recipientsRefusal(ece.Recipients, nil, nil, ece.Encrypted(), !ece.Encrypted())
+		fmt.Fprintf(stderr, "refbatch: error: %s; nothing was done\nrefbatch: hint: %s\n", msg, hint)
+		return exitUsage
+	case errors.As(err, &re):
+		msg, hint := recipientsRefusal(re.Recorded, re.Given, re.Added, len(re.Recorded) > 0, len(re.Given)+len(re.Added) > 0)
+		fmt.Fprintf(stderr, "refbatch: error: %s; nothing was done\nrefbatch: hint: %s\n", msg, hint)
 		return exitUsage
 	case errors.As(err, &rce):
 		fmt.Fprintf(stderr, "refbatch: error: %v; nothing was done\n", err)
@@ -209,5 +214,7 @@ var userErrors = []struct {
 	{err: batch.ErrNeedIdentity, code: exitUsage, hint: identityHint},
 	{err: store.ErrNoIdentities, code: exitUsage, hint: identityHint},
 	{err: batch.ErrEnginesBroken, code: exitFailure, hint: "check the OCR engines (tesseract --version, free memory, --worker-memory); the journal is consistent and the same command resumes"},
+	{err: batch.ErrRootLogInOut, code: exitUsage, hint: "keep the root log where whoever can write --out cannot, for example the auditor's own folder"},
+	{err: batch.ErrNoCustodyLog, code: exitUsage, hint: "verify without --root/--root-log, or after a run of this refbatch has added the custody log; a root log is checked for the batch ID in the folder's report.json"},
 	{err: batch.ErrIncomplete, code: exitIncomplete, hint: "run the same command again to resume; finished work is kept"},
 }
