@@ -43,7 +43,7 @@ import (
 // files are, the keys, the child processes, the log).
 type Options struct {
 	Manifest string // the manifest CSV
-	Out      string // output folder; default: refbatch-out beside the manifest
+	Out      string // output folder; default: DefaultOut
 
 	Settings
 

@@ -23,6 +23,10 @@ import (
 
 // Layout of the output folder.
 const (
+	// DefaultOut is the output folder every command uses without --out,
+	// relative to the current folder (never to the manifest's: status,
+	// verify and the rest take no manifest to find it by).
+	DefaultOut   = "refbatch-out"
 	JournalFile  = "journal.db"
 	ArtifactsDir = "artifacts"
 )
@@ -192,16 +196,18 @@ func resolvePaths(o Options) (runPaths, error) {
 	if err != nil {
 		return p, err
 	}
-	p.manifest, p.root, p.out = m, filepath.Dir(m), filepath.Join(filepath.Dir(m), "refbatch-out")
+	p.manifest, p.root = m, filepath.Dir(m)
 	if o.Root != "" {
 		if p.root, err = filepath.Abs(o.Root); err != nil {
 			return p, err
 		}
 	}
-	if o.Out != "" {
-		if p.out, err = filepath.Abs(o.Out); err != nil {
-			return p, err
-		}
+	out := o.Out
+	if out == "" {
+		out = DefaultOut
+	}
+	if p.out, err = filepath.Abs(out); err != nil {
+		return p, err
 	}
 	return p, nil
 }

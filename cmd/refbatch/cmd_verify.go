@@ -65,7 +65,7 @@ accept of a review artifact makes it done).
 Exit status: 0 everything verified; 1 a finding (a mismatch, a missing or
 altered file); 2 usage error.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "the output folder to verify `DIR`", Value: "refbatch-out", Destination: &o.out},
+			outFlag(&o.out, "the output folder to verify"),
 			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file to decrypt and check artifact content `FILE`", Destination: &o.identity},
 			&cli.BoolFlag{Name: "sources", Usage: "re-hash every source file and compare with the journal", Destination: &o.sources},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout", Destination: &o.json},
@@ -79,6 +79,9 @@ altered file); 2 usage error.`,
 			}
 			if c.NArg() != 0 {
 				return usageErr("verify takes no arguments", "refbatch verify --out DIR [--identity FILE] [--sources] [--json]")
+			}
+			if err := checkOut(c, o.out); err != nil {
+				return err
 			}
 			return runVerify(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
@@ -102,9 +105,6 @@ func loadIdentities(path string) ([]age.Identity, error) {
 }
 
 func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) error {
-	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
-		return usageErr(fmt.Sprintf("%s is not an output folder", o.out), "pass --out DIR, the folder `refbatch run` wrote")
-	}
 	ids, err := loadIdentities(o.identity)
 	if err != nil {
 		return err
@@ -228,9 +228,10 @@ with --identity, checks its content hash and prints its text, pages separated
 by form feeds, to stdout. --json prints the whole artifact (text, words,
 confidences, provenance).
 
-Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error.`,
+Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
+(no output folder or journal there, or encrypted artifacts and no --identity).`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR`", Value: "refbatch-out", Destination: &out},
+			outFlag(&out, "the output folder"),
 			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file `FILE`", Destination: &identity},
 			&cli.BoolFlag{Name: "json", Usage: "print the whole artifact as JSON", Destination: &asJSON},
 		},
@@ -238,16 +239,17 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error.`,
 			if c.NArg() != 1 {
 				return usageErr("show takes one argument, a source_id", "refbatch show --out DIR --identity FILE SOURCE_ID")
 			}
+			if err := checkOut(c, out); err != nil {
+				return err
+			}
 			ids, err := loadIdentities(identity)
 			if err != nil {
 				return err
 			}
 			a, err := batch.Show(out, c.Args().First(), ids)
 			switch {
-			case errors.Is(err, batch.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal):
+			case errors.Is(err, batch.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) || errors.Is(err, store.ErrNoIdentities):
 				return err // a usage error, mapped in one place
-			case errors.Is(err, store.ErrNoIdentities):
-				return &exitError{code: exitFailure, hint: "pass --identity FILE, the file `refbatch keygen` wrote", err: err}
 			case err != nil:
 				return &exitError{code: exitFailure, err: err}
 			}

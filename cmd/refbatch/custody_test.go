@@ -96,6 +96,12 @@ func TestEncryptedCustody(t *testing.T) {
 		if s.stdout != want {
 			t.Errorf("show %s does not round-trip the artifact's text", row.SourceID)
 		}
+		if shown == 0 {
+			s := refbatch(t, nil, "show", "--out", out, row.SourceID)
+			if s.code != exitUsage || s.stdout != "" || !strings.Contains(s.stderr, "refbatch: hint: pass --identity FILE") {
+				t.Errorf("show without --identity: exit %d, want 2 and a hint\n%s", s.code, s.stderr)
+			}
+		}
 		shown++
 	}
 	if shown == 0 {

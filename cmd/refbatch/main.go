@@ -17,6 +17,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 )
 
@@ -65,8 +66,9 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	// The hidden child modes must not touch the CLI's flags, signals or
-	// output.
-	if len(args) > 1 {
+	// output. Their parents start them with the mode alone: anything more
+	// (a shell's completion request) goes to the CLI, which runs nothing.
+	if len(args) == 2 {
 		switch args[1] {
 		case workerCommand:
 			return workerMain()
@@ -103,8 +105,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Version:              batch.Version(),
 		Writer:               stdout,
 		ErrWriter:            stderr,
-		HideHelpCommand:      true,
-		EnableBashCompletion: false,
+		EnableBashCompletion: true,                         // refbatch completion's scripts ask through it
 		ExitErrHandler:       func(*cli.Context, error) {}, // exitCode decides
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErrf("see refbatch --help", "%w", err)
@@ -119,12 +120,19 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			reviewCommand(),
 			keygenCommand(),
 			evalCommand(),
+			versionCommand(),
+			completionCommand(),
 		},
 	}
+	app.Commands = append(app.Commands, manCommand())
 	app.Commands = append(app.Commands, workerCmds()...)
 	// A bad flag is a usage error (exit 2) whichever command it reached.
+	// `help` is a command of the app and of commands with subcommands
+	// only: elsewhere it would shadow an argument (`run help` is a
+	// manifest named help) and hide file names from completion.
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
+		c.HideHelpCommand = len(c.Subcommands) == 0
 	}
 	return app
 }
@@ -186,6 +194,9 @@ func exitCode(err error, stderr io.Writer) int {
 	return exitFailure
 }
 
+// identityHint asks for the identity that decrypts a batch's artifacts.
+const identityHint = "pass --identity FILE, the file `refbatch keygen` wrote"
+
 // userErrors are the sentinels of the packages below that ask the user to
 // act, in the order exitCode tries them: the exit code, the hint, and a
 // message in place of the error's own when it has one.
@@ -200,6 +211,8 @@ var userErrors = []struct {
 	{err: journal.ErrManifestChanged, code: exitUsage, hint: "a journal belongs to one manifest; restore it or use a new --out"},
 	{err: batch.ErrNoRecipients, code: exitUsage, msg: "artifacts would be written unencrypted",
 		hint: "pass --recipient AGE_PUBLIC_KEY (or --recipients-file FILE, or set REFBATCH_RECIPIENTS); make one with `refbatch keygen`; or pass --plaintext to choose unencrypted artifacts explicitly"},
+	{err: batch.ErrNeedIdentity, code: exitUsage, hint: identityHint},
+	{err: store.ErrNoIdentities, code: exitUsage, hint: identityHint},
 	{err: batch.ErrEnginesBroken, code: exitFailure, hint: "check the OCR engines (tesseract --version, free memory, --worker-memory); the journal is consistent and the same command resumes"},
 	{err: batch.ErrRootLogInOut, code: exitUsage, hint: "keep the root log where whoever can write --out cannot, for example the auditor's own folder"},
 	{err: batch.ErrNoCustodyLog, code: exitUsage, hint: "verify without --root/--root-log, or after a run of this refbatch has added the custody log; a root log is checked for the batch ID in the folder's report.json"},

@@ -55,7 +55,14 @@ type result struct {
 
 func refbatch(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return refbatchIn(t, "", env, args...)
+}
+
+// refbatchIn runs refbatch in the folder dir ("" for the test's own).
+func refbatchIn(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
