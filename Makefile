@@ -1,10 +1,13 @@
 # refbatch — build, test and demo on a Debian machine with Go.
 #
-#   make demo   run refbatch on the built-in sample (testdata/sample) and print the report's path
-#   make test   lint, vet, every test (real Tesseract, MuPDF, SQLite), then the eval gate
-#   make eval   replay the evaluation corpus; fail if outcomes or OCR quality regressed
+#   make build    bin/refbatch, stamped with its version (git describe)
+#   make install  the binary, its man pages and bash/zsh completion under PREFIX
+#   make demo     run refbatch on the built-in sample (testdata/sample) and print the report's path
+#   make test     lint, vet, every test (real Tesseract, MuPDF, SQLite), then the eval gate
+#   make eval     replay the evaluation corpus; fail if outcomes or OCR quality regressed
 #
-# Both install the native dependencies first when they are missing (deps).
+# deps installs the native dependencies with apt-get; demo and test run it
+# first, build and install never do (they say to run it when they must).
 
 GO            ?= go
 BIN           := bin/refbatch
@@ -14,6 +17,14 @@ DEMO_OUT      ?= demo-out
 DEMO_KEY      ?= $(DEMO_OUT).key
 TEST_TIMEOUT  ?= 30m
 FUZZTIME      ?= 30s
+PREFIX        ?= /usr/local
+DESTDIR       ?=
+
+# VERSION is what refbatch --version prints and every artifact's provenance
+# and report records; without git (a source tarball) the Go toolchain's
+# stamp or "devel" stands in.
+VERSION       ?= $(shell git describe --always --dirty 2>/dev/null)
+LDFLAGS       := $(if $(VERSION),-X github.com/refbatch/refbatch/batch.version=$(VERSION))
 
 export OMP_THREAD_LIMIT = 1
 
@@ -23,7 +34,7 @@ export OMP_THREAD_LIMIT = 1
 EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
 EVAL_OUT      ?= eval-out
 
-.PHONY: all deps build test lint fuzz demo eval holdout clean bench bench-hostile export-check
+.PHONY: all deps build install uninstall test lint fuzz demo eval holdout clean bench bench-hostile export-check
 
 all: build
 
@@ -31,7 +42,7 @@ all: build
 # from Debian's packages when any is missing. It needs root (or sudo). It
 # also tries the tools some tests check refbatch's output with: chromium
 # (report.html), poppler-utils, qpdf and libxml2-utils (export's PDF and
-# ALTO); without them those tests skip.
+# ALTO), man-db (the man pages); without them those tests skip.
 deps:
 	@missing=""; for p in $(DEBIAN_DEPS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -45,17 +56,38 @@ deps:
 	  { echo "deps: apt-get could not install$$missing (no network to Debian's mirrors?)" >&2; exit 1; }; \
 	fi
 	@command -v chromium >/dev/null 2>&1 || { echo "deps: installing chromium (optional: a test renders report.html with it)"; if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo -n"; else sudo=false; fi; { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium || { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }; } >/dev/null 2>&1 || echo "deps: note: chromium could not be installed; the report rendering test will be skipped"; }
-	@missing=""; for c in pdftotext:poppler-utils qpdf:qpdf xmllint:libxml2-utils; do \
+	@missing=""; for c in pdftotext:poppler-utils qpdf:qpdf xmllint:libxml2-utils man:man-db; do \
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c#*:}"; \
 	done; \
-	[ -z "$$missing" ] || { echo "deps: installing$$missing (optional: the export tests check PDFs and ALTO with them)"; \
+	[ -z "$$missing" ] || { echo "deps: installing$$missing (optional: the export tests check PDFs and ALTO with them, the install test the man pages)"; \
 	  if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo -n"; else sudo=false; fi; \
 	  { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
 	    { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }; } >/dev/null 2>&1 || \
 	  echo "deps: note:$$missing could not be installed; the tests that need them will be skipped"; }
 
-build: deps
-	$(GO) build -o $(BIN) ./cmd/refbatch
+# build installs nothing: without Tesseract's and Leptonica's development
+# files it stops and says to run make deps.
+build:
+	@pkg-config --exists tesseract lept 2>/dev/null || \
+	  { echo "build: Tesseract and Leptonica development files not found: run make deps (as root), or install $(DEBIAN_DEPS)" >&2; exit 1; }
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/refbatch
+
+# install copies bin/refbatch to $(PREFIX)/bin, writes a man page per
+# command (generated from the CLI's own definition) to
+# $(PREFIX)/share/man/man1 and the bash and zsh completion scripts where
+# those shells look under $(PREFIX). DESTDIR stages it for a package.
+MANDIR        = $(DESTDIR)$(PREFIX)/share/man/man1
+BASHCOMPDIR   = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR    = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR)
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/refbatch
+	$(BIN) __man $(MANDIR)
+	$(BIN) completion bash > $(BASHCOMPDIR)/refbatch
+	$(BIN) completion zsh > $(ZSHCOMPDIR)/_refbatch
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/refbatch $(MANDIR)/refbatch.1 $(MANDIR)/refbatch-*.1 $(BASHCOMPDIR)/refbatch $(ZSHCOMPDIR)/_refbatch
 
 test: deps lint
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
@@ -76,7 +108,7 @@ fuzz:
 
 # demo imports the built-in sample with encrypted artifacts: it makes a demo
 # identity once (keep it out of the output folder), then runs the batch.
-demo: build
+demo: deps build
 	@[ -f $(DEMO_KEY) ] || ./$(BIN) keygen --out $(DEMO_KEY) >/dev/null
 	@rm -rf $(DEMO_OUT)
 	./$(BIN) run --quiet --out $(DEMO_OUT) \

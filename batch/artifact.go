@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -232,37 +231,6 @@ func sweepOrphans(j *journal.Journal, st *store.Store, owner journal.Owner) (int
 		}
 	}
 	return removed, nil
-}
-
-// Version is refbatch's version: the module version when built from a
-// release, else the VCS revision.
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "devel"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return "devel-" + rev
 }
 
 // artifactPath is the path the journal and the report give artifact name:

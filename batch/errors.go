@@ -32,7 +32,16 @@ var errDocTimeout = errors.New("document timeout")
 // EncryptionChoiceError: the output folder holds artifacts of one kind
 // ("age" or "plaintext") and the run would write the other. A batch half
 // plaintext and half ciphertext would betray the choice made for it.
-type EncryptionChoiceError struct{ Have, Want string }
+// Recipients are the keys the batch records (none for a plaintext batch or
+// a journal from before they were recorded).
+type EncryptionChoiceError struct {
+	Have, Want string
+	Recipients []string
+}
+
+// Encrypted reports whether the folder's artifacts are the encrypted ones
+// (and the run's would be plaintext).
+func (e *EncryptionChoiceError) Encrypted() bool { return e.Have == encryptionAge }
 
 func (e *EncryptionChoiceError) Error() string {
 	return fmt.Sprintf("this output folder holds %s artifacts; this run would write %s ones", e.Have, e.Want)

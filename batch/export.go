@@ -137,9 +137,9 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if problems, err := j.IntegrityCheck(); err != nil || len(problems) > 0 {
 		return nil, fmt.Errorf("the journal is damaged (run refbatch verify): %v%s", err, strings.Join(problems, "; "))
 	}
-	if enc, err := j.Meta("artifacts"); err != nil {
+	if enc, err := j.Meta(metaEncryption); err != nil {
 		return nil, err
-	} else if enc == "age" && len(o.Identities) == 0 {
+	} else if enc == encryptionAge && len(o.Identities) == 0 {
 		return nil, ErrNeedIdentity
 	}
 	runs, err := j.Runs()

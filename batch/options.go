@@ -43,14 +43,18 @@ import (
 // files are, the keys, the child processes, the log).
 type Options struct {
 	Manifest string // the manifest CSV
-	Out      string // output folder; default: refbatch-out beside the manifest
+	Out      string // output folder; default: DefaultOut
 
 	Settings
 
 	// Recipients encrypt the artifacts with age; with none, Plaintext must
-	// be set explicitly.
-	Recipients []age.Recipient
-	Plaintext  bool
+	// be set explicitly. They must be the batch's recorded recipients,
+	// unless AddRecipients extends those deliberately: the run then
+	// encrypts to the recorded ones and the added ones (see
+	// journal.PinRecipients).
+	Recipients    []age.Recipient
+	AddRecipients []age.Recipient
+	Plaintext     bool
 
 	// Worker and Admission say how Run starts its child processes: the
 	// OCR workers, which it starts under the page policy and
@@ -59,6 +63,10 @@ type Options struct {
 	// parses a PDF in its own process.
 	Worker    Process
 	Admission Process
+
+	// RootLog, when set, is a file outside Out to which the run appends
+	// its final batch root (AppendRootLog).
+	RootLog string
 
 	Logger   *slog.Logger
 	Progress Progress
@@ -104,7 +112,7 @@ const (
 // that they are refused rather than replaced.
 func (o Options) withDefaults() Options {
 	o.Settings = o.Settings.withDefaults()
-	o.Encrypted = len(o.Recipients) > 0
+	o.Encrypted = len(o.Recipients)+len(o.AddRecipients) > 0
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -101,6 +101,10 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		return nil, err
 	}
 
+	recipients, _, err := j.Recipients()
+	if err != nil {
+		return nil, err
+	}
 	run := report.Run{
 		Manifest:    info.Manifest,
 		Manifests:   paths,
@@ -109,6 +113,7 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		WallSeconds: round3(h.wall.Seconds()),
 		CPUSeconds:  round3(h.cpu),
 		Encrypted:   info.Encrypted,
+		Recipients:  recipients,
 		Settings:    shown,
 		Versions:    info.Versions,
 	}
@@ -123,7 +128,16 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	if len(run.Versions) == 0 {
 		run.Versions = latestVersions(j)
 	}
+	root, err := j.Root()
+	if err != nil {
+		return nil, err
+	}
+	var custody *report.Custody
+	if root.Hash != "" {
+		custody = &report.Custody{Root: root.Hash, Events: root.Events}
+	}
 	rep := &report.Report{
+		Custody:       custody,
 		SchemaVersion: report.SchemaVersion,
 		GeneratedAt:   now.UTC(),
 		Complete:      complete,
@@ -234,7 +248,7 @@ func rowHistory(j *journal.Journal, manifest string) (map[rowKey][]report.Histor
 		k := rowKey{e.Manifest, e.Line}
 		out[k] = append(out[k], h)
 		return nil
-	})
+	}, journal.HistoryKinds...)
 	return out, err
 }
 
@@ -294,11 +308,9 @@ func ReportFromJournal(out, manifestPath string, now time.Time) (*report.Report,
 			info.Versions = old.Run.Versions
 		}
 	}
-	enc, err := j.Meta("artifacts")
-	if err != nil {
+	if info.Encrypted, _, err = batchRecipients(j); err != nil {
 		return nil, err
 	}
-	info.Encrypted = enc == "age"
 	return BuildReport(j, info)
 }
 

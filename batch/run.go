@@ -10,8 +10,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
+
+	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
@@ -22,6 +25,10 @@ import (
 
 // Layout of the output folder.
 const (
+	// DefaultOut is the output folder every command uses without --out,
+	// relative to the current folder (never to the manifest's: status,
+	// verify and the rest take no manifest to find it by).
+	DefaultOut   = "refbatch-out"
 	JournalFile  = "journal.db"
 	ArtifactsDir = "artifacts"
 )
@@ -47,7 +54,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if len(o.Recipients) == 0 && !o.Plaintext {
+	if !o.Encrypted && !o.Plaintext {
 		return nil, ErrNoRecipients
 	}
 	if err := ocr.CheckLanguages(o.Lang, !o.NoOrientation); err != nil {
@@ -58,6 +65,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.Manifest, o.Root, o.Out = paths.manifest, paths.root, paths.out
+	if o.RootLog != "" {
+		if abs, err := filepath.Abs(o.RootLog); err == nil && strings.HasPrefix(abs, o.Out+string(filepath.Separator)) {
+			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
+		}
+	}
 	// Read the whole manifest before creating anything: a broken line
 	// anywhere stops the run before any row is admitted.
 	if err := checkManifest(o.Manifest, o.Logger); err != nil {
@@ -77,10 +89,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := recordEncryption(j, o.Encrypted); err != nil {
 		return nil, err
 	}
+	recipients, err := pinRecipients(j, o.Recipients, o.AddRecipients)
+	if err != nil {
+		return nil, err
+	}
 	if err := recordBatchID(j); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(filepath.Join(o.Out, ArtifactsDir), o.Recipients)
+	st, err := store.Open(filepath.Join(o.Out, ArtifactsDir), recipients)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +156,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := WriteReport(o.Out, rep); err != nil {
 		return nil, diskFull(errors.Join(runErr, err))
 	}
+	if o.RootLog != "" {
+		id, err := j.Meta(metaBatchID)
+		if err == nil {
+			err = AppendRootLog(o.RootLog, id, rep, time.Now())
+		}
+		if err != nil {
+			return nil, errors.Join(runErr, err)
+		}
+	}
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)
 }
@@ -179,16 +204,18 @@ func resolvePaths(o Options) (runPaths, error) {
 	if err != nil {
 		return p, err
 	}
-	p.manifest, p.root, p.out = m, filepath.Dir(m), filepath.Join(filepath.Dir(m), "refbatch-out")
+	p.manifest, p.root = m, filepath.Dir(m)
 	if o.Root != "" {
 		if p.root, err = filepath.Abs(o.Root); err != nil {
 			return p, err
 		}
 	}
-	if o.Out != "" {
-		if p.out, err = filepath.Abs(o.Out); err != nil {
-			return p, err
-		}
+	out := o.Out
+	if out == "" {
+		out = DefaultOut
+	}
+	if p.out, err = filepath.Abs(out); err != nil {
+		return p, err
 	}
 	return p, nil
 }
@@ -212,21 +239,83 @@ func checkManifest(path string, log *slog.Logger) error {
 	return nil
 }
 
+// metaEncryption is the journal's meta key for the batch's encryption
+// choice: encryptionAge or encryptionPlaintext.
+const (
+	metaEncryption      = "artifacts"
+	encryptionAge       = "age"
+	encryptionPlaintext = "plaintext"
+)
+
 // recordEncryption pins the batch's artifact encryption choice, or returns
-// an *EncryptionChoiceError when the folder's differs.
+// an *EncryptionChoiceError when the folder's differs. A journal from
+// before recipients were recorded has only this choice, so it is checked
+// before pinRecipients records a set.
 func recordEncryption(j *journal.Journal, encrypted bool) error {
-	want := "plaintext"
+	want := encryptionPlaintext
 	if encrypted {
-		want = "age"
+		want = encryptionAge
 	}
-	got, err := j.Meta("artifacts")
-	if err != nil {
+	got, err := j.Meta(metaEncryption)
+	switch {
+	case err != nil:
 		return err
+	case got == want:
+		return nil
+	case got != "":
+		keys, _, err := j.Recipients()
+		if err != nil {
+			return err
+		}
+		return &EncryptionChoiceError{Have: got, Want: want, Recipients: keys}
 	}
-	if got != "" && got != want {
-		return &EncryptionChoiceError{Have: got, Want: want}
+	return j.SetMeta(metaEncryption, want)
+}
+
+// batchRecipients reads the batch's encryption choice and recipients from
+// its journal: whether its artifacts are encrypted, and the keys recorded
+// (empty when none are).
+func batchRecipients(j *journal.Journal) (encrypted bool, keys []string, err error) {
+	enc, err := j.Meta(metaEncryption)
+	if err != nil {
+		return false, nil, err
 	}
-	return j.SetMeta("artifacts", want)
+	keys, _, err = j.Recipients()
+	return enc == encryptionAge, keys, err
+}
+
+// pinRecipients checks the run's recipients, given and added, against the
+// batch's (journal.PinRecipients), recording them at the first run, and
+// returns those the run encrypts to: the recorded ones and the added ones.
+func pinRecipients(j *journal.Journal, given, added []age.Recipient) ([]age.Recipient, error) {
+	keys := func(rs []age.Recipient) ([]string, error) {
+		var out []string
+		for _, r := range rs {
+			s, ok := r.(fmt.Stringer)
+			if !ok {
+				return nil, fmt.Errorf("a recipient of type %T has no public key to record", r)
+			}
+			out = append(out, s.String())
+		}
+		return out, nil
+	}
+	g, err := keys(given)
+	if err != nil {
+		return nil, err
+	}
+	a, err := keys(added)
+	if err != nil {
+		return nil, err
+	}
+	set, err := j.PinRecipients(g, a)
+	if err != nil || len(set) == 0 {
+		return nil, err
+	}
+	rs, err := age.ParseRecipients(strings.NewReader(strings.Join(set, "\n")))
+	if err != nil {
+		return nil, fmt.Errorf("the journal's recipients: %w", err)
+	}
+	return rs, nil
 }
 
 // recordBatchID gives the batch its ID the first time a run opens its

@@ -141,7 +141,7 @@ func ReadStatus(out string, now time.Time) (*Status, error) {
 			st.Reread++
 		}
 		return nil
-	})
+	}, journal.HistoryKinds...)
 	if err != nil {
 		return nil, err
 	}

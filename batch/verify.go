@@ -18,6 +18,7 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -41,14 +42,23 @@ const (
 	// (an accept makes a review artifact's document done, a reject makes
 	// it rejected).
 	FindingUndecidedState = "undecided_state"
+	// FindingArtifactsSwapped: two artifacts each hold the bytes the
+	// journal recorded for the other; one finding names both (File and
+	// OtherFile), in place of two hash mismatches.
+	FindingArtifactsSwapped = "artifacts_swapped"
 )
 
-// Finding is one thing Verify found wrong, about one file.
+// Finding is one thing Verify found wrong, about one file, or about two
+// when the fault is between them (artifacts_swapped).
 type Finding struct {
 	Kind     string `json:"kind"`
 	File     string `json:"file"`
 	SourceID string `json:"source_id,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+	// OtherFile and OtherSourceID name the second file of a finding
+	// about two.
+	OtherFile     string `json:"other_file,omitempty"`
+	OtherSourceID string `json:"other_source_id,omitempty"`
 }
 
 // VerifyOptions configure Verify.
@@ -59,6 +69,12 @@ type VerifyOptions struct {
 	Identities []age.Identity
 	// Sources re-hashes every source file at its recorded path.
 	Sources bool
+	// Root, when set, is a batch root pinned earlier: the custody log
+	// must reach it (it is the root now, or was before later events).
+	Root string
+	// RootLog, when set, is a root log (--root-log) whose entries for
+	// this batch the custody log must reach, each at its event count.
+	RootLog string
 	// Progress, when set, is called after each document is checked.
 	Progress func(done, total int)
 }
@@ -78,10 +94,27 @@ type VerifyResult struct {
 	// Decisions counts the decisions of a person the journal records, each
 	// checked against the artifact it names.
 	Decisions int `json:"decisions"`
+	// Custody is the batch root the custody log recomputes to; nil for a
+	// journal an earlier build wrote, which has none.
+	Custody *report.Custody `json:"custody,omitempty"`
+	// PinnedAt is the event whose hash is the pinned root (Root, or the
+	// root log's latest entry): the batch's state then; 0 when none was
+	// given or it was not found.
+	PinnedAt int64 `json:"pinned_root_event,omitempty"`
 	// Incomplete is true when the batch has not finished (its last run was
 	// interrupted or is still running): its non-final documents are then
 	// expected, not findings.
 	Incomplete bool `json:"incomplete"`
+	// Encrypted tells whether the batch's artifacts are encrypted, and
+	// Recipients to which age public keys, as the journal records them
+	// (empty for a plaintext batch, or a journal from before they were
+	// recorded).
+	Encrypted  bool     `json:"encrypted"`
+	Recipients []string `json:"recipients"`
+
+	// mismatches are the artifacts whose hash is not the journal's, which
+	// Verify pairs into swaps.
+	mismatches []hashMismatch
 }
 
 // OK reports whether nothing was found.
@@ -120,12 +153,19 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		add(FindingJournalCorrupt, dbPath, "", strings.Join(problems, "; "))
 		return res, nil
 	}
+	if err := verifyCustody(j, o, res, dbPath, add); err != nil {
+		return nil, err
+	}
 	runs, err := j.Runs()
 	if err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return res, nil
 	}
 	root := sourceRoot(runs)
+	if res.Encrypted, res.Recipients, err = batchRecipients(j); err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
+	}
 	if len(runs) > 0 {
 		last := runs[len(runs)-1]
 		res.Incomplete = last.FinishedAt.IsZero() || last.Exit != "complete"
@@ -211,6 +251,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			add(FindingUnknownFile, filepath.Join(artDir, n), "", "not recorded in the journal")
 		}
 	}
+	res.Findings = foldSwaps(res.Findings, res.mismatches)
 	sort.SliceStable(res.Findings, func(a, b int) bool { return res.Findings[a].File < res.Findings[b].File })
 	return res, nil
 }
@@ -294,6 +335,7 @@ func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *Veri
 	res.Artifacts++
 	res.Superseded++
 	if sum != a.SHA256 {
+		res.mismatches = append(res.mismatches, hashMismatch{path, sum, a.SHA256})
 		add(FindingArtifactHash, path, a.SourceID, fmt.Sprintf("sha256 %s, the journal's %s event %d %s", sum, a.Kind, a.EventID, a.SHA256))
 	}
 }
@@ -314,6 +356,7 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 	}
 	res.Artifacts++
 	if sum != d.ArtifactSHA256 {
+		res.mismatches = append(res.mismatches, hashMismatch{path, sum, d.ArtifactSHA256})
 		add(FindingArtifactHash, path, d.SourceID, "sha256 "+sum+", journal "+d.ArtifactSHA256)
 		return nil
 	}
@@ -332,6 +375,9 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 	ok := true
 	if got := ContentHash(a.Pages); got != a.ContentSHA256 {
 		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", artifact says "+a.ContentSHA256)
+		ok = false
+	} else if d.ContentSHA256 != "" && a.ContentSHA256 != d.ContentSHA256 {
+		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", the journal recorded "+d.ContentSHA256)
 		ok = false
 	}
 	if a.Provenance.SourceSHA256 != d.SHA256 || a.Provenance.SourceID != d.SourceID {

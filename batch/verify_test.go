@@ -79,7 +79,7 @@ func artifacts(t *testing.T, out string) []string {
 
 func TestVerifyTamperMatrix(t *testing.T) {
 	base, id := finishedBatch(t)
-	type finding struct{ kind, file string } // file: a suffix of the finding's file
+	type finding struct{ kind, file, other string } // file, other: suffixes of the finding's files
 	tests := []struct {
 		name    string
 		tamper  func(t *testing.T, out, sources string) []finding
@@ -91,7 +91,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			b, _ := os.ReadFile(a)
 			b[len(b)/2] ^= 0x01
 			os.WriteFile(a, b, 0o600)
-			return []finding{{FindingArtifactHash, filepath.Base(a)}}
+			return []finding{{FindingArtifactHash, filepath.Base(a), ""}}
 		}, false},
 		{"swap two artifacts", func(t *testing.T, out, _ string) []finding {
 			a := artifacts(t, out)
@@ -99,33 +99,42 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			y, _ := os.ReadFile(a[1])
 			os.WriteFile(a[0], y, 0o600)
 			os.WriteFile(a[1], x, 0o600)
-			return []finding{{FindingArtifactHash, filepath.Base(a[0])}, {FindingArtifactHash, filepath.Base(a[1])}}
+			return []finding{{FindingArtifactsSwapped, filepath.Base(a[0]), filepath.Base(a[1])}}
+		}, false},
+		{"swap two artifacts and alter a third", func(t *testing.T, out, _ string) []finding {
+			a := artifacts(t, out)
+			x, _ := os.ReadFile(a[1])
+			y, _ := os.ReadFile(a[2])
+			os.WriteFile(a[1], y, 0o600)
+			os.WriteFile(a[2], x, 0o600)
+			os.WriteFile(a[0], y, 0o600) // a copy of another's bytes is no swap
+			return []finding{{FindingArtifactHash, filepath.Base(a[0]), ""}, {FindingArtifactsSwapped, filepath.Base(a[1]), filepath.Base(a[2])}}
 		}, false},
 		{"delete an artifact", func(t *testing.T, out, _ string) []finding {
 			a := artifacts(t, out)[1]
 			os.Remove(a)
-			return []finding{{FindingMissingArtifact, filepath.Base(a)}}
+			return []finding{{FindingMissingArtifact, filepath.Base(a), ""}}
 		}, false},
 		{"add a stray file", func(t *testing.T, out, _ string) []finding {
 			os.WriteFile(filepath.Join(out, ArtifactsDir, "stray.json"), []byte("{}"), 0o600)
-			return []finding{{FindingUnknownFile, "stray.json"}}
+			return []finding{{FindingUnknownFile, "stray.json", ""}}
 		}, false},
 		{"truncate an artifact", func(t *testing.T, out, _ string) []finding {
 			a := artifacts(t, out)[0]
 			os.Truncate(a, 100)
-			return []finding{{FindingArtifactHash, filepath.Base(a)}}
+			return []finding{{FindingArtifactHash, filepath.Base(a), ""}}
 		}, false},
 		{"change a source file", func(t *testing.T, out, sources string) []finding {
 			names, _ := filepath.Glob(filepath.Join(sources, "*.pdf"))
 			f, _ := os.OpenFile(names[0], os.O_APPEND|os.O_WRONLY, 0)
 			f.WriteString("%%EOF\n")
 			f.Close()
-			return []finding{{FindingSourceChanged, filepath.Base(names[0])}}
+			return []finding{{FindingSourceChanged, filepath.Base(names[0]), ""}}
 		}, true},
 		{"delete a source file", func(t *testing.T, out, sources string) []finding {
 			names, _ := filepath.Glob(filepath.Join(sources, "*.pdf"))
 			os.Remove(names[1])
-			return []finding{{FindingSourceMissing, filepath.Base(names[1])}}
+			return []finding{{FindingSourceMissing, filepath.Base(names[1]), ""}}
 		}, true},
 		{"alter the journal's recorded hash", func(t *testing.T, out, _ string) []finding {
 			db, err := sql.Open("sqlite", filepath.Join(out, JournalFile))
@@ -140,7 +149,9 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			if _, err := db.Exec(`UPDATE documents SET artifact_sha256=? WHERE source_id='B'`, strings.Repeat("0", 64)); err != nil {
 				t.Fatal(err)
 			}
-			return []finding{{FindingArtifactHash, filepath.Base(artifact)}}
+			// The custody log still holds the hash published: the
+			// table's row is a rewrite, named.
+			return []finding{{FindingArtifactHash, filepath.Base(artifact), ""}, {FindingJournalRewritten, JournalFile, ""}}
 		}, false},
 		{"corrupt journal.db", func(t *testing.T, out, _ string) []finding {
 			p := filepath.Join(out, JournalFile)
@@ -150,7 +161,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			}
 			f.WriteAt([]byte(strings.Repeat("\xff", 8192)), 4096)
 			f.Close()
-			return []finding{{FindingJournalCorrupt, JournalFile}}
+			return []finding{{FindingJournalCorrupt, JournalFile, ""}}
 		}, false},
 	}
 	for _, tc := range tests {
@@ -177,7 +188,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			for _, w := range want {
 				found := false
 				for _, f := range res.Findings {
-					if f.Kind == w.kind && strings.HasSuffix(f.File, w.file) {
+					if f.Kind == w.kind && strings.HasSuffix(f.File, w.file) && strings.HasSuffix(f.OtherFile, w.other) && (w.other == "") == (f.OtherSourceID == "") {
 						found = true
 					}
 				}
@@ -187,6 +198,9 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			}
 			if tc.name == "untouched" && (res.Decrypted != 3 || res.Sources != 3) {
 				t.Errorf("clean verify decrypted %d and hashed %d sources, want 3 and 3", res.Decrypted, res.Sources)
+			}
+			if want := id.Recipient().String(); tc.name == "untouched" && (!res.Encrypted || len(res.Recipients) != 1 || res.Recipients[0] != want) {
+				t.Errorf("verify reports encrypted %v to %v, want the batch's recipient %s", res.Encrypted, res.Recipients, want)
 			}
 		})
 	}
@@ -240,8 +254,14 @@ func TestVerifyDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vr.Findings) != 1 || vr.Findings[0].Kind != FindingUndecidedState || vr.Findings[0].SourceID != "C" {
-		t.Errorf("findings %+v, want one undecided_state for C", vr.Findings)
+	// C's state was changed behind the journal: its artifact's verdict
+	// does not explain it, and the custody log shows the rewrite.
+	kinds := map[string]string{}
+	for _, f := range vr.Findings {
+		kinds[f.Kind] = f.SourceID
+	}
+	if len(vr.Findings) != 2 || kinds[FindingUndecidedState] != "C" || kinds[FindingJournalRewritten] != "C" {
+		t.Errorf("findings %+v, want undecided_state and journal_rewritten for C", vr.Findings)
 	}
 	if vr.Decisions != 1 || vr.Artifacts != 3 || !vr.Incomplete || vr.Unfinished != 1 {
 		t.Errorf("decisions %d, artifacts %d, incomplete %v, unfinished %d; want 1, 3 (B's superseded one among them), true, 1",

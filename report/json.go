@@ -32,6 +32,7 @@ func (r *Report) normalized() *Report {
 	n.Run.Settings = cloneMap(r.Run.Settings)
 	n.Run.Versions = cloneMap(r.Run.Versions)
 	n.Run.Manifests = nonNil(r.Run.Manifests)
+	n.Run.Recipients = nonNil(r.Run.Recipients)
 	n.Runs = nonNil(r.Runs)
 	n.Summary.States = cloneMap(r.Summary.States)
 	n.Summary.Reasons = cloneMap(r.Summary.Reasons)

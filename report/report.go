@@ -75,12 +75,23 @@ type Report struct {
 	Rows     []Row        `json:"rows"`
 	Summary  Summary      `json:"summary"`
 	Timeline Timeline     `json:"timeline"`
+	// Custody is the batch root when the report was made: the hash of
+	// the journal's custody log, which `refbatch verify --root` checks.
+	// Absent for a journal an earlier build wrote.
+	Custody *Custody `json:"custody,omitempty"`
 
 	// RowSource, when set, yields the rows in place of Rows, which is then
 	// nil: the report of a large batch reads its rows from the journal
 	// while the writers write them, and never holds them all. Each writer
 	// calls it once. It is not part of report.json.
 	RowSource RowSource `json:"-"`
+}
+
+// Custody is a batch root: the hash of the last event of the journal's
+// custody log and the number of events it covers.
+type Custody struct {
+	Root   string `json:"root"`
+	Events int64  `json:"events"`
 }
 
 // RowSource yields a report's rows in manifest order (by manifest, then
@@ -136,6 +147,11 @@ type Run struct {
 	CPUSeconds  float64 `json:"cpu_seconds"`
 	// Encrypted tells whether artifacts were written with age.
 	Encrypted bool `json:"encrypted"`
+	// Recipients are the age public keys the batch's artifacts are
+	// encrypted to, as the journal records them, sorted. Empty for a
+	// plaintext batch, and for an encrypted one whose journal is from
+	// before they were recorded (its next run records them).
+	Recipients []string `json:"recipients"`
 	// Settings holds the effective flags (workers, dpi, caps...).
 	Settings map[string]string `json:"settings"`
 	// Versions holds refbatch's and the engines' versions.

@@ -71,6 +71,7 @@ func fixture() *Report {
 			WallSeconds: 90,
 			CPUSeconds:  171.25,
 			Encrypted:   true,
+			Recipients:  []string{"age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p", "age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj"},
 			Settings:    map[string]string{"workers": "2", "dpi": "300", "attempts": "3", "max_pages": "200"},
 			Versions:    map[string]string{"refbatch": "v0.1.0", "tesseract": "5.3.0", "mupdf": "1.24.15"},
 		},

@@ -31,6 +31,7 @@ import (
 //	time         1m30s wall, 2m51s cpu
 //	retries      1
 //	within slo   50.0%  of admitted documents done within 10m0s
+//	batch root 3f0c…(64 hex digits) after 57 events
 //
 //	attempts_exhausted  The engine failed on every attempt (...)
 //	...
@@ -68,6 +69,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			100*n.Summary.WithinSLO, formatSeconds(n.Summary.SLOSeconds))
 	}
 	tw.Flush() // cannot fail on a bytes.Buffer
+	if n.Custody != nil {
+		// Its own line, so that 64 digits do not widen the table.
+		fmt.Fprintf(&buf, "batch root %s after %d events\n", n.Custody.Root, n.Custody.Events)
+	}
 	// The explanations have a table of their own: their first column would
 	// widen the one above.
 	tw = tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)

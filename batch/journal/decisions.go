@@ -139,7 +139,7 @@ func (j *Journal) Decide(sourceID string, d Decision, retryPolicy string) (Decis
 			_, err = tx.Exec(`UPDATE documents SET state=?, reason=?, finished_at=? WHERE id=? AND state=?`,
 				outcome.Rejected, outcome.RejectedByPerson, now, id, outcome.Review)
 		case Retry:
-			_, err = tx.Exec(`UPDATE documents SET state=?, reason='', mean_confidence=NULL, band='', artifact='', artifact_sha256='',
+			_, err = tx.Exec(`UPDATE documents SET state=?, reason='', mean_confidence=NULL, band='', artifact='', artifact_sha256='', content_sha256='',
 				attempts_base=attempts, abandoned=0, retry_policy=?, next_attempt_at=0, finished_at=NULL,
 				lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=? AND state=?`,
 				outcome.Queued, retryPolicy, id, outcome.Review)
@@ -161,7 +161,7 @@ func (j *Journal) Decide(sourceID string, d Decision, retryPolicy string) (Decis
 			return err
 		}
 		d.At = time.UnixMilli(now)
-		return j.appendEvent(tx, Event{Kind: EventDecision, Manifest: manifest, Line: line, DocID: id, SourceID: sourceID, Data: data})
+		return j.appendEvent(tx, Event{Kind: EventDecision, Manifest: manifest, Line: line, DocID: id, SourceID: sourceID, Data: data}, docTouch(id))
 	})
 	if err != nil {
 		return d, fmt.Errorf("journal: deciding %s: %w", sourceID, err)

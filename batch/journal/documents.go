@@ -30,9 +30,12 @@ type Doc struct {
 	Band           outcome.Band
 	Artifact       string
 	ArtifactSHA256 string
-	AdmittedAt     time.Time
-	StartedAt      time.Time
-	FinishedAt     time.Time
+	// ContentSHA256 is the artifact's content_sha256 as published ("" for
+	// an artifact an earlier build published).
+	ContentSHA256 string
+	AdmittedAt    time.Time
+	StartedAt     time.Time
+	FinishedAt    time.Time
 	// AttemptsBase is Attempts when a person last sent the document back
 	// to the queue (a retry decision): the attempt cap counts from it.
 	AttemptsBase int
@@ -44,7 +47,7 @@ type Doc struct {
 const docColumns = `id, source_id, sha256, path, manifest_line, size, pages, state, reason,
 	attempts, abandoned, COALESCE(lease_owner,''), lease_expires, next_attempt_at, trace_id,
 	COALESCE(mean_confidence,0), band, artifact, artifact_sha256, admitted_at, started_at, finished_at,
-	attempts_base, retry_policy`
+	attempts_base, retry_policy, content_sha256`
 
 type scanner interface{ Scan(...any) error }
 
@@ -54,7 +57,7 @@ func scanDoc(s scanner) (Doc, error) {
 	err := s.Scan(&d.ID, &d.SourceID, &d.SHA256, &d.Path, &d.Line, &d.Size, &d.Pages, &d.State, &d.Reason,
 		&d.Attempts, &d.Abandoned, &d.LeaseOwner, &leaseExp, &next, &d.TraceID,
 		&d.MeanConfidence, &d.Band, &d.Artifact, &d.ArtifactSHA256, &admitted, &started, &finished,
-		&d.AttemptsBase, &d.RetryPolicy)
+		&d.AttemptsBase, &d.RetryPolicy, &d.ContentSHA256)
 	d.LeaseExpires, d.NextAttemptAt = fromMS(leaseExp), fromMS(next)
 	d.AdmittedAt, d.StartedAt, d.FinishedAt = fromMS(admitted), fromMS(started), fromMS(finished)
 	return d, err
@@ -216,12 +219,16 @@ func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, rea
 		var oldSource string
 		var kind rowKind
 		var docID sql.NullInt64
+		ev := Event{Kind: EventRowRejected, Manifest: manifest, Line: line, SourceID: sourceID}
 		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`, manifest, line).Scan(&oldSource, &kind, &docID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at, admit_key) VALUES(?,?,?,?,?,?,?,?)`,
 				manifest, line, sourceID, kindRejected, reason, sha256, ms(j.now()), key)
-			return err
+			if err != nil {
+				return err
+			}
+			return j.appendEvent(tx, ev, rowTouch(manifest, line))
 		case err != nil:
 			return err
 		case oldSource != sourceID:
@@ -229,10 +236,17 @@ func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, rea
 		case kind == kindDoc:
 			res, err := tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
 				WHERE id=? AND state=?`, outcome.Rejected, reason, ms(j.now()), docID.Int64, outcome.Queued)
-			if n, _ := res.RowsAffected(); err == nil && n == 1 {
-				_, err = tx.Exec(`UPDATE rows SET admit_key=? WHERE manifest=? AND line=?`, key, manifest, line)
+			if err != nil {
+				return err
 			}
-			return err
+			if n, _ := res.RowsAffected(); n != 1 {
+				return nil
+			}
+			if _, err = tx.Exec(`UPDATE rows SET admit_key=? WHERE manifest=? AND line=?`, key, manifest, line); err != nil {
+				return err
+			}
+			ev.DocID = docID.Int64
+			return j.appendEvent(tx, ev, docTouch(docID.Int64), rowTouch(manifest, line))
 		}
 		return nil
 	})
@@ -259,15 +273,24 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 			if oldSource != a.SourceID {
 				return fmt.Errorf("line %d: journal has source_id %q: %w", a.Line, oldSource, ErrManifestChanged)
 			}
-			if kind == kindDoc {
-				_, err = tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
-					WHERE id=? AND state=? AND sha256<>?`, outcome.Rejected, outcome.Conflict, now, docID.Int64, outcome.Queued, a.SHA256)
+			if kind != kindDoc {
+				return nil
 			}
-			return err
+			res, err := tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
+				WHERE id=? AND state=? AND sha256<>?`, outcome.Rejected, outcome.Conflict, now, docID.Int64, outcome.Queued, a.SHA256)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				return nil
+			}
+			return j.appendEvent(tx, Event{Kind: EventRowRejected, Manifest: a.Manifest, Line: a.Line, DocID: docID.Int64, SourceID: a.SourceID},
+				docTouch(docID.Int64), rowTouch(a.Manifest, a.Line))
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
+		ev := Event{Kind: EventRowAdmitted, Manifest: a.Manifest, Line: a.Line, SourceID: a.SourceID}
 		var existing int64
 		var existingSHA string
 		err = tx.QueryRow(`SELECT id, sha256 FROM documents WHERE source_id=?`, a.SourceID).Scan(&existing, &existingSHA)
@@ -281,17 +304,29 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 			id, _ := res.LastInsertId()
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at, fields) VALUES(?,?,?,?,?,?,?,?)`,
 				a.Manifest, a.Line, a.SourceID, kindDoc, a.SHA256, id, now, a.Fields)
-			return err
+			if err != nil {
+				return err
+			}
+			ev.DocID = id
+			return j.appendEvent(tx, ev, docTouch(id), rowTouch(a.Manifest, a.Line))
 		case err != nil:
 			return err
 		case existingSHA == a.SHA256:
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at, fields) VALUES(?,?,?,?,?,?,?,?)`,
 				a.Manifest, a.Line, a.SourceID, kindDuplicate, a.SHA256, existing, now, a.Fields)
-			return err
+			if err != nil {
+				return err
+			}
+			ev.DocID = existing
+			return j.appendEvent(tx, ev, rowTouch(a.Manifest, a.Line))
 		default:
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?,?)`,
 				a.Manifest, a.Line, a.SourceID, kindRejected, outcome.Conflict, a.SHA256, now)
-			return err
+			if err != nil {
+				return err
+			}
+			ev.Kind = EventRowRejected
+			return j.appendEvent(tx, ev, rowTouch(a.Manifest, a.Line))
 		}
 	})
 	if err != nil {

@@ -4,7 +4,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // EventKind names what an event records.
@@ -23,6 +26,23 @@ const (
 	// EventDecision: a person decided a row in review (refbatch review);
 	// data holds the decision, who made it, where, and the note.
 	EventDecision EventKind = "decision"
+
+	// The custody log's own kinds (see custody.go). Their data holds the
+	// rows they changed, under "custody".
+	EventRowAdmitted      EventKind = "row_admitted"                       // a row admitted: its document created, or a duplicate of one
+	EventRowRejected      EventKind = "row_rejected"                       // a row refused at parsing or admission, or its queued document with it
+	EventRowBackfilled    EventKind = "row_backfilled"                     // a row's digests or admission key recorded for an earlier build's row
+	EventAttemptClaimed   EventKind = "attempt_claimed"                    // a lease taken: the attempt counted, a dead lease's attempt ended abandoned
+	EventAttemptAbandoned EventKind = "attempt_abandoned"                  // a dead lease's attempt ended abandoned, the document in its backoff
+	EventAttemptFinished  EventKind = "attempt_finished"                   // an attempt published its verdict and artifact
+	EventAttemptFailed    EventKind = "attempt_failed"                     // an attempt failed transiently; data "exhausted" when the document went to review
+	EventAttemptReleased  EventKind = "attempt_released"                   // an interrupted run gave its lease back
+	EventExhausted                  = EventKind(outcome.AttemptsExhausted) // a document sent to review: its attempts ran out
+	EventRunStarted       EventKind = "run_started"                        // with its settings
+	EventRunVersions      EventKind = "run_versions"
+	EventRunEnded         EventKind = "run_ended"
+	EventMetaSet          EventKind = "meta_set"         // the batch ID, the artifacts' encryption, the digests' salt
+	EventJournalMigrated  EventKind = "journal_migrated" // an earlier build's journal sealed: every covered row as it stood
 )
 
 // Event is one entry of the journal's append-only history: what happened
@@ -37,31 +57,55 @@ type Event struct {
 	DocID    int64 // 0 when the event is about a row with no document
 	SourceID string
 	Data     json.RawMessage // a JSON object
+	Hash     string          // the chain's hash up to this event ("" before the custody log)
 }
 
-// appendEvent adds e to the history inside tx, at the journal's time; its
-// ID and At are ignored.
-func (j *Journal) appendEvent(tx *sql.Tx, e Event) error {
-	data := e.Data
+// appendEvent adds e to the custody log inside tx, at the journal's
+// time, with the rows touched as they now stand (see custody.go); its ID
+// and At are ignored. It is the log's only writer.
+func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
+	data, err := withCustody(tx, e.Data, touched)
+	if err != nil {
+		return fmt.Errorf("recording %s event: %w", e.Kind, err)
+	}
 	if len(data) == 0 {
 		data = json.RawMessage("{}")
 	}
+	last, prev, err := lastEvent(tx)
+	if err != nil {
+		return fmt.Errorf("recording %s event: %w", e.Kind, err)
+	}
+	e.ID, e.At, e.Data = last+1, time.UnixMilli(ms(j.now())), data
 	var doc sql.NullInt64
 	if e.DocID != 0 {
 		doc = sql.NullInt64{Int64: e.DocID, Valid: true}
 	}
-	_, err := tx.Exec(`INSERT INTO events(at, kind, manifest, line, document_id, source_id, data) VALUES(?,?,?,?,?,?,?)`,
-		ms(j.now()), e.Kind, e.Manifest, e.Line, doc, e.SourceID, string(data))
+	_, err = tx.Exec(`INSERT INTO events(id, at, kind, manifest, line, document_id, source_id, data, hash) VALUES(?,?,?,?,?,?,?,?,?)`,
+		e.ID, ms(e.At), e.Kind, e.Manifest, e.Line, doc, e.SourceID, string(data), EventHash(prev, e))
 	if err != nil {
 		return fmt.Errorf("recording %s event: %w", e.Kind, err)
 	}
 	return nil
 }
 
-// Events calls fn for every event in the order they were recorded. fn
-// runs after the query is closed, so it may use the journal.
-func (j *Journal) Events(fn func(Event) error) error {
-	rows, err := j.db.Query(`SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data FROM events ORDER BY id`)
+// HistoryKinds are the events that tell a row's history beyond its state:
+// the verdicts a rerun replaced and a person's decisions. They are few
+// (one per row admitted again, read again or decided).
+var HistoryKinds = []EventKind{EventRowReadmitted, EventRowChanged, EventDecision}
+
+// Events calls fn for every event of the given kinds (of every kind when
+// none is given) in the order they were recorded. The events are held at
+// once: fn runs after the query is closed, so it may use the journal.
+func (j *Journal) Events(fn func(Event) error, kinds ...EventKind) error {
+	query := `SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data, hash FROM events`
+	args := make([]any, len(kinds))
+	if len(kinds) > 0 {
+		query += ` WHERE kind IN (?` + strings.Repeat(`,?`, len(kinds)-1) + `)`
+		for i, k := range kinds {
+			args[i] = k
+		}
+	}
+	rows, err := j.db.Query(query+` ORDER BY id`, args...)
 	if err != nil {
 		return fmt.Errorf("journal: listing events: %w", err)
 	}
@@ -71,7 +115,7 @@ func (j *Journal) Events(fn func(Event) error) error {
 		var e Event
 		var at sql.NullInt64
 		var data string
-		if err := rows.Scan(&e.ID, &at, &e.Kind, &e.Manifest, &e.Line, &e.DocID, &e.SourceID, &data); err != nil {
+		if err := rows.Scan(&e.ID, &at, &e.Kind, &e.Manifest, &e.Line, &e.DocID, &e.SourceID, &data, &e.Hash); err != nil {
 			return fmt.Errorf("journal: listing events: %w", err)
 		}
 		e.At, e.Data = fromMS(at), json.RawMessage(data)

@@ -107,6 +107,9 @@ type Journal struct {
 	path  string
 	clock func() time.Time
 	salt  string // the field digests' salt, once read (fieldSalt)
+	// legacy: an earlier schema read as it is (OpenReadOnly), with no
+	// custody log.
+	legacy bool
 }
 
 // Close closes the journal.
@@ -162,7 +165,13 @@ func NewToken() string {
 
 // SetMeta records a key/value pair (settings, the encryption choice).
 func (j *Journal) SetMeta(key, value string) error {
-	_, err := j.db.Exec(`INSERT INTO meta(key,value) VALUES(?,?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+	err := j.tx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO meta(key,value) VALUES(?,?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+		if err != nil {
+			return err
+		}
+		return j.appendEvent(tx, Event{Kind: EventMetaSet}, metaTouch(key))
+	})
 	if err != nil {
 		return fmt.Errorf("journal meta %s: %w", key, classify(err))
 	}

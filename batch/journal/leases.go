@@ -119,6 +119,7 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 			refused = true
 			return nil
 		}
+		var touched []touch
 		if leaseToken.Valid {
 			if leaseExp.Int64 > ms(now) && !Owner(leaseOwner.String).dead() {
 				refused = true
@@ -128,8 +129,13 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 			if Owner(leaseOwner.String).dead() {
 				cause = outcome.CauseOwnerDied
 			}
-			if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE document_id=? AND token=? AND ended_at IS NULL`,
-				ms(now), AttemptAbandoned, cause, docID, leaseToken.String); err != nil {
+			var abandonedID int64
+			err := tx.QueryRow(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE document_id=? AND token=? AND ended_at IS NULL RETURNING id`,
+				ms(now), AttemptAbandoned, cause, docID, leaseToken.String).Scan(&abandonedID)
+			switch {
+			case err == nil:
+				touched = append(touched, attemptTouch(abandonedID))
+			case !errors.Is(err, sql.ErrNoRows):
 				return err
 			}
 			abandoned++
@@ -138,15 +144,26 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 				return err
 			}
 		}
+		ev := Event{Kind: EventAttemptClaimed, DocID: docID}
+		touched = append(touched, docTouch(docID))
 		if next > ms(now) {
 			refused = true
+			if leaseToken.Valid {
+				// A dead lease was taken over: that wrote.
+				ev.Kind = EventAttemptAbandoned
+				return j.appendEvent(tx, ev, touched...)
+			}
 			return nil
 		}
 		if counted(attempts, base, abandoned) >= p.MaxAttempts || abandoned >= MaxAbandoned {
 			_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, finished_at=? WHERE id=?`,
 				outcome.Review, outcome.AttemptsExhausted, ms(now), docID)
+			if err != nil {
+				return err
+			}
 			refused = true
-			return err
+			ev.Kind = EventExhausted
+			return j.appendEvent(tx, ev, touched...)
 		}
 		l.Attempt = attempts + 1
 		if _, err := tx.Exec(`UPDATE documents SET attempts=?, lease_owner=?, lease_token=?, lease_expires=?,
@@ -159,8 +176,10 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 		if err != nil {
 			return err
 		}
-		l.AttemptID, err = res.LastInsertId()
-		return err
+		if l.AttemptID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return j.appendEvent(tx, ev, append(touched, attemptTouch(l.AttemptID))...)
 	})
 	if err != nil {
 		return Lease{}, fmt.Errorf("journal: claiming document %d: %w", docID, err)
@@ -223,6 +242,8 @@ type Result struct {
 	Band           outcome.Band
 	Artifact       string
 	ArtifactSHA256 string
+	// ContentSHA256 is the artifact's content_sha256, the hash of its text.
+	ContentSHA256 string
 }
 
 // Finish publishes an attempt's verdict, only if l is still current
@@ -232,14 +253,16 @@ func (j *Journal) Finish(l Lease, r Result) error {
 		return fmt.Errorf("journal: finish with non-final state %q", r.State)
 	}
 	return j.current(l, func(tx *sql.Tx, now time.Time) error {
-		if _, err := tx.Exec(`UPDATE documents SET state=?, reason=?, mean_confidence=?, band=?, artifact=?, artifact_sha256=?,
+		if _, err := tx.Exec(`UPDATE documents SET state=?, reason=?, mean_confidence=?, band=?, artifact=?, artifact_sha256=?, content_sha256=?,
 			lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
-			r.State, r.Reason, r.MeanConfidence, r.Band, r.Artifact, r.ArtifactSHA256, ms(now), l.DocID); err != nil {
+			r.State, r.Reason, r.MeanConfidence, r.Band, r.Artifact, r.ArtifactSHA256, r.ContentSHA256, ms(now), l.DocID); err != nil {
 			return err
 		}
 		// The verdict's reason goes into the attempt's cause column.
-		_, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE id=?`, ms(now), AttemptOutcome(r.State), r.Reason, l.AttemptID)
-		return err
+		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE id=?`, ms(now), AttemptOutcome(r.State), r.Reason, l.AttemptID); err != nil {
+			return err
+		}
+		return j.appendEvent(tx, Event{Kind: EventAttemptFinished, DocID: l.DocID}, docTouch(l.DocID), attemptTouch(l.AttemptID))
 	})
 }
 
@@ -256,15 +279,19 @@ func (j *Journal) Fail(l Lease, cause outcome.Cause, retryAt time.Time, p Policy
 		if err := tx.QueryRow(`SELECT attempts, abandoned, attempts_base FROM documents WHERE id=?`, l.DocID).Scan(&attempts, &abandoned, &base); err != nil {
 			return err
 		}
+		ev := Event{Kind: EventAttemptFailed, DocID: l.DocID}
 		if counted(attempts, base, abandoned) >= p.MaxAttempts {
 			exhausted = true
-			_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
-				outcome.Review, outcome.AttemptsExhausted, ms(now), l.DocID)
+			ev.Kind = EventExhausted
+			if _, err := tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
+				outcome.Review, outcome.AttemptsExhausted, ms(now), l.DocID); err != nil {
+				return err
+			}
+		} else if _, err := tx.Exec(`UPDATE documents SET next_attempt_at=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`,
+			ms(retryAt), l.DocID); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`UPDATE documents SET next_attempt_at=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`,
-			ms(retryAt), l.DocID)
-		return err
+		return j.appendEvent(tx, ev, docTouch(l.DocID), attemptTouch(l.AttemptID))
 	})
 	return exhausted, err
 }
@@ -276,8 +303,10 @@ func (j *Journal) Release(l Lease) error {
 		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=? WHERE id=?`, ms(now), AttemptInterrupted, l.AttemptID); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`UPDATE documents SET attempts=attempts-1, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`, l.DocID)
-		return err
+		if _, err := tx.Exec(`UPDATE documents SET attempts=attempts-1, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`, l.DocID); err != nil {
+			return err
+		}
+		return j.appendEvent(tx, Event{Kind: EventAttemptReleased, DocID: l.DocID}, docTouch(l.DocID), attemptTouch(l.AttemptID))
 	})
 	if errors.Is(err, ErrLeaseLost) {
 		return nil

@@ -147,20 +147,35 @@ type Run struct {
 
 // StartRun records the start of a run.
 func (j *Journal) StartRun(owner Owner, settings, versions string) (int64, error) {
-	res, err := j.db.Exec(`INSERT INTO runs(owner, started_at, settings, versions) VALUES(?,?,?,?)`,
-		string(owner), ms(j.now()), settings, versions)
+	var id int64
+	err := j.tx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT INTO runs(owner, started_at, settings, versions) VALUES(?,?,?,?)`,
+			string(owner), ms(j.now()), settings, versions)
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return j.appendEvent(tx, Event{Kind: EventRunStarted}, runTouch(id))
+	})
 	if err != nil {
-		return 0, fmt.Errorf("journal: recording run: %w", classify(err))
+		return 0, fmt.Errorf("journal: recording run: %w", err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // EndRun records how a run ended.
 func (j *Journal) EndRun(id int64, exit string, cpuSeconds float64, peakInflight int64) error {
-	_, err := j.db.Exec(`UPDATE runs SET finished_at=?, exit=?, cpu_seconds=?, peak_inflight_bytes=? WHERE id=?`,
-		ms(j.now()), exit, cpuSeconds, peakInflight, id)
+	err := j.tx(func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`UPDATE runs SET finished_at=?, exit=?, cpu_seconds=?, peak_inflight_bytes=? WHERE id=?`,
+			ms(j.now()), exit, cpuSeconds, peakInflight, id); err != nil {
+			return err
+		}
+		return j.appendEvent(tx, Event{Kind: EventRunEnded}, runTouch(id))
+	})
 	if err != nil {
-		return fmt.Errorf("journal: recording run end: %w", classify(err))
+		return fmt.Errorf("journal: recording run end: %w", err)
 	}
 	return nil
 }
@@ -168,7 +183,13 @@ func (j *Journal) EndRun(id int64, exit string, cpuSeconds float64, peakInflight
 // SetRunVersions records the engine versions a run used, as JSON, so that
 // a report regenerated later from the journal can name them.
 func (j *Journal) SetRunVersions(id int64, versions string) error {
-	if _, err := j.db.Exec(`UPDATE runs SET versions=? WHERE id=?`, versions, id); err != nil {
+	err := j.tx(func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`UPDATE runs SET versions=? WHERE id=?`, versions, id); err != nil {
+			return err
+		}
+		return j.appendEvent(tx, Event{Kind: EventRunVersions}, runTouch(id))
+	})
+	if err != nil {
 		return fmt.Errorf("journal: recording run versions: %w", err)
 	}
 	return nil

@@ -30,9 +30,11 @@ func WithClock(clock func() time.Time) Option {
 
 // schemaVersion is the journal's schema. Version 2 added the events table
 // and, for the run's own use, rows.admit_key, rows.fields,
-// documents.attempts_base and documents.retry_policy. A version 1 journal
-// is migrated by Open and read as it is by OpenReadOnly.
-const schemaVersion = 2
+// documents.attempts_base and documents.retry_policy. Version 3 made the
+// events a hash chain (events.hash) covering the other tables, and added
+// documents.content_sha256. An earlier journal is migrated by Open (which
+// seals it: see sealLegacy) and read as it is by OpenReadOnly.
+const schemaVersion = 3
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -57,6 +59,7 @@ var schema = []string{
 		band            TEXT NOT NULL DEFAULT '',
 		artifact        TEXT NOT NULL DEFAULT '',
 		artifact_sha256 TEXT NOT NULL DEFAULT '',
+		content_sha256  TEXT NOT NULL DEFAULT '',
 		admitted_at     INTEGER NOT NULL,
 		started_at      INTEGER,
 		finished_at     INTEGER,
@@ -128,17 +131,26 @@ const eventsTable = `CREATE TABLE IF NOT EXISTS events (
 		line        INTEGER NOT NULL DEFAULT 0,
 		document_id INTEGER,
 		source_id   TEXT NOT NULL DEFAULT '',
-		data        TEXT NOT NULL DEFAULT '{}'
+		data        TEXT NOT NULL DEFAULT '{}',
+		hash        TEXT NOT NULL DEFAULT ''
 	)`
 
 // migrations bring a journal of the version before each to the next.
 // SQLite's ADD COLUMN with a constant default rewrites nothing.
 var migrations = map[int][]string{
 	1: {
+		// The events table as version 2 made it.
+		`CREATE TABLE events (
+			id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind TEXT NOT NULL, manifest TEXT NOT NULL DEFAULT '',
+			line INTEGER NOT NULL DEFAULT 0, document_id INTEGER, source_id TEXT NOT NULL DEFAULT '', data TEXT NOT NULL DEFAULT '{}')`,
 		`ALTER TABLE documents ADD COLUMN attempts_base INTEGER NOT NULL DEFAULT 0`,
 		`ALTER TABLE documents ADD COLUMN retry_policy TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE rows ADD COLUMN admit_key TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE rows ADD COLUMN fields TEXT NOT NULL DEFAULT ''`,
+	},
+	2: {
+		`ALTER TABLE events ADD COLUMN hash TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE documents ADD COLUMN content_sha256 TEXT NOT NULL DEFAULT ''`,
 	},
 }
 
@@ -270,8 +282,10 @@ func (j *Journal) migrate() error {
 					return fmt.Errorf("creating journal schema: %w", err)
 				}
 			}
-			_, err = tx.Exec(`INSERT INTO meta(key,value) VALUES('schema_version',?)`, fmt.Sprint(schemaVersion))
-			return err
+			if _, err = tx.Exec(`INSERT INTO meta(key,value) VALUES('schema_version',?)`, fmt.Sprint(schemaVersion)); err != nil {
+				return err
+			}
+			return j.appendEvent(tx, Event{Kind: EventMetaSet}, metaTouch("schema_version"))
 		}
 		var v string
 		err = tx.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
@@ -288,6 +302,7 @@ func (j *Journal) migrate() error {
 		if version == schemaVersion {
 			return nil
 		}
+		from := version
 		for ; version < schemaVersion; version++ {
 			for _, s := range migrations[version] {
 				if _, err := tx.Exec(s); err != nil {
@@ -301,9 +316,40 @@ func (j *Journal) migrate() error {
 				return fmt.Errorf("migrating the journal: %w", err)
 			}
 		}
-		_, err = tx.Exec(`UPDATE meta SET value=? WHERE key='schema_version'`, fmt.Sprint(schemaVersion))
-		return err
+		if _, err = tx.Exec(`UPDATE meta SET value=? WHERE key='schema_version'`, fmt.Sprint(schemaVersion)); err != nil {
+			return err
+		}
+		if from < 3 {
+			return j.sealLegacy(tx, from)
+		}
+		return nil
 	})
+}
+
+// legacyViews lets a connection read a journal of an earlier schema
+// (version "1" or "2") as the current one, from the connection's own
+// temporary database, which touches no file: the tables it lacks read as
+// empty, the columns it lacks as their defaults (a temp view shadows the
+// table of the same name). Its events have no hashes: it has no custody
+// log.
+func legacyViews(db *sql.DB, version string) error {
+	stmts := []string{
+		`CREATE TEMP VIEW documents AS SELECT *, '' AS content_sha256 FROM main.documents`,
+		`CREATE TEMP VIEW events AS SELECT *, '' AS hash FROM main.events`,
+	}
+	if version == "1" {
+		stmts = []string{
+			strings.Replace(eventsTable, "CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS", 1),
+			`CREATE TEMP VIEW documents AS SELECT *, 0 AS attempts_base, '' AS retry_policy, '' AS content_sha256 FROM main.documents`,
+			`CREATE TEMP VIEW rows AS SELECT *, '' AS admit_key, '' AS fields FROM main.rows`,
+		}
+	}
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // OpenReadOnly opens an existing journal for reading only. It never creates
@@ -345,22 +391,14 @@ func OpenReadOnly(path string) (*Journal, error) {
 		err = fmt.Errorf("%s: %w (SQLite does not read it as a database)", path, ErrNotJournal)
 	case err != nil:
 		err = fmt.Errorf("opening journal %s: %w", path, err)
-	case v == "1":
+	case v == "1" || v == "2":
 		// A journal an earlier build wrote, which it may still be
 		// writing: it is not migrated (that would write), and the
 		// tables it lacks are read as empty, from the connection's own
 		// temporary database, which touches no file.
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
-		_, err = db.Exec(strings.Replace(eventsTable, "CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS", 1))
-		if err == nil {
-			// Version 2's columns, as their defaults: a temp view
-			// shadows the table of the same name.
-			_, err = db.Exec(`CREATE TEMP VIEW documents AS SELECT *, 0 AS attempts_base, '' AS retry_policy FROM main.documents`)
-		}
-		if err == nil {
-			_, err = db.Exec(`CREATE TEMP VIEW rows AS SELECT *, '' AS admit_key, '' AS fields FROM main.rows`)
-		}
+		err = legacyViews(db, v)
 	case v != fmt.Sprint(schemaVersion):
 		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
 	}
@@ -368,5 +406,5 @@ func OpenReadOnly(path string) (*Journal, error) {
 		db.Close()
 		return nil, err
 	}
-	return &Journal{db: db, path: path, clock: time.Now}, nil
+	return &Journal{db: db, path: path, clock: time.Now, legacy: v != fmt.Sprint(schemaVersion)}, nil
 }

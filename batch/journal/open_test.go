@@ -100,6 +100,7 @@ func downgrade(t *testing.T, path string) {
 	for _, s := range []string{
 		`DROP INDEX events_document`, `DROP TABLE events`,
 		`ALTER TABLE documents DROP COLUMN attempts_base`, `ALTER TABLE documents DROP COLUMN retry_policy`,
+		`ALTER TABLE documents DROP COLUMN content_sha256`,
 		`ALTER TABLE rows DROP COLUMN admit_key`, `ALTER TABLE rows DROP COLUMN fields`,
 		`UPDATE meta SET value='1' WHERE key='schema_version'`,
 		`PRAGMA wal_checkpoint(TRUNCATE)`,
@@ -154,8 +155,8 @@ func TestSchemaVersion1(t *testing.T) {
 		t.Fatalf("Open(version 1) = %v", err)
 	}
 	defer j.Close()
-	if v, _ := j.Meta("schema_version"); v != "2" {
-		t.Errorf("schema_version after Open = %q, want 2", v)
+	if v, _ := j.Meta("schema_version"); v != "3" {
+		t.Errorf("schema_version after Open = %q, want 3", v)
 	}
 	if _, ok, err := j.DocumentBySource("R-1"); err != nil || !ok {
 		t.Errorf("after migration DocumentBySource = %v, %v", ok, err)
@@ -167,8 +168,14 @@ func TestSchemaVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []Event
-	j.Events(func(e Event) error { got = append(got, e); return nil })
+	j.Events(func(e Event) error { got = append(got, e); return nil }, HistoryKinds...)
 	if len(got) != 1 || got[0].Kind != EventDecision || got[0].DocID != 1 || got[0].At.IsZero() {
 		t.Errorf("events after migration = %+v", got)
+	}
+	// Migration sealed the journal: its custody log covers every row it
+	// held, and the event appended since.
+	c, err := j.CheckChain()
+	if err != nil || c.Legacy || len(c.Problems) != 0 || c.Root.Events != 2 {
+		t.Errorf("CheckChain after migration = %+v, %v", c, err)
 	}
 }

@@ -75,8 +75,18 @@ func (j *Journal) fieldSalt() (string, error) {
 		j.salt = s
 		return s, err
 	}
-	if _, err := j.db.Exec(`INSERT OR IGNORE INTO meta(key,value) VALUES('field_salt',?)`, NewToken()+NewToken()); err != nil {
-		return "", fmt.Errorf("journal: field salt: %w", classify(err))
+	err := j.tx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT OR IGNORE INTO meta(key,value) VALUES('field_salt',?)`, NewToken()+NewToken())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		return j.appendEvent(tx, Event{Kind: EventMetaSet}, metaTouch("field_salt"))
+	})
+	if err != nil {
+		return "", fmt.Errorf("journal: field salt: %w", err)
 	}
 	s, err := j.Meta("field_salt")
 	if err != nil {
@@ -109,7 +119,7 @@ func ChangedFields(old, now string) []string {
 // SetRowFields records the digests of a row seen before they were kept
 // (an earlier build's journal); a row that has them keeps them.
 func (j *Journal) SetRowFields(manifest string, line int, fields string) error {
-	_, err := j.db.Exec(`UPDATE rows SET fields=? WHERE manifest=? AND line=? AND fields=''`, fields, manifest, line)
+	err := j.backfill(manifest, line, `UPDATE rows SET fields=? WHERE manifest=? AND line=? AND fields=''`, fields)
 	if err != nil {
 		return fmt.Errorf("journal: row %d: %w", line, classify(err))
 	}
@@ -119,11 +129,26 @@ func (j *Journal) SetRowFields(manifest string, line int, fields string) error {
 // SetAdmitKey records the admission key of a rejected row that has none
 // (an earlier build's journal), so that the next rerun compares with it.
 func (j *Journal) SetAdmitKey(manifest string, line int, key string) error {
-	_, err := j.db.Exec(`UPDATE rows SET admit_key=? WHERE manifest=? AND line=? AND admit_key=''`, key, manifest, line)
+	err := j.backfill(manifest, line, `UPDATE rows SET admit_key=? WHERE manifest=? AND line=? AND admit_key=''`, key)
 	if err != nil {
 		return fmt.Errorf("journal: row %d: %w", line, classify(err))
 	}
 	return nil
+}
+
+// backfill runs update (with value, manifest and line as its arguments)
+// on a row and records it in the custody log when it changed the row.
+func (j *Journal) backfill(manifest string, line int, update, value string) error {
+	return j.tx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(update, value, manifest, line)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		return j.appendEvent(tx, Event{Kind: EventRowBackfilled, Manifest: manifest, Line: line}, rowTouch(manifest, line))
+	})
 }
 
 // Readmission is the data of a row_readmitted event: the verdict the row
@@ -192,7 +217,11 @@ func (j *Journal) Readmit(st RowStatus) error {
 		}
 		b, _ := json.Marshal(data)
 		ev.Data = b
-		return j.appendEvent(tx, ev)
+		touched := []touch{rowTouch(st.Manifest, st.Line)}
+		if ev.DocID != 0 {
+			touched = append(touched, docTouch(ev.DocID))
+		}
+		return j.appendEvent(tx, ev, touched...)
 	})
 }
 
@@ -206,7 +235,7 @@ var ErrNotReadmittable = errors.New("row cannot be admitted again")
 // on, so the new artifact never takes an earlier one's name.
 func requeue(tx *sql.Tx, docID int64) error {
 	_, err := tx.Exec(`UPDATE documents SET state=?, reason='', attempts_base=attempts-abandoned, next_attempt_at=0,
-		mean_confidence=NULL, band='', artifact='', artifact_sha256='', finished_at=NULL,
+		mean_confidence=NULL, band='', artifact='', artifact_sha256='', content_sha256='', finished_at=NULL,
 		lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`, outcome.Queued, docID)
 	return err
 }
@@ -260,6 +289,7 @@ func (j *Journal) Requeue(manifest string, line int, fields string, changed []st
 			return err
 		}
 		b, _ := json.Marshal(c)
-		return j.appendEvent(tx, Event{Kind: EventRowChanged, Manifest: manifest, Line: line, DocID: docID.Int64, SourceID: sourceID, Data: b})
+		return j.appendEvent(tx, Event{Kind: EventRowChanged, Manifest: manifest, Line: line, DocID: docID.Int64, SourceID: sourceID, Data: b},
+			rowTouch(manifest, line), docTouch(docID.Int64))
 	})
 }

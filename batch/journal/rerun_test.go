@@ -24,7 +24,7 @@ func row(t *testing.T, j *Journal, line int) RowStatus {
 func events(t *testing.T, j *Journal) []Event {
 	t.Helper()
 	var out []Event
-	if err := j.Events(func(e Event) error { out = append(out, e); return nil }); err != nil {
+	if err := j.Events(func(e Event) error { out = append(out, e); return nil }, HistoryKinds...); err != nil {
 		t.Fatal(err)
 	}
 	return out

@@ -34,6 +34,10 @@ type evalOptions struct {
 // evalFile is what eval writes into the output folder it scored.
 const evalFile = "eval.json"
 
+// evalOut is the folder eval runs its batch into without --out: in the
+// current folder, as every command's default output folder is.
+const evalOut = "eval-out"
+
 // evalMarker marks a folder eval created for its own run, so that eval may
 // clear it next time. eval never deletes a folder it did not make.
 const evalMarker = ".refbatch-eval"
@@ -45,7 +49,7 @@ const noIDCheckFlag = "no-id-check"
 // evalSkippedRunFlags are run flags eval does not offer: it writes plaintext
 // artifacts (it must read them back, and eval corpora are synthetic) and
 // prints its own table on stdout.
-var evalSkippedRunFlags = map[string]bool{"recipient": true, "recipients-file": true, "json": true}
+var evalSkippedRunFlags = map[string]bool{"recipient": true, "recipients-file": true, "add-recipient": true, "json": true}
 
 func evalCommand() *cli.Command {
 	var o evalOptions
@@ -59,7 +63,8 @@ func evalCommand() *cli.Command {
 		case name == "plaintext":
 			f.(*cli.BoolFlag).Hidden = true // eval always sets it
 		case name == "out":
-			f.(*cli.StringFlag).DefaultText = "eval-out beside the manifest"
+			out := f.(*cli.StringFlag)
+			out.Value, out.DefaultText = evalOut, evalOut+" in the current folder"
 		}
 		fromRun = append(fromRun, f)
 	}
@@ -76,7 +81,7 @@ func evalCommand() *cli.Command {
 		Usage:     "run (or read) a batch over an evaluation corpus and fail if its outcomes or OCR quality regressed",
 		ArgsUsage: "MANIFEST.csv",
 		Description: `Runs the batch over the manifest with plaintext artifacts into --out (default
-eval-out beside the manifest; a folder an earlier eval made is cleared first),
+eval-out in the current folder; a folder an earlier eval made is cleared first),
 or with --from-out DIR and no manifest reads a finished output folder. The
 run flags (--dpi, --workers, ...) are those of refbatch run.
 
@@ -92,6 +97,11 @@ the CER of column pages, false alarms, and the coverage threshold the
 artifacts' uncovered shares suggest). It prints a table, writes eval.json
 into the output folder it ran (with --from-out it writes nothing there:
 --eval-json FILE names where), and checks --thresholds.
+
+` + sizeHelp + `
+
+Environment: TESSDATA_PREFIX, the folder of Tesseract's language data (read
+by Tesseract).
 
 Exit status: 0 every outcome as expected and every figure within its
 threshold; 1 an outcome differs or a figure crossed its threshold (each is
@@ -246,7 +256,7 @@ func loadEvalInputs(o evalOptions) (eval.Input, eval.Thresholds, error) {
 }
 
 // runEvalBatch runs the manifest as `refbatch run` would under o, into a
-// fresh output folder (o's, or eval-out beside the manifest), with
+// fresh output folder (o's, or evalOut), with
 // plaintext artifacts and no recipients, and returns that folder. Run's
 // summary goes to stderr: stdout is eval's table.
 func runEvalBatch(ctx context.Context, o runOptions, manifest string, stderr io.Writer) (string, error) {
@@ -256,7 +266,7 @@ func runEvalBatch(ctx context.Context, o runOptions, manifest string, stderr io.
 	}
 	out := o.batch.Out
 	if out == "" {
-		out = filepath.Join(filepath.Dir(manifest), "eval-out")
+		out = evalOut
 	}
 	if err := freshEvalOut(out); err != nil {
 		return "", err

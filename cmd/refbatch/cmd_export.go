@@ -60,18 +60,23 @@ Files are written to temp names and renamed, 0600 in folders 0700 unless
 --mode says otherwise. Rerunning resumes: files already there with the
 right content are left alone. --to inside --out is refused.
 
+` + sizeHelp + `
+
+Environment: TESSDATA_PREFIX, a folder where the searchable PDF's invisible
+font (Tesseract's pdf.ttf) is looked for first.
+
 Exit status: 0 every document exported; 1 a finding, or a failure; 2 usage
 error (--to inside --out, encrypted artifacts without --identity, a bad
 flag); 3 interrupted: run the same command again to resume.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR` to export from", Value: "refbatch-out", Destination: &o.out},
-			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity `FILE` that decrypts the artifacts", Destination: &o.identity},
+			outFlag(&o.out, "the output folder to export from"),
+			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity that decrypts the artifacts `FILE`", Destination: &o.identity},
 			&cli.StringFlag{Name: "to", Usage: "the folder `DEST` to export into (outside --out)", Destination: &o.to},
-			&cli.StringFlag{Name: "format", Usage: "comma-separated `FORMATS`: pdf, alto, txt", Value: "pdf,alto,txt", Destination: &o.formats},
+			&cli.StringFlag{Name: "format", Usage: "formats, comma-separated: pdf, alto, txt `FORMATS`", Value: "pdf,alto,txt", Destination: &o.formats},
 			&cli.BoolFlag{Name: "bag", Usage: "make DEST a BagIt bag (RFC 8493)", Destination: &o.bag},
-			&cli.StringFlag{Name: "state", Usage: "comma-separated `STATES` whose documents are exported: done, review", Value: string(outcome.Done), Destination: &o.states},
-			&cli.StringFlag{Name: "mode", Usage: "octal file `MODE` of the files written (folders add x where r is set)", Value: "0600", Destination: &o.mode},
-			&cli.Int64Flag{Name: "pdf-memory", Usage: "resident memory the PDF child may use for one document, in bytes; more is export_failed", Value: export.DefaultMemory, Destination: &o.childMemory},
+			&cli.StringFlag{Name: "state", Usage: "states whose documents are exported, comma-separated: done, review `STATES`", Value: string(outcome.Done), Destination: &o.states},
+			&cli.StringFlag{Name: "mode", Usage: "octal mode of the files written (folders add x where r is set) `MODE`", Value: "0600", Destination: &o.mode},
+			bytesFlag("pdf-memory", "resident memory the PDF child may use for one document; more is export_failed", export.DefaultMemory, &o.childMemory),
 			&cli.DurationFlag{Name: "pdf-timeout", Usage: "CPU time the PDF child may take for a small document (plus 1s per MiB; retried once at 4 times that), else export_failed", Value: export.DefaultTimeout, Destination: &o.childTimeout},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON event per document on stdout, then a summary", Destination: &o.json},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar", Destination: &o.quiet},
@@ -79,6 +84,9 @@ flag); 3 interrupted: run the same command again to resume.`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageErr("export takes no arguments", "refbatch export --out DIR --identity FILE --to DEST")
+			}
+			if err := checkOut(c, o.out); err != nil {
+				return err
 			}
 			return runExport(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
@@ -89,9 +97,6 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 	const hint = "refbatch export --out DIR --identity FILE --to DEST [--format pdf,alto,txt] [--bag]"
 	if o.to == "" {
 		return usageErr("export needs --to DEST, the folder to export into", hint)
-	}
-	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
-		return usageErr(fmt.Sprintf("%s is not an output folder", o.out), "pass --out DIR, the folder `refbatch run` wrote")
 	}
 	mode, err := strconv.ParseUint(o.mode, 8, 32)
 	if err != nil || mode&^0o777 != 0 || mode&0o600 != 0o600 {
@@ -152,8 +157,6 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 	switch {
 	case errors.Is(err, batch.ErrDestInsideOut):
 		return usageErrf("choose a --to outside the output folder: export writes plaintext, which never goes beside the journal and the artifacts", "%w", err)
-	case errors.Is(err, batch.ErrNeedIdentity):
-		return usageErrf("pass --identity FILE, the file `refbatch keygen` wrote", "%w", err)
 	case errors.Is(err, batch.ErrStrayPayload):
 		return &exitError{code: exitFailure, hint: "export into an empty folder, or the same states as the export that made this bag", err: err}
 	case err != nil:
@@ -172,11 +175,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		}{"summary", res, time.Since(start).Seconds(), code})
 	} else {
 		for _, f := range res.Findings {
-			fmt.Fprintf(stdout, "%-24s %s  source_id=%s", f.Kind, f.File, f.SourceID)
-			if f.Detail != "" {
-				fmt.Fprintf(stdout, "  (%s)", f.Detail)
-			}
-			fmt.Fprintln(stdout)
+			writeFinding(stdout, f)
 		}
 		what := "folder"
 		if res.Bag {
@@ -187,7 +186,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		if res.OK() {
 			fmt.Fprintln(stdout, ", no findings")
 		} else {
-			fmt.Fprintf(stdout, "; %d findings: those documents were not exported\n", len(res.Findings))
+			fmt.Fprintf(stdout, "; %d finding%s: the documents concerned were not exported\n", len(res.Findings), plural(len(res.Findings)))
 		}
 	}
 	if code != exitOK {

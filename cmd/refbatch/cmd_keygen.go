@@ -12,8 +12,14 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// keygenOptions are the flags of `refbatch keygen`.
+type keygenOptions struct {
+	out    string
+	stdout bool
+}
+
 func keygenCommand() *cli.Command {
-	var out string
+	var o keygenOptions
 	return &cli.Command{
 		Name:  "keygen",
 		Usage: "create an age identity for artifact encryption and print its recipient",
@@ -21,27 +27,54 @@ func keygenCommand() *cli.Command {
 prints its public key (the recipient) on stdout. Keep the identity file away
 from the batch: it is what decrypts the artifacts.
 
-Exit status: 0 written; 1 unexpected failure; 2 usage error (e.g. the file exists).`,
+--stdout prints the identity itself on stdout instead, and the recipient on
+stderr: the one deliberate way to send it elsewhere (a secrets manager, a
+pipe). --out - is refused rather than read as stdout.
+
+Exit status: 0 written; 1 unexpected failure; 2 usage error (no --out, or
+the file exists).`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "identity file to create `FILE`", Required: true, Destination: &out},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "identity file to create `FILE`", Destination: &o.out},
+			&cli.BoolFlag{Name: "stdout", Usage: "print the identity on stdout (and the recipient on stderr) instead of writing a file", Destination: &o.stdout},
 		},
-		Action: func(c *cli.Context) error { return runKeygen(out, c.App.Writer) },
+		Action: func(c *cli.Context) error {
+			const usage = "refbatch keygen --out FILE (or --stdout to print the identity)"
+			switch {
+			case c.NArg() != 0:
+				return usageErr("keygen takes no arguments", usage)
+			case o.out == "-":
+				return usageErr("--out - would name the identity file -", "to print the identity on stdout, pass --stdout instead of --out")
+			case o.out != "" && o.stdout:
+				return usageErr("--out and --stdout both given", "choose one: a file, or stdout")
+			case o.out == "" && !o.stdout:
+				return usageErr("keygen needs --out FILE, the identity file to create", usage)
+			}
+			return runKeygen(o, c.App.Writer, c.App.ErrWriter)
+		},
 	}
 }
 
-func runKeygen(path string, stdout io.Writer) error {
+func runKeygen(o keygenOptions, stdout, stderr io.Writer) error {
 	id, err := age.GenerateX25519Identity()
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	content := fmt.Sprintf("# created: %s\n# public key: %s\n%s\n", time.Now().UTC().Format(time.RFC3339), id.Recipient(), id)
+	if o.stdout {
+		if _, err := io.WriteString(stdout, content); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "refbatch: recipient: %s\n", id.Recipient())
+		return nil
+	}
+	f, err := os.OpenFile(o.out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return usageErr(fmt.Sprintf("%s already exists", path), "keygen never overwrites an identity; choose another --out")
+		return usageErr(fmt.Sprintf("%s already exists", o.out), "keygen never overwrites an identity; choose another --out")
 	}
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f, "# created: %s\n# public key: %s\n%s\n", time.Now().UTC().Format(time.RFC3339), id.Recipient(), id)
+	_, err = io.WriteString(f, content)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -49,7 +82,7 @@ func runKeygen(path string, stdout io.Writer) error {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(path)
+		os.Remove(o.out)
 		return err
 	}
 	fmt.Fprintln(stdout, id.Recipient())

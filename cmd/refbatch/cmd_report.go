@@ -36,12 +36,15 @@ one. Settings are the latest run's; engine versions the latest recorded.
 Exit status: 0 the reports were written (whatever the batch's state; the
 summary says it); 1 unexpected failure; 2 usage error (no journal there).`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR` (journal in, reports out)", Value: "refbatch-out", Destination: &o.out},
+			outFlag(&o.out, "the output folder (journal in, reports out)"),
 			&cli.StringFlag{Name: "manifest", Usage: "report only this manifest's rows `FILE`", Destination: &o.manifest},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageErr("report takes no arguments", "refbatch report [--out DIR] [--manifest FILE]")
+			}
+			if err := checkOut(c, o.out); err != nil {
+				return err
 			}
 			return runReport(c.Context, o, c.App.Writer)
 		},

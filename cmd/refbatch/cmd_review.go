@@ -48,7 +48,7 @@ report: write no patient data in them.
 
 ` + reviewExit,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR`", Value: "refbatch-out", Destination: &out},
+			outFlag(&out, "the output folder"),
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON on stdout", Destination: &asJSON},
 		},
 		Subcommands: []*cli.Command{
@@ -60,6 +60,9 @@ report: write no patient data in them.
 			if c.NArg() != 0 {
 				return usageErr(fmt.Sprintf("unknown review command %q", c.Args().First()),
 					"refbatch review [--out DIR] [--json], or refbatch review accept|reject|retry [flags] SOURCE_ID...")
+			}
+			if err := checkOut(c, out); err != nil {
+				return err
 			}
 			items, err := batch.ListReview(out)
 			if err != nil {
@@ -105,7 +108,7 @@ func writeReviewList(w io.Writer, items []batch.ReviewItem) error {
 func decideCommand(action journal.Action, usage string) *cli.Command {
 	o := batch.DecideOptions{Action: action}
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "out", Usage: "the output folder `DIR`", Value: "refbatch-out", Destination: &o.Out},
+		outFlag(&o.Out, "the output folder"),
 		&cli.StringFlag{Name: "note", Usage: "why, in your words (stored in the clear: no patient data) `TEXT`", Destination: &o.Note},
 		&cli.StringFlag{Name: "user", Usage: "who decides `NAME`", DefaultText: "$USER", Destination: &o.User},
 	}
@@ -141,6 +144,9 @@ review; the others given are decided all the same.
 				o.User = currentUser()
 			}
 			o.Host, _ = os.Hostname()
+			if err := checkOut(c, o.Out); err != nil {
+				return err
+			}
 			return runDecide(o, c.App.Writer)
 		},
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type runOptions struct {
 	json           bool
 	recipients     []string
 	recipientsFile string
+	// addRecipients are --add-recipient's keys: they extend the batch's
+	// recorded recipients deliberately.
+	addRecipients []string
 	// envRecipients is REFBATCH_RECIPIENTS, read by run's action: keys
 	// used when no recipient flag is given.
 	envRecipients string
@@ -53,9 +57,23 @@ OCRs the admitted documents in isolated worker processes, validates the text,
 writes one artifact per document and a report. Rerunning the same command
 resumes: finished rows are never redone.
 
-Exit status: 0 every row reached a state (done, review, rejected, duplicate);
-1 unexpected failure; 2 usage or manifest error; 3 interrupted or incomplete:
-run the same command again to resume.`,
+Without --out, the batch goes into refbatch-out in the current folder, where
+status, verify, show, report, review and export look for it too.
+
+The first run records its recipients (or --plaintext) in the journal; a
+later run into the same --out must give the same ones, or extend them
+deliberately with --add-recipient. --root-log FILE appends the run's final
+batch root to FILE, kept outside --out, for refbatch verify --root-log.
+
+` + sizeHelp + `
+
+Environment: TESSDATA_PREFIX, the folder of Tesseract's language data (read
+by Tesseract); ` + recipientsEnv + `, under --recipient.
+
+Exit status: 0 every row is done or a duplicate; 1 unexpected failure; 2
+usage or manifest error, recipients other than the batch's, or a root log
+inside --out; 3 interrupted or incomplete: run the same command again to
+resume; 4 finished, but rows are in review or rejected: a person is needed.`,
 		Flags: runFlags(&o),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -65,7 +83,11 @@ run the same command again to resume.`,
 				return err
 			}
 			o.batch.Manifest = c.Args().First()
+			if err := refuseOldDefault(c, o.batch.Manifest); err != nil {
+				return err
+			}
 			o.recipients = c.StringSlice("recipient")
+			o.addRecipients = c.StringSlice("add-recipient")
 			o.envRecipients = os.Getenv(recipientsEnv)
 			return runRun(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
@@ -76,32 +98,35 @@ run the same command again to resume.`,
 // settings and run's own. eval offers them too.
 func runFlags(o *runOptions) []cli.Flag {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "out", Usage: "output folder (journal, artifacts, reports) `DIR`", Value: "", DefaultText: "refbatch-out beside the manifest", Destination: &o.batch.Out},
+		outFlag(&o.batch.Out, "output folder (journal, artifacts, reports)"),
 		&cli.StringFlag{Name: "root", Usage: "folder the manifest's paths are relative to `DIR`", DefaultText: "the manifest's folder", Destination: &o.batch.Root},
-		&cli.IntFlag{Name: "workers", Usage: "OCR worker processes", Value: runtime.NumCPU(), Destination: &o.batch.Workers},
+		&cli.IntFlag{Name: "workers", Usage: "OCR worker processes", Value: runtime.NumCPU(), DefaultText: "the number of CPUs", Destination: &o.batch.Workers},
 	}
 	flags = append(flags, pageFlags(&o.batch.Policy)...)
 	return append(flags, []cli.Flag{
-		&cli.Int64Flag{Name: "max-bytes", Usage: "largest PDF admitted, in bytes", Value: admit.DefaultMaxBytes, Destination: &o.batch.MaxBytes},
+		bytesFlag("max-bytes", "largest PDF admitted", admit.DefaultMaxBytes, &o.batch.MaxBytes),
 		&cli.IntFlag{Name: "max-pages", Usage: "most pages admitted in one PDF", Value: admit.DefaultMaxPages, Destination: &o.batch.MaxPages},
 		&cli.DurationFlag{Name: "page-timeout", Usage: "a page taking longer is a hang: review timeout", Value: batch.DefaultPageTimeout, Destination: &o.batch.PageTimeout},
 		&cli.DurationFlag{Name: "doc-timeout", Usage: "optional limit for a whole document (0: none)", Destination: &o.batch.DocTimeout},
 		&cli.IntFlag{Name: "attempts", Usage: "attempts per document before review attempts_exhausted", Value: batch.DefaultAttempts, Destination: &o.batch.Attempts},
 		&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
-		&cli.Int64Flag{Name: "max-inflight-bytes", Usage: "source bytes the workers may hold at once; more waits", Value: batch.DefaultMaxInflight, Destination: &o.batch.MaxInflightBytes},
-		&cli.Int64Flag{Name: "worker-memory", Usage: "address-space limit of each worker process, in bytes (0: none)", Value: ocr.DefaultMemoryLimit, Destination: &o.batch.WorkerMemory},
-		&cli.Int64Flag{Name: "admit-memory", Usage: "resident memory the PDF checks may use for one file, in bytes; more is unparseable_pdf", Value: admit.DefaultInspectMemory, Destination: &o.batch.AdmitMemory},
+		bytesFlag("max-inflight-bytes", "source bytes the workers may hold at once; more waits", batch.DefaultMaxInflight, &o.batch.MaxInflightBytes),
+		bytesFlag("worker-memory", "address-space limit of each worker process (0: none)", ocr.DefaultMemoryLimit, &o.batch.WorkerMemory),
+		bytesFlag("admit-memory", "resident memory the PDF checks may use for one file; more is unparseable_pdf", admit.DefaultInspectMemory, &o.batch.AdmitMemory),
 		&cli.DurationFlag{Name: "admit-timeout", Usage: "time the PDF checks may take for a small file (plus 1s per MiB; retried once at 4 times that), else unparseable_pdf", Value: admit.DefaultInspectTimeout, Destination: &o.batch.AdmitTimeout},
 		&cli.Float64Flag{Name: "coverage-threshold", Usage: "unread share of a page's print (after reading it again) from which a document goes to review incomplete_text (calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultCoverageThreshold, Destination: &o.batch.CoverageThreshold},
 		&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence (per character) from which a document is in the high band", Value: batch.DefaultHighConfidence, Destination: &o.batch.HighConfidence},
 		&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which a document goes to review low_confidence (the bands are calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultLowConfidence, Destination: &o.batch.LowConfidence},
 		&cli.BoolFlag{Name: "no-id-check", Usage: "skip the participant ID and referral date checks (for corpora without participant IDs); recorded in the report's settings", Destination: &o.batch.NoIDCheck},
-		&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "age public key to encrypt artifacts to (repeatable)"},
-		&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line", Destination: &o.recipientsFile},
+		envNoted{&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"},
+			Usage: "age public key to encrypt artifacts to (repeatable); without -r or -R, " + recipientsEnv + "'s keys (space- or comma-separated) `KEY`"}, recipientsEnv},
+		&cli.StringFlag{Name: "recipients-file", Aliases: []string{"R"}, Usage: "file of age public keys, one per line `FILE`", Destination: &o.recipientsFile},
+		&cli.StringSliceFlag{Name: "add-recipient", Usage: "age public key to add to the batch's recorded recipients, deliberately (repeatable); new artifacts are encrypted to all of them `KEY`"},
+		&cli.StringFlag{Name: "root-log", Usage: "append the run's final batch root, with the time and counts, to this file kept outside --out (refbatch verify --root-log checks it) `FILE`", Destination: &o.batch.RootLog},
 		&cli.BoolFlag{Name: "plaintext", Usage: "write artifacts unencrypted (explicit choice; recorded in the journal and report)", Destination: &o.batch.Plaintext},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar; only warnings in the log", Destination: &o.quiet},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON event per line on stdout, and nothing else there", Destination: &o.json},
-		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error", Value: "info", Destination: &o.logLevel},
+		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error `LEVEL`", Value: "info", Destination: &o.logLevel},
 	}...)
 }
 
@@ -112,7 +137,7 @@ func pageFlags(p *page.Policy) []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: page.DefaultDPI, Destination: &p.DPI},
 		&cli.Int64Flag{Name: "max-page-pixels", Usage: fmt.Sprintf("largest page in pixels; bigger pages render at a lower DPI down to %d (or --dpi if lower), else page_too_large", page.DefaultMinDPI), Value: page.DefaultMaxPagePixels, Destination: &p.MaxPagePixels},
-		&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu", Value: page.DefaultLang, Destination: &p.Lang},
+		&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu `LANG`", Value: page.DefaultLang, Destination: &p.Lang},
 		&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &p.ForceOCR},
 		&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &p.NoOrientation},
 		&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &p.NoDeskew},
@@ -129,7 +154,10 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	o.batch.Recipients = recipients
-	if len(recipients) > 0 && o.batch.Plaintext {
+	if o.batch.AddRecipients, err = parseRecipients(o.addRecipients); err != nil {
+		return err
+	}
+	if len(recipients)+len(o.batch.AddRecipients) > 0 && o.batch.Plaintext {
 		return usageErr("--plaintext and recipients both given", "choose one: encrypt to the recipients, or --plaintext")
 	}
 	if _, err := os.Stat(o.batch.Manifest); err != nil {
@@ -251,13 +279,9 @@ func loadRecipients(keys []string, env, file string) ([]age.Recipient, error) {
 	if env != "" && len(keys) == 0 && file == "" {
 		keys = strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
 	}
-	var out []age.Recipient
-	for _, k := range keys {
-		r, err := age.ParseX25519Recipient(strings.TrimSpace(k))
-		if err != nil {
-			return nil, usageErrf("a recipient is an age public key (age1...), as printed by `refbatch keygen`", "bad recipient: %w", err)
-		}
-		out = append(out, r)
+	out, err := parseRecipients(keys)
+	if err != nil {
+		return nil, err
 	}
 	if file != "" {
 		f, err := os.Open(file)
@@ -270,6 +294,60 @@ func loadRecipients(keys []string, env, file string) ([]age.Recipient, error) {
 			return nil, usageErrf("one age public key per line; # starts a comment", "recipients file %s: %w", file, err)
 		}
 		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// recipientsRefusal words run's refusal of recipients that are not the
+// batch's: recorded are the batch's keys (none when it is plaintext, or its
+// journal did not record them), given and added the run's, and whether the
+// batch and the run encrypt.
+func recipientsRefusal(recorded, given, added []string, batchEncrypts, runEncrypts bool) (msg, hint string) {
+	keys := func(ks []string) string { return strings.Join(ks, ", ") }
+	switch {
+	case batchEncrypts && !runEncrypts:
+		msg = "this batch's artifacts are encrypted; --plaintext would write plaintext ones beside them"
+		hint = "rerun with the recipients of its first run, or use a new --out for plaintext artifacts"
+		if len(recorded) > 0 {
+			hint = "this batch encrypts to " + keys(recorded) + "; rerun with the same recipients, or use a new --out for plaintext artifacts"
+		}
+		return msg, hint
+	case !batchEncrypts:
+		return "this batch's artifacts are plaintext; this run would write encrypted ones beside them",
+			"rerun with --plaintext, or use a new --out for encrypted artifacts (--add-recipient does not encrypt a plaintext batch)"
+	}
+	var unknown, missing []string
+	for _, k := range given {
+		if !slices.Contains(recorded, k) && !slices.Contains(added, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	for _, k := range recorded {
+		if len(added) == 0 && !slices.Contains(given, k) {
+			missing = append(missing, k)
+		}
+	}
+	var parts []string
+	if len(unknown) > 0 {
+		parts = append(parts, keys(unknown)+" not recorded for this batch")
+	}
+	if len(missing) > 0 {
+		parts = append(parts, keys(missing)+" not given")
+	}
+	msg = "this run's recipients are not this batch's: " + strings.Join(parts, ", ")
+	hint = "this batch encrypts to " + keys(recorded) + "; rerun with the same recipients, or add --add-recipient KEY to extend it deliberately"
+	return msg, hint
+}
+
+// parseRecipients parses age public keys given as flags.
+func parseRecipients(keys []string) ([]age.Recipient, error) {
+	var out []age.Recipient
+	for _, k := range keys {
+		r, err := age.ParseX25519Recipient(strings.TrimSpace(k))
+		if err != nil {
+			return nil, usageErrf("a recipient is an age public key (age1...), as printed by `refbatch keygen`", "bad recipient: %w", err)
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -289,7 +367,7 @@ func refuseZero(c *cli.Context) error {
 			continue
 		}
 		var zero bool
-		switch f.(type) {
+		switch f := f.(type) {
 		case *cli.IntFlag:
 			zero = c.Int(name) == 0
 		case *cli.Int64Flag:
@@ -298,6 +376,9 @@ func refuseZero(c *cli.Context) error {
 			zero = c.Float64(name) == 0
 		case *cli.DurationFlag:
 			zero = c.Duration(name) == 0
+		case *cli.GenericFlag:
+			b, ok := f.Value.(byteSize)
+			zero = ok && *b.n == 0
 		}
 		if zero {
 			df, _ := f.(cli.DocGenerationFlag)

@@ -35,12 +35,15 @@ left. It only reads.
 Exit status: 0 the status was read (whatever the batch's state); 1
 unexpected failure; 2 usage error (no journal there).`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR`", Value: "refbatch-out", Destination: &o.out},
+			outFlag(&o.out, "the output folder"),
 			&cli.BoolFlag{Name: "json", Usage: "print the status as one JSON object on stdout", Destination: &o.json},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageErr("status takes no arguments", "refbatch status [--out DIR] [--json]")
+			}
+			if err := checkOut(c, o.out); err != nil {
+				return err
 			}
 			return runStatus(o, c.App.Writer)
 		},

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"filippo.io/age"
 	"github.com/schollz/progressbar/v3"
@@ -23,6 +25,8 @@ type verifyOptions struct {
 	sources  bool
 	json     bool
 	quiet    bool
+	root     string
+	rootLog  string
 }
 
 func verifyCommand() *cli.Command {
@@ -36,11 +40,22 @@ sits among the artifacts. With --identity it decrypts each artifact and
 checks its content hash and that its provenance names the journal's source
 hash; with --sources it re-hashes every source file.
 
+It recomputes the journal's custody log, a hash chain over every fact the
+journal holds, and checks every table against it: an event edited, removed,
+inserted or moved, or a row changed behind the log, is journal_rewritten,
+naming the row. --root HASH checks that the log reaches a batch root pinned
+earlier (printed by run and report; still valid after later runs added
+work); --root-log FILE checks every entry run --root-log appended for this
+batch.
+
 Each finding names a file and a stable kind: journal_missing,
 journal_corrupt, missing_artifact_entry, missing_artifact,
-artifact_hash_mismatch, unknown_file, artifact_unreadable,
+artifact_hash_mismatch, artifacts_swapped (two artifacts holding each
+other's bytes: one finding naming both), unknown_file, artifact_unreadable,
 content_hash_mismatch, provenance_mismatch, source_missing, source_changed,
-unfinished_document, undecided_state.
+source_unreadable, unfinished_document, undecided_state,
+journal_rewritten. It prints the recipients the journal records for the
+batch.
 
 An artifact a decision superseded (refbatch review retry) stays on disk and
 is checked against the decision that names it; a document whose state is
@@ -50,15 +65,23 @@ accept of a review artifact makes it done).
 Exit status: 0 everything verified; 1 a finding (a mismatch, a missing or
 altered file); 2 usage error.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "the output folder to verify `DIR`", Value: "refbatch-out", Destination: &o.out},
+			outFlag(&o.out, "the output folder to verify"),
 			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file to decrypt and check artifact content `FILE`", Destination: &o.identity},
 			&cli.BoolFlag{Name: "sources", Usage: "re-hash every source file and compare with the journal", Destination: &o.sources},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout", Destination: &o.json},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar", Destination: &o.quiet},
+			&cli.StringFlag{Name: "root", Usage: "a batch root pinned earlier, which the custody log must reach `HASH`", Destination: &o.root},
+			&cli.StringFlag{Name: "root-log", Usage: "a root log run --root-log appended to, whose entries for this batch the custody log must reach `FILE`", Destination: &o.rootLog},
 		},
 		Action: func(c *cli.Context) error {
+			if o.root != "" && !isRoot(o.root) {
+				return usageErr("--root is a batch root: 64 hexadecimal digits", "copy the root line of `refbatch run` or `refbatch report`, or report.json's custody.root")
+			}
 			if c.NArg() != 0 {
 				return usageErr("verify takes no arguments", "refbatch verify --out DIR [--identity FILE] [--sources] [--json]")
+			}
+			if err := checkOut(c, o.out); err != nil {
+				return err
 			}
 			return runVerify(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
@@ -82,14 +105,11 @@ func loadIdentities(path string) ([]age.Identity, error) {
 }
 
 func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) error {
-	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
-		return usageErr(fmt.Sprintf("%s is not an output folder", o.out), "pass --out DIR, the folder `refbatch run` wrote")
-	}
 	ids, err := loadIdentities(o.identity)
 	if err != nil {
 		return err
 	}
-	vo := batch.VerifyOptions{Out: o.out, Identities: ids, Sources: o.sources}
+	vo := batch.VerifyOptions{Out: o.out, Identities: ids, Sources: o.sources, Root: o.root, RootLog: o.rootLog}
 	var bar *progressbar.ProgressBar
 	if !o.quiet && isTerminal(stderr) {
 		vo.Progress = func(done, total int) {
@@ -112,27 +132,32 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		if res.Findings == nil {
 			res.Findings = []batch.Finding{}
 		}
+		if res.Recipients == nil {
+			res.Recipients = []string{}
+		}
 		if err := enc.Encode(res); err != nil {
 			return err
 		}
 	} else {
 		for _, f := range res.Findings {
-			fmt.Fprintf(stdout, "%-24s %s", f.Kind, f.File)
-			if f.SourceID != "" {
-				fmt.Fprintf(stdout, "  source_id=%s", f.SourceID)
-			}
-			if f.Detail != "" {
-				fmt.Fprintf(stdout, "  (%s)", f.Detail)
-			}
-			fmt.Fprintln(stdout)
+			writeFinding(stdout, f)
+		}
+		switch {
+		case len(res.Recipients) > 0:
+			fmt.Fprintf(stdout, "artifacts encrypted to %s\n", strings.Join(res.Recipients, ", "))
+		case res.Encrypted:
+			fmt.Fprintln(stdout, "artifacts encrypted; the journal records no recipients (it predates them: its next run records them)")
+		default:
+			fmt.Fprintln(stdout, "artifacts in plaintext")
 		}
 		fmt.Fprintf(stdout, "documents %d, artifacts checked %d, decrypted %d, sources checked %d, decisions checked %d: ",
 			res.Documents, res.Artifacts, res.Decrypted, res.Sources, res.Decisions)
 		if res.OK() {
 			fmt.Fprintln(stdout, "verified, no findings")
 		} else {
-			fmt.Fprintf(stdout, "%d findings\n", len(res.Findings))
+			fmt.Fprintf(stdout, "%d finding%s\n", len(res.Findings), plural(len(res.Findings)))
 		}
+		printRoot(stdout, o, res)
 		if res.Incomplete {
 			fmt.Fprintf(stdout, "note: the batch is unfinished (%d documents not final); run it again to complete it\n", res.Unfinished)
 		}
@@ -141,6 +166,54 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		return &exitError{code: exitFailure}
 	}
 	return nil
+}
+
+// writeFinding prints a finding of verify (or export) as one line: its
+// kind, its file (and the other file of a finding about two), the
+// source_id(s) and the detail.
+func writeFinding(w io.Writer, f batch.Finding) {
+	fmt.Fprintf(w, "%-24s %s", f.Kind, f.File)
+	if f.OtherFile != "" {
+		fmt.Fprintf(w, " and %s", f.OtherFile)
+	}
+	if f.SourceID != "" {
+		fmt.Fprintf(w, "  source_id=%s", f.SourceID)
+		if f.OtherSourceID != "" {
+			fmt.Fprintf(w, ",%s", f.OtherSourceID)
+		}
+	}
+	if f.Detail != "" {
+		fmt.Fprintf(w, "  (%s)", f.Detail)
+	}
+	fmt.Fprintln(w)
+}
+
+// printRoot prints the batch root the custody log recomputes to and where
+// the pinned root sits in it.
+func printRoot(w io.Writer, o verifyOptions, res *batch.VerifyResult) {
+	if res.Custody == nil {
+		fmt.Fprintln(w, "note: this journal has no custody log (an earlier refbatch wrote it); the next run adds one")
+		return
+	}
+	fmt.Fprintf(w, "batch root %s after %d events\n", res.Custody.Root, res.Custody.Events)
+	if res.PinnedAt == 0 {
+		return
+	}
+	pinned := "the pinned root"
+	if o.root == "" {
+		pinned = "the root log's latest root"
+	}
+	if since := res.Custody.Events - res.PinnedAt; since > 0 {
+		fmt.Fprintf(w, "%s is the batch root after event %d; %d events came after it\n", pinned, res.PinnedAt, since)
+	} else {
+		fmt.Fprintf(w, "%s is the batch root now\n", pinned)
+	}
+}
+
+// isRoot reports whether s is written as a batch root: 64 hex digits.
+func isRoot(s string) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == 32
 }
 
 func showCommand() *cli.Command {
@@ -155,9 +228,10 @@ with --identity, checks its content hash and prints its text, pages separated
 by form feeds, to stdout. --json prints the whole artifact (text, words,
 confidences, provenance).
 
-Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error.`,
+Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
+(no output folder or journal there, or encrypted artifacts and no --identity).`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "the output folder `DIR`", Value: "refbatch-out", Destination: &out},
+			outFlag(&out, "the output folder"),
 			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file `FILE`", Destination: &identity},
 			&cli.BoolFlag{Name: "json", Usage: "print the whole artifact as JSON", Destination: &asJSON},
 		},
@@ -165,16 +239,17 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error.`,
 			if c.NArg() != 1 {
 				return usageErr("show takes one argument, a source_id", "refbatch show --out DIR --identity FILE SOURCE_ID")
 			}
+			if err := checkOut(c, out); err != nil {
+				return err
+			}
 			ids, err := loadIdentities(identity)
 			if err != nil {
 				return err
 			}
 			a, err := batch.Show(out, c.Args().First(), ids)
 			switch {
-			case errors.Is(err, batch.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal):
+			case errors.Is(err, batch.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) || errors.Is(err, store.ErrNoIdentities):
 				return err // a usage error, mapped in one place
-			case errors.Is(err, store.ErrNoIdentities):
-				return &exitError{code: exitFailure, hint: "pass --identity FILE, the file `refbatch keygen` wrote", err: err}
 			case err != nil:
 				return &exitError{code: exitFailure, err: err}
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr"
 )
@@ -67,8 +68,9 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	// The hidden child modes must not touch the CLI's flags, signals or
-	// output.
-	if len(args) > 1 {
+	// output. Their parents start them with the mode alone: anything more
+	// (a shell's completion request) goes to the CLI, which runs nothing.
+	if len(args) == 2 {
 		switch args[1] {
 		case workerCommand:
 			return workerMain()
@@ -105,8 +107,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Version:              batch.Version(),
 		Writer:               stdout,
 		ErrWriter:            stderr,
-		HideHelpCommand:      true,
-		EnableBashCompletion: false,
+		EnableBashCompletion: true,                         // refbatch completion's scripts ask through it
 		ExitErrHandler:       func(*cli.Context, error) {}, // exitCode decides
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErrf("see refbatch --help", "%w", err)
@@ -121,12 +122,19 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			reviewCommand(),
 			keygenCommand(),
 			evalCommand(),
+			versionCommand(),
+			completionCommand(),
 		},
 	}
+	app.Commands = append(app.Commands, manCommand())
 	app.Commands = append(app.Commands, workerCmds()...)
 	// A bad flag is a usage error (exit 2) whichever command it reached.
+	// `help` is a command of the app and of commands with subcommands
+	// only: elsewhere it would shadow an argument (`run help` is a
+	// manifest named help) and hide file names from completion.
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
+		c.HideHelpCommand = len(c.Subcommands) == 0
 	}
 	return app
 }
@@ -144,6 +152,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var se *batch.SettingError
 	var rce *batch.RowChangedError
 	var le *ocr.LanguageError
+	var re *journal.RecipientsError
 	switch {
 	case errors.As(err, &ee):
 		if msg := ee.Error(); msg != "" {
@@ -170,8 +179,12 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "refbatch: hint: see refbatch run --help")
 		return exitUsage
 	case errors.As(err, &ece):
-		fmt.Fprintf(stderr, "refbatch: error: %v\n", err)
-		fmt.Fprintln(stderr, "refbatch: hint: use the same --recipient/--plaintext choice as the first run, or a new --out")
+		msg, hint := recipientsRefusal(ece.Recipients, nil, nil, ece.Encrypted(), !ece.Encrypted())
+		fmt.Fprintf(stderr, "refbatch: error: %s; nothing was done\nrefbatch: hint: %s\n", msg, hint)
+		return exitUsage
+	case errors.As(err, &re):
+		msg, hint := recipientsRefusal(re.Recorded, re.Given, re.Added, len(re.Recorded) > 0, len(re.Given)+len(re.Added) > 0)
+		fmt.Fprintf(stderr, "refbatch: error: %s; nothing was done\nrefbatch: hint: %s\n", msg, hint)
 		return exitUsage
 	case errors.As(err, &rce):
 		fmt.Fprintf(stderr, "refbatch: error: %v; nothing was done\n", err)
@@ -215,6 +228,9 @@ func languageHint(le *ocr.LanguageError) string {
 	return hint
 }
 
+// identityHint asks for the identity that decrypts a batch's artifacts.
+const identityHint = "pass --identity FILE, the file `refbatch keygen` wrote"
+
 // userErrors are the sentinels of the packages below that ask the user to
 // act, in the order exitCode tries them: the exit code, the hint, and a
 // message in place of the error's own when it has one.
@@ -229,6 +245,10 @@ var userErrors = []struct {
 	{err: journal.ErrManifestChanged, code: exitUsage, hint: "a journal belongs to one manifest; restore it or use a new --out"},
 	{err: batch.ErrNoRecipients, code: exitUsage, msg: "artifacts would be written unencrypted",
 		hint: "pass --recipient AGE_PUBLIC_KEY (or --recipients-file FILE, or set REFBATCH_RECIPIENTS); make one with `refbatch keygen`; or pass --plaintext to choose unencrypted artifacts explicitly"},
+	{err: batch.ErrNeedIdentity, code: exitUsage, hint: identityHint},
+	{err: store.ErrNoIdentities, code: exitUsage, hint: identityHint},
 	{err: batch.ErrEnginesBroken, code: exitFailure, hint: "check the OCR engines (tesseract --version, free memory, --worker-memory); the journal is consistent and the same command resumes"},
+	{err: batch.ErrRootLogInOut, code: exitUsage, hint: "keep the root log where whoever can write --out cannot, for example the auditor's own folder"},
+	{err: batch.ErrNoCustodyLog, code: exitUsage, hint: "verify without --root/--root-log, or after a run of this refbatch has added the custody log; a root log is checked for the batch ID in the folder's report.json"},
 	{err: batch.ErrIncomplete, code: exitIncomplete, hint: "run the same command again to resume; finished work is kept"},
 }

@@ -55,7 +55,14 @@ type result struct {
 
 func refbatch(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return refbatchIn(t, "", env, args...)
+}
+
+// refbatchIn runs refbatch in the folder dir ("" for the test's own).
+func refbatchIn(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -307,6 +314,8 @@ func TestUsageErrors(t *testing.T) {
 		{"manifest without required columns", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), badHeader}, exitUsage, []string{"line 1", "participant_id"}},
 		{"no recipients and no --plaintext", []string{"run", "--out", filepath.Join(dir, "o2"), good}, exitUsage, []string{"--recipient", "--plaintext"}},
 		{"bad recipient", []string{"run", "--recipient", "nope", good}, exitUsage, []string{"bad recipient"}},
+		{"plaintext and an added recipient", []string{"run", "--plaintext", "--add-recipient", "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p", good}, exitUsage, []string{"--plaintext and recipients both given"}},
+		{"bad added recipient", []string{"run", "--add-recipient", "nope", good}, exitUsage, []string{"bad recipient"}},
 		{"unknown flag", []string{"run", "--frobnicate", good}, exitUsage, []string{"frobnicate"}},
 		{"low band above the high band", []string{"run", "--plaintext", "--out", filepath.Join(dir, "o1"), "--low-confidence", "95", good},
 			exitUsage, []string{"refbatch: error: --low-confidence 95: want above 0 and not above the high confidence, 94.3"}},
