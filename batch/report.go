@@ -77,13 +77,16 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	blankRows := 0
 	for _, path := range paths {
 		// Rows the journal has not seen yet (an interrupted first pass)
 		// are work left; a manifest that cannot be read any more is not
 		// counted against the batch.
-		if total := countManifestRows(path); total > recorded[path] {
+		total, blank := countManifestRows(path)
+		if total > recorded[path] {
 			complete = false
 		}
+		blankRows += blank
 	}
 	t, err := j.Timings()
 	if err != nil {
@@ -145,6 +148,7 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 		RowSource:     rows,
 	}
 	s := sum.Summary()
+	s.BlankRows = blankRows
 	s.Documents = h.documents
 	s.OCRPageSeconds = roundQ(report.NewQuantiles(t.PageOCR))
 	s.OCRPageHistogram = report.NewLogHistogram(t.PageOCR)

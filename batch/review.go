@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -132,7 +133,9 @@ func Decide(o DecideOptions) ([]Decided, error) {
 }
 
 // retryPolicy is the latest run's page policy with the fields set
-// replaced by over's, its min_dpi following its dpi, validated.
+// replaced by over's, its min_dpi following its dpi, validated; a
+// language set here must be installed (*ocr.LanguageError), as a run
+// checks its own.
 func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Policy, error) {
 	base := page.Default()
 	runs, err := j.Runs()
@@ -153,7 +156,13 @@ func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Polic
 		p.MinDPI = 0
 	}
 	p = p.WithDefaults()
-	return p, p.Validate()
+	if err := p.Validate(); err != nil {
+		return p, err
+	}
+	if slices.Contains(set, "lang") {
+		return p, ocr.CheckLanguages(p.Lang, !p.NoOrientation)
+	}
+	return p, nil
 }
 
 // docOptions are o with the page policy document d is read under: the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
+	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report"
 )
 
@@ -43,7 +45,9 @@ type Result struct {
 // Run imports the manifest described by o. It returns ErrIncomplete
 // (wrapped, with the cause) when it stopped before every row reached a state;
 // running it again with the same options resumes. A *manifest.FileError or
-// journal.ErrManifestChanged means the manifest itself is unusable.
+// journal.ErrManifestChanged means the manifest itself is unusable, an
+// *ocr.LanguageError that a language of the page policy is not installed;
+// both come before anything is written.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o = o.withDefaults()
 	started := time.Now()
@@ -52,6 +56,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if !o.Encrypted && !o.Plaintext {
 		return nil, ErrNoRecipients
+	}
+	if err := ocr.CheckLanguages(o.Lang, !o.NoOrientation); err != nil {
+		return nil, err
 	}
 	paths, err := resolvePaths(o)
 	if err != nil {
@@ -63,8 +70,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
 		}
 	}
-	// Check the manifest's header before creating anything.
-	if err := checkManifest(o.Manifest); err != nil {
+	// Read the whole manifest before creating anything: a broken line
+	// anywhere stops the run before any row is admitted.
+	if err := checkManifest(o.Manifest, o.Logger); err != nil {
 		return nil, err
 	}
 	if err := makeOut(o.Out); err != nil {
@@ -212,14 +220,23 @@ func resolvePaths(o Options) (runPaths, error) {
 	return p, nil
 }
 
-func checkManifest(path string) error {
-	f, err := os.Open(path)
+// checkManifest reads the whole manifest for file-level errors, and says
+// once when its columns are not separated by commas.
+func checkManifest(path string, log *slog.Logger) error {
+	st, err := manifest.ScanFile(path)
 	if err != nil {
-		return &manifest.FileError{Msg: "cannot open the manifest", Err: err}
+		return err
 	}
-	defer f.Close()
-	_, err = manifest.NewReader(f)
-	return err
+	if st.Comma != ',' {
+		sep := fmt.Sprintf("'%c'", st.Comma)
+		if st.Comma == '\t' {
+			sep = "tab"
+		}
+		// A warning, so that it shows beside the progress bar and with
+		// --quiet: a separator guessed wrong would misread every row.
+		log.Warn(fmt.Sprintf("manifest: reading %s-separated columns", sep))
+	}
+	return nil
 }
 
 // metaEncryption is the journal's meta key for the batch's encryption

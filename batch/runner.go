@@ -15,6 +15,7 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
+	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -252,12 +253,12 @@ func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journa
 		if reason == outcome.UnparseablePDF || reason == outcome.Unreadable {
 			log = r.log.Warn // a person should hear of these even with --quiet
 		}
-		log("row rejected", "line", row.Line, "source_id", row.SourceID, "reason", reason, "detail", detail)
+		log("row rejected", "line", row.Line, "source_id", row.SourceID, "reason", reason, "detail", detail, "why", report.Explain(reason))
 		st, _, err := r.j.Row(r.o.Manifest, row.Line)
 		return st, nil, err
 	}
 	if row.Err != nil {
-		return reject("", row.Err.Reason, "")
+		return reject("", row.Err.Reason, "column "+row.Err.Field+": "+row.Err.Detail)
 	}
 	doc, err := admit.Check(ctx, r.o.Root, row.Path, row.SHA256, o.limits(), r.inspector)
 	var rej *admit.Rejection

@@ -1,9 +1,7 @@
 package batch
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -126,7 +124,7 @@ func ReadStatus(out string, now time.Time) (*Status, error) {
 		recorded += n
 	}
 	for _, m := range ms {
-		n := countManifestRows(m.Manifest)
+		n, _ := countManifestRows(m.Manifest)
 		st.Manifests = append(st.Manifests, ManifestStatus{Path: m.Manifest, Recorded: m.Rows, Rows: n})
 		switch {
 		case n < 0 || st.NotRecorded < 0:
@@ -185,26 +183,12 @@ func ReadStatus(out string, now time.Time) (*Status, error) {
 	return st, nil
 }
 
-// countManifestRows counts a manifest's records, -1 when it cannot be read.
-func countManifestRows(path string) int {
-	f, err := os.Open(path)
+// countManifestRows counts a manifest's rows, -1 when it cannot be read,
+// and its blank records.
+func countManifestRows(path string) (rows, blank int) {
+	st, err := manifest.ScanFile(path)
 	if err != nil {
-		return -1
+		return -1, 0
 	}
-	defer f.Close()
-	r, err := manifest.NewReader(f)
-	if err != nil {
-		return -1
-	}
-	n := 0
-	for {
-		_, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return n
-		}
-		if err != nil {
-			return -1
-		}
-		n++
-	}
+	return st.Rows, st.Blank
 }

@@ -4,9 +4,13 @@
 // # Format
 //
 // The manifest is CSV as in RFC 4180, encoded in UTF-8 (a leading byte order
-// mark is accepted and dropped), with LF or CRLF line ends. The first record
-// is the header. Header names are matched case-insensitively after trimming
-// spaces; columns may come in any order and unknown columns are ignored.
+// mark is accepted and dropped), with LF or CRLF line ends. Columns are
+// separated by commas, semicolons or tabs: the separator is the one that
+// splits the header line into the required columns (Reader.Comma says
+// which). The first record is the header. Header names are matched
+// ignoring ASCII case, white space, '_', '-' and '.' ("Source ID" names
+// source_id); columns may come in any order and unknown columns are
+// ignored.
 //
 //	column          required  value
 //	source_id       yes       the referral's identity
@@ -18,21 +22,26 @@
 //
 // Values are trimmed of surrounding white space. A record with fewer fields
 // than the header is read as if the missing fields were empty; extra fields
-// are ignored. Blank lines are skipped.
+// are ignored. Blank lines are skipped, and so are records whose every
+// field is empty (the ",,,,," rows a spreadsheet leaves below the data):
+// they are not rows, and Reader.Blank counts them.
 //
 // # Errors
 //
 // Problems come in two kinds. A *FileError means the manifest as a whole
 // cannot be trusted — no header, a required column missing, a known column named
 // twice, invalid UTF-8, broken CSV quoting — and the run must stop before any
-// work. A *RowError rejects one row only; it travels inside the Row that
+// work: Scan reads the whole file to find one before the run starts, and
+// its Hint says how to fix it. A *RowError rejects one row only; it travels inside the Row that
 // Reader.Next returns, with a stable snake_case Reason (declared in package
 // report/outcome) that ends up in the report. When a row has several
 // problems the first of these wins: missing_field (required columns in the
 // order of the table above), bad_date, bad_consent, bad_sha256, no_consent.
 //
-// Error messages name lines and columns but never echo a cell's value: a
-// shifted column can put a participant ID into any field.
+// Error messages name lines and columns (by the header's names, never by
+// field number) but never echo a cell's value: a shifted column can put a
+// participant ID into any field. A header that names no required column
+// may be a data row, so its fields are shown only when they read as names.
 //
 // # Use
 //
@@ -124,10 +133,12 @@ func (e *RowError) Error() string {
 // column, duplicate column, invalid UTF-8 or a CSV syntax error. Line is the
 // 1-based line of the problem, 0 when the file itself cannot be read; Err,
 // when set, is the underlying error (encoding/csv's, for errors.Is with
-// csv.ErrBareQuote and friends, or the file system's).
+// csv.ErrBareQuote and friends, or the file system's). Hint, when set, says
+// in one sentence how to fix the file; Error leaves it out.
 type FileError struct {
 	Line int
 	Msg  string
+	Hint string
 	Err  error
 }
 
@@ -207,9 +218,13 @@ type Reader struct {
 	cap *recordCap
 	// last is the line of the last record read, for errors about the next.
 	last int
+	// header is the header's names as written, once read; nil before.
+	header []string
 	// idx maps each known column to its field index in a record, or -1 when
 	// the header does not name it (only sha256 may be absent).
 	idx [numColumns]int
+	// blank counts the records skipped for having no value at all.
+	blank int
 	// err is sticky: once the file is known to be broken, every later Next
 	// reports the same problem rather than guessing at what follows.
 	err error
@@ -217,11 +232,16 @@ type Reader struct {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// NewReader reads and checks the header. It returns a *FileError when the
-// header is absent, lacks a required column, names a known column twice, is
-// not valid UTF-8 or is not valid CSV; other errors come from r.
+// utf8Hint is the hint of an encoding error. Excel's plain "CSV" type
+// writes Windows-1252; its "CSV UTF-8" type is what the manifest needs.
+const utf8Hint = `the manifest is not UTF-8 (Windows-1252, as Excel's plain "CSV" saves it?): save it as "CSV UTF-8 (Comma delimited)" in Excel, or with the UTF-8 encoding in another program`
+
+// NewReader sniffs the column separator, then reads and checks the header.
+// It returns a *FileError when the header is absent, lacks a required
+// column, names a known column twice, is not valid UTF-8 or is not valid
+// CSV; other errors come from r.
 func NewReader(r io.Reader) (*Reader, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, sniffWindow)
 	head, err := br.Peek(len(utf8BOM))
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("reading manifest: %w", err)
@@ -231,11 +251,15 @@ func NewReader(r io.Reader) (*Reader, error) {
 			return nil, fmt.Errorf("reading manifest: %w", err)
 		}
 	} else if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
-		return nil, &FileError{Line: 1, Msg: "invalid UTF-8: the manifest looks like UTF-16; save it as UTF-8"}
+		return nil, &FileError{Line: 1, Msg: "invalid UTF-8: the manifest looks like UTF-16", Hint: utf8Hint}
 	}
+	// A read error here is met again, and reported, where the records are
+	// read; the separator is sniffed from what came before it.
+	head, _ = br.Peek(sniffWindow)
 
 	rc := &recordCap{r: br, max: MaxRecordBytes}
 	cr := csv.NewReader(rc)
+	cr.Comma = sniffSeparator(head)
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = false
 	cr.ReuseRecord = true
@@ -243,7 +267,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 
 	header, err := m.read()
 	if err == io.EOF {
-		return nil, &FileError{Line: 1, Msg: "no header row: the manifest is empty"}
+		return nil, &FileError{Line: 1, Msg: "no header row: the manifest is empty", Hint: headerHint}
 	}
 	if err != nil {
 		return nil, err
@@ -252,44 +276,16 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err := m.mapHeader(header, line); err != nil {
 		return nil, err
 	}
+	m.header = append([]string(nil), header...)
 	return m, nil
 }
 
-// mapHeader fills m.idx from the header record found at line.
-func (m *Reader) mapHeader(header []string, line int) error {
-	for i := range m.idx {
-		m.idx[i] = -1
-	}
-	for i, h := range header {
-		name := asciiLower(strings.TrimSpace(h))
-		for c, known := range columnNames {
-			if name != known {
-				continue
-			}
-			if prev := m.idx[c]; prev >= 0 {
-				return &FileError{Line: line, Msg: fmt.Sprintf("duplicate column %q (fields %d and %d)", known, prev+1, i+1)}
-			}
-			m.idx[c] = i
-		}
-	}
-	var missing []string
-	for c := range numRequired {
-		if m.idx[c] < 0 {
-			missing = append(missing, columnNames[c])
-		}
-	}
-	switch {
-	case len(missing) == numRequired:
-		// A data row where the header should be names none of the columns;
-		// say so rather than listing five "missing" columns.
-		return &FileError{Line: line, Msg: "no header row: the first record names none of the required columns " + strings.Join(columnNames[:numRequired], ", ")}
-	case len(missing) == 1:
-		return &FileError{Line: line, Msg: fmt.Sprintf("missing required column %q", missing[0])}
-	case len(missing) > 1:
-		return &FileError{Line: line, Msg: "missing required columns " + strings.Join(missing, ", ")}
-	}
-	return nil
-}
+// Comma returns the column separator the header showed: one of Separators.
+func (m *Reader) Comma() rune { return m.csv.Comma }
+
+// Blank returns how many records Next has skipped so far because every
+// field was empty.
+func (m *Reader) Blank() int { return m.blank }
 
 // read returns the next record after checking its encoding, translating
 // CSV errors into *FileError. Errors are sticky.
@@ -315,17 +311,24 @@ func (m *Reader) read() ([]string, error) {
 		// A quoted field may span lines; point at the line of the bad byte.
 		bad := validPrefix(f)
 		line += strings.Count(f[:bad], "\n")
-		m.err = &FileError{Line: line, Msg: fmt.Sprintf("invalid UTF-8 in field %d", i+1)}
+		where := m.fieldName(i)
+		if m.header == nil {
+			where = "the header"
+		}
+		m.err = &FileError{Line: line, Msg: "invalid UTF-8 in " + where, Hint: utf8Hint}
 		return nil, m.err
 	}
 	return rec, nil
 }
 
+// quoteHint is the hint of a CSV syntax error.
+const quoteHint = `put a field that holds the separator, a line break or a " between double quotes, and double each " inside it ("6"" ruler.pdf")`
+
 // translate turns an encoding/csv error into a *FileError, and wraps
 // anything else (an I/O error from the underlying reader) with context.
 func (m *Reader) translate(err error) error {
 	if errors.Is(err, errRecordTooLong) {
-		return &FileError{Line: m.last + 1, Msg: fmt.Sprintf("the record after line %d is longer than %d bytes (a quote never closed?)", m.last, MaxRecordBytes)}
+		return &FileError{Line: m.last + 1, Msg: fmt.Sprintf("the record after line %d is longer than %d bytes (a quote never closed?)", m.last, MaxRecordBytes), Hint: quoteHint}
 	}
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
@@ -343,15 +346,20 @@ func (m *Reader) translate(err error) error {
 	if pe.StartLine != pe.Line {
 		msg += fmt.Sprintf(" (record starts at line %d)", pe.StartLine)
 	}
-	return &FileError{Line: pe.Line, Msg: msg, Err: pe.Err}
+	return &FileError{Line: pe.Line, Msg: msg, Err: pe.Err, Hint: quoteHint}
 }
 
-// Next returns the next row. Row-level problems come back in Row.Err with a
-// nil error. At the end it returns io.EOF; a broken file gives a *FileError,
-// and a failing underlying reader a wrapped I/O error. After any error other
-// than io.EOF, every later call returns the same error.
+// Next returns the next row, skipping records with no value at all.
+// Row-level problems come back in Row.Err with a nil error. At the end it
+// returns io.EOF; a broken file gives a *FileError, and a failing
+// underlying reader a wrapped I/O error. After any error other than
+// io.EOF, every later call returns the same error.
 func (m *Reader) Next() (Row, error) {
 	rec, err := m.read()
+	for err == nil && blank(rec) {
+		m.blank++
+		rec, err = m.read()
+	}
 	if err != nil {
 		return Row{}, err
 	}
@@ -375,4 +383,14 @@ func (m *Reader) Next() (Row, error) {
 		row.Err.Line = line
 	}
 	return row, nil
+}
+
+// blank reports whether every field of rec is empty or white space.
+func blank(rec []string) bool {
+	for _, f := range rec {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -35,6 +35,12 @@
 // Parallelism comes from running several workers, each with a
 // single-threaded Tesseract (OMP_THREAD_LIMIT=1).
 //
+// One call into Tesseract happens in the caller's process: [Languages]
+// asks the library, initialised without a language (no model is loaded,
+// no input is read), which folder it reads traineddata from and what that
+// folder holds, so that [CheckLanguages] can refuse a policy's missing
+// language before any work rather than at a worker's start.
+//
 // # Failures
 //
 // Every engine failure is an [*EngineError] with a [Cause]. Causes that say

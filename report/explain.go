@@ -60,7 +60,7 @@ var explanations = map[outcome.Reason]explanation{
 	outcome.BadSHA256:        {meaning: "sha256 is not 64 hex digits", fix: "Give the file's SHA-256 as 64 hex digits (sha256sum FILE prints it), or leave the column empty."},
 	outcome.NoConsent:        {meaning: "consent is no: not imported", fix: "Nothing to fix if consent was refused. If it has been given since, write yes."},
 	outcome.PathOutsideRoot:  {meaning: "the path leads outside the root folder", fix: "The path is outside --root: rerun with --root DIR, a folder that holds the file, or fix the path."},
-	outcome.MissingFile:      {meaning: "the file is not there", fix: "Add the file at the path, or fix the path."},
+	outcome.MissingFile:      {meaning: "the file is not there", fix: "Add the file at the path, or fix the path (folders are separated by /, not \\)."},
 	outcome.EmptyFile:        {meaning: "the file is empty", fix: "Copy the file again from where it came from: this copy has 0 bytes."},
 	outcome.NotPDF:           {meaning: "the file is not a PDF", fix: "Put the PDF at the path (export or scan it again as PDF), or fix the path if it names another file."},
 	outcome.TooLarge:         {meaning: "the file is larger than --max-bytes", fix: "Rerun with a larger --max-bytes if the file is genuine, or split or compress it."},
@@ -99,6 +99,34 @@ func reviewDecisions(reason outcome.Reason) []decision {
 		decision{retry, "read it again on the next run, attempts counted afresh"},
 		decision{"refbatch review reject --note TEXT SOURCE_ID", "refuse it: the row becomes rejected"})
 	return out
+}
+
+// Explain returns, on one line, what report.html says of reason: for a
+// rejection what it means and how to fix it, for a review reason what a
+// person should look at; "" for a reason it does not know. The log and the
+// run's summary print it beside the reason code.
+func Explain(reason outcome.Reason) string { return explain(reason, 0) }
+
+// explain is Explain with the low band's threshold, 0 when unknown.
+func explain(reason outcome.Reason, low float64) string {
+	e := explanations[reason]
+	switch {
+	case e.action != "":
+		return reviewAction(reason, low)
+	case e.meaning != "":
+		return sentence(e.meaning) + ". " + e.fix
+	}
+	return ""
+}
+
+// sentence starts s with a capital, unless its first word is a column's
+// name (referral_date), which keeps its spelling.
+func sentence(s string) string {
+	first, _, _ := strings.Cut(s, " ")
+	if s == "" || strings.Contains(first, "_") || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // reviewAction says what a person should do with a row in review for

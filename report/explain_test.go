@@ -133,3 +133,35 @@ func TestREADMEOutcomes(t *testing.T) {
 		t.Errorf("the Outcomes table has a row for %s, which is not a final state", st)
 	}
 }
+
+// TestSummaryExplains: the run's text summary explains each reason it
+// counts with what report.html says of it, and Explain gives the log the
+// same words.
+func TestSummaryExplains(t *testing.T) {
+	var rows []Row
+	for i, r := range outcome.Reasons() {
+		rows = append(rows, Row{ManifestLine: i + 2, SourceID: "R-" + string(r), State: r.State(), Reason: r})
+	}
+	rep := &Report{Rows: rows, Summary: Summarize(rows)}
+	rep.Summary.ConfidenceBands = Bands{High: 94.3, Low: 77}
+	var buf bytes.Buffer
+	if err := rep.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range outcome.Reasons() {
+		e := explanations[r]
+		want := e.fix
+		if r.State() == outcome.Review {
+			want = reviewAction(r, 77)
+		}
+		if !strings.Contains(buf.String(), string(r)+" ") || !strings.Contains(buf.String(), want) {
+			t.Errorf("summary does not explain %s with %q", r, want)
+		}
+		if got := Explain(r); got == "" || (e.fix != "" && !strings.HasSuffix(got, e.fix)) {
+			t.Errorf("Explain(%s) = %q", r, got)
+		}
+	}
+	if got := Explain(outcome.BadDate); got != "referral_date is not a real YYYY-MM-DD date. Write the date as YYYY-MM-DD, a day that exists (2024-02-30 does not)." {
+		t.Errorf("Explain(bad_date) = %q", got)
+	}
+}

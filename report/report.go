@@ -220,6 +220,10 @@ type Decision struct {
 // Summary holds the batch's numbers.
 type Summary struct {
 	Rows int `json:"rows"`
+	// BlankRows counts the manifest records skipped because every field
+	// was empty (a spreadsheet's trailing ",,,,," lines): they are not
+	// rows and are in no other count.
+	BlankRows int `json:"blank_rows"`
 	// States counts rows per state; done, review, rejected and duplicate
 	// are always present.
 	States map[outcome.State]int `json:"states"`

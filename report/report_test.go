@@ -45,6 +45,7 @@ func fixture() *Report {
 	s.SLOSeconds = 600
 	s.WithinSLO = 0.5
 	s.Documents = 4
+	s.BlankRows = 2
 	s.OCRPageHistogram = NewLogHistogram([]float64{2.1, 2.4, 3.9, 2.2, 2.8, 5.6, 2.3, 2.5, 2.6, 2.7})
 	s.ConfidenceBands = Bands{High: 85, Low: 60}
 	s.TimeBreakdown = []Phase{

@@ -16,7 +16,8 @@ import (
 
 // WriteText writes the short summary printed at the end of a run: the
 // batch's status (complete, running or incomplete), rows per state with the reasons behind each state, pages
-// and throughput, wall and CPU time, and the SLO share when an SLO was set.
+// and throughput, wall and CPU time, and the SLO share when an SLO was set;
+// then each reason's explanation (Explain), the one report.html gives.
 // Plain text, no colour, the same bytes for the same Report.
 //
 //	batch        complete
@@ -25,14 +26,20 @@ import (
 //	  review     2   attempts_exhausted 1, low_confidence 1
 //	  rejected   3   not_pdf 2, missing_field 1
 //	  duplicate  1
+//	blank rows   2   skipped: every column empty
 //	pages        10  6.7 pages/min
 //	time         1m30s wall, 2m51s cpu
 //	retries      1
 //	within slo   50.0%  of admitted documents done within 10m0s
 //	batch root 3f0c…(64 hex digits) after 57 events
 //
+//	attempts_exhausted  The engine failed on every attempt (...)
+//	...
+//	missing_field       a required column is empty. Fill in the empty column (...)
+//
 // Reasons are listed most frequent first. Unfinished states (such as queued
-// in an interrupted run) follow the final ones.
+// in an interrupted run) follow the final ones. The blank rows line shows
+// only when the manifest had some.
 func (r *Report) WriteText(w io.Writer) error {
 	n := r.normalized()
 	var buf bytes.Buffer
@@ -44,8 +51,15 @@ func (r *Report) WriteText(w io.Writer) error {
 		return err
 	}
 	byState := tally.byState()
+	var reasons []outcome.Reason
 	for _, st := range orderedStates(n.Summary.States) {
 		fmt.Fprintf(tw, "  %s\t%d\t%s\n", st, n.Summary.States[st], formatReasons(byState[st]))
+		for _, rc := range byState[st] {
+			reasons = append(reasons, rc.Reason)
+		}
+	}
+	if n.Summary.BlankRows > 0 {
+		fmt.Fprintf(tw, "blank rows\t%d\tskipped: every column empty\n", n.Summary.BlankRows)
 	}
 	fmt.Fprintf(tw, "pages\t%d\t%.1f pages/min\n", n.Summary.Pages, n.Summary.PagesPerMinute)
 	fmt.Fprintf(tw, "time\t%s wall, %s cpu\n", formatSeconds(n.Run.WallSeconds), formatSeconds(n.Run.CPUSeconds))
@@ -59,6 +73,18 @@ func (r *Report) WriteText(w io.Writer) error {
 		// Its own line, so that 64 digits do not widen the table.
 		fmt.Fprintf(&buf, "batch root %s after %d events\n", n.Custody.Root, n.Custody.Events)
 	}
+	// The explanations have a table of their own: their first column would
+	// widen the one above.
+	tw = tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	for i, reason := range reasons {
+		if i == 0 {
+			fmt.Fprintln(tw)
+		}
+		if why := explain(reason, n.Summary.ConfidenceBands.Low); why != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", reason, why)
+		}
+	}
+	tw.Flush()
 	// An empty last column leaves padding behind; trim it so the output has
 	// no trailing spaces.
 	lines := strings.Split(buf.String(), "\n")

@@ -458,6 +458,25 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestBackslashHint: a missing path written with Windows separators says
+// so, without naming the path.
+func TestBackslashHint(t *testing.T) {
+	root, _ := testRoot(t)
+	for path, hint := range map[string]bool{`sub\good.pdf`: true, `good.pdf\`: true, "sub/nope.pdf": false} {
+		_, err := Resolve(root, path)
+		r, ok := IsRejection(err)
+		if !ok || r.Reason != outcome.MissingFile {
+			t.Fatalf("%s: got %v, want missing_file", path, err)
+		}
+		if got := strings.Contains(r.Detail, "use / not backslash"); got != hint {
+			t.Errorf("%s: detail %q", path, r.Detail)
+		}
+		if strings.Contains(r.Detail, "good") {
+			t.Errorf("%s: detail names the path: %q", path, r.Detail)
+		}
+	}
+}
+
 func TestEncryptScans(t *testing.T) {
 	tests := []struct {
 		name            string

@@ -60,6 +60,10 @@ func Resolve(root, path string) (string, error) {
 		return "", reject(outcome.PathOutsideRoot, "the path resolves outside the root through a symlink")
 	}
 	if !exists {
+		if strings.Contains(path, `\`) {
+			// A path copied from Windows: on Linux \ is part of a name.
+			return "", reject(outcome.MissingFile, "the file does not exist; the path holds a backslash: use / not backslash between folders")
+		}
 		return "", reject(outcome.MissingFile, "the file does not exist")
 	}
 	return resolved, nil

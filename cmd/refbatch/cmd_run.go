@@ -256,18 +256,19 @@ type reportPaths struct {
 // summaryEvent is the last line `run --json` prints: the batch's counts,
 // the exit code the command ends with and where the reports are.
 type summaryEvent struct {
-	Kind    string                 `json:"event"`
-	Time    time.Time              `json:"time"`
-	Rows    int                    `json:"rows"`
-	States  map[outcome.State]int  `json:"states"`
-	Reasons map[outcome.Reason]int `json:"reasons"`
-	Pages   int                    `json:"pages"`
-	Exit    int                    `json:"exit"`
-	Reports reportPaths            `json:"reports"`
+	Kind      string                 `json:"event"`
+	Time      time.Time              `json:"time"`
+	Rows      int                    `json:"rows"`
+	BlankRows int                    `json:"blank_rows"`
+	States    map[outcome.State]int  `json:"states"`
+	Reasons   map[outcome.Reason]int `json:"reasons"`
+	Pages     int                    `json:"pages"`
+	Exit      int                    `json:"exit"`
+	Reports   reportPaths            `json:"reports"`
 }
 
 func writeSummaryEvent(w io.Writer, s report.Summary, code int, paths reportPaths) {
-	json.NewEncoder(w).Encode(summaryEvent{Kind: "summary", Time: time.Now().UTC(), Rows: s.Rows,
+	json.NewEncoder(w).Encode(summaryEvent{Kind: "summary", Time: time.Now().UTC(), Rows: s.Rows, BlankRows: s.BlankRows,
 		States: s.States, Reasons: s.Reasons, Pages: s.Pages, Exit: code, Reports: paths})
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -19,6 +20,7 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
+	"github.com/refbatch/refbatch/ocr"
 )
 
 // Exit codes. A crash of refbatch itself (a bug: a panic, a Go runtime
@@ -149,6 +151,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var ece *batch.EncryptionChoiceError
 	var se *batch.SettingError
 	var rce *batch.RowChangedError
+	var le *ocr.LanguageError
 	var re *journal.RecipientsError
 	switch {
 	case errors.As(err, &ee):
@@ -161,7 +164,15 @@ func exitCode(err error, stderr io.Writer) int {
 		return ee.code
 	case errors.As(err, &fe):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", fe)
-		fmt.Fprintln(stderr, "refbatch: hint: fix the manifest (a header row source_id,participant_id,referral_date,consent,path[,sha256], then one row per referral) and run again")
+		hint := fe.Hint
+		if hint == "" {
+			hint = "fix the manifest (a header row source_id,participant_id,referral_date,consent,path[,sha256], then one row per referral) and run again"
+		}
+		fmt.Fprintf(stderr, "refbatch: hint: %s\n", hint)
+		return exitUsage
+	case errors.As(err, &le):
+		fmt.Fprintf(stderr, "refbatch: error: %v\n", le)
+		fmt.Fprintf(stderr, "refbatch: hint: %s\n", languageHint(le))
 		return exitUsage
 	case errors.As(err, &se):
 		fmt.Fprintf(stderr, "refbatch: error: %s %v: want %s\n", settingFlag(se.Setting), se.Value, se.Want)
@@ -192,6 +203,29 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "refbatch: error: %+v\n", err)
 	return exitFailure
+}
+
+// languageHint says how to install the languages le lacks: Debian's
+// tesseract-ocr-LANG packages, or TESSDATA_PREFIX; --no-orientation does
+// without osd.
+func languageHint(le *ocr.LanguageError) string {
+	var pkgs, files []string
+	osd := false
+	for _, l := range le.Missing {
+		files = append(files, l+".traineddata")
+		osd = osd || l == ocr.OSDLanguage
+		if !strings.Contains(l, "/") { // script/Latin has a package of another name
+			pkgs = append(pkgs, "tesseract-ocr-"+strings.ToLower(strings.ReplaceAll(l, "_", "-")))
+		}
+	}
+	hint := "set TESSDATA_PREFIX to the folder that holds " + strings.Join(files, " and ")
+	if len(pkgs) > 0 {
+		hint = "install Debian's package: sudo apt-get install " + strings.Join(pkgs, " ") + "; or " + hint
+	}
+	if osd {
+		hint += "; or pass --no-orientation, which needs no osd"
+	}
+	return hint
 }
 
 // identityHint asks for the identity that decrypts a batch's artifacts.

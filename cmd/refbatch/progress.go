@@ -169,23 +169,9 @@ func (p *barProgress) Close() {
 	p.bar.Finish()
 }
 
-// countRows counts the manifest's records for the progress bar's total; 0
+// countRows counts the manifest's rows for the progress bar's total; 0
 // when the manifest cannot be read (the run then reports why).
 func countRows(path string) int {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	r, err := manifest.NewReader(f)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for {
-		if _, err := r.Next(); err != nil {
-			return n
-		}
-		n++
-	}
+	st, _ := manifest.ScanFile(path)
+	return st.Rows
 }

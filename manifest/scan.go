@@ -1,0 +1,48 @@
+package manifest
+
+import (
+	"errors"
+	"io"
+	"os"
+)
+
+// Stats is what Scan learned of a whole manifest.
+type Stats struct {
+	Rows  int  // records read as rows, rejected ones included
+	Blank int  // records skipped because every field was empty
+	Comma rune // the column separator: one of Separators
+}
+
+// Scan reads the whole manifest from r as a Reader would and counts its
+// rows, without keeping any. It returns the first *FileError (or I/O
+// error) anywhere in the file, so that a run checks the file's structure
+// before it does any work; row-level problems are not errors here.
+func Scan(r io.Reader) (Stats, error) {
+	mr, err := NewReader(r)
+	if err != nil {
+		return Stats{}, err
+	}
+	st := Stats{Comma: mr.Comma()}
+	for {
+		_, err := mr.Next()
+		if errors.Is(err, io.EOF) {
+			st.Blank = mr.Blank()
+			return st, nil
+		}
+		if err != nil {
+			return Stats{}, err
+		}
+		st.Rows++
+	}
+}
+
+// ScanFile is Scan on the file at path; a file that cannot be opened is a
+// *FileError with Line 0.
+func ScanFile(path string) (Stats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Stats{}, &FileError{Msg: "cannot open the manifest", Err: err}
+	}
+	defer f.Close()
+	return Scan(f)
+}
