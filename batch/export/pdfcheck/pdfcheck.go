@@ -44,7 +44,7 @@ const (
 	// MinOnInk is the lowest share of words allowed off the source's ink.
 	MinOnInk = 0.95
 	// InkDPI is the resolution the source is rendered at to look for ink.
-	InkDPI = 100
+	InkDPI = 200
 )
 
 // Tools are the programs Check runs.
@@ -267,7 +267,6 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []ocr.PageRes
 		if err != nil {
 			return onInk, words, err
 		}
-		ink := InkLevel(img)
 		for _, m := range wordRe.FindAllStringSubmatch(chunk, -1) {
 			var b [4]float64
 			for k := range b {
@@ -275,7 +274,7 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []ocr.PageRes
 				b[k] *= InkDPI / 72.0
 			}
 			words++
-			if OnInkBox(img, b, ink) {
+			if OnInkBox(img, b) {
 				onInk++
 			}
 		}
@@ -306,55 +305,59 @@ func loadGray(name string) (*image.Gray, error) {
 	return g, nil
 }
 
-// InkLevel is the gray level below which a pixel of img is ink: Otsu's
-// threshold, the level that best splits the page's histogram in two. A
-// fixed 50% gray would miss light ink on a faded or low-contrast scan
-// (ink at 130 on paper at 170) and take grey paper for ink.
-func InkLevel(img *image.Gray) uint8 {
+// MinInkContrast and MaxInkContrast bound how much darker than the paper
+// around it a pixel must be to count as ink (of 255 gray levels): more
+// than a scan's grain, and no more than the edge of a stroke is.
+const (
+	MinInkContrast = 16
+	MaxInkContrast = 32
+)
+
+// inkLevel is the gray level under which a pixel near the box r counts as
+// ink. It looks at r grown by its height on every side (the box's word and
+// its neighbours, and paper around them): the paper is its 90th
+// percentile, the ink its 2nd, and the level lies halfway between, but
+// at least MinInkContrast and at most MaxInkContrast under the paper. A
+// level of the window's own, so that faint print (grey 200 on white), a
+// faded scan (ink at 140 on paper at 170) and bold print on the same page
+// all count, where one level for the whole page takes only the darkest
+// print for ink.
+func inkLevel(img *image.Gray, r image.Rectangle) int {
+	m := r.Dy()
+	w := image.Rect(r.Min.X-m, r.Min.Y-m, r.Max.X+m, r.Max.Y+m).Intersect(img.Bounds())
 	var hist [256]int
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		row := img.Pix[img.PixOffset(b.Min.X, y):img.PixOffset(b.Max.X, y)]
-		for _, v := range row {
+	for y := w.Min.Y; y < w.Max.Y; y++ {
+		for _, v := range img.Pix[img.PixOffset(w.Min.X, y):img.PixOffset(w.Max.X, y)] {
 			hist[v]++
 		}
 	}
-	total, sum := 0, 0.0
-	for v, n := range hist {
-		total += n
-		sum += float64(v * n)
-	}
-	var best float64
-	level := 128
-	below, sumBelow := 0, 0.0
-	for t := range 255 {
-		below += hist[t]
-		sumBelow += float64(t * hist[t])
-		above := total - below
-		if below == 0 || above == 0 {
-			continue
+	percentile := func(p int) int {
+		rank, n := w.Dx()*w.Dy()*p/100, 0
+		for v, c := range hist {
+			if n += c; n > rank {
+				return v
+			}
 		}
-		m0, m1 := sumBelow/float64(below), (sum-sumBelow)/float64(above)
-		if v := float64(below) * float64(above) * (m0 - m1) * (m0 - m1); v > best {
-			best, level = v, t+1
-		}
+		return 255
 	}
-	return uint8(level)
+	paper, ink := percentile(90), percentile(2)
+	return paper - min(MaxInkContrast, max(MinInkContrast, (paper-ink)/2))
 }
 
 // OnInkBox reports whether the box b (xMin, yMin, xMax, yMax in pixels of
-// img) lies on ink, as wordsOnInk counts it: pixels darker than ink (see
-// InkLevel).
-func OnInkBox(img *image.Gray, b [4]float64, ink uint8) bool {
+// img) lies on ink, as wordsOnInk counts it: pixels darker than the level
+// of the ink around it (inkLevel).
+func OnInkBox(img *image.Gray, b [4]float64) bool {
 	r := image.Rect(int(b[0]), int(b[1]), int(b[2]+0.999), int(b[3]+0.999)).Intersect(img.Bounds())
 	if r.Empty() {
 		return false
 	}
+	ink := inkLevel(img, r)
 	rows, cols := make([]bool, r.Dy()), make([]bool, r.Dx())
 	dark := 0
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			if img.GrayAt(x, y).Y < ink {
+			if int(img.GrayAt(x, y).Y) < ink {
 				dark++
 				rows[y-r.Min.Y], cols[x-r.Min.X] = true, true
 			}
