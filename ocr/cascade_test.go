@@ -70,8 +70,8 @@ func TestCascade(t *testing.T) {
 	}
 }
 
-// TestBetter: the kept reading is the one with more credible characters
-// once its unread print is taken off; on a tie, the second argument's.
+// TestBetter: the first reading is kept only with clearly more credible
+// characters once its unread print is taken off.
 func TestBetter(t *testing.T) {
 	words := func(conf float64, texts ...string) []Word {
 		var out []Word
@@ -85,7 +85,8 @@ func TestBetter(t *testing.T) {
 		a, b PageResult
 		want bool
 	}{
-		{"more credible characters", PageResult{Words: words(90, "referral", "cough")}, PageResult{Words: words(90, "referral")}, true},
+		{"clearly more credible characters", PageResult{Words: words(90, "referral", "cough")}, PageResult{Words: words(90, "referral")}, true},
+		{"a few more credible characters", PageResult{Words: words(90, "referrals")}, PageResult{Words: words(90, "referral")}, false},
 		{"doubtful words do not count", PageResult{Words: words(40, "referral", "cough", "months")}, PageResult{Words: words(90, "referral")}, false},
 		{"unread print counts against", PageResult{Words: words(90, "referral", "cough"), UncoveredShare: 0.5}, PageResult{Words: words(90, "referral", "co")}, false},
 		{"a tie keeps the second", PageResult{Words: words(90, "referral")}, PageResult{Words: words(95, "referral")}, false},
