@@ -20,7 +20,6 @@ const notifyEnv = "REFBATCH_NOTIFY"
 
 // notifyOptions are the notification flags of run and notify.
 type notifyOptions struct {
-	urls       []string // --notify, else notifyEnv's
 	secretFile string
 	command    string
 	timeout    time.Duration
