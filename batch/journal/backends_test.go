@@ -20,11 +20,11 @@ type backend struct {
 	// location returns where a new, empty journal of t's own is: a file
 	// in t's temporary folder, or a URL whose search_path is a schema
 	// made for t and dropped after it.
-	location func(t *testing.T) string
+	location func(t testing.TB) string
 }
 
 // open opens a new journal of t's own on be, closed after t.
-func (be backend) open(t *testing.T, opts ...Option) *Journal {
+func (be backend) open(t testing.TB, opts ...Option) *Journal {
 	t.Helper()
 	j, err := Open(be.location(t), opts...)
 	if err != nil {
@@ -35,7 +35,7 @@ func (be backend) open(t *testing.T, opts ...Option) *Journal {
 }
 
 var backends = []backend{
-	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "journal.db") }},
+	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "journal.db") }},
 	{"postgres", postgresSchema},
 }
 
@@ -55,7 +55,7 @@ var pgAdmin struct {
 // postgresSchema makes a schema for t in the database REFBATCH_TEST_POSTGRES
 // names and returns that URL with the schema as its search_path; t skips
 // when the variable is not set.
-func postgresSchema(t *testing.T) string {
+func postgresSchema(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
