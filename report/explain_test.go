@@ -40,12 +40,7 @@ func TestEveryReasonExplained(t *testing.T) {
 		}
 	}
 
-	var rows []Row
-	for i, r := range outcome.Reasons() {
-		rows = append(rows, Row{ManifestLine: i + 2, SourceID: "R-" + string(r), State: r.State(), Reason: r})
-	}
-	rep := &Report{Rows: rows, Summary: Summarize(rows)}
-	rep.Summary.ConfidenceBands = Bands{High: 94.3, Low: 77}
+	rep := everyReason()
 	var buf bytes.Buffer
 	if err := rep.WriteHTML(&buf); err != nil {
 		t.Fatal(err)
@@ -138,12 +133,7 @@ func TestREADMEOutcomes(t *testing.T) {
 // counts with what report.html says of it, and Explain gives the log the
 // same words.
 func TestSummaryExplains(t *testing.T) {
-	var rows []Row
-	for i, r := range outcome.Reasons() {
-		rows = append(rows, Row{ManifestLine: i + 2, SourceID: "R-" + string(r), State: r.State(), Reason: r})
-	}
-	rep := &Report{Rows: rows, Summary: Summarize(rows)}
-	rep.Summary.ConfidenceBands = Bands{High: 94.3, Low: 77}
+	rep := everyReason()
 	var buf bytes.Buffer
 	if err := rep.WriteText(&buf); err != nil {
 		t.Fatal(err)
@@ -164,4 +154,15 @@ func TestSummaryExplains(t *testing.T) {
 	if got := Explain(outcome.BadDate); got != "referral_date is not a real YYYY-MM-DD date. Write the date as YYYY-MM-DD, a day that exists (2024-02-30 does not)." {
 		t.Errorf("Explain(bad_date) = %q", got)
 	}
+}
+
+// everyReason is a report with one row of each reason, and bands set.
+func everyReason() *Report {
+	var rows []Row
+	for i, r := range outcome.Reasons() {
+		rows = append(rows, Row{ManifestLine: i + 2, SourceID: "R-" + string(r), State: r.State(), Reason: r})
+	}
+	rep := &Report{Rows: rows, Summary: Summarize(rows)}
+	rep.Summary.ConfidenceBands = Bands{High: 94.3, Low: 77}
+	return rep
 }

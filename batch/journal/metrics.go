@@ -149,12 +149,9 @@ type Run struct {
 func (j *Journal) StartRun(owner Owner, settings, versions string) (int64, error) {
 	var id int64
 	err := j.tx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO runs(owner, started_at, settings, versions) VALUES(?,?,?,?)`,
-			string(owner), ms(j.now()), settings, versions)
+		err := tx.QueryRow(`INSERT INTO runs(owner, started_at, settings, versions) VALUES(?,?,?,?) RETURNING id`,
+			string(owner), ms(j.now()), settings, versions).Scan(&id)
 		if err != nil {
-			return err
-		}
-		if id, err = res.LastInsertId(); err != nil {
 			return err
 		}
 		return j.appendEvent(tx, Event{Kind: EventRunStarted}, runTouch(id))

@@ -160,8 +160,12 @@ var migrations = map[int][]string{
 }
 
 // Open opens (creating if needed) the journal at path. The file is created
-// with mode 0600.
+// with mode 0600. A postgres:// URL (IsURL) opens a journal in that
+// PostgreSQL database, creating its tables when it has none.
 func Open(path string, opts ...Option) (*Journal, error) {
+	if IsURL(path) {
+		return openPostgres(path, false, opts...)
+	}
 	// Create the file ourselves so its mode is 0600 from the first byte.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -274,15 +278,15 @@ func isBusy(err error) bool {
 func (j *Journal) migrate() error {
 	return j.tx(func(tx *sql.Tx) error {
 		var tables, meta int
-		err := tx.QueryRow(`SELECT COUNT(*), COALESCE(SUM(name='meta'),0) FROM sqlite_master WHERE type='table'`).Scan(&tables, &meta)
+		err := tx.QueryRow(j.tablesQuery()).Scan(&tables, &meta)
 		if err != nil {
 			return err
 		}
 		if tables > 0 && meta == 0 {
-			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
+			return fmt.Errorf("%s: %w (it holds tables of its own)", Redact(j.path), ErrNotJournal)
 		}
 		if tables == 0 {
-			for _, s := range schema {
+			for _, s := range j.schema() {
 				if _, err := tx.Exec(s); err != nil {
 					return fmt.Errorf("creating journal schema: %w", err)
 				}
@@ -296,7 +300,7 @@ func (j *Journal) migrate() error {
 		err = tx.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
+			return fmt.Errorf("%s: %w (it holds tables of its own)", Redact(j.path), ErrNotJournal)
 		case err != nil:
 			return fmt.Errorf("reading journal schema version: %w", err)
 		}
@@ -306,6 +310,9 @@ func (j *Journal) migrate() error {
 		}
 		if version == schemaVersion {
 			return nil
+		}
+		if j.pg {
+			return fmt.Errorf("journal schema version %s: a PostgreSQL journal has no migrations from it", v)
 		}
 		from := version
 		for ; version < schemaVersion; version++ {
@@ -376,7 +383,12 @@ func legacyViews(db *sql.DB, version string) error {
 // there, it holds committed transactions and is read as usual; SQLite
 // then creates the -shm file if it is missing (a journal copied without
 // it after a crash).
+//
+// A postgres:// URL opens that journal with read-only sessions.
 func OpenReadOnly(path string) (*Journal, error) {
+	if IsURL(path) {
+		return openPostgres(path, true)
+	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}

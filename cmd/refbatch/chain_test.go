@@ -34,12 +34,7 @@ func independentRoot(t *testing.T, db *sql.DB) (string, int64) {
 		if err := rows.Scan(&id, &at, &kind, &manifest, &line, &doc, &source, &data, &stored); err != nil {
 			t.Fatal(err)
 		}
-		var pre strings.Builder
-		for _, f := range []string{"refbatch-event-1", prev, fmt.Sprint(id), fmt.Sprint(at), kind, manifest, fmt.Sprint(line), fmt.Sprint(doc), source, data} {
-			fmt.Fprintf(&pre, "%d:%s,", len(f), f)
-		}
-		sum := sha256.Sum256([]byte(pre.String()))
-		prev, n = hex.EncodeToString(sum[:]), id
+		prev, n = chainHash(prev, fmt.Sprint(id), fmt.Sprint(at), kind, manifest, fmt.Sprint(line), fmt.Sprint(doc), source, data), id
 		if prev != stored {
 			t.Fatalf("event %d: recomputed %s, stored %s", id, prev, stored)
 		}
@@ -48,6 +43,17 @@ func independentRoot(t *testing.T, db *sql.DB) (string, int64) {
 		t.Fatal(err)
 	}
 	return prev, n
+}
+
+// chainHash is an event's hash as the README describes it: the SHA-256 of
+// the netstrings of "refbatch-event-1", prev and the event's fields.
+func chainHash(prev string, fields ...string) string {
+	var pre strings.Builder
+	for _, f := range append([]string{"refbatch-event-1", prev}, fields...) {
+		fmt.Fprintf(&pre, "%d:%s,", len(f), f)
+	}
+	sum := sha256.Sum256([]byte(pre.String()))
+	return hex.EncodeToString(sum[:])
 }
 
 func openDB(t *testing.T, out string) *sql.DB {
@@ -213,12 +219,7 @@ func forgeDecision(t *testing.T, db *sql.DB, doc string) {
 	rows.Close()
 	prev := strings.Repeat("0", 64)
 	for _, e := range evs {
-		var pre strings.Builder
-		for _, f := range append([]string{"refbatch-event-1", prev}, e.pre...) {
-			fmt.Fprintf(&pre, "%d:%s,", len(f), f)
-		}
-		sum := sha256.Sum256([]byte(pre.String()))
-		prev = hex.EncodeToString(sum[:])
+		prev = chainHash(prev, e.pre...)
 		if _, err := db.Exec(`UPDATE events SET hash=? WHERE id=?`, prev, e.id); err != nil {
 			t.Fatal(err)
 		}
