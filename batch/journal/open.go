@@ -311,11 +311,13 @@ func (j *Journal) migrate() error {
 		if version == schemaVersion {
 			return nil
 		}
-		if j.pg {
+		if j.pg && version < 3 {
 			return fmt.Errorf("journal schema version %s: a PostgreSQL journal has no migrations from it", v)
 		}
 		from := version
-		for ; version < schemaVersion; version++ {
+		// A PostgreSQL journal started at version 3: from there, later
+		// versions only add tables, which the loop below creates.
+		for ; version < schemaVersion && !j.pg; version++ {
 			for _, s := range migrations[version] {
 				if _, err := tx.Exec(s); err != nil {
 					return fmt.Errorf("migrating the journal from schema %d: %w", version, err)
@@ -323,7 +325,7 @@ func (j *Journal) migrate() error {
 			}
 		}
 		// Tables and indexes new in later versions.
-		for _, s := range schema {
+		for _, s := range j.schema() {
 			if _, err := tx.Exec(s); err != nil {
 				return fmt.Errorf("migrating the journal: %w", err)
 			}

@@ -25,11 +25,13 @@ import (
 // retry against a dead receiver would grow the log for no fact.
 
 // The outbox's tables (schema version 4). outbox holds each event's body
-// as it is sent, byte for byte; deliveries holds, per event and target,
-// the attempts so far and when one succeeded.
+// as it is sent, byte for byte, in the order written (seq); deliveries
+// holds, per event and target, the attempts so far and when one
+// succeeded.
 const (
 	outboxTable = `CREATE TABLE IF NOT EXISTS outbox (
-		id         TEXT PRIMARY KEY,
+		seq        INTEGER PRIMARY KEY,
+		id         TEXT NOT NULL UNIQUE,
 		type       TEXT NOT NULL,
 		created_at INTEGER NOT NULL,
 		body       TEXT NOT NULL
@@ -201,7 +203,7 @@ type OutboxEvent struct {
 func (j *Journal) Pending(target string) ([]OutboxEvent, error) {
 	rows, err := j.db.Query(`SELECT o.id, o.type, o.created_at, o.body, COALESCE(d.attempts,0)
 		FROM outbox o LEFT JOIN deliveries d ON d.event_id = o.id AND d.target = ?
-		WHERE d.delivered_at IS NULL ORDER BY o.created_at, o.id`, target)
+		WHERE d.delivered_at IS NULL ORDER BY o.seq`, target)
 	if err != nil {
 		return nil, fmt.Errorf("journal: reading the outbox: %w", err)
 	}
@@ -270,7 +272,7 @@ type OutboxEntry struct {
 func (j *Journal) Outbox() ([]OutboxEntry, error) {
 	rows, err := j.db.Query(`SELECT o.id, o.type, o.created_at, COALESCE(d.target,''), COALESCE(d.attempts,0),
 		d.last_attempt_at, COALESCE(d.last_error,''), d.delivered_at
-		FROM outbox o LEFT JOIN deliveries d ON d.event_id = o.id ORDER BY o.created_at, o.id, d.target`)
+		FROM outbox o LEFT JOIN deliveries d ON d.event_id = o.id ORDER BY o.seq, d.target`)
 	if err != nil {
 		return nil, fmt.Errorf("journal: reading the outbox: %w", err)
 	}

@@ -48,8 +48,10 @@ func outboxNotices(t *testing.T, j *Journal) []Notice {
 // TestRunEndNotices: EndRun writes batch_finished and rows_need_person, or
 // batch_interrupted, with the counts and the batch root after the run's
 // end, and the custody log still checks: the outbox is not custody.
-func TestRunEndNotices(t *testing.T) {
-	j := open(t)
+func TestRunEndNotices(t *testing.T) { eachBackend(t, testRunEndNotices) }
+
+func testRunEndNotices(t *testing.T, be backend) {
+	j := be.open(t)
 	finishDoc(t, j, admit(t, j, 2, "R-1", "aa"), Result{State: outcome.Done, Band: outcome.BandHigh, Artifact: "a", ArtifactSHA256: "h"})
 	finishDoc(t, j, admit(t, j, 3, "R-2", "bb"), Result{State: outcome.Review, Reason: outcome.LowConfidence, Band: outcome.BandLow, Artifact: "b", ArtifactSHA256: "h"})
 	if err := j.Reject("m.csv", 4, "R-3", "", outcome.MissingFile, ""); err != nil {
@@ -106,8 +108,10 @@ func TestRunEndNotices(t *testing.T) {
 
 // TestDeliveries: attempts are counted per event and target; a delivered
 // event is no longer pending for its target, and still is for another.
-func TestDeliveries(t *testing.T) {
-	j := open(t)
+func TestDeliveries(t *testing.T) { eachBackend(t, testDeliveries) }
+
+func testDeliveries(t *testing.T, be backend) {
+	j := be.open(t)
 	if err := j.Notify(NoticeStalled, "b", map[string]int{"run": 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -149,18 +153,7 @@ func TestSchemaVersion3(t *testing.T) {
 		t.Fatal(err)
 	}
 	admit(t, j, 2, "R-1", "aa")
-	// Back to version 3 as that build left it, its custody log saying so.
-	err = j.tx(func(tx *sql.Tx) error {
-		for _, s := range []string{`DROP TABLE deliveries`, `DROP TABLE outbox`, `UPDATE meta SET value='3' WHERE key='schema_version'`} {
-			if _, err := tx.Exec(s); err != nil {
-				return err
-			}
-		}
-		return j.appendEvent(tx, Event{Kind: EventMetaSet}, metaTouch("schema_version"))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	toVersion3(t, j)
 	if _, err := j.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		t.Fatal(err)
 	}
@@ -187,6 +180,51 @@ func TestSchemaVersion3(t *testing.T) {
 	j, err = Open(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	defer j.Close()
+	if v, _ := j.Meta("schema_version"); v != "4" {
+		t.Errorf("schema_version after Open = %q, want 4", v)
+	}
+	if err := j.Notify(NoticeStalled, "b", struct{}{}); err != nil {
+		t.Errorf("Notify after migrating from 3: %v", err)
+	}
+	if c, err := j.CheckChain(); err != nil || len(c.Problems) != 0 {
+		t.Errorf("CheckChain after migrating from 3 = %+v, %v", c, err)
+	}
+}
+
+// toVersion3 takes j back to schema 3 as that build left it, its custody
+// log saying so.
+func toVersion3(t *testing.T, j *Journal) {
+	t.Helper()
+	err := j.tx(func(tx *sql.Tx) error {
+		for _, s := range []string{`DROP TABLE deliveries`, `DROP TABLE outbox`, `UPDATE meta SET value='3' WHERE key='schema_version'`} {
+			if _, err := tx.Exec(s); err != nil {
+				return err
+			}
+		}
+		return j.appendEvent(tx, Event{Kind: EventMetaSet}, metaTouch("schema_version"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrateFrom3: Open brings a schema 3 journal, SQLite or PostgreSQL,
+// to 4, with its outbox, and the custody log records the change.
+func TestMigrateFrom3(t *testing.T) { eachBackend(t, testMigrateFrom3) }
+
+func testMigrateFrom3(t *testing.T, be backend) {
+	loc := be.location(t)
+	j, err := Open(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admit(t, j, 2, "R-1", "aa")
+	toVersion3(t, j)
+	j.Close()
+	if j, err = Open(loc); err != nil {
+		t.Fatalf("Open(version 3) = %v", err)
 	}
 	defer j.Close()
 	if v, _ := j.Meta("schema_version"); v != "4" {
