@@ -31,7 +31,7 @@ type notifyOptions struct {
 func notifyFlags(o *notifyOptions) []cli.Flag {
 	return []cli.Flag{
 		envNoted{&cli.StringSliceFlag{Name: "notify",
-			Usage: "POST the batch's events (JSON, signed with HMAC-SHA256) to this URL (repeatable); without it, " + notifyEnv + "'s URLs (space- or comma-separated) `URL`"}, notifyEnv},
+			Usage: "POST the batch's events (JSON, signed with HMAC-SHA256) to this address (repeatable); without it, the addresses in " + notifyEnv + " (space- or comma-separated) `URL`"}, notifyEnv},
 		&cli.StringFlag{Name: "notify-secret-file", Usage: "file holding the shared secret that signs the events; required with --notify `FILE`", Destination: &o.secretFile},
 		&cli.StringFlag{Name: "notify-cmd", Usage: "run this shell command for each event, with the event's JSON on its standard input `CMD`", Destination: &o.command},
 		&cli.DurationFlag{Name: "notify-timeout", Usage: "time one delivery attempt may take", Value: batch.DefaultNotifyTimeout, Destination: &o.timeout},
