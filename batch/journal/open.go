@@ -2,6 +2,7 @@ package journal
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -32,9 +33,10 @@ func WithClock(clock func() time.Time) Option {
 // and, for the run's own use, rows.admit_key, rows.fields,
 // documents.attempts_base and documents.retry_policy. Version 3 made the
 // events a hash chain (events.hash) covering the other tables, and added
-// documents.content_sha256. An earlier journal is migrated by Open (which
-// seals it: see sealLegacy) and read as it is by OpenReadOnly.
-const schemaVersion = 3
+// documents.content_sha256. Version 4 added the outbox (outbox.go). An
+// earlier journal is migrated by Open (which seals one before version 3:
+// see sealLegacy) and read as it is by OpenReadOnly.
+const schemaVersion = 4
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -119,6 +121,8 @@ var schema = []string{
 	)`,
 	eventsTable,
 	`CREATE INDEX IF NOT EXISTS events_document ON events(document_id)`,
+	outboxTable,
+	deliveriesTable,
 }
 
 // eventsTable is the append-only history of what happened to rows and
@@ -152,6 +156,7 @@ var migrations = map[int][]string{
 		`ALTER TABLE events ADD COLUMN hash TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE documents ADD COLUMN content_sha256 TEXT NOT NULL DEFAULT ''`,
 	},
+	3: {outboxTable, deliveriesTable},
 }
 
 // Open opens (creating if needed) the journal at path. The file is created
@@ -306,11 +311,13 @@ func (j *Journal) migrate() error {
 		if version == schemaVersion {
 			return nil
 		}
-		if j.pg {
+		if j.pg && version < 3 {
 			return fmt.Errorf("journal schema version %s: a PostgreSQL journal has no migrations from it", v)
 		}
 		from := version
-		for ; version < schemaVersion; version++ {
+		// A PostgreSQL journal started at version 3: from there, later
+		// versions only add tables, which the loop below creates.
+		for ; version < schemaVersion && !j.pg; version++ {
 			for _, s := range migrations[version] {
 				if _, err := tx.Exec(s); err != nil {
 					return fmt.Errorf("migrating the journal from schema %d: %w", version, err)
@@ -318,7 +325,7 @@ func (j *Journal) migrate() error {
 			}
 		}
 		// Tables and indexes new in later versions.
-		for _, s := range schema {
+		for _, s := range j.schema() {
 			if _, err := tx.Exec(s); err != nil {
 				return fmt.Errorf("migrating the journal: %w", err)
 			}
@@ -329,7 +336,10 @@ func (j *Journal) migrate() error {
 		if from < 3 {
 			return j.sealLegacy(tx, from)
 		}
-		return nil
+		// Under the custody log already: the new version is a meta
+		// change like any other, recorded as the migration.
+		data, _ := json.Marshal(map[string]int{"from_schema": from})
+		return j.appendEvent(tx, Event{Kind: EventJournalMigrated, Data: data}, metaTouch("schema_version"))
 	})
 }
 
@@ -361,8 +371,9 @@ func legacyViews(db *sql.DB, version string) error {
 
 // OpenReadOnly opens an existing journal for reading only. It never creates
 // the file, never migrates it, and may be used while another process writes
-// the journal. A journal of schema version 1 reads as one with no events; a
-// journal of a version this build does not know is refused.
+// the journal. A journal of schema version 1 reads as one with no events, one
+// of version 3 or earlier as one with an empty outbox; a journal of a
+// version this build does not know is refused.
 //
 // It creates no file either, so that it works on a read-only copy and
 // leaves a folder as it found it. SQLite reads a WAL database through its
@@ -410,7 +421,15 @@ func OpenReadOnly(path string) (*Journal, error) {
 		// temporary database, which touches no file.
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
-		err = legacyViews(db, v)
+		if err = legacyViews(db, v); err == nil {
+			err = outboxReadOnly(db)
+		}
+	case v == "3":
+		// Custody log and all, but no outbox yet: an empty one, from the
+		// temporary database as above.
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		err = outboxReadOnly(db)
 	case v != fmt.Sprint(schemaVersion):
 		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
 	}
@@ -418,5 +437,5 @@ func OpenReadOnly(path string) (*Journal, error) {
 		db.Close()
 		return nil, err
 	}
-	return &Journal{db: db, path: path, clock: time.Now, legacy: v != fmt.Sprint(schemaVersion)}, nil
+	return &Journal{db: db, path: path, clock: time.Now, legacy: v == "1" || v == "2"}, nil
 }
