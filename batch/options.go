@@ -68,6 +68,11 @@ type Options struct {
 	// its final batch root (AppendRootLog).
 	RootLog string
 
+	// Notify says where the batch's events (webhooks, a local command) go
+	// and when a stall is one; the events are written to the journal's
+	// outbox whether or not there are targets.
+	Notify NotifyOptions
+
 	Logger   *slog.Logger
 	Progress Progress
 }

@@ -136,8 +136,13 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	if root.Hash != "" {
 		custody = &report.Custody{Root: root.Hash, Events: root.Events}
 	}
+	notes, err := readNotifications(j)
+	if err != nil {
+		return nil, err
+	}
 	rep := &report.Report{
 		Custody:       custody,
+		Notifications: notes,
 		SchemaVersion: report.SchemaVersion,
 		GeneratedAt:   now.UTC(),
 		Complete:      complete,

@@ -122,7 +122,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	batchID, err := j.Meta(metaBatchID)
+	if err != nil {
+		return nil, err
+	}
 	o.Logger.Info("run started", "out", o.Out, "workers", o.Workers, "dpi", o.DPI, "encrypted", o.Encrypted)
+	// The courier delivers what earlier runs left in the outbox while
+	// this one works, and watches for a stall.
+	notices := newCourier(j, o.Notify, o.Logger)
+	stopNotices := notices.start(batchID, runID)
 
 	// Admission's PDF checks and the OCR run in child processes: the
 	// binary re-executed in its hidden modes.
@@ -142,9 +150,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		exit = runErr.Error()
 	}
 	cpu := cpuSeconds()
-	if err := j.EndRun(runID, exit, cpu, r.budget.peak.Load()); err != nil && runErr == nil {
+	stopNotices()
+	if err := j.EndRun(runID, exit, cpu, r.budget.peak.Load(), runEnd(ctx, batchID, o.Manifest, runErr)); err != nil && runErr == nil {
 		runErr = err
 	}
+	notices.endOfRun(ctx)
 	if err := j.RecordRunMemory(runID, parentMaxRSS(), r.peakWorkerRSS.Load()); err != nil && runErr == nil {
 		runErr = err
 	}

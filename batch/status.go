@@ -65,6 +65,12 @@ type Status struct {
 	// its fields changed. The report shows each row's earlier verdicts.
 	Readmitted int `json:"rows_readmitted"`
 	Reread     int `json:"rows_reread"`
+	// LastProgress is the latest thing the batch recorded (a row, an
+	// attempt, a page, a run's start or end); Health measures a stall
+	// from it.
+	LastProgress time.Time `json:"last_progress,omitzero"`
+	// Notifications are the outbox's events and their deliveries.
+	Notifications NotifyStatus `json:"notifications"`
 }
 
 // ManifestStatus is one manifest the folder took.
@@ -90,11 +96,20 @@ type LeaseStatus struct {
 
 // openJournal opens out's journal read-only.
 func openJournal(out string) (*journal.Journal, error) {
-	path := filepath.Join(out, JournalFile)
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrNoJournal, path)
+	path, err := journalIn(out)
+	if err != nil {
+		return nil, err
 	}
 	return journal.OpenReadOnly(path)
+}
+
+// journalIn is the journal of out, or ErrNoJournal when there is none.
+func journalIn(out string) (string, error) {
+	path := filepath.Join(out, JournalFile)
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("%w: %s", ErrNoJournal, path)
+	}
+	return path, nil
 }
 
 // ReadStatus reads how the batch in out stands now. It only reads, so it
@@ -143,6 +158,12 @@ func ReadStatus(out string, now time.Time) (*Status, error) {
 		return nil
 	}, journal.HistoryKinds...)
 	if err != nil {
+		return nil, err
+	}
+	if st.LastProgress, err = j.LatestRecorded(); err != nil {
+		return nil, err
+	}
+	if st.Notifications, err = notifyStatus(j); err != nil {
 		return nil, err
 	}
 	if !snap.OldestWaiting.IsZero() {

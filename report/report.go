@@ -79,6 +79,10 @@ type Report struct {
 	// the journal's custody log, which `refbatch verify --root` checks.
 	// Absent for a journal an earlier build wrote.
 	Custody *Custody `json:"custody,omitempty"`
+	// Notifications lists the events the batch owes its receivers
+	// (webhooks, a local command) and every attempt to deliver them, as
+	// the journal's outbox held them when the report was made.
+	Notifications []Notification `json:"notifications,omitempty"`
 
 	// RowSource, when set, yields the rows in place of Rows, which is then
 	// nil: the report of a large batch reads its rows from the journal
@@ -92,6 +96,25 @@ type Report struct {
 type Custody struct {
 	Root   string `json:"root"`
 	Events int64  `json:"events"`
+}
+
+// Notification is one event of the outbox: its ID (the receiver
+// deduplicates on it), type and time, and its deliveries per target.
+type Notification struct {
+	ID         string     `json:"id"`
+	Type       string     `json:"type"`
+	Created    time.Time  `json:"created"`
+	Deliveries []Delivery `json:"deliveries"`
+}
+
+// Delivery is what happened to one event for one target, named by its
+// scheme and host (or "cmd") and a digest: no URL path, no command line.
+type Delivery struct {
+	Target      string    `json:"target"`
+	Attempts    int       `json:"attempts"`
+	LastAttempt time.Time `json:"last_attempt,omitzero"`
+	Delivered   time.Time `json:"delivered,omitzero"`
+	LastError   string    `json:"last_error,omitempty"`
 }
 
 // RowSource yields a report's rows in manifest order (by manifest, then

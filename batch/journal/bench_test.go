@@ -3,6 +3,8 @@ package journal
 import (
 	"fmt"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +15,9 @@ import (
 // what each document costs the journal beside its OCR. Run with
 //
 //	go test -run '^$' -bench . ./batch/journal
+//
+// BenchmarkWorkers runs on PostgreSQL too when REFBATCH_TEST_POSTGRES is
+// set (see README, "Running across machines", for the figures).
 
 func benchJournal(b *testing.B) *Journal {
 	b.Helper()
@@ -95,4 +100,78 @@ func BenchmarkClaimCommit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkWorkers is many machines' journal work on one journal: each
+// worker has a handle of its own (its own connections, as a machine has),
+// takes the next document of a shared list and, for each, makes the
+// journal calls of a one-page document: Claim, PageDone, Finish. It
+// reports documents and journal transactions per second; the documents
+// are admitted outside the timer. A one-page document is the journal's
+// worst case: the claim and the verdict are spread over one page.
+func BenchmarkWorkers(b *testing.B) {
+	for _, be := range backends {
+		for _, workers := range []int{1, 4, 16, 64} {
+			b.Run(fmt.Sprintf("%s/workers=%d", be.name, workers), func(b *testing.B) {
+				benchWorkers(b, be, workers)
+			})
+		}
+	}
+}
+
+func benchWorkers(b *testing.B, be backend, workers int) {
+	loc := be.location(b)
+	js := make([]*Journal, workers)
+	for i := range js {
+		j, err := Open(loc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { j.Close() })
+		js[i] = j
+	}
+	docs := make([]int64, b.N)
+	for i := range docs {
+		st, err := js[0].Admit(benchAdmission(i + 2))
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs[i] = st.DocID
+	}
+	p := Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for _, j := range js {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			owner := NewOwner()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(docs)) {
+					return
+				}
+				l, err := j.Claim(docs[i], owner, p)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				m := PageMetric{Page: 1, DPI: 300, Render: 90 * time.Millisecond, OCR: 500 * time.Millisecond, Words: 180, MeanConfidence: 91}
+				if err := j.PageDone(l, m, time.Minute); err != nil {
+					b.Error(err)
+					return
+				}
+				if err := j.Finish(l, Result{State: outcome.Done, MeanConfidence: 91, Band: "high", Artifact: "artifacts/x.json", ArtifactSHA256: "00"}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	secs := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N)/secs, "docs/s")
+	b.ReportMetric(3*float64(b.N)/secs, "tx/s")
 }

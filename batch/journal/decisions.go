@@ -251,9 +251,10 @@ type EventArtifact struct {
 // EventArtifacts returns the artifacts the events name (their data's
 // artifact and artifact_sha256), whatever the event's kind, oldest first.
 func (j *Journal) EventArtifacts() ([]EventArtifact, error) {
-	rows, err := j.db.Query(`SELECT id, kind, COALESCE(document_id,0), source_id,
-			COALESCE(json_extract(data,'$.artifact'),''), COALESCE(json_extract(data,'$.artifact_sha256'),'')
-		FROM events WHERE COALESCE(json_extract(data,'$.artifact'),'') <> '' ORDER BY id`)
+	artifact := `COALESCE(` + j.jsonText("data", "artifact") + `,'')`
+	rows, err := j.db.Query(`SELECT id, kind, COALESCE(document_id,0), source_id, ` + artifact + `,
+			COALESCE(` + j.jsonText("data", "artifact_sha256") + `,'')
+		FROM events WHERE ` + artifact + ` <> '' ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("journal: listing the events' artifacts: %w", err)
 	}

@@ -296,12 +296,12 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 		err = tx.QueryRow(`SELECT id, sha256 FROM documents WHERE source_id=?`, a.SourceID).Scan(&existing, &existingSHA)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			res, err := tx.Exec(`INSERT INTO documents(source_id, sha256, path, manifest_line, size, pages, state, trace_id, admitted_at)
-				VALUES(?,?,?,?,?,?,?,?,?)`, a.SourceID, a.SHA256, a.Path, a.Line, a.Size, a.Pages, outcome.Queued, NewToken(), now)
+			var id int64
+			err := tx.QueryRow(`INSERT INTO documents(source_id, sha256, path, manifest_line, size, pages, state, trace_id, admitted_at)
+				VALUES(?,?,?,?,?,?,?,?,?) RETURNING id`, a.SourceID, a.SHA256, a.Path, a.Line, a.Size, a.Pages, outcome.Queued, NewToken(), now).Scan(&id)
 			if err != nil {
 				return err
 			}
-			id, _ := res.LastInsertId()
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at, fields) VALUES(?,?,?,?,?,?,?,?)`,
 				a.Manifest, a.Line, a.SourceID, kindDoc, a.SHA256, id, now, a.Fields)
 			if err != nil {
@@ -340,7 +340,7 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 // how many of those are leased by a live owner.
 func (j *Journal) Unfinished() (queued, leased int, err error) {
 	now := ms(j.now())
-	err = j.db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(lease_token IS NOT NULL AND lease_expires > ?),0) FROM documents WHERE state=?`, now, outcome.Queued).
+	err = j.db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(CASE WHEN lease_token IS NOT NULL AND lease_expires > ? THEN 1 ELSE 0 END),0) FROM documents WHERE state=?`, now, outcome.Queued).
 		Scan(&queued, &leased)
 	if err != nil {
 		return 0, 0, fmt.Errorf("journal: counting unfinished documents: %w", err)

@@ -1,11 +1,16 @@
 // Package journal is refbatch's record of progress: the only source of truth
 // for which manifest rows were seen, which documents were admitted, who holds
 // a lease on which document, every attempt and its cause, and the final state
-// of every row. It is the only importer of the SQLite driver.
+// of every row. It is the only importer of the SQLite and PostgreSQL drivers.
 //
-// The journal is a SQLite database in WAL mode (modernc.org/sqlite, no cgo).
-// Every write is a short IMMEDIATE transaction, so several refbatch processes
-// may share one journal: the database serialises them, and every write that
+// The journal is a SQLite database in WAL mode (modernc.org/sqlite, no cgo),
+// or, named by a postgres:// URL, a PostgreSQL database several machines
+// share (github.com/jackc/pgx/v5 through database/sql; see postgres.go).
+// Both hold the same schema and run the same code: the statements the two
+// dialects cannot share are in dialect.go. Every write is a short
+// transaction that waits for the database's write lock (SQLite's BEGIN
+// IMMEDIATE, PostgreSQL's advisory lock), so several refbatch processes may
+// share one journal: the database serialises them, and every write that
 // publishes a result is conditional on the caller's lease token.
 //
 // The model:
@@ -31,7 +36,6 @@
 package journal
 
 import (
-	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
@@ -107,6 +111,8 @@ type Journal struct {
 	path  string
 	clock func() time.Time
 	salt  string // the field digests' salt, once read (fieldSalt)
+	// pg: the journal is a PostgreSQL database (see postgres.go).
+	pg bool
 	// legacy: an earlier schema read as it is (OpenReadOnly), with no
 	// custody log.
 	legacy bool
@@ -115,11 +121,12 @@ type Journal struct {
 // Close closes the journal.
 func (j *Journal) Close() error { return j.db.Close() }
 
-// Path is the journal's file.
+// Path is where the journal is: its file, or its PostgreSQL URL as given
+// (with any password: see Redact), so that it can be opened again.
 func (j *Journal) Path() string { return j.path }
 
 func (j *Journal) tx(fn func(*sql.Tx) error) error {
-	tx, err := j.db.BeginTx(context.Background(), nil)
+	tx, err := j.begin()
 	if err != nil {
 		return fmt.Errorf("journal: %w", classify(notJournal(err)))
 	}
@@ -139,7 +146,7 @@ func classify(err error) error {
 	if (errors.As(err, &se) && se.Code()&0xff == 13) || errors.Is(err, syscall.ENOSPC) { // SQLITE_FULL
 		return fmt.Errorf("%w: %w", ErrDiskFull, err)
 	}
-	return err
+	return pgClassify(err)
 }
 
 // now is the time the journal records and compares leases against.
@@ -189,8 +196,12 @@ func (j *Journal) Meta(key string) (string, error) {
 }
 
 // IntegrityCheck runs SQLite's integrity check and returns its findings,
-// empty when the database is sound.
+// empty when the database is sound. PostgreSQL checks its own pages (and
+// has no such statement): on it, the check finds nothing.
 func (j *Journal) IntegrityCheck() ([]string, error) {
+	if j.pg {
+		return nil, nil
+	}
 	rows, err := j.db.Query(`PRAGMA integrity_check`)
 	if err != nil {
 		return nil, err

@@ -2,23 +2,12 @@ package journal
 
 import (
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/refbatch/refbatch/report/outcome"
 )
-
-func open(t *testing.T, opts ...Option) *Journal {
-	t.Helper()
-	j, err := Open(filepath.Join(t.TempDir(), "journal.db"), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { j.Close() })
-	return j
-}
 
 var policy = Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
 
@@ -32,101 +21,107 @@ func admit(t *testing.T, j *Journal, line int, source, sha string) RowStatus {
 }
 
 func TestAdmit(t *testing.T) {
-	j := open(t)
-	first := admit(t, j, 2, "R-1", "aaa")
-	tests := []struct {
-		name      string
-		line      int
-		source    string
-		sha       string
-		want      outcome.State
-		reason    outcome.Reason
-		sameDocAs int64
-	}{
-		{"new document is queued", 3, "R-2", "bbb", outcome.Queued, "", 0},
-		{"same bytes again is a duplicate", 4, "R-1", "aaa", outcome.Duplicate, "", first.DocID},
-		{"different bytes is a conflict", 5, "R-1", "ccc", outcome.Rejected, outcome.Conflict, 0},
-		{"a row seen before keeps its status", 2, "R-1", "aaa", outcome.Queued, "", first.DocID},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			st := admit(t, j, tc.line, tc.source, tc.sha)
-			if st.State != tc.want || st.Reason != tc.reason {
-				t.Errorf("state %s/%s, want %s/%s", st.State, st.Reason, tc.want, tc.reason)
-			}
-			if tc.sameDocAs != 0 && st.DocID != tc.sameDocAs {
-				t.Errorf("doc %d, want %d", st.DocID, tc.sameDocAs)
-			}
-		})
-	}
-	if _, err := j.Admit(Admission{Manifest: "m.csv", Line: 2, SourceID: "R-9", SHA256: "aaa"}); !errors.Is(err, ErrManifestChanged) {
-		t.Errorf("changed source_id at a known line: %v, want ErrManifestChanged", err)
-	}
-	// The file of a queued document changed between runs: conflict, never overwritten.
-	st := admit(t, j, 3, "R-2", "zzz")
-	if st.State != outcome.Rejected || st.Reason != outcome.Conflict {
-		t.Errorf("changed bytes on resume: %s/%s, want rejected/conflict", st.State, st.Reason)
-	}
+	eachBackend(t, func(t *testing.T, be backend) {
+		j := be.open(t)
+		first := admit(t, j, 2, "R-1", "aaa")
+		tests := []struct {
+			name      string
+			line      int
+			source    string
+			sha       string
+			want      outcome.State
+			reason    outcome.Reason
+			sameDocAs int64
+		}{
+			{"new document is queued", 3, "R-2", "bbb", outcome.Queued, "", 0},
+			{"same bytes again is a duplicate", 4, "R-1", "aaa", outcome.Duplicate, "", first.DocID},
+			{"different bytes is a conflict", 5, "R-1", "ccc", outcome.Rejected, outcome.Conflict, 0},
+			{"a row seen before keeps its status", 2, "R-1", "aaa", outcome.Queued, "", first.DocID},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				st := admit(t, j, tc.line, tc.source, tc.sha)
+				if st.State != tc.want || st.Reason != tc.reason {
+					t.Errorf("state %s/%s, want %s/%s", st.State, st.Reason, tc.want, tc.reason)
+				}
+				if tc.sameDocAs != 0 && st.DocID != tc.sameDocAs {
+					t.Errorf("doc %d, want %d", st.DocID, tc.sameDocAs)
+				}
+			})
+		}
+		if _, err := j.Admit(Admission{Manifest: "m.csv", Line: 2, SourceID: "R-9", SHA256: "aaa"}); !errors.Is(err, ErrManifestChanged) {
+			t.Errorf("changed source_id at a known line: %v, want ErrManifestChanged", err)
+		}
+		// The file of a queued document changed between runs: conflict, never overwritten.
+		st := admit(t, j, 3, "R-2", "zzz")
+		if st.State != outcome.Rejected || st.Reason != outcome.Conflict {
+			t.Errorf("changed bytes on resume: %s/%s, want rejected/conflict", st.State, st.Reason)
+		}
+	})
 }
 
 func TestLeaseLifecycle(t *testing.T) {
-	j := open(t)
-	doc := admit(t, j, 2, "R-1", "aaa").DocID
-	a, b := NewOwner(), NewOwner()
-	l, err := j.Claim(doc, a, policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.Attempt != 1 {
-		t.Errorf("attempt %d, want 1", l.Attempt)
-	}
-	if _, err := j.Claim(doc, b, policy); !errors.Is(err, ErrNotClaimable) {
-		t.Fatalf("second claim: %v, want ErrNotClaimable", err)
-	}
-	if err := j.PageDone(l, PageMetric{Page: 0, DPI: 300, Render: time.Millisecond, OCR: time.Second, Words: 5, MeanConfidence: 90}, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Finish(l, Result{State: outcome.Done, MeanConfidence: 90, Band: "high", Artifact: "x", ArtifactSHA256: "h"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Finish(l, Result{State: outcome.Done}); !errors.Is(err, ErrLeaseLost) {
-		t.Errorf("finishing twice: %v, want ErrLeaseLost", err)
-	}
-	if _, err := j.Claim(doc, b, policy); !errors.Is(err, ErrNotClaimable) {
-		t.Errorf("claiming a done document: %v, want ErrNotClaimable", err)
-	}
-	st, _, _ := j.Row("m.csv", 2)
-	if st.State != outcome.Done {
-		t.Errorf("row state %s, want done", st.State)
-	}
-	tm, err := j.Timings()
-	if err != nil || tm.Pages != 1 {
-		t.Errorf("timings %+v %v, want 1 page", tm, err)
-	}
+	eachBackend(t, func(t *testing.T, be backend) {
+		j := be.open(t)
+		doc := admit(t, j, 2, "R-1", "aaa").DocID
+		a, b := NewOwner(), NewOwner()
+		l, err := j.Claim(doc, a, policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Attempt != 1 {
+			t.Errorf("attempt %d, want 1", l.Attempt)
+		}
+		if _, err := j.Claim(doc, b, policy); !errors.Is(err, ErrNotClaimable) {
+			t.Fatalf("second claim: %v, want ErrNotClaimable", err)
+		}
+		if err := j.PageDone(l, PageMetric{Page: 0, DPI: 300, Render: time.Millisecond, OCR: time.Second, Words: 5, MeanConfidence: 90}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Finish(l, Result{State: outcome.Done, MeanConfidence: 90, Band: "high", Artifact: "x", ArtifactSHA256: "h"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Finish(l, Result{State: outcome.Done}); !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("finishing twice: %v, want ErrLeaseLost", err)
+		}
+		if _, err := j.Claim(doc, b, policy); !errors.Is(err, ErrNotClaimable) {
+			t.Errorf("claiming a done document: %v, want ErrNotClaimable", err)
+		}
+		st, _, _ := j.Row("m.csv", 2)
+		if st.State != outcome.Done {
+			t.Errorf("row state %s, want done", st.State)
+		}
+		tm, err := j.Timings()
+		if err != nil || tm.Pages != 1 {
+			t.Errorf("timings %+v %v, want 1 page", tm, err)
+		}
+	})
 }
 
 func TestExpiredLeaseIsTakenOver(t *testing.T) {
-	j := open(t)
-	doc := admit(t, j, 2, "R-1", "aaa").DocID
-	short := Policy{MaxAttempts: 3, LeaseTTL: -time.Second} // already expired
-	old, err := j.Claim(doc, Owner("otherhost/1/1/x"), short)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := j.Claim(doc, NewOwner(), policy)
-	if err != nil {
-		t.Fatalf("claim after expiry: %v", err)
-	}
-	if err := j.Finish(old, Result{State: outcome.Done}); !errors.Is(err, ErrLeaseLost) {
-		t.Errorf("old owner finishing: %v, want ErrLeaseLost", err)
-	}
-	if err := j.Finish(l, Result{State: outcome.Done}); err != nil {
-		t.Fatal(err)
-	}
-	atts := attemptsOf(t, j, doc)
-	if len(atts) != 2 || atts[0].Outcome != AttemptAbandoned || atts[1].Outcome != AttemptDone {
-		t.Errorf("attempts %+v, want abandoned then done", atts)
-	}
+	eachBackend(t, func(t *testing.T, be backend) {
+		j := be.open(t)
+		doc := admit(t, j, 2, "R-1", "aaa").DocID
+		short := Policy{MaxAttempts: 3, LeaseTTL: -time.Second} // already expired
+		old, err := j.Claim(doc, Owner("otherhost/1/1/x"), short)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := j.Claim(doc, NewOwner(), policy)
+		if err != nil {
+			t.Fatalf("claim after expiry: %v", err)
+		}
+		if err := j.Finish(old, Result{State: outcome.Done}); !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("old owner finishing: %v, want ErrLeaseLost", err)
+		}
+		if err := j.Finish(l, Result{State: outcome.Done}); err != nil {
+			t.Fatal(err)
+		}
+		atts := attemptsOf(t, j, doc)
+		if len(atts) != 2 || atts[0].Outcome != AttemptAbandoned || atts[1].Outcome != AttemptDone {
+			t.Errorf("attempts %+v, want abandoned then done", atts)
+		}
+	})
 }
 
 // attemptsOf returns the attempts on a document, oldest first, as History
@@ -147,68 +142,78 @@ func attemptsOf(t *testing.T, j *Journal, doc int64) []AttemptSpan {
 }
 
 func TestDeadOwnerOnThisHostIsTakenOver(t *testing.T) {
-	j := open(t)
-	doc := admit(t, j, 2, "R-1", "aaa").DocID
-	o := NewOwner()
-	// Same host, a pid with another start time: a dead process.
-	dead := Owner(string(o)[:len(string(o))-len("/xxxxxxxx")] + "9/zzzzzzzz")
-	if _, err := j.Claim(doc, dead, policy); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := j.Claim(doc, o, policy); err != nil {
-		t.Fatalf("claim from a dead owner: %v", err)
-	}
+	eachBackend(t, func(t *testing.T, be backend) {
+		j := be.open(t)
+		doc := admit(t, j, 2, "R-1", "aaa").DocID
+		o := NewOwner()
+		// Same host, a pid with another start time: a dead process.
+		dead := Owner(string(o)[:len(string(o))-len("/xxxxxxxx")] + "9/zzzzzzzz")
+		if _, err := j.Claim(doc, dead, policy); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Claim(doc, o, policy); err != nil {
+			t.Fatalf("claim from a dead owner: %v", err)
+		}
+	})
 }
 
 func TestFailUntilExhausted(t *testing.T) {
-	j := open(t)
-	doc := admit(t, j, 2, "R-1", "aaa").DocID
-	o := NewOwner()
-	for i := 1; i <= 3; i++ {
-		l, err := j.Claim(doc, o, policy)
-		if err != nil {
-			t.Fatalf("claim %d: %v", i, err)
+	eachBackend(t, func(t *testing.T, be backend) {
+		j := be.open(t)
+		doc := admit(t, j, 2, "R-1", "aaa").DocID
+		o := NewOwner()
+		for i := 1; i <= 3; i++ {
+			l, err := j.Claim(doc, o, policy)
+			if err != nil {
+				t.Fatalf("claim %d: %v", i, err)
+			}
+			exhausted, err := j.Fail(l, outcome.CauseCrash, time.Now(), policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if exhausted != (i == 3) {
+				t.Errorf("attempt %d: exhausted=%v", i, exhausted)
+			}
 		}
-		exhausted, err := j.Fail(l, outcome.CauseCrash, time.Now(), policy)
-		if err != nil {
-			t.Fatal(err)
+		d, _ := j.Document(doc)
+		if d.State != outcome.Review || d.Reason != outcome.AttemptsExhausted || d.Attempts != 3 {
+			t.Errorf("doc %s/%s after %d attempts, want review/attempts_exhausted after 3", d.State, d.Reason, d.Attempts)
 		}
-		if exhausted != (i == 3) {
-			t.Errorf("attempt %d: exhausted=%v", i, exhausted)
-		}
-	}
-	d, _ := j.Document(doc)
-	if d.State != outcome.Review || d.Reason != outcome.AttemptsExhausted || d.Attempts != 3 {
-		t.Errorf("doc %s/%s after %d attempts, want review/attempts_exhausted after 3", d.State, d.Reason, d.Attempts)
-	}
+	})
 }
 
 func TestBackoffAndRelease(t *testing.T) {
-	j := open(t)
-	doc := admit(t, j, 2, "R-1", "aaa").DocID
-	o := NewOwner()
-	l, _ := j.Claim(doc, o, policy)
-	if _, err := j.Fail(l, outcome.CauseIO, time.Now().Add(time.Hour), policy); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := j.Claim(doc, o, policy); !errors.Is(err, ErrNotClaimable) {
-		t.Errorf("claim during backoff: %v, want ErrNotClaimable", err)
-	}
-	doc2 := admit(t, j, 3, "R-2", "bbb").DocID
-	l2, _ := j.Claim(doc2, o, policy)
-	if err := j.Release(l2); err != nil {
-		t.Fatal(err)
-	}
-	d, _ := j.Document(doc2)
-	if d.Attempts != 0 || d.State != outcome.Queued {
-		t.Errorf("released doc: attempts %d state %s, want 0 queued", d.Attempts, d.State)
-	}
+	eachBackend(t, func(t *testing.T, be backend) {
+		j := be.open(t)
+		doc := admit(t, j, 2, "R-1", "aaa").DocID
+		o := NewOwner()
+		l, _ := j.Claim(doc, o, policy)
+		if _, err := j.Fail(l, outcome.CauseIO, time.Now().Add(time.Hour), policy); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Claim(doc, o, policy); !errors.Is(err, ErrNotClaimable) {
+			t.Errorf("claim during backoff: %v, want ErrNotClaimable", err)
+		}
+		doc2 := admit(t, j, 3, "R-2", "bbb").DocID
+		l2, _ := j.Claim(doc2, o, policy)
+		if err := j.Release(l2); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := j.Document(doc2)
+		if d.Attempts != 0 || d.State != outcome.Queued {
+			t.Errorf("released doc: attempts %d state %s, want 0 queued", d.Attempts, d.State)
+		}
+	})
 }
 
 // Two handles on one file stand for two processes: each document is claimed
 // exactly once.
 func TestConcurrentClaims(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "journal.db")
+	eachBackend(t, testConcurrentClaims)
+}
+
+func testConcurrentClaims(t *testing.T, be backend) {
+	path := be.location(t)
 	j1, err := Open(path)
 	if err != nil {
 		t.Fatal(err)

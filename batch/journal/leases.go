@@ -171,12 +171,9 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 			l.Attempt, string(owner), l.Token, ms(now.Add(p.LeaseTTL)), ms(now), docID); err != nil {
 			return err
 		}
-		res, err := tx.Exec(`INSERT INTO attempts(document_id, number, owner, token, started_at) VALUES(?,?,?,?,?)`,
-			docID, l.Attempt, string(owner), l.Token, ms(now))
+		err = tx.QueryRow(`INSERT INTO attempts(document_id, number, owner, token, started_at) VALUES(?,?,?,?,?) RETURNING id`,
+			docID, l.Attempt, string(owner), l.Token, ms(now)).Scan(&l.AttemptID)
 		if err != nil {
-			return err
-		}
-		if l.AttemptID, err = res.LastInsertId(); err != nil {
 			return err
 		}
 		return j.appendEvent(tx, ev, append(touched, attemptTouch(l.AttemptID))...)
@@ -224,8 +221,10 @@ type PageMetric struct {
 // PageDone records a page's metrics and renews the lease in one transaction.
 func (j *Journal) PageDone(l Lease, m PageMetric, ttl time.Duration) error {
 	return j.current(l, func(tx *sql.Tx, now time.Time) error {
-		if _, err := tx.Exec(`INSERT OR REPLACE INTO pages(attempt_id, document_id, page, dpi, render_ms, ocr_ms, words, mean_confidence, finished_at)
-			VALUES(?,?,?,?,?,?,?,?,?)`, l.AttemptID, l.DocID, m.Page, m.DPI,
+		if _, err := tx.Exec(`INSERT INTO pages(attempt_id, document_id, page, dpi, render_ms, ocr_ms, words, mean_confidence, finished_at)
+			VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(attempt_id, page) DO UPDATE SET document_id=excluded.document_id, dpi=excluded.dpi,
+			render_ms=excluded.render_ms, ocr_ms=excluded.ocr_ms, words=excluded.words, mean_confidence=excluded.mean_confidence,
+			finished_at=excluded.finished_at`, l.AttemptID, l.DocID, m.Page, m.DPI,
 			float64(m.Render.Microseconds())/1000, float64(m.OCR.Microseconds())/1000, m.Words, m.MeanConfidence, ms(now)); err != nil {
 			return err
 		}

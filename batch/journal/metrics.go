@@ -149,12 +149,9 @@ type Run struct {
 func (j *Journal) StartRun(owner Owner, settings, versions string) (int64, error) {
 	var id int64
 	err := j.tx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO runs(owner, started_at, settings, versions) VALUES(?,?,?,?)`,
-			string(owner), ms(j.now()), settings, versions)
+		err := tx.QueryRow(`INSERT INTO runs(owner, started_at, settings, versions) VALUES(?,?,?,?) RETURNING id`,
+			string(owner), ms(j.now()), settings, versions).Scan(&id)
 		if err != nil {
-			return err
-		}
-		if id, err = res.LastInsertId(); err != nil {
 			return err
 		}
 		return j.appendEvent(tx, Event{Kind: EventRunStarted}, runTouch(id))
@@ -165,14 +162,23 @@ func (j *Journal) StartRun(owner Owner, settings, versions string) (int64, error
 	return id, nil
 }
 
-// EndRun records how a run ended.
-func (j *Journal) EndRun(id int64, exit string, cpuSeconds float64, peakInflight int64) error {
+// EndRun records how a run ended and, in the same transaction, the
+// outbox's events about it when end is given (see RunEnd).
+func (j *Journal) EndRun(id int64, exit string, cpuSeconds float64, peakInflight int64, end ...RunEnd) error {
 	err := j.tx(func(tx *sql.Tx) error {
 		if _, err := tx.Exec(`UPDATE runs SET finished_at=?, exit=?, cpu_seconds=?, peak_inflight_bytes=? WHERE id=?`,
 			ms(j.now()), exit, cpuSeconds, peakInflight, id); err != nil {
 			return err
 		}
-		return j.appendEvent(tx, Event{Kind: EventRunEnded}, runTouch(id))
+		if err := j.appendEvent(tx, Event{Kind: EventRunEnded}, runTouch(id)); err != nil {
+			return err
+		}
+		for _, e := range end {
+			if err := j.runEndNotices(tx, id, e); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("journal: recording run end: %w", err)

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -32,9 +33,10 @@ func WithClock(clock func() time.Time) Option {
 // and, for the run's own use, rows.admit_key, rows.fields,
 // documents.attempts_base and documents.retry_policy. Version 3 made the
 // events a hash chain (events.hash) covering the other tables, and added
-// documents.content_sha256. An earlier journal is migrated by Open (which
-// seals it: see sealLegacy) and read as it is by OpenReadOnly.
-const schemaVersion = 3
+// documents.content_sha256. Version 4 added the outbox (outbox.go). An
+// earlier journal is migrated by Open (which seals one before version 3:
+// see sealLegacy) and read as it is by OpenReadOnly.
+const schemaVersion = 4
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -119,6 +121,8 @@ var schema = []string{
 	)`,
 	eventsTable,
 	`CREATE INDEX IF NOT EXISTS events_document ON events(document_id)`,
+	outboxTable,
+	deliveriesTable,
 }
 
 // eventsTable is the append-only history of what happened to rows and
@@ -152,11 +156,16 @@ var migrations = map[int][]string{
 		`ALTER TABLE events ADD COLUMN hash TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE documents ADD COLUMN content_sha256 TEXT NOT NULL DEFAULT ''`,
 	},
+	3: {outboxTable, deliveriesTable},
 }
 
 // Open opens (creating if needed) the journal at path. The file is created
-// with mode 0600.
+// with mode 0600. A postgres:// URL (IsURL) opens a journal in that
+// PostgreSQL database, creating its tables when it has none.
 func Open(path string, opts ...Option) (*Journal, error) {
+	if IsURL(path) {
+		return openPostgres(path, false, opts...)
+	}
 	// Create the file ourselves so its mode is 0600 from the first byte.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -269,15 +278,15 @@ func isBusy(err error) bool {
 func (j *Journal) migrate() error {
 	return j.tx(func(tx *sql.Tx) error {
 		var tables, meta int
-		err := tx.QueryRow(`SELECT COUNT(*), COALESCE(SUM(name='meta'),0) FROM sqlite_master WHERE type='table'`).Scan(&tables, &meta)
+		err := tx.QueryRow(j.tablesQuery()).Scan(&tables, &meta)
 		if err != nil {
 			return err
 		}
 		if tables > 0 && meta == 0 {
-			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
+			return fmt.Errorf("%s: %w (it holds tables of its own)", Redact(j.path), ErrNotJournal)
 		}
 		if tables == 0 {
-			for _, s := range schema {
+			for _, s := range j.schema() {
 				if _, err := tx.Exec(s); err != nil {
 					return fmt.Errorf("creating journal schema: %w", err)
 				}
@@ -291,7 +300,7 @@ func (j *Journal) migrate() error {
 		err = tx.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("%s: %w (it holds tables of its own)", j.path, ErrNotJournal)
+			return fmt.Errorf("%s: %w (it holds tables of its own)", Redact(j.path), ErrNotJournal)
 		case err != nil:
 			return fmt.Errorf("reading journal schema version: %w", err)
 		}
@@ -302,8 +311,13 @@ func (j *Journal) migrate() error {
 		if version == schemaVersion {
 			return nil
 		}
+		if j.pg && version < 3 {
+			return fmt.Errorf("journal schema version %s: a PostgreSQL journal has no migrations from it", v)
+		}
 		from := version
-		for ; version < schemaVersion; version++ {
+		// A PostgreSQL journal started at version 3: from there, later
+		// versions only add tables, which the loop below creates.
+		for ; version < schemaVersion && !j.pg; version++ {
 			for _, s := range migrations[version] {
 				if _, err := tx.Exec(s); err != nil {
 					return fmt.Errorf("migrating the journal from schema %d: %w", version, err)
@@ -311,7 +325,7 @@ func (j *Journal) migrate() error {
 			}
 		}
 		// Tables and indexes new in later versions.
-		for _, s := range schema {
+		for _, s := range j.schema() {
 			if _, err := tx.Exec(s); err != nil {
 				return fmt.Errorf("migrating the journal: %w", err)
 			}
@@ -322,7 +336,10 @@ func (j *Journal) migrate() error {
 		if from < 3 {
 			return j.sealLegacy(tx, from)
 		}
-		return nil
+		// Under the custody log already: the new version is a meta
+		// change like any other, recorded as the migration.
+		data, _ := json.Marshal(map[string]int{"from_schema": from})
+		return j.appendEvent(tx, Event{Kind: EventJournalMigrated, Data: data}, metaTouch("schema_version"))
 	})
 }
 
@@ -354,8 +371,9 @@ func legacyViews(db *sql.DB, version string) error {
 
 // OpenReadOnly opens an existing journal for reading only. It never creates
 // the file, never migrates it, and may be used while another process writes
-// the journal. A journal of schema version 1 reads as one with no events; a
-// journal of a version this build does not know is refused.
+// the journal. A journal of schema version 1 reads as one with no events, one
+// of version 3 or earlier as one with an empty outbox; a journal of a
+// version this build does not know is refused.
 //
 // It creates no file either, so that it works on a read-only copy and
 // leaves a folder as it found it. SQLite reads a WAL database through its
@@ -367,7 +385,12 @@ func legacyViews(db *sql.DB, version string) error {
 // there, it holds committed transactions and is read as usual; SQLite
 // then creates the -shm file if it is missing (a journal copied without
 // it after a crash).
+//
+// A postgres:// URL opens that journal with read-only sessions.
 func OpenReadOnly(path string) (*Journal, error) {
+	if IsURL(path) {
+		return openPostgres(path, true)
+	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
@@ -398,7 +421,15 @@ func OpenReadOnly(path string) (*Journal, error) {
 		// temporary database, which touches no file.
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
-		err = legacyViews(db, v)
+		if err = legacyViews(db, v); err == nil {
+			err = outboxReadOnly(db)
+		}
+	case v == "3":
+		// Custody log and all, but no outbox yet: an empty one, from the
+		// temporary database as above.
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		err = outboxReadOnly(db)
 	case v != fmt.Sprint(schemaVersion):
 		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
 	}
@@ -406,5 +437,5 @@ func OpenReadOnly(path string) (*Journal, error) {
 		db.Close()
 		return nil, err
 	}
-	return &Journal{db: db, path: path, clock: time.Now, legacy: v != fmt.Sprint(schemaVersion)}, nil
+	return &Journal{db: db, path: path, clock: time.Now, legacy: v == "1" || v == "2"}, nil
 }

@@ -98,6 +98,7 @@ func downgrade(t *testing.T, path string) {
 	}
 	defer db.Close()
 	for _, s := range []string{
+		`DROP TABLE deliveries`, `DROP TABLE outbox`,
 		`DROP INDEX events_document`, `DROP TABLE events`,
 		`ALTER TABLE documents DROP COLUMN attempts_base`, `ALTER TABLE documents DROP COLUMN retry_policy`,
 		`ALTER TABLE documents DROP COLUMN content_sha256`,
@@ -155,8 +156,8 @@ func TestSchemaVersion1(t *testing.T) {
 		t.Fatalf("Open(version 1) = %v", err)
 	}
 	defer j.Close()
-	if v, _ := j.Meta("schema_version"); v != "3" {
-		t.Errorf("schema_version after Open = %q, want 3", v)
+	if v, _ := j.Meta("schema_version"); v != "4" {
+		t.Errorf("schema_version after Open = %q, want 4", v)
 	}
 	if _, ok, err := j.DocumentBySource("R-1"); err != nil || !ok {
 		t.Errorf("after migration DocumentBySource = %v, %v", ok, err)

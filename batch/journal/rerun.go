@@ -76,7 +76,7 @@ func (j *Journal) fieldSalt() (string, error) {
 		return s, err
 	}
 	err := j.tx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT OR IGNORE INTO meta(key,value) VALUES('field_salt',?)`, NewToken()+NewToken())
+		res, err := tx.Exec(`INSERT INTO meta(key,value) VALUES('field_salt',?) ON CONFLICT(key) DO NOTHING`, NewToken()+NewToken())
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"os"
@@ -189,7 +188,7 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 	})
 
 	var last sql.NullInt64
-	if err := tx.QueryRow(`SELECT COALESCE(SUM(finished_at >= ?),0), MAX(finished_at) FROM pages`, ms(now.Add(-window))).Scan(&s.PagesInWindow, &last); err != nil {
+	if err := tx.QueryRow(`SELECT COALESCE(SUM(CASE WHEN finished_at >= ? THEN 1 ELSE 0 END),0), MAX(finished_at) FROM pages`, ms(now.Add(-window))).Scan(&s.PagesInWindow, &last); err != nil {
 		return s, wrap(err)
 	}
 	s.LastPage = fromMS(last)
@@ -214,12 +213,6 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 		return s, wrap(err)
 	}
 	return s, nil
-}
-
-// readTx begins a read transaction: deferred (BEGIN, not BEGIN IMMEDIATE),
-// so it takes no write lock, and every query in it sees one snapshot.
-func (j *Journal) readTx() (*sql.Tx, error) {
-	return j.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
 }
 
 // DocSpan is one document's life in the journal.
@@ -357,7 +350,7 @@ func (j *Journal) LatestRecorded() (time.Time, error) {
 		UNION ALL SELECT MAX(finished_at) FROM documents
 		UNION ALL SELECT MAX(COALESCE(ended_at, started_at)) FROM attempts
 		UNION ALL SELECT MAX(finished_at) FROM pages
-		UNION ALL SELECT MAX(COALESCE(finished_at, started_at)) FROM runs)`).Scan(&v)
+		UNION ALL SELECT MAX(COALESCE(finished_at, started_at)) FROM runs) AS latest`).Scan(&v)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("journal: latest timestamp: %w", err)
 	}

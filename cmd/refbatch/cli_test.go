@@ -301,3 +301,18 @@ func manPage(t *testing.T, page string) string {
 	}
 	return string(out)
 }
+
+// TestReviewOutBeforeDecision: `review --out DIR accept ID` decides in DIR,
+// as `review accept --out DIR ID` does, not in the default folder.
+func TestReviewOutBeforeDecision(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "batch-out")
+	for _, args := range [][]string{
+		{"review", "--out", dir, "accept", "R-1"},
+		{"review", "accept", "--out", dir, "R-1"},
+	} {
+		r := refbatch(t, nil, args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "no output folder at "+dir) {
+			t.Errorf("%v: exit %d, want 2 naming %s:\n%s", args, r.code, dir, r.stderr)
+		}
+	}
+}

@@ -144,6 +144,11 @@ review; the others given are decided all the same.
 				o.User = currentUser()
 			}
 			o.Host, _ = os.Hostname()
+			// `review --out DIR accept ID`: the folder given before the
+			// decision is the one meant, unless the decision gives its own.
+			if out, given := givenOut(c); given {
+				o.Out = out
+			}
 			if err := checkOut(c, o.Out); err != nil {
 				return err
 			}

@@ -41,6 +41,10 @@ type runOptions struct {
 	// used when no recipient flag is given.
 	envRecipients string
 	logLevel      string
+	// notify and stallAfter are run's own notification flags (eval
+	// sends none).
+	notify     notifyOptions
+	stallAfter time.Duration
 }
 
 // recipientsEnv names the variable that gives recipients when no flag does.
@@ -67,14 +71,21 @@ batch root to FILE, kept outside --out, for refbatch verify --root-log.
 
 ` + sizeHelp + `
 
+--notify URL (signed with --notify-secret-file's secret) and --notify-cmd
+CMD receive the batch's events: batch_finished, batch_interrupted,
+rows_need_person, and batch_stalled when the batch records no progress for
+--stall-after. They are written to the journal first and delivered at
+least once, beside the work; a receiver that fails never fails the run,
+and what it missed is delivered by the next run or refbatch notify.
+
 Environment: TESSDATA_PREFIX, the folder of Tesseract's language data (read
-by Tesseract); ` + recipientsEnv + `, under --recipient.
+by Tesseract); ` + recipientsEnv + `, under --recipient; ` + notifyEnv + `, under --notify.
 
 Exit status: 0 every row is done or a duplicate; 1 unexpected failure; 2
 usage or manifest error, recipients other than the batch's, or a root log
 inside --out; 3 interrupted or incomplete: run the same command again to
 resume; 4 finished, but rows are in review or rejected: a person is needed.`,
-		Flags: runFlags(&o),
+		Flags: append(runFlags(&o), append(notifyFlags(&o.notify), stallAfterFlag(&o.stallAfter))...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErr("run takes exactly one argument, the manifest", "refbatch run [flags] MANIFEST.csv (flags go before the manifest)")
@@ -89,6 +100,12 @@ resume; 4 finished, but rows are in review or rejected: a person is needed.`,
 			o.recipients = c.StringSlice("recipient")
 			o.addRecipients = c.StringSlice("add-recipient")
 			o.envRecipients = os.Getenv(recipientsEnv)
+			n, err := o.notify.targets(c)
+			if err != nil {
+				return err
+			}
+			o.batch.Notify = n
+			o.batch.Notify.StallAfter = o.stallAfter
 			return runRun(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
 	}

@@ -17,8 +17,10 @@ import (
 
 // statusOptions are the flags of `refbatch status`.
 type statusOptions struct {
-	out  string
-	json bool
+	out        string
+	json       bool
+	check      bool
+	stallAfter time.Duration
 }
 
 func statusCommand() *cli.Command {
@@ -32,11 +34,20 @@ waiting and how long the oldest has waited, which processes hold leases,
 pages per minute over the last five minutes and an estimate of the time
 left. It only reads.
 
-Exit status: 0 the status was read (whatever the batch's state); 1
-unexpected failure; 2 usage error (no journal there).`,
+With --check, for cron and monitors, it prints one line instead: whether
+the batch is complete, running (a live process works on it), waiting, or
+stalled (rows not final, no live process, no progress for --stall-after),
+and what to do.
+
+Exit status: 0 the status was read (whatever the batch's state), or with
+--check the batch is complete, running or waiting; 1 unexpected failure; 2
+usage error (no journal there); 5 with --check, the batch is stalled: run
+the same refbatch run command again to resume.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder"),
-			&cli.BoolFlag{Name: "json", Usage: "print the status as one JSON object on stdout", Destination: &o.json},
+			&cli.BoolFlag{Name: "json", Usage: "print the status (with --check, the health) as one JSON object on stdout", Destination: &o.json},
+			&cli.BoolFlag{Name: "check", Usage: "print one line on the batch's health; exit 5 when it is stalled", Destination: &o.check},
+			stallAfterFlag(&o.stallAfter),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -55,12 +66,48 @@ func runStatus(o statusOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.check {
+		return runCheck(st, o, stdout)
+	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}
 	return writeStatus(stdout, st)
+}
+
+// runCheck prints the batch's health in one line (or one JSON object) and
+// exits exitStalled when it is stalled.
+func runCheck(st *batch.Status, o statusOptions, stdout io.Writer) error {
+	h := st.Health(o.stallAfter)
+	if o.json {
+		if err := json.NewEncoder(stdout).Encode(h); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(stdout, healthLine(st, h))
+	}
+	if h.Stalled {
+		return &exitError{code: exitStalled}
+	}
+	return nil
+}
+
+// healthLine is status --check's line: the state, why, and what to do.
+func healthLine(st *batch.Status, h batch.Health) string {
+	idle := humanSeconds(h.IdleSeconds)
+	rows := fmt.Sprintf("%d row%s not final", h.NotFinal, plural(h.NotFinal))
+	switch h.State {
+	case batch.HealthComplete:
+		return "ok: complete, every row is final"
+	case batch.HealthRunning:
+		return fmt.Sprintf("ok: running, %s, last progress %s ago", rows, idle)
+	case batch.HealthWaiting:
+		return fmt.Sprintf("ok: waiting, %s and no process working on it, last progress %s ago (stalled after %s): run the same refbatch run command again to resume",
+			rows, idle, humanSeconds(h.StallAfterSeconds))
+	}
+	return fmt.Sprintf("stalled: %s, no process working on it, no progress for %s: run the same refbatch run command again to resume", rows, idle)
 }
 
 // writeStatus prints a Status for people, one aspect per line.
@@ -113,6 +160,7 @@ func writeStatus(w io.Writer, st *batch.Status) error {
 		rate += fmt.Sprintf(" (last page %s ago)", humanSeconds(st.Now.Sub(st.LastPage).Seconds()))
 	}
 	fmt.Fprintf(tw, "throughput\t%s\n", rate)
+	writeNotifications(tw, st.Notifications)
 	about := ""
 	if st.Estimated {
 		about = "about "
@@ -156,4 +204,20 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// writeNotifications prints the outbox's events and, per target tried,
+// what reached it.
+func writeNotifications(w io.Writer, n batch.NotifyStatus) {
+	if n.Events == 0 {
+		return
+	}
+	fmt.Fprintf(w, "notify\t%d event%s in the outbox\n", n.Events, plural(n.Events))
+	for _, t := range n.Targets {
+		line := fmt.Sprintf("%d delivered, %d pending, %d attempt%s", t.Delivered, t.Pending, t.Attempts, plural(t.Attempts))
+		if t.LastError != "" {
+			line += ", last error: " + t.LastError
+		}
+		fmt.Fprintf(w, "target\t%s\t%s\n", t.Target, line)
+	}
 }

@@ -21,6 +21,17 @@ func outFlag(dest *string, usage string) *cli.StringFlag {
 		DefaultText: batch.DefaultOut + " in the current folder", Destination: dest}
 }
 
+// givenOut returns the --out given to the command or, when it gave none,
+// to a command it is part of (`review --out DIR accept ID`).
+func givenOut(c *cli.Context) (string, bool) {
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet("out") {
+			return ctx.String("out"), true
+		}
+	}
+	return "", false
+}
+
 // checkOut refuses an output folder that is not there, naming where it
 // looked and, when --out was left out, the rule that chose the folder. The
 // commands that read a batch call it first; it writes nothing.
@@ -38,7 +49,7 @@ func checkOut(c *cli.Context, out string) error {
 		msg = where + " is not a folder"
 	}
 	hint := "pass --out DIR, the folder `refbatch run` wrote"
-	if !c.IsSet("out") {
+	if _, given := givenOut(c); !given {
 		hint = "without --out, refbatch looks for " + batch.DefaultOut + " in the current folder; " + hint
 	}
 	return usageErr(msg, hint)

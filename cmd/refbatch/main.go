@@ -34,6 +34,9 @@ const (
 	exitIncomplete = 3 // interrupted or incomplete: run again to resume
 	// exitNeedsPerson: run finished, but rows are in review or rejected.
 	exitNeedsPerson = 4
+	// exitStalled: status --check found the batch stalled: rows not
+	// final, no live process, no progress for --stall-after.
+	exitStalled = 5
 )
 
 // exitError carries an exit code with a message meant for the user, and
@@ -119,6 +122,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			exportCommand(),
 			reportCommand(),
 			statusCommand(),
+			notifyCommand(),
 			reviewCommand(),
 			keygenCommand(),
 			evalCommand(),

@@ -1,0 +1,64 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+)
+
+// This file holds the few places where SQLite and PostgreSQL need
+// different SQL. Everything else is written once, in the SQL both read
+// (upserts as ON CONFLICT, new ids with RETURNING, counts of a condition
+// as SUM(CASE ...)), with ? placeholders (see postgres.go).
+
+// begin starts a write transaction. SQLite's is IMMEDIATE (the _txlock of
+// its connection); on PostgreSQL it first waits for the journal's write
+// lock, so writers follow one another as they do on SQLite.
+func (j *Journal) begin() (*sql.Tx, error) {
+	tx, err := j.db.BeginTx(context.Background(), nil)
+	if err != nil || !j.pg {
+		return tx, err
+	}
+	if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, int64(writeLockKey)); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
+
+// readTx begins a read transaction in which every query sees one
+// snapshot: on SQLite a deferred one (BEGIN, not BEGIN IMMEDIATE), which
+// takes no write lock; on PostgreSQL a repeatable read one.
+func (j *Journal) readTx() (*sql.Tx, error) {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if j.pg {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	return j.db.BeginTx(context.Background(), opts)
+}
+
+// tablesQuery counts the tables of the journal's database (or schema),
+// and among them the meta table.
+func (j *Journal) tablesQuery() string {
+	if j.pg {
+		return `SELECT COUNT(*), COALESCE(SUM(CASE WHEN table_name='meta' THEN 1 ELSE 0 END),0)
+			FROM information_schema.tables WHERE table_schema=current_schema()`
+	}
+	return `SELECT COUNT(*), COALESCE(SUM(CASE WHEN name='meta' THEN 1 ELSE 0 END),0) FROM sqlite_master WHERE type='table'`
+}
+
+// schema returns the statements that create the journal's tables.
+func (j *Journal) schema() []string {
+	if j.pg {
+		return pgSchema()
+	}
+	return schema
+}
+
+// jsonText is the SQL for the text of field in the JSON object of column
+// col, NULL when it has none.
+func (j *Journal) jsonText(col, field string) string {
+	if j.pg {
+		return `(` + col + `::jsonb->>'` + field + `')`
+	}
+	return `json_extract(` + col + `,'$.` + field + `')`
+}
