@@ -39,15 +39,15 @@ type PageSignals struct {
 
 // Cascade counts, over the scored documents' pages, how they were read.
 type Cascade struct {
-	Pages      int            `json:"pages"`       // pages of read documents
-	FirstRead  int            `json:"first_read"`  // read first under their full resolution
-	ReadTwice  int            `json:"read_twice"`  // of them, read again
-	KeptFirst  int            `json:"kept_first"`  // of those, whose first reading was kept
-	Reasons    map[string]int `json:"reasons"`     // why pages were read again
-	EngineNS   int64          `json:"engine_ns"`   // render and recognition time of every page
-	TwiceNS    int64          `json:"twice_ns"`    // of it, the pages read twice
-	TwiceCER   float64        `json:"twice_cer"`   // mean CER of the pages read twice
-	OnceCER    float64        `json:"once_cer"`    // mean CER of the pages read once at the first resolution
+	Pages      int            `json:"pages"`      // pages of read documents
+	FirstRead  int            `json:"first_read"` // read first under their full resolution
+	ReadTwice  int            `json:"read_twice"` // of them, read again
+	KeptFirst  int            `json:"kept_first"` // of those, whose first reading was kept
+	Reasons    map[string]int `json:"reasons"`    // why pages were read again
+	EngineNS   int64          `json:"engine_ns"`  // render and recognition time of every page
+	TwiceNS    int64          `json:"twice_ns"`   // of it, the pages read twice
+	TwiceCER   float64        `json:"twice_cer"`  // mean CER of the pages read twice
+	OnceCER    float64        `json:"once_cer"`   // mean CER of the pages read once at the first resolution
 	onceCERSum float64
 }
 
