@@ -34,7 +34,7 @@ export OMP_THREAD_LIMIT = 1
 EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
 EVAL_OUT      ?= eval-out
 
-.PHONY: all deps build install uninstall test lint fuzz demo eval holdout clean bench bench-hostile export-check
+.PHONY: all deps build install uninstall test lint fuzz demo eval eval-probe holdout clean bench bench-hostile export-check
 
 all: build
 
@@ -122,6 +122,17 @@ eval: build
 	./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
 	  --thresholds $(EVAL_DIR)/thresholds.json --max-bytes 2000000 --out $(EVAL_OUT) $(EVAL_DIR)/manifest.csv
 
+# eval-probe calibrates the cascade (README, "Two resolutions"): the
+# corpus read once at the first resolution, then once at the full one,
+# both with --no-cascade; the second prints the thresholds the pair
+# supports (and gates the full-resolution reading as eval does).
+eval-probe: build
+	./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
+	  --max-bytes 2000000 --no-cascade --dpi 200 --out $(EVAL_OUT)-first $(EVAL_DIR)/manifest.csv || true
+	./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
+	  --thresholds $(EVAL_DIR)/thresholds.json --max-bytes 2000000 --no-cascade --out $(EVAL_OUT)-full \
+	  --cascade-probe $(EVAL_OUT)-first $(EVAL_DIR)/manifest.csv
+
 # holdout replays testdata/holdout, coverage documents kept out of every
 # calibration, against the thresholds calibrated on testdata/eval: it
 # checks the coverage threshold on cases it has not seen.
@@ -145,7 +156,7 @@ export-check: build
 	  $(if $(filter $(DEMO_OUT),$(EXPORT_CHECK_OUT)),--identity $(DEMO_KEY)) $(EXPORT_CHECK_FLAGS)
 
 clean:
-	rm -rf bin $(DEMO_OUT) $(DEMO_KEY) $(EVAL_OUT) $(HOLDOUT_OUT) bench-out
+	rm -rf bin $(DEMO_OUT) $(DEMO_KEY) $(EVAL_OUT) $(EVAL_OUT)-first $(EVAL_OUT)-full $(HOLDOUT_OUT) bench-out
 
 # bench measures refbatch side by side with the machine's render + OCR limit
 # (pdftoppm + tesseract, one process per core) and OCRmyPDF on a refcorpus

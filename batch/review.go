@@ -133,7 +133,9 @@ func Decide(o DecideOptions) ([]Decided, error) {
 }
 
 // retryPolicy is the latest run's page policy with the fields set
-// replaced by over's, its min_dpi following its dpi, validated; a
+// replaced by over's, its min_dpi following its dpi, validated; a dpi set
+// without first_dpi or no_cascade turns the cascade off (a person asked
+// for that resolution: the document is read at it, not first lower); a
 // language set here must be installed (*ocr.LanguageError), as a run
 // checks its own.
 func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Policy, error) {
@@ -154,6 +156,9 @@ func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Polic
 	}
 	if !slices.Contains(set, "min_dpi") {
 		p.MinDPI = 0
+	}
+	if slices.Contains(set, "dpi") && !slices.Contains(set, "first_dpi") && !slices.Contains(set, "no_cascade") {
+		p.NoCascade = true
 	}
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {

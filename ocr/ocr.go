@@ -89,6 +89,19 @@ type PageResult struct {
 	// CoverageTime is the part of RecogniseTime the coverage step took:
 	// the measurement, and the readings again of columns and unread lines.
 	CoverageTime time.Duration `json:"coverage_ns,omitempty"`
+	// FirstDPI is the resolution of the page's first reading when the
+	// cascade read it first under its DPI (0 when the page was read once,
+	// at DPI); SecondPass is true when that reading asked for the full
+	// resolution, for the reason CascadeReason (AskCharConf, ...), and the
+	// page was read again. DPI is the resolution of the reading kept, the
+	// better of the two (see the package documentation); the times count
+	// both readings.
+	FirstDPI      int    `json:"first_dpi,omitempty"`
+	SecondPass    bool   `json:"second_pass,omitempty"`
+	CascadeReason string `json:"cascade_reason,omitempty"`
+	// Signals are what the kept reading says of itself, when Tesseract
+	// read the page: what the cascade decides on.
+	Signals *Signals `json:"signals,omitempty"`
 	// Canvas maps the render onto the recognised image, so that word boxes
 	// can be taken back to the page. Artifacts written before it existed
 	// lack it (nil).

@@ -60,9 +60,10 @@ func (e *engine) recognise(img *grayImage, dpi int) (recognition, error) {
 }
 
 // read prepares the rendered page in e.gray, whose histogram is hist, and
-// fills res with its text: from the page's own text layer when the layer
-// rule trusts it, otherwise from Tesseract.
-func (e *engine) read(res *PageResult, hist [256]int) error {
+// fills res with its text: from the page's own text layer (nil when there
+// is none to consider) when the layer rule trusts it, otherwise from
+// Tesseract.
+func (e *engine) read(res *PageResult, hist [256]int, layer *textLayer) error {
 	renderW, renderH := e.gray.w, e.gray.h
 	p, err := e.prepare(&e.gray, hist, res.DPI)
 	if err != nil {
@@ -80,14 +81,7 @@ func (e *engine) read(res *PageResult, hist [256]int) error {
 		return nil
 	}
 
-	var layer textLayer
-	hasLayer := false
-	if !e.cfg.ForceOCR {
-		// A page whose layer cannot be read is recognised like any other.
-		if s, err := e.doc.Text(res.Index); err == nil {
-			layer, hasLayer = parseLayer(s)
-		}
-	}
+	hasLayer := layer != nil
 	if hasLayer {
 		// First a reading of a sample of the page, which settles most
 		// layers for about 30% of the cost of reading the page.
@@ -137,14 +131,16 @@ func (e *engine) read(res *PageResult, hist [256]int) error {
 			}
 		}
 	}
+	printChars := -1.0 // not measured
 	if !e.cfg.NoCoverage {
 		start := time.Now()
-		if r, err = e.account(res, p, r); err != nil {
+		if r, printChars, err = e.account(res, p, r); err != nil {
 			return err
 		}
 		res.CoverageTime = time.Since(start)
 	}
 	res.Words, res.Text, res.MeanConf = r.words, r.text, r.mean
+	res.Signals = r.signals(printChars)
 	return nil
 }
 
@@ -152,8 +148,8 @@ func (e *engine) read(res *PageResult, hist [256]int) error {
 // covers; reads a two-column section column by column when r read across
 // it (see columnBands); reads again what r left unread when that is more
 // than a trace (see recoverText); and records all three in res. It
-// returns the reading to keep.
-func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recognition, err error) {
+// returns the reading to keep and the characters of print on the page.
+func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recognition, printChars float64, err error) {
 	// A bug here must not pass a page as accounted for, nor cost the
 	// worker: the page fails, and its document goes to review.
 	defer func() {
@@ -165,7 +161,7 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 	if bands := columnBands(c.faintLines(), c.blobs); len(bands) > 0 {
 		more, changed, err := e.readColumns(p, r, bands)
 		if err != nil {
-			return r, err
+			return r, 0, err
 		}
 		if changed {
 			r, res.Columns = more, len(bands)
@@ -176,7 +172,7 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 	if c.share() >= minRecoverShare {
 		more, n, err := e.recoverText(p, r, c)
 		if err != nil {
-			return r, err
+			return r, 0, err
 		}
 		if n > 0 {
 			r, res.RecoveredWords = more, n
@@ -187,7 +183,7 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 	for _, i := range c.uncovered {
 		res.UncoveredRegions = append(res.UncoveredRegions, c.lines[i].box)
 	}
-	return r, nil
+	return r, c.textArea, nil
 }
 
 // assemble turns Tesseract's words, in reading order and numbered by block,

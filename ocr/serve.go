@@ -262,9 +262,20 @@ func (e *engine) page(index, dpi int) response {
 		return fail(CauseTooLarge, "page is %d×%d pt: over %d pixels at %d dpi",
 			bound.Dx(), bound.Dy(), p.MaxPagePixels, dpi)
 	}
+	res, cause, err := e.cascade(index, dpi, start)
+	if err != nil {
+		return fail(cause, "%v", err)
+	}
+	return response{Result: res}
+}
+
+// readAt renders page index at dpi and reads it; layer is the page's text
+// layer, nil when there is none or it is not to be used. start is when
+// the page's work began: RenderTime counts from it.
+func (e *engine) readAt(index, dpi int, layer *textLayer, start time.Time) (PageResult, Cause, error) {
 	img, err := e.doc.ImageDPI(index, float64(dpi))
 	if err != nil {
-		return fail(CauseRender, "rendering at %d dpi: %v", dpi, err)
+		return PageResult{}, CauseRender, fmt.Errorf("rendering at %d dpi: %w", dpi, err)
 	}
 	width, height := img.Rect.Dx(), img.Rect.Dy()
 	hist := e.gray.fromRGBA(img)
@@ -276,17 +287,17 @@ func (e *engine) page(index, dpi int) response {
 	res := PageResult{Index: index, DPI: dpi, Width: width, Height: height, TextSource: TextFromOCR,
 		RenderTime: time.Since(start)}
 	if width == 0 || height == 0 {
-		return response{Result: res}
+		return res, "", nil
 	}
 
 	start = time.Now()
-	err = e.read(&res, hist)
+	err = e.read(&res, hist, layer)
 	e.forget()
 	if err != nil {
-		return fail(CauseRender, "%v", err)
+		return res, CauseRender, err
 	}
 	res.RecogniseTime = time.Since(start)
-	return response{Result: res}
+	return res, "", nil
 }
 
 // blankPGM is a 32×32 white page.

@@ -252,6 +252,7 @@ func (r *Report) WriteText(w io.Writer) error {
 				high, strconv.FormatFloat(s.Low, 'f', -1, 64), s.Misplaced, ReviewCER)
 		}
 		r.writeCoverage(tw)
+		r.writeCascade(tw)
 	} else {
 		fmt.Fprintln(tw, "text\tnot scored (no --truth)")
 	}

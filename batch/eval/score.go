@@ -69,6 +69,9 @@ type Input struct {
 	// Coverage holds what each artifact's pages say of their coverage,
 	// keyed like Texts; nil or empty when no artifact records it.
 	Coverage map[string][]PageCoverage
+	// Reads holds how each artifact's pages were read, keyed like Texts;
+	// nil or empty when no artifact says.
+	Reads map[string][]PageRead
 	// NoIDCheck is for corpora whose documents do not carry the
 	// manifest's participant IDs (real-world files): a row in review only
 	// for id_not_found or date_not_found is scored as done. Validation checks the ID last,
@@ -95,6 +98,11 @@ type Result struct {
 	// (see SuggestCoverage); nil when the artifacts record no uncovered
 	// share.
 	SuggestedCoverage *CoverageThreshold `json:"suggested_coverage,omitempty"`
+	// Cascade counts the pages read first under their resolution and
+	// read again; nil when no page was. SuggestedCascade are the
+	// thresholds a probe calibrates (see Probe).
+	Cascade          *Cascade           `json:"cascade,omitempty"`
+	SuggestedCascade *CascadeThresholds `json:"suggested_cascade,omitempty"`
 }
 
 // stateMissing is the state Score gives a row expected.csv has and the
@@ -162,6 +170,7 @@ func Score(in Input) (*Result, error) {
 	if s, ok := SuggestCoverage(text.Docs); ok {
 		res.SuggestedCoverage = &s
 	}
+	res.Cascade = scoreCascade(text.Docs)
 	return res, nil
 }
 

@@ -98,6 +98,8 @@ type PageScore struct {
 	UncoveredShare *float64  `json:"uncovered_share,omitempty"`
 	UncoveredFirst *float64  `json:"uncovered_share_first,omitempty"`
 	RecoveredWords *int      `json:"recovered_words,omitempty"`
+	// Read is how the page was read, when the artifact says.
+	Read *PageRead `json:"read,omitempty"`
 }
 
 func scoreText(in Input, rows []report.Row) (*Text, error) {
@@ -126,6 +128,7 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 		d := DocScore{SourceID: e.SourceID, Band: BandNone, Pages: []PageScore{}, Doubted: doubted, Coverage: probe && !doubted, incompleteAllowed: incomplete}
 		var ocr []string
 		var cov []PageCoverage
+		var reads []PageRead
 		if i < len(rows) && rows[i].SourceID == e.SourceID {
 			row := rows[i]
 			d.Got = Outcome{State: row.State, Reason: row.Reason}
@@ -133,6 +136,7 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 				ocr, d.Read = texts, true
 				d.Band, d.Confidence = cmp.Or(row.Band, BandNone), row.MeanConfidence
 				cov = in.Coverage[row.Artifact]
+				reads = in.Reads[row.Artifact]
 			}
 		}
 		if !d.Read && readable && !d.Coverage {
@@ -148,6 +152,9 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 				r = truth.Pages[p].Text
 			}
 			ps := PageScore{Page: p + 1, CER: CER(h, r), WER: WER(h, r)}
+			if p < len(reads) && d.Read {
+				ps.Read = &reads[p]
+			}
 			if p < len(truth.Pages) {
 				tp := truth.Pages[p]
 				ps.Columns = tp.Columns

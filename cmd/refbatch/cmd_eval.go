@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"filippo.io/age"
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
@@ -28,6 +29,7 @@ type evalOptions struct {
 	fromOut    string
 	identity   string
 	evalJSON   string
+	probe      string
 	run        runOptions
 }
 
@@ -74,6 +76,7 @@ func evalCommand() *cli.Command {
 		&cli.StringFlag{Name: "thresholds", Usage: "limits of the figures (thresholds.json); without it only outcomes are gated `FILE`", Destination: &o.thresholds},
 		&cli.StringFlag{Name: "from-out", Usage: "score a finished output folder instead of running the batch `DIR`", Destination: &o.fromOut},
 		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity to read an encrypted --from-out folder `FILE`", Destination: &o.identity},
+		&cli.StringFlag{Name: "cascade-probe", Usage: "also score this output folder, the same manifest read with --dpi at the first resolution and --no-cascade, against this run (read with --no-cascade), and print the cascade thresholds the pair supports `DIR`", Destination: &o.probe},
 		&cli.StringFlag{Name: "eval-json", Usage: "write eval.json here `FILE` (default: into the output folder eval ran; with --from-out, which eval only reads, nowhere)", Destination: &o.evalJSON},
 	}
 	return &cli.Command{
@@ -124,6 +127,8 @@ func runEval(c *cli.Context, o evalOptions, fromRun []cli.Flag) error {
 		return usageErr("eval takes the manifest to run, or --from-out DIR", "refbatch eval --expect FILE [--truth DIR] [flags] MANIFEST.csv (flags before the manifest), or refbatch eval --expect FILE --from-out DIR")
 	case o.fromOut != "" && c.NArg() != 0:
 		return usageErr("--from-out scores a finished folder and takes no manifest", "drop the manifest, or drop --from-out to run it")
+	case o.probe != "" && o.truth == "":
+		return usageErr("--cascade-probe compares the text of two readings with the truth", "pass --truth DIR too")
 	case o.fromOut == "" && o.identity != "":
 		return usageErr("--identity reads a --from-out folder", "eval's own runs write plaintext artifacts; drop --identity")
 	}
@@ -153,38 +158,22 @@ func runEval(c *cli.Context, o evalOptions, fromRun []cli.Flag) error {
 		return usageErr(fmt.Sprintf("%s is not an output folder", out), "pass --from-out DIR, a folder `refbatch run` wrote")
 	}
 
-	rep, err := report.ReadJSON(filepath.Join(out, report.JSONFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return usageErr(fmt.Sprintf("%s has no %s", out, report.JSONFile), "score a folder a finished `refbatch run` wrote (`refbatch report --out DIR` rebuilds its report)")
+	var ids []age.Identity
+	if in.Truth != nil {
+		if ids, err = loadIdentities(o.identity); err != nil {
+			return err
+		}
 	}
+	res, rep, err := scoreFolder(out, in, ids)
 	if err != nil {
 		return err
 	}
-	in.Rows = rep.Rows
-	if in.Truth != nil {
-		ids, err := loadIdentities(o.identity)
+	if o.probe != "" {
+		first, _, err := scoreFolder(o.probe, in, ids)
 		if err != nil {
-			return err
+			return fmt.Errorf("--cascade-probe %s: %w", o.probe, err)
 		}
-		in.Texts = map[string][]string{}
-		in.Coverage = map[string][]eval.PageCoverage{}
-		err = batch.ReadArtifacts(out, ids, func(path string, a *batch.Artifact) error {
-			pages := make([]string, len(a.Pages))
-			for i, p := range a.Pages {
-				pages[i] = p.Text
-			}
-			in.Texts[path] = pages
-			cov, err := pageCoverage(a.Pages)
-			in.Coverage[path] = cov
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("reading artifacts: %w", err)
-		}
-	}
-	res, err := eval.Score(in)
-	if err != nil {
-		return usageErrf("the truth folder must hold every document expected.csv expects to be read", "%w", err)
+		res.Probe(first)
 	}
 	er := eval.NewReport(res, thresholds, out, rep.Run.Settings)
 	// A folder eval only reads is left as it was.
@@ -214,13 +203,53 @@ func runEval(c *cli.Context, o evalOptions, fromRun []cli.Flag) error {
 	return nil
 }
 
-// pageCoverage reads what each page says of its coverage (uncovered_share,
-// recovered_words) through the page's JSON, the artifact's own encoding,
+// scoreFolder scores the finished output folder out with in's expected
+// outcomes and truth, reading its artifacts with ids.
+func scoreFolder(out string, in eval.Input, ids []age.Identity) (*eval.Result, *report.Report, error) {
+	rep, err := report.ReadJSON(filepath.Join(out, report.JSONFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, usageErr(fmt.Sprintf("%s has no %s", out, report.JSONFile), "score a folder a finished `refbatch run` wrote (`refbatch report --out DIR` rebuilds its report)")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	in.Rows = rep.Rows
+	if in.Truth != nil {
+		in.Texts = map[string][]string{}
+		in.Coverage = map[string][]eval.PageCoverage{}
+		in.Reads = map[string][]eval.PageRead{}
+		err = batch.ReadArtifacts(out, ids, func(path string, a *batch.Artifact) error {
+			pages := make([]string, len(a.Pages))
+			for i, p := range a.Pages {
+				pages[i] = p.Text
+			}
+			in.Texts[path] = pages
+			var err error
+			if in.Coverage[path], err = pageFields[eval.PageCoverage](a.Pages); err != nil {
+				return err
+			}
+			in.Reads[path], err = pageFields[eval.PageRead](a.Pages)
+			return err
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading artifacts: %w", err)
+		}
+	}
+	res, err := eval.Score(in)
+	if err != nil {
+		return nil, nil, usageErrf("the truth folder must hold every document expected.csv expects to be read", "%w", err)
+	}
+	return res, rep, nil
+}
+
+// pageFields reads what each page says of its coverage (uncovered_share,
+// recovered_words), or of how it was read, through the page's JSON, the artifact's own encoding,
 // so that eval scores artifacts of builds with and without the coverage
 // measurement alike: a page without a field leaves it nil. It is generic
-// so that a test can give it pages that have the fields.
-func pageCoverage[P any](pages []P) ([]eval.PageCoverage, error) {
-	out := make([]eval.PageCoverage, len(pages))
+// so that a test can give it pages that have the fields, and so that it
+// reads the cascade's fields (eval.PageRead) the same way.
+func pageFields[T, P any](pages []P) ([]T, error) {
+	out := make([]T, len(pages))
 	for i, p := range pages {
 		b, err := json.Marshal(p)
 		if err != nil {

@@ -160,6 +160,8 @@ func pageFlags(p *page.Policy) []cli.Flag {
 		&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &p.NoDeskew},
 		&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &p.NoDespeckle},
 		&cli.BoolFlag{Name: "no-coverage", Usage: "do not look for print the reading left out (faint or small print, columns), nor read it again", Destination: &p.NoCoverage},
+		&cli.IntFlag{Name: "first-dpi", Usage: "resolution of a page's first reading; the page is read again at --dpi only when that reading asks (low confidence, small or unread print)", Value: page.DefaultFirstDPI, Destination: &p.FirstDPI},
+		&cli.BoolFlag{Name: "no-cascade", Usage: "read every page once, at --dpi, without a first reading at --first-dpi", Destination: &p.NoCascade},
 	}
 }
 

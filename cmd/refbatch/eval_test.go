@@ -321,16 +321,16 @@ func TestPageCoverage(t *testing.T) {
 		want []eval.PageCoverage
 	}{
 		{"pages from before coverage have neither", func() ([]eval.PageCoverage, error) {
-			return pageCoverage([]legacy{{"a"}, {"b"}})
+			return pageFields[eval.PageCoverage]([]legacy{{"a"}, {"b"}})
 		}, []eval.PageCoverage{{}, {}}},
 		{"today's pages have both", func() ([]eval.PageCoverage, error) {
-			return pageCoverage([]ocr.PageResult{{Text: "a", UncoveredShare: 0.5, UncoveredFirst: 0.75, RecoveredWords: 2}})
+			return pageFields[eval.PageCoverage]([]ocr.PageResult{{Text: "a", UncoveredShare: 0.5, UncoveredFirst: 0.75, RecoveredWords: 2}})
 		}, []eval.PageCoverage{{UncoveredShare: share(0.5), UncoveredFirst: share(0.75), RecoveredWords: words(2)}}},
 		{"pages with both", func() ([]eval.PageCoverage, error) {
-			return pageCoverage([]covered{{"a", 0.25, 3}, {"b", 0, 0}})
+			return pageFields[eval.PageCoverage]([]covered{{"a", 0.25, 3}, {"b", 0, 0}})
 		}, []eval.PageCoverage{{UncoveredShare: share(0.25), RecoveredWords: words(3)}, {UncoveredShare: share(0), RecoveredWords: words(0)}}},
 		{"a share left out when 0", func() ([]eval.PageCoverage, error) {
-			return pageCoverage([]sparse{{0.1}, {0}})
+			return pageFields[eval.PageCoverage]([]sparse{{0.1}, {0}})
 		}, []eval.PageCoverage{{UncoveredShare: share(0.1)}, {}}},
 	}
 	for _, tc := range tests {

@@ -21,6 +21,9 @@
 //	           `refbatch run --help` offers flags for that (or --fast-flags)
 //	--no-coverage the default run again with --no-coverage: what the
 //	           coverage step (measurement, recovery, columns) costs
+//	--no-cascade the default run again with --no-cascade: every page read
+//	           once at --dpi, against the default's first reading at a lower
+//	           resolution (issue 20)
 //	--limit    every page rendered gray by `pdftoppm -gray -r DPI` and
 //	           recognised by `tesseract page.pgm - --dpi DPI`
 //	           (OMP_THREAD_LIMIT=1), one process per core: the CPU time of
@@ -80,7 +83,7 @@ type options struct {
 	Corpus, Out, JSON, Refbatch string
 	Cores, DPI                  int
 	Default, Fast, Limit        bool
-	NoCoverage                  bool
+	NoCoverage, NoCascade       bool
 	OCRmyPDF                    bool
 	FastFlags                   string
 	Subsets                     []int
@@ -130,6 +133,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.Fast, "fast", true, "measure refbatch run with the page steps (orientation, deskew, despeckle) off (skipped when it has no such flags)")
 	fs.StringVar(&o.FastFlags, "fast-flags", "", "refbatch run flags that switch the page steps off (default: found in its --help)")
 	fs.BoolVar(&o.NoCoverage, "no-coverage", true, "measure refbatch run with --no-coverage too, for what the coverage step costs (skipped when it has no such flag)")
+	fs.BoolVar(&o.NoCascade, "no-cascade", true, "measure refbatch run with --no-cascade too, every page read once at --dpi: the default run against it is what the cascade saves (skipped when it has no such flag)")
 	fs.BoolVar(&o.Limit, "limit", true, "measure the render + recognise limit with pdftoppm and tesseract")
 	fs.BoolVar(&o.OCRmyPDF, "ocrmypdf", true, "measure OCRmyPDF (skipped when not installed)")
 	fs.StringVar(&subsets, "subsets", "", "comma-separated document counts: also run refbatch on the corpus's first N documents")
@@ -215,6 +219,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		{o.Default, "refbatch, default settings", b.runDefault},
 		{o.Fast, "refbatch, page steps off", b.runFast},
 		{o.NoCoverage, "refbatch, coverage off", b.runNoCoverage},
+		{o.NoCascade, "refbatch, cascade off", b.runNoCascade},
 		{o.Limit, "limit: pdftoppm + tesseract", b.runLimit},
 		{o.OCRmyPDF, "OCRmyPDF", b.runOCRmyPDF},
 		{len(o.Subsets) > 0, "refbatch on corpus subsets", b.runSubsets},
@@ -317,6 +322,7 @@ func (b *bench) runDefault(ctx context.Context) error {
 		return err
 	}
 	b.res.Default = r
+	b.noteCascade(out)
 	if share, err := coverageShare(filepath.Join(out, "artifacts")); err == nil {
 		b.res.CoverageShare = share
 	} else {

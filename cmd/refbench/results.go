@@ -23,6 +23,9 @@ type results struct {
 	DefaultResume *runResult `json:"refbatch_default_resume,omitempty"`
 	Fast          *runResult `json:"refbatch_fast,omitempty"`
 	NoCoverage    *runResult `json:"refbatch_no_coverage,omitempty"`
+	NoCascade     *runResult `json:"refbatch_no_cascade,omitempty"`
+	// Cascade is what the default run's artifacts say of the cascade.
+	Cascade *cascadeStats `json:"cascade,omitempty"`
 	// CoverageShare is the share of the default run's engine time the
 	// coverage step took, from its artifacts.
 	CoverageShare float64          `json:"coverage_share_of_engine_time,omitempty"`
@@ -253,6 +256,10 @@ type ratios struct {
 	// the same run with --no-coverage: what the coverage step costs,
 	// unmoved by other load on the machine.
 	DefaultVsNoCoverage float64 `json:"refbatch_default_vs_no_coverage,omitempty"`
+	// DefaultVsNoCascade is the default run's pages per minute against
+	// the same build with --no-cascade, in the same bench; ...CPU by CPU.
+	DefaultVsNoCascade    float64 `json:"refbatch_default_vs_no_cascade,omitempty"`
+	DefaultVsNoCascadeCPU float64 `json:"refbatch_default_vs_no_cascade_cpu,omitempty"`
 }
 
 // check is one of the issues' acceptance criteria, as measured.
@@ -376,6 +383,7 @@ func (r *results) computeRatios() {
 		v := r.Rows.SmallResume.WallS
 		add(fmt.Sprintf("resuming a finished %d-row batch (wall s)", r.Rows.SmallResume.Rows), v, "< 3", v < 3)
 	}
+	r.cascadeChecks(add)
 	r.exportChecks(add)
 }
 
@@ -395,6 +403,7 @@ func (r *results) writeTable(w io.Writer) {
 	row("refbatch (default)", r.Default)
 	row("refbatch (page steps off)", r.Fast)
 	row("refbatch (coverage off)", r.NoCoverage)
+	row("refbatch (cascade off)", r.NoCascade)
 	if l := r.Limit; l != nil {
 		fmt.Fprintf(tw, "limit (pdftoppm %.3f + tesseract %.3f CPU s/page)\t%d\t%.1f\t%.1f\t%.1f\t%.3f\t-\t-\t-\t%.0f%%\t\n", l.RenderCPUPerPage, l.OCRCPUPerPage,
 			l.Pages, l.PagesPerMinute, l.PagesPerMinute, l.WallS, l.RenderCPUPerPage+l.OCRCPUPerPage, 100*l.OtherCPUShare)
@@ -433,6 +442,7 @@ func (r *results) writeTable(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	r.writeCascade(w)
 	if d := r.DefaultResume; d != nil {
 		fmt.Fprintf(w, "resume   finished default batch (%d documents): %.2f s\n", r.Corpus.Documents, d.WallS)
 	}

@@ -91,11 +91,11 @@ func TestWithDefaults(t *testing.T) {
 		p    Policy
 		want Policy
 	}{
-		{"zero", Policy{}, Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 50_000_000}},
-		{"a low dpi lowers the minimum", Policy{DPI: 100}, Policy{Lang: "eng", DPI: 100, MinDPI: 100, MaxPagePixels: 50_000_000}},
-		{"set fields are kept", Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true},
-			Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true}},
-		{"invalid values are kept for Validate", Policy{DPI: -1, MaxPagePixels: -1}, Policy{Lang: "eng", DPI: -1, MinDPI: -1, MaxPagePixels: -1}},
+		{"zero", Policy{}, Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 50_000_000, FirstDPI: 200}},
+		{"a low dpi lowers the minimum", Policy{DPI: 100}, Policy{Lang: "eng", DPI: 100, MinDPI: 100, MaxPagePixels: 50_000_000, FirstDPI: 200}},
+		{"set fields are kept", Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, NoCascade: true},
+			Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, NoCascade: true}},
+		{"invalid values are kept for Validate", Policy{DPI: -1, MaxPagePixels: -1, FirstDPI: -1}, Policy{Lang: "eng", DPI: -1, MinDPI: -1, MaxPagePixels: -1, FirstDPI: -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,8 +116,8 @@ func TestValidate(t *testing.T) {
 		setting string // "" when valid
 	}{
 		{"defaults", Default(), ""},
-		{"dpi at the minimum", Policy{Lang: "eng", DPI: 150, MinDPI: 150, MaxPagePixels: 1}, ""},
-		{"several languages", Policy{Lang: "eng+deu", DPI: 300, MinDPI: 150, MaxPagePixels: 1}, ""},
+		{"dpi at the minimum", Policy{Lang: "eng", DPI: 150, MinDPI: 150, MaxPagePixels: 1, FirstDPI: 200}, ""},
+		{"several languages", Policy{Lang: "eng+deu", DPI: 300, MinDPI: 150, MaxPagePixels: 1, FirstDPI: 200}, ""},
 		{"zero policy", Policy{}, "dpi"},
 		{"negative dpi", Policy{Lang: "eng", DPI: -300, MinDPI: 150, MaxPagePixels: 1}, "dpi"},
 		{"minimum above dpi", Policy{Lang: "eng", DPI: 100, MinDPI: 150, MaxPagePixels: 1}, "min_dpi"},
@@ -127,6 +127,8 @@ func TestValidate(t *testing.T) {
 		{"no language", Policy{DPI: 300, MinDPI: 150, MaxPagePixels: 1}, "lang"},
 		{"an empty language among several", Policy{Lang: "eng+", DPI: 300, MinDPI: 150, MaxPagePixels: 1}, "lang"},
 		{"an empty language first", Policy{Lang: "+eng", DPI: 300, MinDPI: 150, MaxPagePixels: 1}, "lang"},
+		{"a first resolution above the dpi reads once", Policy{Lang: "eng", DPI: 150, MinDPI: 150, MaxPagePixels: 1, FirstDPI: 200}, ""},
+		{"zero first resolution", Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 1}, "first_dpi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,10 +151,11 @@ func TestValidate(t *testing.T) {
 // every report and artifact written so far, and the policy version is a
 // hash of them.
 func TestRecorded(t *testing.T) {
-	p := Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 7, NoDeskew: true, ForceOCR: true}
+	p := Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 7, NoDeskew: true, ForceOCR: true, FirstDPI: 200}
 	want := []Setting{
 		{"lang", "eng"}, {"dpi", 300}, {"min_dpi", 150}, {"max_page_pixels", int64(7)}, {"force_ocr", true},
 		{"orientation", true}, {"deskew", false}, {"despeckle", true}, {"coverage", true},
+		{"first_dpi", 200}, {"cascade", true},
 	}
 	got := p.Recorded()
 	if len(got) != len(want) {
@@ -162,6 +165,30 @@ func TestRecorded(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("Recorded()[%d] = %#v; want %#v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestFirstPassDPI: a page is read first at FirstDPI only when that is
+// under the resolution it renders at, and never with NoCascade.
+func TestFirstPassDPI(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Policy
+		dpi  int
+		want int
+	}{
+		{"the default reads 300 dpi pages first at 200", Default(), 300, 200},
+		{"a page lowered under the first resolution reads once", Default(), 180, 180},
+		{"a page at the first resolution reads once", Default(), 200, 200},
+		{"no cascade reads once", Policy{FirstDPI: 200, NoCascade: true}, 300, 300},
+		{"an unset first resolution reads once", Policy{}, 300, 300},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.FirstPassDPI(tt.dpi); got != tt.want {
+				t.Errorf("FirstPassDPI(%d) = %d; want %d", tt.dpi, got, tt.want)
+			}
+		})
 	}
 }
 
