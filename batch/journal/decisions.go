@@ -248,13 +248,16 @@ type EventArtifact struct {
 	SHA256   string
 }
 
-// EventArtifacts returns the artifacts the events name (their data's
-// artifact and artifact_sha256), whatever the event's kind, oldest first.
+// EventArtifacts returns the artifacts the history events name (their
+// data's artifact and artifact_sha256), oldest first. Only those name an
+// artifact of their own; the custody log's other events, thousands in a
+// large batch, carry table rows and are not read.
 func (j *Journal) EventArtifacts() ([]EventArtifact, error) {
 	artifact := `COALESCE(` + j.jsonText("data", "artifact") + `,'')`
-	rows, err := j.db.Query(`SELECT id, kind, COALESCE(document_id,0), source_id, ` + artifact + `,
-			COALESCE(` + j.jsonText("data", "artifact_sha256") + `,'')
-		FROM events WHERE ` + artifact + ` <> '' ORDER BY id`)
+	history, args := kindIn(HistoryKinds)
+	rows, err := j.db.Query(`SELECT id, kind, COALESCE(document_id,0), source_id, `+artifact+`,
+			COALESCE(`+j.jsonText("data", "artifact_sha256")+`,'')
+		FROM events WHERE `+history+` AND `+artifact+` <> '' ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("journal: listing the events' artifacts: %w", err)
 	}

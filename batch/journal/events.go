@@ -93,17 +93,26 @@ func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
 // (one per row admitted again, read again or decided).
 var HistoryKinds = []EventKind{EventRowReadmitted, EventRowChanged, EventDecision}
 
+// kindIn is the condition that an event is of one of kinds (at least one),
+// and its arguments.
+func kindIn(kinds []EventKind) (string, []any) {
+	args := make([]any, len(kinds))
+	for i, k := range kinds {
+		args[i] = k
+	}
+	return `kind IN (?` + strings.Repeat(`,?`, len(kinds)-1) + `)`, args
+}
+
 // Events calls fn for every event of the given kinds (of every kind when
 // none is given) in the order they were recorded. The events are held at
 // once: fn runs after the query is closed, so it may use the journal.
 func (j *Journal) Events(fn func(Event) error, kinds ...EventKind) error {
 	query := `SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data, hash FROM events`
-	args := make([]any, len(kinds))
+	var args []any
 	if len(kinds) > 0 {
-		query += ` WHERE kind IN (?` + strings.Repeat(`,?`, len(kinds)-1) + `)`
-		for i, k := range kinds {
-			args[i] = k
-		}
+		var in string
+		in, args = kindIn(kinds)
+		query += ` WHERE ` + in
 	}
 	rows, err := j.db.Query(query+` ORDER BY id`, args...)
 	if err != nil {
