@@ -232,16 +232,11 @@ func (j *Journal) RecordAttempt(eventID, target string, delivered bool, errText 
 		at = sql.NullInt64{Int64: now, Valid: true}
 	}
 	err := j.tx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE deliveries SET attempts=attempts+1, last_attempt_at=?, last_error=?,
-			delivered_at=COALESCE(delivered_at, ?) WHERE event_id=? AND target=?`, now, errText, at, eventID, target)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n > 0 {
-			return err
-		}
-		_, err = tx.Exec(`INSERT INTO deliveries(event_id, target, attempts, last_attempt_at, last_error, delivered_at)
-			VALUES(?,?,1,?,?,?)`, eventID, target, now, errText, at)
+		_, err := tx.Exec(`INSERT INTO deliveries(event_id, target, attempts, last_attempt_at, last_error, delivered_at)
+			VALUES(?,?,1,?,?,?)
+			ON CONFLICT(event_id, target) DO UPDATE SET attempts=deliveries.attempts+1, last_attempt_at=excluded.last_attempt_at,
+				last_error=excluded.last_error, delivered_at=COALESCE(deliveries.delivered_at, excluded.delivered_at)`,
+			eventID, target, now, errText, at)
 		return err
 	})
 	if err != nil {
