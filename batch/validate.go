@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -62,7 +61,7 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 	var sum float64
 	for _, p := range pages {
 		for _, w := range p.Words {
-			n := max(1, utf8.RuneCountInString(w.Text))
+			n := w.Chars()
 			chars += n
 			sum += w.Conf * float64(n)
 			if w.Conf >= credibleWordConf && ocr.AlnumCount(w.Text) >= 3 {

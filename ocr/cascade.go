@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"time"
-	"unicode/utf8"
 )
 
 // The cascade: most of a page's cost is Tesseract at the full resolution,
@@ -77,7 +76,7 @@ func (r recognition) signals(printChars float64) *Signals {
 	var sum float64
 	var heights []int
 	for _, w := range r.words {
-		n := max(1, utf8.RuneCountInString(w.Text))
+		n := w.Chars()
 		chars += n
 		sum += w.Conf * float64(n)
 		if AlnumCount(w.Text) >= 2 {
@@ -144,7 +143,7 @@ func score(p *PageResult) float64 {
 	n := 0
 	for _, w := range p.Words {
 		if w.Conf >= credibleConf && AlnumCount(w.Text) >= 2 {
-			n += utf8.RuneCountInString(w.Text)
+			n += w.Chars()
 		}
 	}
 	return float64(n) * (1 - p.UncoveredShare)

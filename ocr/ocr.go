@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultMemoryLimit is the address-space limit (RLIMIT_AS) a worker child
@@ -36,6 +37,10 @@ type Word struct {
 	Conf float64 `json:"conf"`
 	Box  [4]int  `json:"box"`
 }
+
+// Chars is what the word weighs in a confidence per character (a
+// document's, a first reading's): its characters, at least 1.
+func (w Word) Chars() int { return max(1, utf8.RuneCountInString(w.Text)) }
 
 // PageResult is the outcome of rendering and recognising one page.
 // Width and Height are the size in pixels of the image that was
