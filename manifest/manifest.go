@@ -228,6 +228,9 @@ type Reader struct {
 	// err is sticky: once the file is known to be broken, every later Next
 	// reports the same problem rather than guessing at what follows.
 	err error
+	// start is where the last record read starts, in bytes after the byte
+	// order mark (Index).
+	start int64
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -294,6 +297,7 @@ func (m *Reader) read() ([]string, error) {
 		return nil, m.err
 	}
 	m.cap.n = 0
+	m.start = m.csv.InputOffset()
 	rec, err := m.csv.Read()
 	if err == io.EOF {
 		return nil, io.EOF
@@ -364,6 +368,11 @@ func (m *Reader) Next() (Row, error) {
 		return Row{}, err
 	}
 	line, _ := m.csv.FieldPos(0)
+	return m.row(rec, line), nil
+}
+
+// row makes the Row of record rec, which starts at line.
+func (m *Reader) row(rec []string, line int) Row {
 	var vals [numColumns]string
 	for c, i := range m.idx {
 		if i >= 0 && i < len(rec) {
@@ -382,7 +391,7 @@ func (m *Reader) Next() (Row, error) {
 	if row.Err != nil {
 		row.Err.Line = line
 	}
-	return row, nil
+	return row
 }
 
 // blank reports whether every field of rec is empty or white space.

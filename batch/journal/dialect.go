@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"database/sql"
+	"fmt"
 )
 
 // This file holds the few places where SQLite and PostgreSQL need
@@ -23,6 +24,38 @@ func (j *Journal) begin() (*sql.Tx, error) {
 		return nil, err
 	}
 	return tx, nil
+}
+
+// leaseTx runs fn in a write transaction that appends no event, and so
+// need not follow the others (the custody log's order): on PostgreSQL it
+// takes no write lock, only the row locks of what it updates. Page
+// records and lease renewals, one per page, use it, so that they never
+// wait behind another machine's claims and verdicts. fn must append no
+// event; on SQLite the transaction is IMMEDIATE like every other.
+func (j *Journal) leaseTx(fn func(*sql.Tx) error) error {
+	tx, err := j.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return fmt.Errorf("journal: %w", classify(notJournal(err)))
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return classify(notJournal(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("journal commit: %w", classify(err))
+	}
+	return nil
+}
+
+// skipLocked is the clause with which a query locks the documents it
+// selects, passing over those another transaction holds: PostgreSQL's
+// FOR UPDATE SKIP LOCKED. SQLite has none, and needs none: its write
+// transaction holds the whole database.
+func (j *Journal) skipLocked() string {
+	if j.pg {
+		return ` FOR UPDATE OF d SKIP LOCKED`
+	}
+	return ``
 }
 
 // readTx begins a read transaction in which every query sees one

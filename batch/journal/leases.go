@@ -99,92 +99,97 @@ func counted(attempts, base, abandoned int) int { return attempts - base - aband
 // MaxAbandoned times still goes to review as attempts_exhausted, so not even
 // one that somehow kills its whole process can circulate forever.
 func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
-	l := Lease{DocID: docID, Owner: owner, Token: NewToken()}
+	var l Lease
 	// Some refusals still write (taking over a dead lease, moving an
 	// exhausted document to review), so they commit and report afterwards.
-	refused := false
+	claimed := false
 	err := j.tx(func(tx *sql.Tx) error {
-		now := j.now()
-		var state outcome.State
-		var attempts, abandoned, base int
-		var leaseOwner, leaseToken sql.NullString
-		var leaseExp sql.NullInt64
-		var next int64
-		err := tx.QueryRow(`SELECT state, attempts, abandoned, attempts_base, lease_owner, lease_token, lease_expires, next_attempt_at
-			FROM documents WHERE id=?`, docID).Scan(&state, &attempts, &abandoned, &base, &leaseOwner, &leaseToken, &leaseExp, &next)
-		if err != nil {
-			return err
-		}
-		if state != outcome.Queued {
-			refused = true
-			return nil
-		}
-		var touched []touch
-		if leaseToken.Valid {
-			if leaseExp.Int64 > ms(now) && !Owner(leaseOwner.String).dead() {
-				refused = true
-				return nil
-			}
-			cause := outcome.CauseLeaseExpired
-			if Owner(leaseOwner.String).dead() {
-				cause = outcome.CauseOwnerDied
-			}
-			var abandonedID int64
-			err := tx.QueryRow(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE document_id=? AND token=? AND ended_at IS NULL RETURNING id`,
-				ms(now), AttemptAbandoned, cause, docID, leaseToken.String).Scan(&abandonedID)
-			switch {
-			case err == nil:
-				touched = append(touched, attemptTouch(abandonedID))
-			case !errors.Is(err, sql.ErrNoRows):
-				return err
-			}
-			abandoned++
-			if _, err := tx.Exec(`UPDATE documents SET abandoned=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`,
-				abandoned, docID); err != nil {
-				return err
-			}
-		}
-		ev := Event{Kind: EventAttemptClaimed, DocID: docID}
-		touched = append(touched, docTouch(docID))
-		if next > ms(now) {
-			refused = true
-			if leaseToken.Valid {
-				// A dead lease was taken over: that wrote.
-				ev.Kind = EventAttemptAbandoned
-				return j.appendEvent(tx, ev, touched...)
-			}
-			return nil
-		}
-		if counted(attempts, base, abandoned) >= p.MaxAttempts || abandoned >= MaxAbandoned {
-			_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, finished_at=? WHERE id=?`,
-				outcome.Review, outcome.AttemptsExhausted, ms(now), docID)
-			if err != nil {
-				return err
-			}
-			refused = true
-			ev.Kind = EventExhausted
-			return j.appendEvent(tx, ev, touched...)
-		}
-		l.Attempt = attempts + 1
-		if _, err := tx.Exec(`UPDATE documents SET attempts=?, lease_owner=?, lease_token=?, lease_expires=?,
-			started_at=COALESCE(started_at, ?) WHERE id=?`,
-			l.Attempt, string(owner), l.Token, ms(now.Add(p.LeaseTTL)), ms(now), docID); err != nil {
-			return err
-		}
-		err = tx.QueryRow(`INSERT INTO attempts(document_id, number, owner, token, started_at) VALUES(?,?,?,?,?) RETURNING id`,
-			docID, l.Attempt, string(owner), l.Token, ms(now)).Scan(&l.AttemptID)
-		if err != nil {
-			return err
-		}
-		return j.appendEvent(tx, ev, append(touched, attemptTouch(l.AttemptID))...)
+		var err error
+		l, claimed, err = j.claimIn(tx, docID, owner, p)
+		return err
 	})
 	if err != nil {
 		return Lease{}, fmt.Errorf("journal: claiming document %d: %w", docID, err)
 	}
-	if refused {
+	if !claimed {
 		return Lease{}, ErrNotClaimable
 	}
 	return l, nil
+}
+
+// claimIn is Claim inside tx: ok is false when the document is not
+// claimable, and tx may still have written (see Claim).
+func (j *Journal) claimIn(tx *sql.Tx, docID int64, owner Owner, p Policy) (l Lease, ok bool, err error) {
+	l = Lease{DocID: docID, Owner: owner, Token: NewToken()}
+	now := j.now()
+	var state outcome.State
+	var attempts, abandoned, base int
+	var leaseOwner, leaseToken sql.NullString
+	var leaseExp sql.NullInt64
+	var next int64
+	err = tx.QueryRow(`SELECT state, attempts, abandoned, attempts_base, lease_owner, lease_token, lease_expires, next_attempt_at
+		FROM documents WHERE id=?`, docID).Scan(&state, &attempts, &abandoned, &base, &leaseOwner, &leaseToken, &leaseExp, &next)
+	if err != nil {
+		return l, false, err
+	}
+	if state != outcome.Queued {
+		return l, false, nil
+	}
+	var touched []touch
+	if leaseToken.Valid {
+		if leaseExp.Int64 > ms(now) && !Owner(leaseOwner.String).dead() {
+			return l, false, nil
+		}
+		cause := outcome.CauseLeaseExpired
+		if Owner(leaseOwner.String).dead() {
+			cause = outcome.CauseOwnerDied
+		}
+		var abandonedID int64
+		err := tx.QueryRow(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE document_id=? AND token=? AND ended_at IS NULL RETURNING id`,
+			ms(now), AttemptAbandoned, cause, docID, leaseToken.String).Scan(&abandonedID)
+		switch {
+		case err == nil:
+			touched = append(touched, attemptTouch(abandonedID))
+		case !errors.Is(err, sql.ErrNoRows):
+			return l, false, err
+		}
+		abandoned++
+		if _, err := tx.Exec(`UPDATE documents SET abandoned=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`,
+			abandoned, docID); err != nil {
+			return l, false, err
+		}
+	}
+	ev := Event{Kind: EventAttemptClaimed, DocID: docID}
+	touched = append(touched, docTouch(docID))
+	if next > ms(now) {
+		if leaseToken.Valid {
+			// A dead lease was taken over: that wrote.
+			ev.Kind = EventAttemptAbandoned
+			return l, false, j.appendEvent(tx, ev, touched...)
+		}
+		return l, false, nil
+	}
+	if counted(attempts, base, abandoned) >= p.MaxAttempts || abandoned >= MaxAbandoned {
+		_, err := tx.Exec(`UPDATE documents SET state=?, reason=?, finished_at=? WHERE id=?`,
+			outcome.Review, outcome.AttemptsExhausted, ms(now), docID)
+		if err != nil {
+			return l, false, err
+		}
+		ev.Kind = EventExhausted
+		return l, false, j.appendEvent(tx, ev, touched...)
+	}
+	l.Attempt = attempts + 1
+	if _, err := tx.Exec(`UPDATE documents SET attempts=?, lease_owner=?, lease_token=?, lease_expires=?,
+		started_at=COALESCE(started_at, ?) WHERE id=?`,
+		l.Attempt, string(owner), l.Token, ms(now.Add(p.LeaseTTL)), ms(now), docID); err != nil {
+		return l, false, err
+	}
+	err = tx.QueryRow(`INSERT INTO attempts(document_id, number, owner, token, started_at) VALUES(?,?,?,?,?) RETURNING id`,
+		docID, l.Attempt, string(owner), l.Token, ms(now)).Scan(&l.AttemptID)
+	if err != nil {
+		return l, false, err
+	}
+	return l, true, j.appendEvent(tx, ev, append(touched, attemptTouch(l.AttemptID))...)
 }
 
 // current runs fn in a transaction only if l is still the document's lease.
@@ -202,11 +207,25 @@ func (j *Journal) current(l Lease, fn func(tx *sql.Tx, now time.Time) error) err
 }
 
 // Renew extends the lease; ErrLeaseLost when it is no longer current.
+// It appends no event, so it takes no write lock beyond its document's
+// row (leaseTx).
 func (j *Journal) Renew(l Lease, ttl time.Duration) error {
-	return j.current(l, func(tx *sql.Tx, now time.Time) error {
-		_, err := tx.Exec(`UPDATE documents SET lease_expires=? WHERE id=?`, ms(now.Add(ttl)), l.DocID)
+	return j.leaseTx(func(tx *sql.Tx) error { return j.extend(tx, l, ttl) })
+}
+
+// extend moves l's expiry to ttl from now, only if l is still the
+// document's lease: the update is its own check, so that a claim that
+// takes the document over between a check and the update is not extended.
+func (j *Journal) extend(tx *sql.Tx, l Lease, ttl time.Duration) error {
+	res, err := tx.Exec(`UPDATE documents SET lease_expires=? WHERE id=? AND lease_token=? AND state=?`,
+		ms(j.now().Add(ttl)), l.DocID, l.Token, outcome.Queued)
+	if err != nil {
 		return err
-	})
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return errors.Join(ErrLeaseLost, err)
+	}
+	return nil
 }
 
 // PageMetric is what one recognised page cost.
@@ -218,17 +237,18 @@ type PageMetric struct {
 	MeanConfidence float64
 }
 
-// PageDone records a page's metrics and renews the lease in one transaction.
+// PageDone records a page's metrics and renews the lease in one
+// transaction, which, like Renew's, locks only the document's row.
 func (j *Journal) PageDone(l Lease, m PageMetric, ttl time.Duration) error {
-	return j.current(l, func(tx *sql.Tx, now time.Time) error {
-		if _, err := tx.Exec(`INSERT INTO pages(attempt_id, document_id, page, dpi, render_ms, ocr_ms, words, mean_confidence, finished_at)
+	return j.leaseTx(func(tx *sql.Tx) error {
+		if err := j.extend(tx, l, ttl); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`INSERT INTO pages(attempt_id, document_id, page, dpi, render_ms, ocr_ms, words, mean_confidence, finished_at)
 			VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(attempt_id, page) DO UPDATE SET document_id=excluded.document_id, dpi=excluded.dpi,
 			render_ms=excluded.render_ms, ocr_ms=excluded.ocr_ms, words=excluded.words, mean_confidence=excluded.mean_confidence,
 			finished_at=excluded.finished_at`, l.AttemptID, l.DocID, m.Page, m.DPI,
-			float64(m.Render.Microseconds())/1000, float64(m.OCR.Microseconds())/1000, m.Words, m.MeanConfidence, ms(now)); err != nil {
-			return err
-		}
-		_, err := tx.Exec(`UPDATE documents SET lease_expires=? WHERE id=?`, ms(now.Add(ttl)), l.DocID)
+			float64(m.Render.Microseconds())/1000, float64(m.OCR.Microseconds())/1000, m.Words, m.MeanConfidence, ms(j.now()))
 		return err
 	})
 }

@@ -33,10 +33,12 @@ func WithClock(clock func() time.Time) Option {
 // and, for the run's own use, rows.admit_key, rows.fields,
 // documents.attempts_base and documents.retry_policy. Version 3 made the
 // events a hash chain (events.hash) covering the other tables, and added
-// documents.content_sha256. Version 4 added the outbox (outbox.go). An
-// earlier journal is migrated by Open (which seals one before version 3:
-// see sealLegacy) and read as it is by OpenReadOnly.
-const schemaVersion = 4
+// documents.content_sha256. Version 4 added the outbox (outbox.go).
+// Version 5 added what processes on several machines share a batch by
+// (claims.go): runs.heartbeat_at and the admitters table. An earlier
+// journal is migrated by Open (which seals one before version 3: see
+// sealLegacy) and read as it is by OpenReadOnly.
+const schemaVersion = 5
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -117,12 +119,14 @@ var schema = []string{
 		cpu_seconds REAL NOT NULL DEFAULT 0,
 		peak_inflight_bytes INTEGER NOT NULL DEFAULT 0,
 		peak_parent_rss INTEGER NOT NULL DEFAULT 0,
-		peak_worker_rss INTEGER NOT NULL DEFAULT 0
+		peak_worker_rss INTEGER NOT NULL DEFAULT 0,
+		heartbeat_at INTEGER
 	)`,
 	eventsTable,
 	`CREATE INDEX IF NOT EXISTS events_document ON events(document_id)`,
 	outboxTable,
 	deliveriesTable,
+	admittersTable,
 }
 
 // eventsTable is the append-only history of what happened to rows and
@@ -157,6 +161,7 @@ var migrations = map[int][]string{
 		`ALTER TABLE documents ADD COLUMN content_sha256 TEXT NOT NULL DEFAULT ''`,
 	},
 	3: {outboxTable, deliveriesTable},
+	4: {`ALTER TABLE runs ADD COLUMN heartbeat_at INTEGER`, admittersTable},
 }
 
 // Open opens (creating if needed) the journal at path. The file is created
@@ -315,10 +320,13 @@ func (j *Journal) migrate() error {
 			return fmt.Errorf("journal schema version %s: a PostgreSQL journal has no migrations from it", v)
 		}
 		from := version
-		// A PostgreSQL journal started at version 3: from there, later
-		// versions only add tables, which the loop below creates.
-		for ; version < schemaVersion && !j.pg; version++ {
+		// A PostgreSQL journal started at version 3, and takes the
+		// migrations from there in its own types.
+		for ; version < schemaVersion; version++ {
 			for _, s := range migrations[version] {
+				if j.pg {
+					s = pgTypes.Replace(s)
+				}
 				if _, err := tx.Exec(s); err != nil {
 					return fmt.Errorf("migrating the journal from schema %d: %w", version, err)
 				}
@@ -424,12 +432,22 @@ func OpenReadOnly(path string) (*Journal, error) {
 		if err = legacyViews(db, v); err == nil {
 			err = outboxReadOnly(db)
 		}
+		if err == nil {
+			err = claimsReadOnly(db)
+		}
 	case v == "3":
 		// Custody log and all, but no outbox yet: an empty one, from the
 		// temporary database as above.
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
-		err = outboxReadOnly(db)
+		if err = outboxReadOnly(db); err == nil {
+			err = claimsReadOnly(db)
+		}
+	case v == "4":
+		// No run heartbeats nor admitters yet, as above.
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		err = claimsReadOnly(db)
 	case v != fmt.Sprint(schemaVersion):
 		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
 	}

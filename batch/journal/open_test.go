@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,6 +99,7 @@ func downgrade(t *testing.T, path string) {
 	}
 	defer db.Close()
 	for _, s := range []string{
+		`DROP TABLE admitters`, `ALTER TABLE runs DROP COLUMN heartbeat_at`,
 		`DROP TABLE deliveries`, `DROP TABLE outbox`,
 		`DROP INDEX events_document`, `DROP TABLE events`,
 		`ALTER TABLE documents DROP COLUMN attempts_base`, `ALTER TABLE documents DROP COLUMN retry_policy`,
@@ -156,8 +158,8 @@ func TestSchemaVersion1(t *testing.T) {
 		t.Fatalf("Open(version 1) = %v", err)
 	}
 	defer j.Close()
-	if v, _ := j.Meta("schema_version"); v != "4" {
-		t.Errorf("schema_version after Open = %q, want 4", v)
+	if v, _ := j.Meta("schema_version"); v != fmt.Sprint(schemaVersion) {
+		t.Errorf("schema_version after Open = %q, want %d", v, schemaVersion)
 	}
 	if _, ok, err := j.DocumentBySource("R-1"); err != nil || !ok {
 		t.Errorf("after migration DocumentBySource = %v, %v", ok, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,7 +146,7 @@ func testDeliveries(t *testing.T, be backend) {
 }
 
 // TestSchemaVersion3: a journal of schema 3 reads, read-only and
-// unchanged, with an empty outbox; Open migrates it to 4.
+// unchanged, with an empty outbox; Open migrates it to the current one.
 func TestSchemaVersion3(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.db")
 	j, err := Open(path)
@@ -190,7 +191,8 @@ func TestSchemaVersion3(t *testing.T) {
 func toVersion3(t *testing.T, j *Journal) {
 	t.Helper()
 	err := j.tx(func(tx *sql.Tx) error {
-		for _, s := range []string{`DROP TABLE deliveries`, `DROP TABLE outbox`, `UPDATE meta SET value='3' WHERE key='schema_version'`} {
+		for _, s := range []string{`DROP TABLE admitters`, `ALTER TABLE runs DROP COLUMN heartbeat_at`,
+			`DROP TABLE deliveries`, `DROP TABLE outbox`, `UPDATE meta SET value='3' WHERE key='schema_version'`} {
 			if _, err := tx.Exec(s); err != nil {
 				return err
 			}
@@ -203,7 +205,8 @@ func toVersion3(t *testing.T, j *Journal) {
 }
 
 // TestMigrateFrom3: Open brings a schema 3 journal, SQLite or PostgreSQL,
-// to 4, with its outbox, and the custody log records the change.
+// to the current schema, with its outbox and heartbeats, and the custody
+// log records the change.
 func TestMigrateFrom3(t *testing.T) { eachBackend(t, testMigrateFrom3) }
 
 func testMigrateFrom3(t *testing.T, be backend) {
@@ -223,11 +226,17 @@ func testMigrateFrom3(t *testing.T, be backend) {
 }
 
 // assertMigratedFrom3 checks a journal Open migrated from schema 3: it is
-// schema 4, its outbox takes events, and its custody log is whole.
+// at the current schema, its outbox takes events, its runs beat, and its
+// custody log is whole.
 func assertMigratedFrom3(t *testing.T, j *Journal) {
 	t.Helper()
-	if v, _ := j.Meta("schema_version"); v != "4" {
-		t.Errorf("schema_version after Open = %q, want 4", v)
+	if v, _ := j.Meta("schema_version"); v != fmt.Sprint(schemaVersion) {
+		t.Errorf("schema_version after Open = %q, want %d", v, schemaVersion)
+	}
+	if id, err := j.StartRun(NewOwner(), "{}", "{}"); err != nil {
+		t.Errorf("StartRun after migrating from 3: %v", err)
+	} else if err := j.Beat(id); err != nil {
+		t.Errorf("Beat after migrating from 3: %v", err)
 	}
 	if err := j.Notify(NoticeStalled, "b", struct{}{}); err != nil {
 		t.Errorf("Notify after migrating from 3: %v", err)

@@ -84,7 +84,8 @@ type Snapshot struct {
 	FirstAdmission time.Time
 	LastPage       time.Time
 	// LiveRuns counts recorded runs that have not ended and whose process
-	// may still run (Owner.MayRun).
+	// may still run (Owner.MayRun): on another host, one that holds a
+	// live lease or beat its heartbeat within HeartbeatTTL.
 	LiveRuns int
 }
 
@@ -193,18 +194,19 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 	}
 	s.LastPage = fromMS(last)
 
-	rows, err = tx.Query(`SELECT owner FROM runs WHERE finished_at IS NULL`)
+	rows, err = tx.Query(`SELECT owner, COALESCE(heartbeat_at,0) FROM runs WHERE finished_at IS NULL`)
 	if err != nil {
 		return s, wrap(err)
 	}
 	for rows.Next() {
 		var owner string
-		if err := rows.Scan(&owner); err != nil {
+		var beat int64
+		if err := rows.Scan(&owner, &beat); err != nil {
 			rows.Close()
 			return s, wrap(err)
 		}
 		h := holders[owner]
-		if Owner(owner).MayRun(h != nil && h.Live) {
+		if Owner(owner).MayRun((h != nil && h.Live) || beat > ms(now.Add(-HeartbeatTTL))) {
 			s.LiveRuns++
 		}
 	}
@@ -331,7 +333,8 @@ func (j *Journal) History(now time.Time, fn func(DocSpan, []AttemptSpan) error) 
 
 // MayRun reports whether the process o names may still be running. On this
 // host the process table tells; of another host's process only a live
-// lease speaks, so the caller says whether o holds one.
+// lease or a recent heartbeat speaks, so the caller says whether o has
+// one.
 func (o Owner) MayRun(holdsLiveLease bool) bool {
 	if o.dead() {
 		return false

@@ -1,0 +1,258 @@
+package journal
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// This file is how several processes, on one machine or many, share a
+// batch: workers take the next claimable document from the journal
+// (ClaimNext) rather than from a list of their own, one process at a time
+// streams a manifest into the journal (HoldAdmission), and every run beats
+// a heartbeat (Beat) so that a process on another host can tell a run
+// that is going from one whose machine died.
+//
+// None of it is custody: the admitters table and runs.heartbeat_at change
+// without events, like a lease's token and expiry.
+
+// admittersTable holds, for each manifest being streamed into the journal,
+// the process doing it and until when its hold lasts unless renewed.
+const admittersTable = `CREATE TABLE IF NOT EXISTS admitters (
+		manifest TEXT PRIMARY KEY,
+		owner    TEXT NOT NULL,
+		expires  INTEGER NOT NULL
+	)`
+
+// claimsReadOnly gives a read-only connection to a journal of schema 4 or
+// earlier runs without heartbeats and no admitters, from its own
+// temporary database (see legacyViews).
+func claimsReadOnly(db *sql.DB) error {
+	for _, s := range []string{
+		`CREATE TEMP VIEW runs AS SELECT *, NULL AS heartbeat_at FROM main.runs`,
+		"CREATE TEMP TABLE" + strings.TrimPrefix(admittersTable, "CREATE TABLE"),
+	} {
+		if _, err := db.Exec(s); err != nil {
+			return errors.Join(errors.New("journal: reading an earlier schema's runs"), err)
+		}
+	}
+	return nil
+}
+
+// HeartbeatTTL is how long a run counts as going after its last heartbeat
+// (Beat) when its process is on another host, whose process table this
+// one cannot read. A run beats every HeartbeatTTL/3.
+const HeartbeatTTL = 30 * time.Second
+
+// Beat records that run id's process is alive now.
+func (j *Journal) Beat(id int64) error {
+	_, err := j.db.Exec(`UPDATE runs SET heartbeat_at=? WHERE id=?`, ms(j.now()), id)
+	if err != nil {
+		return fmt.Errorf("journal: run heartbeat: %w", classify(err))
+	}
+	return nil
+}
+
+// ErrNothingClaimable means no document of the manifests asked for can be
+// claimed now: none is queued, or every queued one is leased by a live
+// owner or waiting out its backoff.
+var ErrNothingClaimable = errors.New("no document is claimable")
+
+// claimCandidates is how many claimable documents ClaimNext considers in
+// one transaction: a candidate whose lease turns out to be live (an owner
+// on this host the query cannot tell from a dead one) is passed over.
+const claimCandidates = 8
+
+// Claimable says which documents ClaimNext may take.
+type Claimable struct {
+	// Manifests are the manifests whose documents may be claimed (the
+	// manifest of the row that owns each); none means every manifest.
+	Manifests []string
+	// Fresh leaves out the documents that were in flight when a process
+	// died (abandoned before, or holding an expired lease): while a
+	// manifest is still being admitted, fresh work goes first, so that a
+	// document that kills its process holds the rest of the batch back
+	// as little as it can.
+	Fresh bool
+	// Skip are documents not to claim (the caller found it cannot work
+	// on them now).
+	Skip []int64
+}
+
+// ClaimNext claims the next claimable document under c, in manifest order
+// (documents left in flight by a dead process last), and returns its
+// lease and the document as the claim left it. It returns
+// ErrNothingClaimable when there is none.
+//
+// On PostgreSQL the candidates are locked with FOR UPDATE SKIP LOCKED, so
+// a claim never waits for a document another transaction holds (a page
+// being recorded, another claim): it takes the next one.
+func (j *Journal) ClaimNext(owner Owner, p Policy, c Claimable) (Lease, Doc, error) {
+	var l Lease
+	var d Doc
+	found := false
+	err := j.tx(func(tx *sql.Tx) error {
+		found = false
+		now := ms(j.now())
+		host, _ := os.Hostname()
+		q := `SELECT d.id FROM documents d WHERE d.state=? AND d.next_attempt_at<=?
+			AND (d.lease_token IS NULL OR d.lease_expires<=? OR d.lease_owner LIKE ?)`
+		args := []any{outcome.Queued, now, now, likePrefix(host + "/")}
+		if c.Fresh {
+			q += ` AND d.abandoned=0 AND d.lease_token IS NULL`
+		}
+		if len(c.Manifests) > 0 {
+			q += ` AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.manifest IN (?` +
+				strings.Repeat(`,?`, len(c.Manifests)-1) + `))`
+			args = append(args, kindDoc)
+			for _, m := range c.Manifests {
+				args = append(args, m)
+			}
+		}
+		if len(c.Skip) > 0 {
+			q += ` AND d.id NOT IN (?` + strings.Repeat(`,?`, len(c.Skip)-1) + `)`
+			for _, id := range c.Skip {
+				args = append(args, id)
+			}
+		}
+		// Fresh work first, then what a dead process left (its lease
+		// expired), then leases of this host's processes, which only
+		// claimIn can tell dead from live.
+		q += ` ORDER BY CASE WHEN d.lease_token IS NULL AND d.abandoned=0 THEN 0
+				WHEN d.lease_token IS NULL OR d.lease_expires<=? THEN 1 ELSE 2 END, d.manifest_line, d.id
+			LIMIT ` + fmt.Sprint(claimCandidates) + j.skipLocked()
+		args = append(args, now)
+		rows, err := tx.Query(q, args...)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			got, ok, err := j.claimIn(tx, id, owner, p)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if d, err = scanDoc(tx.QueryRow(`SELECT `+docColumns+` FROM documents WHERE id=?`, id)); err != nil {
+				return err
+			}
+			l, found = got, true
+			return nil
+		}
+		return nil
+	})
+	if err != nil {
+		return Lease{}, Doc{}, fmt.Errorf("journal: claiming the next document: %w", err)
+	}
+	if !found {
+		return Lease{}, Doc{}, ErrNothingClaimable
+	}
+	return l, d, nil
+}
+
+// likePrefix is a LIKE pattern matching what starts with s, s's own %
+// and _ taken literally.
+func likePrefix(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s) + "%"
+}
+
+// HoldAdmission takes or renews the hold on streaming manifest into the
+// journal for owner, until ttl from now. It returns false when another
+// process holds it: that process is admitting the manifest's rows, and
+// owner should claim work rather than admit the same rows beside it. A
+// hold whose owner let it expire, or whose process on this host is gone,
+// is taken over.
+func (j *Journal) HoldAdmission(manifest string, owner Owner, ttl time.Duration) (bool, error) {
+	held := false
+	err := j.leaseTx(func(tx *sql.Tx) error {
+		now := j.now()
+		var holder string
+		var expires int64
+		err := tx.QueryRow(`SELECT owner, expires FROM admitters WHERE manifest=?`, manifest).Scan(&holder, &expires)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			res, err := tx.Exec(`INSERT INTO admitters(manifest, owner, expires) VALUES(?,?,?) ON CONFLICT(manifest) DO NOTHING`,
+				manifest, string(owner), ms(now.Add(ttl)))
+			if err != nil {
+				return err
+			}
+			n, _ := res.RowsAffected()
+			held = n == 1
+			return nil
+		case err != nil:
+			return err
+		case holder != string(owner) && expires > ms(now) && !Owner(holder).dead():
+			return nil
+		}
+		// Ours, or free to take: only if it is still what was read.
+		res, err := tx.Exec(`UPDATE admitters SET owner=?, expires=? WHERE manifest=? AND owner=? AND expires=?`,
+			string(owner), ms(now.Add(ttl)), manifest, holder, expires)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		held = n == 1
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("journal: holding the admission of %s: %w", manifest, err)
+	}
+	return held, nil
+}
+
+// ReleaseAdmission gives up owner's hold on admitting manifest, if it has
+// one.
+func (j *Journal) ReleaseAdmission(manifest string, owner Owner) error {
+	_, err := j.db.Exec(`DELETE FROM admitters WHERE manifest=? AND owner=?`, manifest, string(owner))
+	if err != nil {
+		return fmt.Errorf("journal: releasing the admission of %s: %w", manifest, classify(err))
+	}
+	return nil
+}
+
+// Admitting reports whether a live process other than owner holds the
+// admission of one of manifests (of any manifest when none are given).
+func (j *Journal) Admitting(manifests []string, owner Owner) (bool, error) {
+	q := `SELECT owner FROM admitters WHERE expires>? AND owner<>?`
+	args := []any{ms(j.now()), string(owner)}
+	if len(manifests) > 0 {
+		q += ` AND manifest IN (?` + strings.Repeat(`,?`, len(manifests)-1) + `)`
+		for _, m := range manifests {
+			args = append(args, m)
+		}
+	}
+	rows, err := j.db.Query(q, args...)
+	if err != nil {
+		return false, fmt.Errorf("journal: listing admissions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return false, err
+		}
+		if !Owner(o).dead() {
+			return true, nil
+		}
+	}
+	return false, rows.Err()
+}
