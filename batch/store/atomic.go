@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // TempPrefix starts the name of every temp file WriteFiles (and so Put)
@@ -66,11 +67,17 @@ func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (e
 		}
 	}
 	// Every file is complete and on disk: only now replace the old ones.
+	// Each stays open, and so locked, until it is renamed: a sweep by
+	// another process (another machine's, on a shared folder) leaves it
+	// alone until then.
 	for _, f := range files {
 		if err := os.Rename(f.path, filepath.Join(dir, f.name)); err != nil {
 			return fmt.Errorf("renaming %s into place: %w", f.name, err)
 		}
 		f.renamed = true
+		if err := f.close(); err != nil {
+			return err
+		}
 	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("publishing %s: %w", strings.Join(names, ", "), err)
@@ -88,22 +95,45 @@ type tempFile struct {
 	renamed    bool
 }
 
+// createTemp creates the temp file for name in dir, locked (flock, held
+// while the file is open) so that sweep can tell it from one a crash
+// left. A sweep may take the lock first, between the creation and the
+// lock, and remove the file: then the lock is on a file that is gone, and
+// a new one is made.
 func createTemp(dir, name string) (*tempFile, error) {
-	f, err := os.CreateTemp(dir, TempPrefix+"*")
-	if err != nil {
-		return nil, fmt.Errorf("creating temp file for %s: %w", name, err)
+	for try := 0; ; try++ {
+		f, err := os.CreateTemp(dir, TempPrefix+"*")
+		if err != nil {
+			return nil, fmt.Errorf("creating temp file for %s: %w", name, err)
+		}
+		t := &tempFile{name: name, path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10)}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			t.discard()
+			return nil, fmt.Errorf("locking temp file for %s: %w", name, err)
+		}
+		held, err := f.Stat()
+		if err != nil {
+			t.discard()
+			return nil, fmt.Errorf("creating temp file for %s: %w", name, err)
+		}
+		if now, err := os.Stat(t.path); err != nil || !os.SameFile(held, now) {
+			f.Close()
+			if try < 3 {
+				continue
+			}
+			return nil, fmt.Errorf("creating temp file for %s: swept as it was made, %d times", name, try+1)
+		}
+		// CreateTemp already uses 0600, but a umask cannot widen it and an
+		// explicit mode documents the contract.
+		if err := f.Chmod(0o600); err != nil {
+			t.discard()
+			return nil, fmt.Errorf("restricting temp file for %s: %w", name, err)
+		}
+		return t, nil
 	}
-	t := &tempFile{name: name, path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10)}
-	// CreateTemp already uses 0600, but a umask cannot widen it and an
-	// explicit mode documents the contract.
-	if err := f.Chmod(0o600); err != nil {
-		t.discard()
-		return nil, fmt.Errorf("restricting temp file for %s: %w", name, err)
-	}
-	return t, nil
 }
 
-// commit flushes, fsyncs and closes the temp file.
+// commit flushes and fsyncs the temp file; it stays open (close).
 func (t *tempFile) commit() error {
 	if err := t.w.Flush(); err != nil {
 		return fmt.Errorf("writing %s: %w", t.name, err)
@@ -111,6 +141,11 @@ func (t *tempFile) commit() error {
 	if err := t.f.Sync(); err != nil {
 		return fmt.Errorf("syncing %s: %w", t.name, err)
 	}
+	return nil
+}
+
+// close closes the temp file, which lets its lock go.
+func (t *tempFile) close() error {
 	t.closed = true
 	if err := t.f.Close(); err != nil {
 		return fmt.Errorf("closing %s: %w", t.name, err)
@@ -129,8 +164,10 @@ func (t *tempFile) discard() {
 }
 
 // SweepTemp removes the temp files a crash left in dir (regular files whose
-// names start with TempPrefix) and returns how many it removed. It must not
-// run while a WriteFiles is in progress in dir.
+// names start with TempPrefix) and returns how many it removed. A temp
+// file a WriteFiles is writing, in this process or another (on another
+// machine too, on a shared folder whose locks reach across machines), is
+// locked and left alone.
 func SweepTemp(dir string) (int, error) {
 	return sweep(dir, TempPrefix)
 }
@@ -159,10 +196,13 @@ func sweep(dir, prefix string) (removed int, err error) {
 		}
 	}
 	for _, name := range temps {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		ok, err := removeUnlocked(filepath.Join(dir, name))
+		if err != nil {
 			return removed, fmt.Errorf("removing temp file %s: %w", name, err)
 		}
-		removed++
+		if ok {
+			removed++
+		}
 	}
 	if removed > 0 {
 		if err := syncDir(dir); err != nil {
@@ -170,4 +210,33 @@ func sweep(dir, prefix string) (removed int, err error) {
 		}
 	}
 	return removed, nil
+}
+
+// removeUnlocked removes the temp file at path unless a live writer holds
+// its lock; ok says whether it went. The file is removed while this
+// process holds the lock, so that no writer can take it between the
+// check and the removal (createTemp makes a new file if it lost that
+// race).
+func removeUnlocked(path string) (ok bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	switch err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); {
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("locking: %w", err)
+	}
+	if err := os.Remove(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }

@@ -115,8 +115,9 @@ func (s *Store) Encrypted() bool { return len(s.recipients) > 0 }
 
 // SweepTemp removes the temp files that a crash left in the folder (those
 // of WriteFiles, and of earlier builds, which started with ".tmp-") and
-// returns how many it removed. It must not run while a Put is in progress on
-// the same folder, since that Put's temp file would be swept too.
+// returns how many it removed. A Put in progress, in this process or
+// another, holds its temp file's lock, and the sweep leaves it alone (see
+// the package's SweepTemp).
 func (s *Store) SweepTemp() (removed int, err error) {
 	return sweep(s.dir, legacyTempPrefix)
 }

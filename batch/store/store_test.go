@@ -264,6 +264,38 @@ func TestSweepTemp(t *testing.T) {
 	}
 }
 
+// TestSweepSparesAWriteInProgress: a sweep while another writer (as
+// another process on a shared folder) is between creating its temp file
+// and renaming it leaves that file alone, and the write completes.
+func TestSweepSparesAWriteInProgress(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writing, proceed := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- WriteFiles(dir, []string{"R-1.txt"}, func(ws []io.Writer) error {
+			close(writing)
+			<-proceed
+			_, err := ws[0].Write([]byte("whole"))
+			return err
+		})
+	}()
+	<-writing
+	if removed, err := s.SweepTemp(); err != nil || removed != 0 {
+		t.Errorf("SweepTemp during a write = %d, %v; want 0, nil", removed, err)
+	}
+	close(proceed)
+	if err := <-done; err != nil {
+		t.Fatalf("the write swept under: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "R-1.txt")); err != nil || string(b) != "whole" {
+		t.Errorf("R-1.txt = %q, %v", b, err)
+	}
+}
+
 // TestWalk: Walk gives every file once, more than one batch of them,
 // without subfolders, and stops at fn's error.
 func TestWalk(t *testing.T) {
