@@ -25,7 +25,7 @@ func TestArtifactRecordsCascade(t *testing.T) {
 			t.Errorf("settings record cascade %q, first_dpi %q; want %q, 100", got, res.Report.Run.Settings["first_dpi"], want)
 		}
 		var pages []ocr.PageResult
-		err = ReadArtifacts(out, nil, func(_ string, a *Artifact) error {
+		err = ReadArtifacts(Place{Out: out}, nil, func(_ string, a *Artifact) error {
 			pages = append(pages, a.Pages...)
 			return nil
 		})

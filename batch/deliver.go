@@ -259,18 +259,14 @@ func runEnd(ctx context.Context, batchID, manifest string, runErr error) journal
 	return e
 }
 
-// Flush delivers the events of the batch in out that its targets have
+// Flush delivers the events of the batch at p that its targets have
 // not received yet, waiting at most o.Wait, and returns how many remain
 // undelivered (to some target). It is `refbatch notify`.
-func Flush(out string, o NotifyOptions, log *slog.Logger) (int, error) {
+func Flush(p Place, o NotifyOptions, log *slog.Logger) (int, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	path, err := journalIn(out)
-	if err != nil {
-		return 0, err
-	}
-	j, err := journal.Open(path)
+	j, _, err := openJournalRW(p)
 	if err != nil {
 		return 0, err
 	}

@@ -56,7 +56,9 @@ var (
 
 // ExportOptions configure Export.
 type ExportOptions struct {
+	// Out and Journal are where the batch is (see Place).
 	Out        string
+	Journal    string
 	Dest       string
 	Identities []age.Identity
 	// Formats is a subset of FormatPDF, FormatALTO and FormatText.
@@ -83,6 +85,8 @@ type ExportOptions struct {
 	ChildMemory  int64
 	ChildTimeout time.Duration
 }
+
+func (o ExportOptions) place() Place { return Place{Out: o.Out, Journal: o.Journal} }
 
 // ExportEvent is one document done (exported, or refused with findings).
 // It carries IDs and counts only.
@@ -126,14 +130,15 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if err := checkExportOptions(&o); err != nil {
 		return nil, err
 	}
-	if err := destOutside(o.Out, o.Dest); err != nil {
-		return nil, err
-	}
-	j, err := openJournal(o.Out)
+	j, p, err := openJournal(o.place())
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
+	o.Out = p.Out
+	if err := destOutside(o.Out, o.Dest); err != nil {
+		return nil, err
+	}
 	if problems, err := j.IntegrityCheck(); err != nil || len(problems) > 0 {
 		return nil, fmt.Errorf("the journal is damaged (run refbatch verify): %v%s", err, strings.Join(problems, "; "))
 	}

@@ -70,7 +70,7 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 		return ExportEvent{Kind: "refused", Findings: findings}, nil
 	}
 	if d.Artifact == "" {
-		add(FindingMissingArtifactEntry, filepath.Join(x.o.Out, JournalFile), d.SourceID, "a "+string(d.State)+" document has no artifact recorded")
+		add(FindingMissingArtifactEntry, x.o.place().describe(), d.SourceID, "a "+string(d.State)+" document has no artifact recorded")
 		return refuse()
 	}
 	a := verifyArtifact(x.st, d, storeName(d.Artifact), x.o.Identities, &VerifyResult{}, add)
@@ -275,7 +275,7 @@ func (x *exporter) checkPayload() error {
 // buildReport is report.json as `refbatch report` would write it, for an
 // output folder that has none.
 func (x *exporter) buildReport() ([]byte, error) {
-	rep, err := ReportFromJournal(x.o.Out, "", time.Now())
+	rep, err := ReportFromJournal(x.o.place(), "", time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -172,4 +173,27 @@ func heartbeat(ctx context.Context, j *journal.Journal, l journal.Lease, lost fu
 		}
 	}()
 	return done
+}
+
+// beat records run id's heartbeat every journal.HeartbeatTTL/3, so that
+// processes on other hosts can tell it goes on; stop ends it.
+func beat(j *journal.Journal, id int64, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(journal.HeartbeatTTL / 3)
+		defer t.Stop()
+		for {
+			if err := j.Beat(id); err != nil {
+				log.Warn("could not record the run's heartbeat", "error", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }

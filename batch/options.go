@@ -44,6 +44,10 @@ import (
 type Options struct {
 	Manifest string // the manifest CSV
 	Out      string // output folder; default: DefaultOut
+	// Journal, when set, is the batch's PostgreSQL journal (a
+	// postgres:// URL) that processes on several machines share; Out is
+	// then the one the journal recorded when it is empty (see Place).
+	Journal string
 
 	Settings
 

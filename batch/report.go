@@ -281,14 +281,14 @@ func roundQ(q report.Quantiles) report.Quantiles {
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
-// ReportFromJournal builds the report of the batch in out from its journal
+// ReportFromJournal builds the report of the batch at p from its journal
 // alone, as `refbatch report` does, also while a run is going or after one
 // was interrupted (the report says so). It covers every manifest the
 // folder took, or only manifestPath when it is not empty. Settings and the
 // SLO are the latest run's, as it recorded them; engine versions the latest
 // a run recorded, else those of the report.json already in out.
-func ReportFromJournal(out, manifestPath string, now time.Time) (*report.Report, error) {
-	j, err := openJournal(out)
+func ReportFromJournal(p Place, manifestPath string, now time.Time) (*report.Report, error) {
+	j, p, err := openJournal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ func ReportFromJournal(out, manifestPath string, now time.Time) (*report.Report,
 	if len(info.Versions) == 0 {
 		// Runs that did not record their engine versions in the journal
 		// still named them in the report they wrote.
-		if old, err := report.ReadJSON(filepath.Join(out, report.JSONFile)); err == nil {
+		if old, err := report.ReadJSON(filepath.Join(p.Out, report.JSONFile)); err == nil {
 			info.Versions = old.Run.Versions
 		}
 	}

@@ -233,7 +233,7 @@ func TestReportFromJournalWhileRunning(t *testing.T) {
 	if err := j.PageDone(l, journal.PageMetric{Page: 0, DPI: 150, OCR: time.Second}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ReportFromJournal(out, "", time.Now().Add(time.Second))
+	rep, err := ReportFromJournal(Place{Out: out}, "", time.Now().Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,14 +247,14 @@ func TestReportFromJournalWhileRunning(t *testing.T) {
 	if rep.Summary.SLOSeconds != 3600 {
 		t.Errorf("slo %v, want the run's recorded 1h", rep.Summary.SLOSeconds)
 	}
-	status, err := ReadStatus(out, time.Now())
+	status, err := ReadStatus(Place{Out: out}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if status.State != "running" || status.Running != 1 || status.RemainingPages != 4 || len(status.Leases) != 1 || !status.Leases[0].Live {
 		t.Errorf("status %+v", status)
 	}
-	if _, err := ReadStatus(t.TempDir(), time.Now()); err == nil {
+	if _, err := ReadStatus(Place{Out: t.TempDir()}, time.Now()); err == nil {
 		t.Error("ReadStatus of a folder without a journal succeeded")
 	}
 }

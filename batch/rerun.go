@@ -48,26 +48,26 @@ func (e *RowChangedError) Error() string {
 
 func (e *RowChangedError) Unwrap() error { return journal.ErrManifestChanged }
 
-// revisit applies the rerun rules above to a row the journal has seen as
-// st, before the pass goes on with it. It returns the row's status as it
-// now stands; seen is false when the row was removed to be admitted as a
-// new row.
-func (r *runner) revisit(row manifest.Row, st journal.RowStatus) (_ journal.RowStatus, seen bool, err error) {
+// revisit applies the rerun rules above to a row of o's manifest the
+// journal has seen as st, before the pass goes on with it. It returns the
+// row's status as it now stands; seen is false when the row was removed
+// to be admitted as a new row.
+func (r *runner) revisit(o Options, row manifest.Row, st journal.RowStatus) (_ journal.RowStatus, seen bool, err error) {
 	// A conflict keeps the first document; a person's rejection stands
 	// until a person says otherwise.
 	if st.State == outcome.Rejected && st.Reason != outcome.Conflict && st.Reason != outcome.RejectedByPerson {
-		key := r.admitKey(row)
+		key := admitKey(o, row)
 		switch {
 		case st.AdmitKey == key:
 			return st, true, nil
 		case st.AdmitKey == "" && !readmitUnkeyed(st):
 			// Recorded by an earlier build, or by the OCR worker: keep
 			// the verdict, and compare with what decided it from now on.
-			return st, true, r.j.SetAdmitKey(r.o.Manifest, row.Line, key)
+			return st, true, r.j.SetAdmitKey(o.Manifest, row.Line, key)
 		}
 		if err := r.j.Readmit(st); err != nil {
 			if errors.Is(err, journal.ErrNotReadmittable) {
-				return r.reread(row)
+				return r.reread(o, row)
 			}
 			return st, true, err
 		}
@@ -76,7 +76,7 @@ func (r *runner) revisit(row manifest.Row, st journal.RowStatus) (_ journal.RowS
 		if st.DocID == 0 {
 			return journal.RowStatus{}, false, nil
 		}
-		if st, seen, err = r.reread(row); err != nil || !seen {
+		if st, seen, err = r.reread(o, row); err != nil || !seen {
 			return st, seen, err
 		}
 	}
@@ -88,22 +88,22 @@ func (r *runner) revisit(row manifest.Row, st journal.RowStatus) (_ journal.RowS
 		return st, true, err
 	}
 	if st.Fields == "" {
-		return st, true, r.j.SetRowFields(r.o.Manifest, row.Line, fields)
+		return st, true, r.j.SetRowFields(o.Manifest, row.Line, fields)
 	}
 	changed := journal.ChangedFields(st.Fields, fields)
 	switch {
 	case len(changed) == 0:
 		return st, true, nil
 	case st.State == outcome.Review || st.State == outcome.Queued:
-		if err := r.j.Requeue(r.o.Manifest, row.Line, fields, changed); err != nil {
+		if err := r.j.Requeue(o.Manifest, row.Line, fields, changed); err != nil {
 			if errors.Is(err, journal.ErrNotReadmittable) {
-				return r.reread(row)
+				return r.reread(o, row)
 			}
 			return st, true, err
 		}
 		r.log.Info("row changed: its document is read again", "line", row.Line, "source_id", row.SourceID,
 			"fields", strings.Join(changed, ","), "was", st.Reason)
-		return r.reread(row)
+		return r.reread(o, row)
 	}
 	if st.State == outcome.Done || st.State == outcome.Duplicate {
 		// checkEdits refuses these before any work; a process beside
@@ -161,8 +161,8 @@ func checkEdits(j *journal.Journal, path string) error {
 	}
 }
 
-func (r *runner) reread(row manifest.Row) (journal.RowStatus, bool, error) {
-	return r.j.Row(r.o.Manifest, row.Line)
+func (r *runner) reread(o Options, row manifest.Row) (journal.RowStatus, bool, error) {
+	return r.j.Row(o.Manifest, row.Line)
 }
 
 // rowFields are the row's values its field digests cover.
@@ -191,8 +191,9 @@ func readmitUnkeyed(st journal.RowStatus) bool {
 // alone. Any other by that, the file's stat (device, inode, size, mode and
 // modification time, or the kind of error stat gave), and the settings
 // admission applies: the root, the byte and page caps, the page policy's
-// resolution and pixel cap, and the admission children's memory and time.
-func (r *runner) admitKey(row manifest.Row) string {
+// resolution and pixel cap, and the admission children's memory and time,
+// as o sets them.
+func admitKey(o Options, row manifest.Row) string {
 	h := sha256.New()
 	put := func(s string) { h.Write([]byte(strconv.Itoa(len(s)) + ":" + s + ";")) }
 	put("admit-key/1")
@@ -200,10 +201,10 @@ func (r *runner) admitKey(row manifest.Row) string {
 		put(v)
 	}
 	if row.Err == nil {
-		lim := r.o.limits().WithDefaults()
-		put(statKey(r.o.Root, row.Path))
-		put(fmt.Sprint(r.o.Root, lim.MaxBytes, lim.MaxPages, lim.Page.DPI, lim.Page.MinDPI, lim.Page.MaxPagePixels,
-			r.o.AdmitMemory, r.o.AdmitTimeout))
+		lim := o.limits().WithDefaults()
+		put(statKey(o.Root, row.Path))
+		put(fmt.Sprint(o.Root, lim.MaxBytes, lim.MaxPages, lim.Page.DPI, lim.Page.MinDPI, lim.Page.MaxPagePixels,
+			o.AdmitMemory, o.AdmitTimeout))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -3,8 +3,6 @@ package batch
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/refbatch/refbatch/batch/journal"
@@ -43,11 +41,11 @@ func reportDecision(d journal.Decision) *report.Decision {
 	return &report.Decision{Action: string(d.Action), User: d.User, Host: d.Host, At: d.At.UTC(), Note: d.Note}
 }
 
-// ListReview lists the documents in review in the output folder out, in
+// ListReview lists the documents in review in the batch at p, in
 // manifest order. It only reads: it opens the journal read-only and
 // writes nothing, also while a run goes on.
-func ListReview(out string) ([]ReviewItem, error) {
-	j, err := openJournal(out)
+func ListReview(p Place) ([]ReviewItem, error) {
+	j, _, err := openJournal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +68,9 @@ func ListReview(out string) ([]ReviewItem, error) {
 
 // DecideOptions are a person's decisions about documents in review.
 type DecideOptions struct {
+	// Out and Journal are where the batch is (see Place).
 	Out       string
+	Journal   string
 	Action    journal.Action
 	SourceIDs []string
 	// User, Host and Note are recorded with each decision. The note is
@@ -103,11 +103,7 @@ type Decided struct {
 // read again under it by the next run, whatever that run's own page
 // flags.
 func Decide(o DecideOptions) ([]Decided, error) {
-	path := filepath.Join(o.Out, JournalFile)
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrNoJournal, path)
-	}
-	j, err := journal.Open(path)
+	j, _, err := openJournalRW(Place{Out: o.Out, Journal: o.Journal})
 	if err != nil {
 		return nil, err
 	}

@@ -60,29 +60,29 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := ocr.CheckLanguages(o.Lang, !o.NoOrientation); err != nil {
 		return nil, err
 	}
+	if err := checkShared(o.Journal); err != nil {
+		return nil, err
+	}
 	paths, err := resolvePaths(o)
 	if err != nil {
 		return nil, err
 	}
 	o.Manifest, o.Root, o.Out = paths.manifest, paths.root, paths.out
-	if o.RootLog != "" {
-		if abs, err := filepath.Abs(o.RootLog); err == nil && strings.HasPrefix(abs, o.Out+string(filepath.Separator)) {
-			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
-		}
-	}
 	// Read the whole manifest before creating anything: a broken line
 	// anywhere stops the run before any row is admitted.
 	if err := checkManifest(o.Manifest, o.Logger); err != nil {
 		return nil, err
 	}
-	if err := makeOut(o.Out); err != nil {
-		return nil, err
-	}
-	j, err := journal.Open(filepath.Join(o.Out, JournalFile))
+	j, err := openForRun(&o)
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
+	if o.RootLog != "" {
+		if abs, err := filepath.Abs(o.RootLog); err == nil && strings.HasPrefix(abs, o.Out+string(filepath.Separator)) {
+			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
+		}
+	}
 	if err := checkEdits(j, o.Manifest); err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	} else if n > 0 {
 		o.Logger.Warn("removed artifacts of attempts that never committed", "count", n)
 	}
-	runID, err := j.StartRun(owner, o.Settings.encode(), "{}")
+	runID, err := j.StartRun(owner, o.Settings.encodeRun(o.Manifest, false), "{}")
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +137,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	inspector := o.inspector()
 	defer inspector.Close()
 	r := &runner{o: o, j: j, st: st, owner: owner, log: o.Logger, engines: newEngineFactory(o), inspector: inspector,
-		budget: newByteBudget(o.MaxInflightBytes), pages: newPageQueue()}
+		budget: newByteBudget(o.MaxInflightBytes), pages: newPageQueue(), manifests: []*manifestWork{{o: o}}}
+	stopBeat := beat(j, runID, o.Logger)
 	runErr := r.run(ctx)
+	stopBeat()
 
 	if vj, err := json.Marshal(r.versions.snapshot()); err == nil {
 		if err := j.SetRunVersions(runID, string(vj)); err != nil && runErr == nil {
@@ -221,6 +223,9 @@ func resolvePaths(o Options) (runPaths, error) {
 		}
 	}
 	out := o.Out
+	if out == "" && o.Journal != "" {
+		return p, nil // the one the journal recorded (openForRun)
+	}
 	if out == "" {
 		out = DefaultOut
 	}
@@ -228,6 +233,31 @@ func resolvePaths(o Options) (runPaths, error) {
 		return p, err
 	}
 	return p, nil
+}
+
+// openForRun opens the journal of a run and makes its output folder: the
+// folder first, for journal.db in it; a PostgreSQL journal first, for the
+// folder it recorded, which it records at the batch's first run (pinOut).
+// o.Out is set to the folder, absolute.
+func openForRun(o *Options) (*journal.Journal, error) {
+	if o.Journal == "" {
+		if err := makeOut(o.Out); err != nil {
+			return nil, err
+		}
+		return journal.Open(filepath.Join(o.Out, JournalFile))
+	}
+	j, err := journal.Open(o.Journal)
+	if err != nil {
+		return nil, err
+	}
+	if o.Out, err = pinOut(j, o.Out); err == nil {
+		err = makeOut(o.Out)
+	}
+	if err != nil {
+		j.Close()
+		return nil, err
+	}
+	return j, nil
 }
 
 // checkManifest reads the whole manifest for file-level errors, and says

@@ -19,7 +19,22 @@ import (
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
-// runner is the state of one Run.
+// A run has two halves that meet only in the journal. Admission streams
+// each manifest it works on into the journal, one row at a time, and
+// holds nothing but the documents it admitted and nobody has claimed yet.
+// The workers claim the next claimable document from the journal
+// (journal.ClaimNext), whoever admitted it: this process, another run of
+// the same manifest, or a process on another machine. So any number of
+// processes, here or elsewhere, share one batch the same way: every
+// document is claimed by one of them at a time, and a lease that is not
+// renewed frees it for the others.
+//
+// Only one process at a time streams a manifest (journal.HoldAdmission);
+// another one that wants to (a second run of it, a join) claims work
+// meanwhile and streams it once the hold is free, which costs it a lookup
+// per row already recorded.
+
+// runner is the state of one Run or Join.
 type runner struct {
 	o     Options
 	j     *journal.Journal
@@ -30,12 +45,38 @@ type runner struct {
 	engines   engineFactory
 	inspector admit.Inspector
 
+	// manifests are the manifests the runner works on, each under the
+	// options its rows are admitted and read under: a run's one, a join's
+	// every manifest of the batch.
+	manifests []*manifestWork
+
 	pages         *pageQueue
 	budget        *byteBudget
 	breaker       breaker
 	stop          stopper
 	versions      engineVersions
 	peakWorkerRSS atomic.Int64
+
+	// admitting counts this process's admission passes not yet ended;
+	// draining stops the workers from claiming more (admission failed).
+	admitting atomic.Int32
+	draining  atomic.Bool
+	// admitted are the jobs of the documents this process admitted and
+	// has not claimed yet; skipped the documents it found it cannot work
+	// on; wake tells waiting workers that there may be work.
+	admitted jobCache
+	skipped  skipSet
+	wake     signal
+	others   otherAdmitters
+}
+
+// manifestWork is one manifest a runner works on.
+type manifestWork struct {
+	o Options // o.Manifest is the manifest, absolute
+	// index is where its rows are, for the documents this process claims
+	// without having admitted them; made when first needed.
+	mu    sync.Mutex
+	index *manifest.Index
 }
 
 type job struct {
@@ -44,10 +85,18 @@ type job struct {
 	// pageDPI is the resolution admission gave each page (from its exact
 	// size, under the page policy): the engines render each page at it.
 	pageDPI []int
-	// o are the run's options with the page policy the document is read
-	// under: the run's, or the one a retry decision set (docOptions).
-	o  Options
-	wg *sync.WaitGroup
+	// o are the options of the row's manifest, with the page policy the
+	// document is read under: the run's, or the one a retry decision set
+	// (docOptions).
+	o Options
+}
+
+func (r *runner) manifestPaths() []string {
+	out := make([]string, len(r.manifests))
+	for i, m := range r.manifests {
+		out[i] = m.o.Manifest
+	}
+	return out
 }
 
 func (r *runner) run(parent context.Context) error {
@@ -57,13 +106,13 @@ func (r *runner) run(parent context.Context) error {
 
 	// Workers engines recognise pages; as many documents as engines are in
 	// flight, so an engine freed by a short document helps a long one.
-	jobs := make(chan job, r.o.Workers)
 	var docs, engines sync.WaitGroup
+	r.admitting.Add(1)
 	for i := 0; i < r.o.Workers; i++ {
 		docs.Add(1)
 		go func() {
 			defer docs.Done()
-			r.docLoop(ctx, jobs)
+			r.docLoop(ctx)
 		}()
 		engines.Add(1)
 		go func() {
@@ -71,8 +120,13 @@ func (r *runner) run(parent context.Context) error {
 			r.engineLoop(ctx)
 		}()
 	}
-	err := r.passes(ctx, jobs)
-	close(jobs)
+	err := r.admitAll(ctx)
+	if err != nil {
+		// The documents in flight finish; no more are claimed.
+		r.draining.Store(true)
+	}
+	r.admitting.Add(-1)
+	r.wake.notify()
 	docs.Wait()
 	r.pages.close()
 	engines.Wait()
@@ -85,77 +139,84 @@ func (r *runner) run(parent context.Context) error {
 	if parent.Err() != nil {
 		return fmt.Errorf("%w: interrupted", ErrIncomplete)
 	}
+	if n := r.skipped.len(); n > 0 {
+		return fmt.Errorf("%w: %d documents are queued whose manifest rows changed since they were admitted; run refbatch run on their manifest to decide them", ErrIncomplete, n)
+	}
 	return nil
 }
 
-// passes streams the manifest until every document is final. The first pass
-// admits every row; later passes only pick up documents that could not be
-// claimed earlier (retry backoff, or a lease held by a process that died).
-func (r *runner) passes(ctx context.Context, jobs chan<- job) error {
-	for pass := 1; ; pass++ {
-		var wg sync.WaitGroup
-		err := r.pass(ctx, pass, jobs, &wg)
-		wg.Wait()
+// admitAll streams every manifest of the runner, in turn, each once its
+// admission hold is this process's.
+func (r *runner) admitAll(ctx context.Context) error {
+	for _, m := range r.manifests {
+		if err := r.admitManifest(ctx, m); err != nil || ctx.Err() != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// holdPoll is how often a process waiting for a manifest's admission hold
+// asks again.
+const holdPoll = time.Second
+
+// admitManifest waits for m's admission hold, keeps it while it streams m
+// into the journal, and lets it go.
+func (r *runner) admitManifest(ctx context.Context, m *manifestWork) error {
+	path := m.o.Manifest
+	for waited := false; ; waited = true {
+		ok, err := r.j.HoldAdmission(path, r.owner, leaseTTL)
 		if err != nil {
 			return err
 		}
-		if ctx.Err() != nil {
-			return nil // run() reports the interruption or the fatal error
+		if ok {
+			break
 		}
-		queued, _, err := r.j.Unfinished()
-		if err != nil {
-			return err
+		if !waited {
+			r.log.Info("another process is admitting the manifest's rows; claiming its documents until it is done")
 		}
-		if queued == 0 {
-			return nil
-		}
-		wait, err := r.nextChance()
-		if err != nil {
-			return err
-		}
-		if wait < 0 {
-			return fmt.Errorf("%w: %d documents are queued but none can be claimed", ErrIncomplete, queued)
-		}
-		r.log.Info("waiting for queued documents", "queued", queued, "wait", wait.Round(time.Millisecond))
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(wait):
+		case <-time.After(holdPoll):
 		}
 	}
+	hctx, stop := context.WithCancel(ctx)
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		t := time.NewTicker(leaseTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				return
+			case <-t.C:
+				if ok, err := r.j.HoldAdmission(path, r.owner, leaseTTL); err != nil || !ok {
+					// Another process took the hold (this one stalled past
+					// it): both may admit a row twice, which the journal
+					// records once.
+					r.log.Warn("lost the admission hold of the manifest", "error", err)
+				}
+			}
+		}
+	}()
+	defer func() {
+		stop()
+		<-held
+		if err := r.j.ReleaseAdmission(path, r.owner); err != nil {
+			r.log.Warn("could not release the admission hold", "error", err)
+		}
+	}()
+	return r.pass(ctx, m)
 }
 
-// nextChance returns how long until some queued document may be claimable:
-// its backoff ends or its lease expires. -1 when no queued document will
-// ever be (which would be a bug).
-func (r *runner) nextChance() (time.Duration, error) {
-	now := time.Now()
-	best := time.Duration(-1)
-	consider := func(t time.Time) {
-		d := max(t.Sub(now), 100*time.Millisecond)
-		if best < 0 || d < best {
-			best = d
-		}
-	}
-	err := r.j.QueuedDocuments(func(d journal.Doc) error {
-		switch {
-		case d.LeasedByOther(r.owner, now):
-			consider(d.LeaseExpires)
-		case d.NextAttemptAt.After(now):
-			consider(d.NextAttemptAt)
-		default:
-			consider(now) // claimable now (an earlier owner died)
-		}
-		return nil
-	})
-	return min(best, 2*time.Second), err
-}
-
-// pass streams the manifest once: each row not yet final is admitted (again,
-// on a resumed or later pass: admission is cheap beside OCR and proves the
-// file has not changed) and its document sent to the engines.
-func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.WaitGroup) error {
-	f, err := os.Open(r.o.Manifest)
+// pass streams m once: each row not yet recorded is admitted, each row the
+// journal has seen is revisited under the rerun rules (rerun.go), and the
+// documents admitted are left to the workers' claims.
+func (r *runner) pass(ctx context.Context, m *manifestWork) error {
+	path := m.o.Manifest
+	f, err := os.Open(path)
 	if err != nil {
 		return &manifest.FileError{Msg: "cannot open the manifest", Err: err}
 	}
@@ -164,7 +225,7 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 	if err != nil {
 		return err
 	}
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && !r.draining.Load() {
 		row, err := mr.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -172,13 +233,13 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 		if err != nil {
 			return err
 		}
-		st, seen, err := r.j.Row(r.o.Manifest, row.Line)
+		st, seen, err := r.j.Row(path, row.Line)
 		if err != nil {
 			return err
 		}
 		if seen {
 			// What was fixed since is admitted again (rerun.go).
-			if st, seen, err = r.revisit(row, st); err != nil {
+			if st, seen, err = r.revisit(m.o, row, st); err != nil {
 				return err
 			}
 		}
@@ -186,33 +247,18 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 			return fmt.Errorf("line %d: journal has source_id %q, manifest %q: %w", row.Line, st.SourceID, row.SourceID, journal.ErrManifestChanged)
 		}
 		if seen && st.State.Final() {
-			if pass == 1 {
-				r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: st.State, Reason: st.Reason, Resumed: true})
-			}
+			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: st.State, Reason: st.Reason, Resumed: true})
 			continue
 		}
-		o := r.o
-		if seen && st.DocID != 0 {
-			d, err := r.j.Document(st.DocID)
-			if err != nil {
-				return err
-			}
-			if o, err = r.o.docOptions(d); err != nil {
-				return err
-			}
-			now := time.Now()
-			if d.LeasedByOther(r.owner, now) || d.NextAttemptAt.After(now) {
-				continue // a later pass, once the lease or backoff ends
-			}
-			// A document that was in flight when a process died goes
-			// behind fresh work: if it is what kills processes, the rest
-			// of the batch still gets done first.
-			inFlightAtDeath := d.Abandoned > 0 || (d.LeaseOwner != "" && journal.Owner(d.LeaseOwner) != r.owner)
-			if pass == 1 && inFlightAtDeath {
-				continue
-			}
+		if seen {
+			// Queued: a worker, here or in another process, claims it and
+			// checks its file again before reading it (jobFor).
+			continue
 		}
-		st, pageDPI, err := r.admit(ctx, row, o)
+		if err := r.throttle(ctx); err != nil || ctx.Err() != nil {
+			return err
+		}
+		st, pageDPI, err := r.admit(ctx, row, m.o)
 		if ctx.Err() != nil {
 			return nil // run() reports the interruption
 		}
@@ -223,20 +269,35 @@ func (r *runner) pass(ctx context.Context, pass int, jobs chan<- job, wg *sync.W
 			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: st.State, Reason: st.Reason})
 			continue
 		}
-		wg.Add(1)
-		select {
-		case jobs <- job{row: row, docID: st.DocID, pageDPI: pageDPI, o: o, wg: wg}:
-		case <-ctx.Done():
-			wg.Done()
-		}
+		r.admitted.put(job{row: row, docID: st.DocID, pageDPI: pageDPI, o: m.o})
+		r.wake.notify()
 	}
 	return nil
+}
+
+// throttle waits while the documents admitted and claimed by nobody fill
+// the admission window: admission runs ahead of the engines, by the
+// window and no more, so that what it holds (admitted) stays bounded.
+func (r *runner) throttle(ctx context.Context) error {
+	window := 2*r.o.Workers + 8
+	for {
+		n, err := r.j.Unclaimed()
+		if err != nil || n < window {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.wake.wait():
+		case <-time.After(holdPoll):
+		}
+	}
 }
 
 // admit runs the admission checks on one row and records the verdict
 // before the next row is read, so that a resumed run never meets the same
 // hostile file twice. For an admitted file it also returns the DPI each
-// page renders at under o's page policy (the document's: see docOptions).
+// page renders at under o's page policy.
 func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journal.RowStatus, []int, error) {
 	now := time.Now()
 	defer func() {
@@ -244,9 +305,9 @@ func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journa
 	}()
 	// The key is taken before the checks: a file that changes while it
 	// is checked is admitted again on the next run, never kept refused.
-	key := r.admitKey(row)
+	key := admitKey(o, row)
 	reject := func(sha string, reason outcome.Reason, detail string) (journal.RowStatus, []int, error) {
-		if err := r.j.Reject(r.o.Manifest, row.Line, row.SourceID, sha, reason, key); err != nil {
+		if err := r.j.Reject(o.Manifest, row.Line, row.SourceID, sha, reason, key); err != nil {
 			return journal.RowStatus{}, nil, err
 		}
 		log := r.log.Info
@@ -254,13 +315,13 @@ func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journa
 			log = r.log.Warn // a person should hear of these even with --quiet
 		}
 		log("row rejected", "line", row.Line, "source_id", row.SourceID, "reason", reason, "detail", detail, "why", report.Explain(reason))
-		st, _, err := r.j.Row(r.o.Manifest, row.Line)
+		st, _, err := r.j.Row(o.Manifest, row.Line)
 		return st, nil, err
 	}
 	if row.Err != nil {
 		return reject("", row.Err.Reason, "column "+row.Err.Field+": "+row.Err.Detail)
 	}
-	doc, err := admit.Check(ctx, r.o.Root, row.Path, row.SHA256, o.limits(), r.inspector)
+	doc, err := admit.Check(ctx, o.Root, row.Path, row.SHA256, o.limits(), r.inspector)
 	var rej *admit.Rejection
 	if errors.As(err, &rej) {
 		sha := ""
@@ -276,7 +337,7 @@ func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journa
 	if err != nil {
 		return journal.RowStatus{}, nil, err
 	}
-	st, err := r.j.Admit(journal.Admission{Manifest: r.o.Manifest, Line: row.Line, SourceID: row.SourceID, SHA256: doc.SHA256, Path: doc.Path, Size: doc.Size, Pages: doc.Pages,
+	st, err := r.j.Admit(journal.Admission{Manifest: o.Manifest, Line: row.Line, SourceID: row.SourceID, SHA256: doc.SHA256, Path: doc.Path, Size: doc.Size, Pages: doc.Pages,
 		Fields: fields})
 	if err != nil {
 		return st, nil, err

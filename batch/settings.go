@@ -92,16 +92,36 @@ const settingsFormat = 2
 // page policy's errors and admission's are of this type too.
 type SettingError = page.SettingError
 
+// runRecord is what the journal stores of a run's settings: the settings,
+// and the manifest the run streamed, or, for a join, that it worked on
+// every manifest of the batch.
+type runRecord struct {
+	Format   int    `json:"format"`
+	Manifest string `json:"manifest,omitempty"`
+	Join     bool   `json:"join,omitempty"`
+	Settings
+}
+
 // encode is the settings as the journal stores them.
-func (s Settings) encode() string {
-	b, err := json.Marshal(struct {
-		Format int `json:"format"`
-		Settings
-	}{settingsFormat, s})
+func (s Settings) encode() string { return s.encodeRun("", false) }
+
+// encodeRun is the settings of a run of manifest (of a join when join is
+// set) as the journal stores them.
+func (s Settings) encodeRun(manifest string, join bool) string {
+	b, err := json.Marshal(runRecord{Format: settingsFormat, Manifest: manifest, Join: join, Settings: s})
 	if err != nil {
 		panic(err) // plain fields: cannot fail
 	}
 	return string(b)
+}
+
+// decodeRun reads what encodeRun stored; ok is false for settings an
+// earlier build stored, which named no manifest.
+func decodeRun(stored string) (rec runRecord, ok bool) {
+	if json.Unmarshal([]byte(stored), &rec) != nil || rec.Format != settingsFormat {
+		return runRecord{}, false
+	}
+	return rec, true
 }
 
 // decodeSettings reads settings the journal stored: this build's JSON, or

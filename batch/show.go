@@ -17,8 +17,8 @@ import (
 
 // Show returns the artifact of the document with the given source_id, after
 // checking that its bytes hash to what the journal recorded.
-func Show(out, sourceID string, ids []age.Identity) (*Artifact, error) {
-	j, err := openJournal(out)
+func Show(p Place, sourceID string, ids []age.Identity) (*Artifact, error) {
+	j, p, err := openJournal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func Show(out, sourceID string, ids []age.Identity) (*Artifact, error) {
 	if doc.Artifact == "" {
 		return nil, fmt.Errorf("%s is %s %s and has no artifact: %w", sourceID, doc.State, doc.Reason, ErrNotFound)
 	}
-	st, err := store.OpenReadOnly(filepath.Join(out, ArtifactsDir))
+	st, err := store.OpenReadOnly(filepath.Join(p.Out, ArtifactsDir))
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func readArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, 
 	return &a, nil
 }
 
-// ReadArtifacts calls fn with every artifact of the output folder out, in
+// ReadArtifacts calls fn with every artifact of the batch at p, in
 // manifest order, with the path the journal and the report give it
 // ("artifacts/<name>"). Each artifact is checked as Show checks one: its
 // bytes must hash to what the journal recorded and its text to its content
@@ -86,8 +86,8 @@ func readArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, 
 //
 // It opens the journal once, so scoring a large batch (refbatch eval) does
 // not cost one journal scan per document.
-func ReadArtifacts(out string, ids []age.Identity, fn func(path string, a *Artifact) error) error {
-	j, err := openJournal(out)
+func ReadArtifacts(p Place, ids []age.Identity, fn func(path string, a *Artifact) error) error {
+	j, p, err := openJournal(p)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func ReadArtifacts(out string, ids []age.Identity, fn func(path string, a *Artif
 	if err != nil {
 		return err
 	}
-	st, err := store.OpenReadOnly(filepath.Join(out, ArtifactsDir))
+	st, err := store.OpenReadOnly(filepath.Join(p.Out, ArtifactsDir))
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,10 @@ const StatusWindow = 5 * time.Minute
 
 // Status is how a batch stands at one instant.
 type Status struct {
-	Out string    `json:"out"`
+	Out string `json:"out"`
+	// Journal is the batch's PostgreSQL journal, its password left out;
+	// "" for journal.db in Out.
+	Journal string    `json:"journal,omitempty"`
 	Now time.Time `json:"now"`
 	// State is "complete", "running" (a run is going) or "incomplete"
 	// (rows left to do, and no run going).
@@ -94,15 +97,6 @@ type LeaseStatus struct {
 	ExpiresInSeconds float64 `json:"expires_in_seconds"`
 }
 
-// openJournal opens out's journal read-only.
-func openJournal(out string) (*journal.Journal, error) {
-	path, err := journalIn(out)
-	if err != nil {
-		return nil, err
-	}
-	return journal.OpenReadOnly(path)
-}
-
 // journalIn is the journal of out, or ErrNoJournal when there is none.
 func journalIn(out string) (string, error) {
 	path := filepath.Join(out, JournalFile)
@@ -112,10 +106,10 @@ func journalIn(out string) (string, error) {
 	return path, nil
 }
 
-// ReadStatus reads how the batch in out stands now. It only reads, so it
-// may run while another process runs the batch.
-func ReadStatus(out string, now time.Time) (*Status, error) {
-	j, err := openJournal(out)
+// ReadStatus reads how the batch at p stands now. It only reads, so it
+// may run while other processes run the batch.
+func ReadStatus(p Place, now time.Time) (*Status, error) {
+	j, p, err := openJournal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +122,11 @@ func ReadStatus(out string, now time.Time) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{Out: out, Now: now, Rows: map[outcome.State]int{}, Leases: []LeaseStatus{}, Manifests: []ManifestStatus{},
+	st := &Status{Out: p.Out, Now: now, Rows: map[outcome.State]int{}, Leases: []LeaseStatus{}, Manifests: []ManifestStatus{},
 		Running: snap.Running, Waiting: snap.Waiting, LiveRuns: snap.LiveRuns, LastPage: snap.LastPage, ETASeconds: -1}
+	if p.shared() {
+		st.Journal = p.describe()
+	}
 	for _, s := range outcome.States() {
 		st.Rows[s] = 0
 	}

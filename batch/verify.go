@@ -63,7 +63,11 @@ type Finding struct {
 
 // VerifyOptions configure Verify.
 type VerifyOptions struct {
-	Out string
+	// Out and Journal are where the batch is (see Place). A PostgreSQL
+	// journal is checked as a SQLite one, but for the file: PostgreSQL
+	// checks its own pages.
+	Out     string
+	Journal string
 	// Identities decrypt the artifacts to check their content hash and
 	// provenance; without them only the ciphertext's hash is checked.
 	Identities []age.Identity
@@ -129,19 +133,33 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	add := func(kind, file, source, detail string) {
 		res.Findings = append(res.Findings, Finding{Kind: kind, File: file, SourceID: source, Detail: detail})
 	}
-	dbPath := filepath.Join(o.Out, JournalFile)
-	if _, err := os.Stat(dbPath); err != nil {
-		add(FindingJournalMissing, dbPath, "", err.Error())
-		return res, nil
-	}
-	if !looksLikeSQLite(dbPath) {
-		add(FindingJournalCorrupt, dbPath, "", "not a SQLite database")
-		return res, nil
-	}
-	j, err := journal.OpenReadOnly(dbPath)
-	if err != nil {
-		add(FindingJournalCorrupt, dbPath, "", err.Error())
-		return res, nil
+	place := Place{Out: o.Out, Journal: o.Journal}
+	dbPath := place.describe()
+	var j *journal.Journal
+	if place.shared() {
+		var err error
+		if j, place, err = openJournal(place); err != nil {
+			if errors.Is(err, ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) {
+				add(FindingJournalMissing, dbPath, "", err.Error())
+				return res, nil
+			}
+			return nil, err
+		}
+		o.Out = place.Out
+	} else {
+		if _, err := os.Stat(dbPath); err != nil {
+			add(FindingJournalMissing, dbPath, "", err.Error())
+			return res, nil
+		}
+		if !looksLikeSQLite(dbPath) {
+			add(FindingJournalCorrupt, dbPath, "", "not a SQLite database")
+			return res, nil
+		}
+		var err error
+		if j, err = journal.OpenReadOnly(dbPath); err != nil {
+			add(FindingJournalCorrupt, dbPath, "", err.Error())
+			return res, nil
+		}
 	}
 	defer j.Close()
 	problems, err := j.IntegrityCheck()

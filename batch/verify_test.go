@@ -209,17 +209,17 @@ func TestVerifyTamperMatrix(t *testing.T) {
 func TestShowRoundTrips(t *testing.T) {
 	base, id := finishedBatch(t)
 	out := filepath.Join(base, "out")
-	a, err := Show(out, "A", []age.Identity{id})
+	a, err := Show(Place{Out: out}, "A", []age.Identity{id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.ToUpper(ContentText(a.Pages)), "PARTICIPANT") {
 		t.Errorf("shown text does not look like the referral")
 	}
-	if _, err := Show(out, "A", nil); err == nil {
+	if _, err := Show(Place{Out: out}, "A", nil); err == nil {
 		t.Error("show without an identity decrypted an encrypted artifact")
 	}
-	if _, err := Show(out, "nope", []age.Identity{id}); err == nil {
+	if _, err := Show(Place{Out: out}, "nope", []age.Identity{id}); err == nil {
 		t.Error("show of an unknown source_id succeeded")
 	}
 }

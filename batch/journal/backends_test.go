@@ -1,18 +1,14 @@
 package journal
 
 import (
-	"database/sql"
-	"net/url"
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
+
+	"github.com/refbatch/refbatch/batch/journal/journaltest"
 )
 
 // PostgresEnv names the environment variable holding the URL of a
-// PostgreSQL database the tests may create schemas in. Without it, the
-// PostgreSQL half of every backend table skips.
-const PostgresEnv = "REFBATCH_TEST_POSTGRES"
+// PostgreSQL database the tests may create schemas in (journaltest).
+const PostgresEnv = journaltest.PostgresEnv
 
 // backend is one of the journal's two implementations, for a table test.
 type backend struct {
@@ -34,10 +30,13 @@ func (be backend) open(t testing.TB, opts ...Option) *Journal {
 	return j
 }
 
-var backends = []backend{
-	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "journal.db") }},
-	{"postgres", postgresSchema},
-}
+var backends = func() []backend {
+	var out []backend
+	for _, be := range journaltest.Backends {
+		out = append(out, backend{be.Name, be.Location})
+	}
+	return out
+}()
 
 // eachBackend runs fn as a subtest per backend.
 func eachBackend(t *testing.T, fn func(t *testing.T, be backend)) {
@@ -46,46 +45,5 @@ func eachBackend(t *testing.T, fn func(t *testing.T, be backend)) {
 	}
 }
 
-var pgAdmin struct {
-	once sync.Once
-	db   *sql.DB
-	err  error
-}
-
-// postgresSchema makes a schema for t in the database REFBATCH_TEST_POSTGRES
-// names and returns that URL with the schema as its search_path; t skips
-// when the variable is not set.
-func postgresSchema(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv(PostgresEnv)
-	if base == "" {
-		t.Skip(PostgresEnv + " is not set (a postgres:// URL): the PostgreSQL journal is not tested")
-	}
-	u, err := url.Parse(base)
-	if err != nil || !IsURL(base) {
-		t.Fatalf("%s is not a postgres:// URL: %v", PostgresEnv, err)
-	}
-	pgAdmin.once.Do(func() {
-		// "pgx" is the driver pgx's stdlib registers.
-		pgAdmin.db, pgAdmin.err = sql.Open("pgx", base)
-		if pgAdmin.err == nil {
-			pgAdmin.err = pgAdmin.db.Ping()
-		}
-	})
-	if pgAdmin.err != nil {
-		t.Fatalf("%s: %v", PostgresEnv, pgAdmin.err)
-	}
-	name := "t_" + NewToken()
-	if _, err := pgAdmin.db.Exec(`CREATE SCHEMA ` + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := pgAdmin.db.Exec(`DROP SCHEMA ` + name + ` CASCADE`); err != nil {
-			t.Errorf("dropping the test's schema: %v", err)
-		}
-	})
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+// postgresSchema is a journal of t's own on PostgreSQL (journaltest).
+func postgresSchema(t testing.TB) string { return journaltest.Postgres(t) }

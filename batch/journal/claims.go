@@ -256,3 +256,45 @@ func (j *Journal) Admitting(manifests []string, owner Owner) (bool, error) {
 	}
 	return false, rows.Err()
 }
+
+// Unclaimed counts the queued documents no lease holds, of every
+// manifest: the work admission has put before the workers.
+func (j *Journal) Unclaimed() (int, error) {
+	var n int
+	err := j.db.QueryRow(`SELECT COUNT(*) FROM documents WHERE state=? AND lease_token IS NULL`, outcome.Queued).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("journal: counting unclaimed documents: %w", err)
+	}
+	return n, nil
+}
+
+// QueuedOf calls fn for every document not yet final whose row is in one
+// of manifests (every document not final when none are given), in
+// manifest order.
+func (j *Journal) QueuedOf(manifests []string, fn func(Doc) error) error {
+	q := `SELECT ` + docColumns + ` FROM documents d WHERE state=?`
+	args := []any{outcome.Queued}
+	if len(manifests) > 0 {
+		q += ` AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.manifest IN (?` +
+			strings.Repeat(`,?`, len(manifests)-1) + `))`
+		args = append(args, kindDoc)
+		for _, m := range manifests {
+			args = append(args, m)
+		}
+	}
+	return j.documents(q+` ORDER BY manifest_line`, fn, args...)
+}
+
+// OwnerRow returns the manifest and line of the row that owns document
+// id; ok is false when no row does.
+func (j *Journal) OwnerRow(id int64) (manifest string, line int, ok bool, err error) {
+	err = j.db.QueryRow(`SELECT manifest, line FROM rows WHERE document_id=? AND kind=? ORDER BY manifest, line LIMIT 1`, id, kindDoc).
+		Scan(&manifest, &line)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", 0, false, nil
+	}
+	if err != nil {
+		return "", 0, false, fmt.Errorf("journal: the row of document %d: %w", id, err)
+	}
+	return manifest, line, true, nil
+}

@@ -218,7 +218,7 @@ func scoreFolder(out string, in eval.Input, ids []age.Identity) (*eval.Result, *
 		in.Texts = map[string][]string{}
 		in.Coverage = map[string][]eval.PageCoverage{}
 		in.Reads = map[string][]eval.PageRead{}
-		err = batch.ReadArtifacts(out, ids, func(path string, a *batch.Artifact) error {
+		err = batch.ReadArtifacts(batch.Place{Out: out}, ids, func(path string, a *batch.Artifact) error {
 			pages := make([]string, len(a.Pages))
 			for i, p := range a.Pages {
 				pages[i] = p.Text

@@ -20,6 +20,8 @@ import (
 )
 
 type exportOptions struct {
+	journal           string
+	place             batch.Place
 	out, identity, to string
 	formats, states   string
 	mode              string
@@ -70,6 +72,7 @@ error (--to inside --out, encrypted artifacts without --identity, a bad
 flag); 3 interrupted: run the same command again to resume.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder to export from"),
+			journalFlag(&o.journal),
 			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity that decrypts the artifacts `FILE`", Destination: &o.identity},
 			&cli.StringFlag{Name: "to", Usage: "the folder `DEST` to export into (outside --out)", Destination: &o.to},
 			&cli.StringFlag{Name: "format", Usage: "formats, comma-separated: pdf, alto, txt `FORMATS`", Value: "pdf,alto,txt", Destination: &o.formats},
@@ -85,7 +88,8 @@ flag); 3 interrupted: run the same command again to resume.`,
 			if c.NArg() != 0 {
 				return usageErr("export takes no arguments", "refbatch export --out DIR --identity FILE --to DEST")
 			}
-			if err := checkOut(c, o.out); err != nil {
+			var err error
+			if o.place, err = placeOf(c, o.out, o.journal); err != nil {
 				return err
 			}
 			return runExport(c.Context, o, c.App.Writer, c.App.ErrWriter)
@@ -109,7 +113,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("finding the refbatch binary for the PDF child: %w", err)
 	}
-	eo := batch.ExportOptions{Out: o.out, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode),
+	eo := batch.ExportOptions{Out: o.place.Out, Journal: o.place.Journal, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode),
 		// The sources are parsed in a child: this binary re-executed in
 		// its hidden export mode.
 		Child: batch.Process{Path: exe, Args: []string{exportChildCommand}}, ChildMemory: o.childMemory, ChildTimeout: o.childTimeout}

@@ -81,7 +81,7 @@ func (o notifyOptions) targets(c *cli.Context) (batch.NotifyOptions, error) {
 
 func notifyCommand() *cli.Command {
 	var o notifyOptions
-	var out, logLevel string
+	var out, journalURL, logLevel string
 	return &cli.Command{
 		Name:  "notify",
 		Usage: "deliver the batch's events that its receivers have not received yet",
@@ -99,13 +99,15 @@ output folder, no target, no secret for a URL); 3 some events are not
 delivered yet: run it again later.`,
 		Flags: append([]cli.Flag{
 			outFlag(&out, "the output folder"),
+			journalFlag(&journalURL),
 			&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error `LEVEL`", Value: "info", Destination: &logLevel},
 		}, notifyFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageErr("notify takes no arguments", "refbatch notify [--out DIR] --notify URL --notify-secret-file FILE")
 			}
-			if err := checkOut(c, out); err != nil {
+			p, err := placeOf(c, out, journalURL)
+			if err != nil {
 				return err
 			}
 			if err := refuseZero(c); err != nil {
@@ -123,13 +125,13 @@ delivered yet: run it again later.`,
 				return usageErr(fmt.Sprintf("bad --log-level %q", logLevel), "use debug, info, warn or error")
 			}
 			log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
-			return runNotify(out, n, log, c.App.Writer)
+			return runNotify(p, n, log, c.App.Writer)
 		},
 	}
 }
 
-func runNotify(out string, n batch.NotifyOptions, log *slog.Logger, stdout io.Writer) error {
-	pending, err := batch.Flush(out, n, log)
+func runNotify(p batch.Place, n batch.NotifyOptions, log *slog.Logger, stdout io.Writer) error {
+	pending, err := batch.Flush(p, n, log)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,9 @@ import (
 // reportOptions are the flags of `refbatch report`.
 type reportOptions struct {
 	out      string
+	journal  string
 	manifest string
+	place    batch.Place
 }
 
 func reportCommand() *cli.Command {
@@ -37,13 +39,15 @@ Exit status: 0 the reports were written (whatever the batch's state; the
 summary says it); 1 unexpected failure; 2 usage error (no journal there).`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder (journal in, reports out)"),
+			journalFlag(&o.journal),
 			&cli.StringFlag{Name: "manifest", Usage: "report only this manifest's rows `FILE`", Destination: &o.manifest},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageErr("report takes no arguments", "refbatch report [--out DIR] [--manifest FILE]")
 			}
-			if err := checkOut(c, o.out); err != nil {
+			var err error
+			if o.place, err = placeOf(c, o.out, o.journal); err != nil {
 				return err
 			}
 			return runReport(c.Context, o, c.App.Writer)
@@ -60,21 +64,22 @@ func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
 		}
 		manifest = abs
 	}
-	rep, err := batch.ReportFromJournal(o.out, manifest, time.Now())
+	rep, err := batch.ReportFromJournal(o.place, manifest, time.Now())
 	if err != nil {
 		return err
 	}
+	out := o.place.Out
 	if manifest != "" && rep.Summary.Rows == 0 {
-		return usageErr(fmt.Sprintf("the journal in %s has no rows of %s", o.out, manifest), "refbatch status --out DIR lists the manifests it took")
+		return usageErr(fmt.Sprintf("the journal of %s has no rows of %s", out, manifest), "refbatch status --out DIR lists the manifests it took")
 	}
-	if err := batch.WriteReport(o.out, rep); err != nil {
+	if err := batch.WriteReport(out, rep); err != nil {
 		return err
 	}
 	if err := rep.WriteText(stdout); err != nil {
 		return err
 	}
 	for _, f := range []struct{ label, name string }{{"report:", report.JSONFile}, {"csv:   ", report.CSVFile}, {"html:  ", report.HTMLFile}} {
-		fmt.Fprintf(stdout, "%s %s\n", f.label, filepath.Join(o.out, f.name))
+		fmt.Fprintf(stdout, "%s %s\n", f.label, filepath.Join(out, f.name))
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ the document is not in review (decided already, or never in review) or no
 document has that source_id.`
 
 func reviewCommand() *cli.Command {
-	var out string
+	var out, journalURL string
 	var asJSON bool
 	return &cli.Command{
 		Name:  "review",
@@ -49,6 +49,7 @@ report: write no patient data in them.
 ` + reviewExit,
 		Flags: []cli.Flag{
 			outFlag(&out, "the output folder"),
+			journalFlag(&journalURL),
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON on stdout", Destination: &asJSON},
 		},
 		Subcommands: []*cli.Command{
@@ -61,10 +62,11 @@ report: write no patient data in them.
 				return usageErr(fmt.Sprintf("unknown review command %q", c.Args().First()),
 					"refbatch review [--out DIR] [--json], or refbatch review accept|reject|retry [flags] SOURCE_ID...")
 			}
-			if err := checkOut(c, out); err != nil {
+			p, err := placeOf(c, out, journalURL)
+			if err != nil {
 				return err
 			}
-			items, err := batch.ListReview(out)
+			items, err := batch.ListReview(p)
 			if err != nil {
 				return err
 			}
@@ -109,6 +111,7 @@ func decideCommand(action journal.Action, usage string) *cli.Command {
 	o := batch.DecideOptions{Action: action}
 	flags := []cli.Flag{
 		outFlag(&o.Out, "the output folder"),
+		journalFlag(&o.Journal),
 		&cli.StringFlag{Name: "note", Usage: "why, in your words (stored in the clear: no patient data) `TEXT`", Destination: &o.Note},
 		&cli.StringFlag{Name: "user", Usage: "who decides `NAME`", DefaultText: "$USER", Destination: &o.User},
 	}
@@ -144,14 +147,14 @@ review; the others given are decided all the same.
 				o.User = currentUser()
 			}
 			o.Host, _ = os.Hostname()
-			// `review --out DIR accept ID`: the folder given before the
-			// decision is the one meant, unless the decision gives its own.
-			if out, given := givenOut(c); given {
-				o.Out = out
-			}
-			if err := checkOut(c, o.Out); err != nil {
+			// `review --out DIR accept ID`: the folder (or journal) given
+			// before the decision is the one meant, unless the decision
+			// gives its own.
+			p, err := placeOf(c, o.Out, o.Journal)
+			if err != nil {
 				return err
 			}
+			o.Out, o.Journal = p.Out, p.Journal
 			return runDecide(o, c.App.Writer)
 		},
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/admit"
+	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report"
@@ -85,7 +86,7 @@ Exit status: 0 every row is done or a duplicate; 1 unexpected failure; 2
 usage or manifest error, recipients other than the batch's, or a root log
 inside --out; 3 interrupted or incomplete: run the same command again to
 resume; 4 finished, but rows are in review or rejected: a person is needed.`,
-		Flags: append(runFlags(&o), append(notifyFlags(&o.notify), stallAfterFlag(&o.stallAfter))...),
+		Flags: append(append(runFlags(&o), journalFlag(&o.batch.Journal)), append(notifyFlags(&o.notify), stallAfterFlag(&o.stallAfter))...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErr("run takes exactly one argument, the manifest", "refbatch run [flags] MANIFEST.csv (flags go before the manifest)")
@@ -94,7 +95,14 @@ resume; 4 finished, but rows are in review or rejected: a person is needed.`,
 				return err
 			}
 			o.batch.Manifest = c.Args().First()
-			if err := refuseOldDefault(c, o.batch.Manifest); err != nil {
+			if o.batch.Journal != "" {
+				if !journal.IsURL(o.batch.Journal) {
+					return journalNotURL(o.batch.Journal)
+				}
+				if !c.IsSet("out") {
+					o.batch.Out = "" // the one the journal recorded
+				}
+			} else if err := refuseOldDefault(c, o.batch.Manifest); err != nil {
 				return err
 			}
 			o.recipients = c.StringSlice("recipient")
@@ -182,46 +190,69 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(o.batch.Manifest); err != nil {
 		return usageErrf("pass the path of the manifest CSV", "cannot read manifest: %w", err)
 	}
-	exe, err := os.Executable()
+	out, err := newRunOutput(o.logLevel, o.quiet, o.json, func() int { return countRows(o.batch.Manifest) }, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	level := slog.LevelInfo
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return usageErr(fmt.Sprintf("bad --log-level %q", o.logLevel), "use debug, info, warn or error")
+	o.batch.Logger, o.batch.Progress = out.log, out.progress
+	if o.batch.Worker, o.batch.Admission, err = children(); err != nil {
+		return err
 	}
-	bar := !o.quiet && !o.json && isTerminal(stderr)
-	if o.quiet || bar {
+	res, err := batch.Run(ctx, o.batch)
+	out.progress.Close()
+	return endRun(ctx, res, err, o.json, stdout, stderr)
+}
+
+// runOutput is where a run (or a join) says what it does: the log, and
+// the progress bar or the JSON events.
+type runOutput struct {
+	log      *slog.Logger
+	progress progressSink
+}
+
+// newRunOutput makes a run's log at logLevel on stderr (warnings only
+// under quiet or beside the bar) and its progress: JSON events on stdout
+// with asJSON, else a bar over rows() rows when stderr is a terminal.
+func newRunOutput(logLevel string, quiet, asJSON bool, rows func() int, stdout, stderr io.Writer) (runOutput, error) {
+	level := slog.LevelInfo
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+		return runOutput{}, usageErr(fmt.Sprintf("bad --log-level %q", logLevel), "use debug, info, warn or error")
+	}
+	bar := !quiet && !asJSON && isTerminal(stderr)
+	if quiet || bar {
 		level = max(level, slog.LevelWarn)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	o.batch.Logger = logger
-
-	var prog progressSink
+	out := runOutput{log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), progress: nopSink{}}
 	switch {
-	case o.json:
-		prog = newJSONProgress(stdout)
+	case asJSON:
+		out.progress = newJSONProgress(stdout)
 	case bar:
-		prog = newBarProgress(stderr, countRows(o.batch.Manifest))
-	default:
-		prog = nopSink{}
+		out.progress = newBarProgress(stderr, rows())
 	}
-	o.batch.Progress = prog
+	return out, nil
+}
 
-	// The OCR engines and admission's PDF checks run in children: this
-	// binary re-executed in its hidden modes.
-	o.batch.Worker = batch.Process{Path: exe, Args: []string{workerCommand}}
-	o.batch.Admission = batch.Process{Path: exe, Args: []string{admitCommand}}
+// children are how a run starts its child processes: the OCR engines and
+// admission's PDF checks, this binary re-executed in its hidden modes.
+func children() (worker, admission batch.Process, err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return worker, admission, err
+	}
+	return batch.Process{Path: exe, Args: []string{workerCommand}}, batch.Process{Path: exe, Args: []string{admitCommand}}, nil
+}
 
-	res, err := batch.Run(ctx, o.batch)
-	prog.Close()
+// endRun turns what a run (or a join) returned into the command's output
+// and exit: the summary, or with asJSON its event, on stdout, and the line
+// that says a person is needed on stderr.
+func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdout, stderr io.Writer) error {
 	err = runExit(ctx, res, err)
 	if res == nil {
 		return err
 	}
 	code := exitCode(err, io.Discard)
 	paths := reportPaths{JSON: filepath.Join(res.Out, "report.json"), CSV: filepath.Join(res.Out, "report.csv"), HTML: filepath.Join(res.Out, "report.html")}
-	if o.json {
+	if asJSON {
 		writeSummaryEvent(stdout, res.Report.Summary, code, paths)
 	} else {
 		res.Report.WriteText(stdout)

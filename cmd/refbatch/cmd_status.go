@@ -18,6 +18,8 @@ import (
 // statusOptions are the flags of `refbatch status`.
 type statusOptions struct {
 	out        string
+	journal    string
+	place      batch.Place
 	json       bool
 	check      bool
 	stallAfter time.Duration
@@ -45,6 +47,7 @@ usage error (no journal there); 5 with --check, the batch is stalled: run
 the same refbatch run command again to resume.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder"),
+			journalFlag(&o.journal),
 			&cli.BoolFlag{Name: "json", Usage: "print the status (with --check, the health) as one JSON object on stdout", Destination: &o.json},
 			&cli.BoolFlag{Name: "check", Usage: "print one line on the batch's health; exit 5 when it is stalled", Destination: &o.check},
 			stallAfterFlag(&o.stallAfter),
@@ -53,7 +56,8 @@ the same refbatch run command again to resume.`,
 			if c.NArg() != 0 {
 				return usageErr("status takes no arguments", "refbatch status [--out DIR] [--json]")
 			}
-			if err := checkOut(c, o.out); err != nil {
+			var err error
+			if o.place, err = placeOf(c, o.out, o.journal); err != nil {
 				return err
 			}
 			return runStatus(o, c.App.Writer)
@@ -62,7 +66,7 @@ the same refbatch run command again to resume.`,
 }
 
 func runStatus(o statusOptions, stdout io.Writer) error {
-	st, err := batch.ReadStatus(o.out, time.Now())
+	st, err := batch.ReadStatus(o.place, time.Now())
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,8 @@ import (
 
 type verifyOptions struct {
 	out      string
+	journal  string
+	place    batch.Place
 	identity string
 	sources  bool
 	json     bool
@@ -66,6 +68,7 @@ Exit status: 0 everything verified; 1 a finding (a mismatch, a missing or
 altered file); 2 usage error.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder to verify"),
+			journalFlag(&o.journal),
 			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file to decrypt and check artifact content `FILE`", Destination: &o.identity},
 			&cli.BoolFlag{Name: "sources", Usage: "re-hash every source file and compare with the journal", Destination: &o.sources},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout", Destination: &o.json},
@@ -80,7 +83,8 @@ altered file); 2 usage error.`,
 			if c.NArg() != 0 {
 				return usageErr("verify takes no arguments", "refbatch verify --out DIR [--identity FILE] [--sources] [--json]")
 			}
-			if err := checkOut(c, o.out); err != nil {
+			var err error
+			if o.place, err = placeOf(c, o.out, o.journal); err != nil {
 				return err
 			}
 			return runVerify(c.Context, o, c.App.Writer, c.App.ErrWriter)
@@ -109,7 +113,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	vo := batch.VerifyOptions{Out: o.out, Identities: ids, Sources: o.sources, Root: o.root, RootLog: o.rootLog}
+	vo := batch.VerifyOptions{Out: o.place.Out, Journal: o.place.Journal, Identities: ids, Sources: o.sources, Root: o.root, RootLog: o.rootLog}
 	var bar *progressbar.ProgressBar
 	if !o.quiet && isTerminal(stderr) {
 		vo.Progress = func(done, total int) {
@@ -217,7 +221,7 @@ func isRoot(s string) bool {
 }
 
 func showCommand() *cli.Command {
-	var out, identity string
+	var out, journalURL, identity string
 	var asJSON bool
 	return &cli.Command{
 		Name:      "show",
@@ -232,6 +236,7 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 (no output folder or journal there, or encrypted artifacts and no --identity).`,
 		Flags: []cli.Flag{
 			outFlag(&out, "the output folder"),
+			journalFlag(&journalURL),
 			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file `FILE`", Destination: &identity},
 			&cli.BoolFlag{Name: "json", Usage: "print the whole artifact as JSON", Destination: &asJSON},
 		},
@@ -239,14 +244,15 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 			if c.NArg() != 1 {
 				return usageErr("show takes one argument, a source_id", "refbatch show --out DIR --identity FILE SOURCE_ID")
 			}
-			if err := checkOut(c, out); err != nil {
+			p, err := placeOf(c, out, journalURL)
+			if err != nil {
 				return err
 			}
 			ids, err := loadIdentities(identity)
 			if err != nil {
 				return err
 			}
-			a, err := batch.Show(out, c.Args().First(), ids)
+			a, err := batch.Show(p, c.Args().First(), ids)
 			switch {
 			case errors.Is(err, batch.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) || errors.Is(err, store.ErrNoIdentities):
 				return err // a usage error, mapped in one place

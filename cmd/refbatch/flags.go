@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/journal"
 )
 
 // outFlag is every command's --out: the output folder, batch.DefaultOut in
@@ -141,3 +142,49 @@ type envNoted struct {
 func (f envNoted) GetEnvVars() []string { return []string{f.env} }
 
 func (f envNoted) String() string { return cli.FlagStringer(f) }
+
+// journalEnv names the variable that gives --journal when the flag is not
+// given: export it once for a shell that works on a shared batch.
+const journalEnv = "REFBATCH_JOURNAL"
+
+// journalFlag is every batch command's --journal: the batch's PostgreSQL
+// journal, which processes on several machines share.
+func journalFlag(dest *string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "journal", EnvVars: []string{journalEnv}, Destination: dest,
+		Usage: "the batch's PostgreSQL journal, shared by processes on many machines (the password from PGPASSWORD or ~/.pgpass, not the URL); without it, journal.db in --out `URL`"}
+}
+
+// placeOf returns where the batch a command works on is: --journal and
+// --out, each as given to the command or to a command it is part of. With
+// a journal, a --out not given is the folder the journal recorded;
+// without one, the folder must be there (checkOut).
+func placeOf(c *cli.Context, out, journalURL string) (batch.Place, error) {
+	p := batch.Place{Out: out, Journal: journalURL}
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet("journal") {
+			p.Journal = ctx.String("journal")
+			break
+		}
+	}
+	given, isGiven := givenOut(c)
+	if isGiven {
+		p.Out = given
+	}
+	if p.Journal == "" {
+		return p, checkOut(c, p.Out)
+	}
+	if !journal.IsURL(p.Journal) {
+		return p, journalNotURL(p.Journal)
+	}
+	if !isGiven {
+		p.Out = ""
+	}
+	return batch.Locate(p)
+}
+
+// journalNotURL is the usage error of a --journal that is not a
+// PostgreSQL URL.
+func journalNotURL(location string) error {
+	return usageErr("--journal takes a postgres:// URL, not "+location,
+		"a SQLite journal is always journal.db in --out: pass --out DIR; for PostgreSQL, --journal postgres://USER@HOST:PORT/DB")
+}

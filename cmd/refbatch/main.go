@@ -117,6 +117,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			runCommand(),
+			joinCommand(),
 			verifyCommand(),
 			showCommand(),
 			exportCommand(),

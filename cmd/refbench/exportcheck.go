@@ -128,7 +128,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 	var docs []*docCheck
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Workers)
-	err = batch.ReadArtifacts(o.Out, ids, func(_ string, a *batch.Artifact) error {
+	err = batch.ReadArtifacts(batch.Place{Out: o.Out}, ids, func(_ string, a *batch.Artifact) error {
 		id := a.Provenance.SourceID
 		if !exported[id] {
 			return gctx.Err()

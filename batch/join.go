@@ -1,0 +1,244 @@
+package batch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/ocr"
+)
+
+// This file is `refbatch join`: another process, on this machine or any
+// other that reaches the journal and mounts the batch's folders at the
+// same paths, works on a batch a run started. It claims documents of
+// every manifest of the batch, reads each under the settings the latest
+// run of its manifest recorded, and streams each manifest again once no
+// other process is (which admits what a run that died did not reach).
+
+// JoinOptions configure a Join: where the batch is, and what this process
+// brings to it. Everything else (the page policy, the caps, the
+// recipients) is the batch's, as its runs recorded it.
+type JoinOptions struct {
+	Place
+	// Workers is the number of OCR workers of this process; default the
+	// number of CPUs.
+	Workers int
+	// Worker and Admission start the child processes, as a Run's.
+	Worker    Process
+	Admission Process
+	Logger    *slog.Logger
+	Progress  Progress
+}
+
+// Join works on the batch at o.Place until no document of it is left
+// that this process can take, then writes the report; it returns what
+// Run returns. It refuses a journal that holds no batch (ErrNoBatch).
+func Join(ctx context.Context, o JoinOptions) (*Result, error) {
+	started := time.Now()
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Progress == nil {
+		o.Progress = NopProgress{}
+	}
+	if err := checkShared(o.Journal); err != nil {
+		return nil, err
+	}
+	j, p, err := openJournalRW(o.Place)
+	if err != nil {
+		if errors.Is(err, ErrNoJournal) {
+			return nil, fmt.Errorf("%w: %v", ErrNoBatch, err)
+		}
+		return nil, err
+	}
+	defer j.Close()
+	if p.shared() {
+		if p.Out, err = pinOut(j, p.Out); err != nil {
+			return nil, err
+		}
+	}
+	batchID, err := j.Meta(metaBatchID)
+	if err != nil {
+		return nil, err
+	}
+	manifests, main, err := joinManifests(j, o)
+	switch {
+	case err != nil:
+		return nil, err
+	case batchID == "" || len(manifests) == 0:
+		return nil, fmt.Errorf("%w: no run recorded one in %s", ErrNoBatch, p.describe())
+	}
+	for _, m := range manifests {
+		m.o.Out, m.o.Journal = p.Out, p.Journal
+		if err := m.o.Validate(); err != nil {
+			return nil, fmt.Errorf("the settings recorded for %s: %w", m.o.Manifest, err)
+		}
+		if err := ocr.CheckLanguages(m.o.Lang, !m.o.NoOrientation); err != nil {
+			return nil, err
+		}
+		// Read the whole manifest before any work, as a run does.
+		if err := checkManifest(m.o.Manifest, o.Logger); err != nil {
+			return nil, err
+		}
+		if err := checkEdits(j, m.o.Manifest); err != nil {
+			return nil, err
+		}
+	}
+	main.Out, main.Journal = p.Out, p.Journal
+	recipients, err := joinRecipients(j)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(filepath.Join(p.Out, ArtifactsDir), recipients)
+	if err != nil {
+		return nil, err
+	}
+	owner := journal.NewOwner()
+	swept, err := st.SweepTemp()
+	if err != nil {
+		return nil, fmt.Errorf("sweeping temp files: %w", err)
+	}
+	if n, err := store.SweepTemp(p.Out); err != nil {
+		return nil, fmt.Errorf("sweeping temp files: %w", err)
+	} else if swept += n; swept > 0 {
+		o.Logger.Warn("removed temp files left by an earlier crash", "count", swept)
+	}
+	if n, err := sweepOrphans(j, st, owner); err != nil {
+		return nil, err
+	} else if n > 0 {
+		o.Logger.Warn("removed artifacts of attempts that never committed", "count", n)
+	}
+	runID, err := j.StartRun(owner, main.Settings.encodeRun("", true), "{}")
+	if err != nil {
+		return nil, err
+	}
+	o.Logger.Info("joined the batch", "journal", p.describe(), "out", p.Out, "workers", main.Workers, "manifests", len(manifests))
+
+	inspector := main.inspector()
+	defer inspector.Close()
+	r := &runner{o: main, j: j, st: st, owner: owner, log: o.Logger, engines: newEngineFactory(main), inspector: inspector,
+		budget: newByteBudget(main.MaxInflightBytes), pages: newPageQueue(), manifests: manifests}
+	stopBeat := beat(j, runID, o.Logger)
+	runErr := r.run(ctx)
+	stopBeat()
+
+	if vj, err := json.Marshal(r.versions.snapshot()); err == nil {
+		if err := j.SetRunVersions(runID, string(vj)); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	exit := "complete"
+	if runErr != nil {
+		exit = runErr.Error()
+	}
+	cpu := cpuSeconds()
+	var ends []journal.RunEnd
+	for _, m := range manifests {
+		ends = append(ends, runEnd(ctx, batchID, m.o.Manifest, runErr))
+	}
+	if err := j.EndRun(runID, exit, cpu, r.budget.peak.Load(), ends...); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := j.RecordRunMemory(runID, parentMaxRSS(), r.peakWorkerRSS.Load()); err != nil && runErr == nil {
+		runErr = err
+	}
+	rep, err := BuildReport(j, ReportInfo{Started: started, Finished: time.Now(), CPUSeconds: cpu,
+		Settings: &main.Settings, Versions: r.versions.snapshot(), Encrypted: main.Encrypted, PeakInflight: r.budget.peak.Load()})
+	if err != nil {
+		return nil, diskFull(errors.Join(runErr, err))
+	}
+	if err := WriteReport(p.Out, rep); err != nil {
+		return nil, diskFull(errors.Join(runErr, err))
+	}
+	o.Logger.Info("join ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
+	return &Result{Report: rep, Out: p.Out, Complete: rep.Complete}, diskFull(runErr)
+}
+
+// joinManifests returns the batch's manifests, each under the options of
+// the latest run that streamed it, and the options of the batch's latest
+// run, which the join records as its own: o's workers and processes, the
+// batch's settings. A manifest only an earlier build's run recorded rows
+// of takes the latest run's settings.
+func joinManifests(j *journal.Journal, o JoinOptions) ([]*manifestWork, Options, error) {
+	runs, err := j.Runs()
+	if err != nil {
+		return nil, Options{}, err
+	}
+	options := func(s Settings, manifest string) Options {
+		s = s.withDefaults()
+		s.Workers = o.Workers
+		if s.Workers == 0 {
+			s.Workers = runtime.NumCPU()
+		}
+		opt := Options{Manifest: manifest, Settings: s, Worker: o.Worker, Admission: o.Admission,
+			Plaintext: !s.Encrypted, Logger: o.Logger, Progress: o.Progress}.withDefaults()
+		opt.Encrypted = s.Encrypted // the batch's recipients, which the store has
+		return opt
+	}
+	var main Options
+	found := false
+	byManifest := map[string]Options{}
+	var order []string
+	for _, r := range slices.Backward(runs) {
+		s, ok := decodeSettings(r.Settings)
+		if !ok {
+			continue
+		}
+		if !found {
+			main, found = options(s, ""), true
+		}
+		if rec, ok := decodeRun(r.Settings); ok && rec.Manifest != "" {
+			if _, seen := byManifest[rec.Manifest]; !seen {
+				byManifest[rec.Manifest] = options(s, rec.Manifest)
+				order = append(order, rec.Manifest)
+			}
+		}
+	}
+	if !found {
+		return nil, Options{}, nil
+	}
+	recorded, err := j.Manifests()
+	if err != nil {
+		return nil, Options{}, err
+	}
+	for _, m := range recorded {
+		if _, seen := byManifest[m.Manifest]; !seen {
+			byManifest[m.Manifest] = options(main.Settings, m.Manifest)
+			order = append(order, m.Manifest)
+		}
+	}
+	slices.Sort(order)
+	var out []*manifestWork
+	for _, m := range order {
+		out = append(out, &manifestWork{o: byManifest[m]})
+	}
+	return out, main, nil
+}
+
+// joinRecipients are the recipients the batch's artifacts are encrypted
+// to, as its journal recorded them; none for a plaintext batch.
+func joinRecipients(j *journal.Journal) ([]age.Recipient, error) {
+	encrypted, keys, err := batchRecipients(j)
+	if err != nil || !encrypted {
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("the batch encrypts its artifacts but its journal records no recipients (an earlier build's batch): run refbatch run with its recipients")
+	}
+	rs, err := age.ParseRecipients(strings.NewReader(strings.Join(keys, "\n")))
+	if err != nil {
+		return nil, fmt.Errorf("the journal's recipients: %w", err)
+	}
+	return rs, nil
+}
