@@ -25,7 +25,7 @@ type Status struct {
 	// Journal is the batch's PostgreSQL journal, its password left out;
 	// "" for journal.db in Out.
 	Journal string    `json:"journal,omitempty"`
-	Now time.Time `json:"now"`
+	Now     time.Time `json:"now"`
 	// State is "complete", "running" (a run is going) or "incomplete"
 	// (rows left to do, and no run going).
 	State     string           `json:"state"`
