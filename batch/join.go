@@ -57,7 +57,9 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	}
 	j, p, err := openJournalRW(o.Place)
 	if err != nil {
-		if errors.Is(err, ErrNoJournal) {
+		// No journal.db in the folder, or a PostgreSQL database (or
+		// schema) no run made a journal of.
+		if errors.Is(err, ErrNoJournal) || (o.shared() && errors.Is(err, journal.ErrNotJournal)) {
 			return nil, fmt.Errorf("%w: %v", ErrNoBatch, err)
 		}
 		return nil, err
@@ -132,6 +134,9 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	stopBeat := beat(j, runID, o.Logger)
 	runErr := r.run(ctx)
 	stopBeat()
+	if runErr == nil {
+		runErr = r.sweepOrphans()
+	}
 
 	if vj, err := json.Marshal(r.versions.snapshot()); err == nil {
 		if err := j.SetRunVersions(runID, string(vj)); err != nil && runErr == nil {

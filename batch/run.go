@@ -141,6 +141,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	stopBeat := beat(j, runID, o.Logger)
 	runErr := r.run(ctx)
 	stopBeat()
+	if runErr == nil {
+		runErr = r.sweepOrphans()
+	}
 
 	if vj, err := json.Marshal(r.versions.snapshot()); err == nil {
 		if err := j.SetRunVersions(runID, string(vj)); err != nil && runErr == nil {

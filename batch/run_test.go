@@ -16,6 +16,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/journal/journaltest"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -179,9 +180,23 @@ func rowsBySource(t *testing.T, rep *report.Report) map[string]report.Row {
 	return m
 }
 
-func attemptsOf(t *testing.T, out, sourceID string) []journal.AttemptSpan {
+// onBackend is o with a journal of t's own on be: journal.db in o.Out, or
+// a schema of the test PostgreSQL database (journaltest).
+func onBackend(t *testing.T, be journaltest.Backend, o Options) Options {
+	o.Journal = be.Shared(t)
+	return o
+}
+
+// openJournalFor opens the journal of the batch o ran.
+func openJournalFor(o Options) (*journal.Journal, error) {
+	return journal.Open(Place{Out: o.Out, Journal: o.Journal}.journalPath())
+}
+
+// attemptsOf returns the attempts of the document sourceID in the batch
+// o ran.
+func attemptsOf(t *testing.T, o Options, sourceID string) []journal.AttemptSpan {
 	t.Helper()
-	j, err := journal.Open(filepath.Join(out, JournalFile))
+	j, err := openJournalFor(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +220,9 @@ func attemptsOf(t *testing.T, out, sourceID string) []journal.AttemptSpan {
 
 // TestFaults injects one fault per case into one document of a small batch:
 // the document ends as the design says, and every other document is done.
-func TestFaults(t *testing.T) {
+func TestFaults(t *testing.T) { journaltest.Each(t, testFaults) }
+
+func testFaults(t *testing.T, be journaltest.Backend) {
 	good := goodSamples(t)[:3]
 	victim := goodSamples(t)[3]
 	tests := []struct {
@@ -231,7 +248,7 @@ func TestFaults(t *testing.T) {
 			}
 			rows = append(rows, [4]string{"V", victim.path, victim.participantID, victim.date})
 			fault := tc.fault + "=" + faultKey(t, victim.path)
-			o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), fault)
+			o := onBackend(t, be, testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), fault))
 			if tc.opts != nil {
 				tc.opts(&o)
 			}
@@ -254,7 +271,7 @@ func TestFaults(t *testing.T) {
 					t.Errorf("%s: %s/%s, want done", g.sourceID, r.State, r.Reason)
 				}
 			}
-			atts := attemptsOf(t, o.Out, "V")
+			atts := attemptsOf(t, o, "V")
 			if len(atts) != tc.attempts {
 				t.Errorf("victim has %d attempts, want %d: %+v", len(atts), tc.attempts, atts)
 			}
@@ -282,11 +299,17 @@ func TestBreakerStopsBrokenEngines(t *testing.T) {
 }
 
 func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
+	journaltest.Each(t, testDuplicatesAndConflictsAcrossRuns)
+}
+
+func testDuplicatesAndConflictsAcrossRuns(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
 	s := goodSamples(t)
 	out := filepath.Join(dir, "out")
+	jr := be.Shared(t)
+	on := func(o Options) Options { o.Journal = jr; return o }
 	first := writeManifest(t, dir, [][4]string{{"A", s[0].path, s[0].participantID, s[0].date}, {"A", s[0].path, s[0].participantID, s[0].date}})
-	res, err := Run(context.Background(), testOptions(t, first, out, ""))
+	res, err := Run(context.Background(), on(testOptions(t, first, out, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +318,7 @@ func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
 	}
 	// A second manifest into the same output folder.
 	second := writeManifest(t, dir, [][4]string{{"A", s[0].path, s[0].participantID, s[0].date}, {"A", s[1].path, s[1].participantID, s[1].date}})
-	res, err = Run(context.Background(), testOptions(t, second, out, ""))
+	res, err = Run(context.Background(), on(testOptions(t, second, out, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,15 +328,18 @@ func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
 			t.Errorf("second manifest row %d: %s/%s, want %s/%s", i, r.State, r.Reason, w[0], w[1])
 		}
 	}
-	if n := len(attemptsOf(t, out, "A")); n != 1 {
+	if n := len(attemptsOf(t, on(Options{Out: out}), "A")); n != 1 {
 		t.Errorf("A was attempted %d times, want 1", n)
 	}
 }
 
 // TestTwoProcessesShareTheWork stands two runs (separate journals handles,
 // owners and engines) on one output folder at once.
-func TestTwoRunsShareTheWork(t *testing.T) {
+func TestTwoRunsShareTheWork(t *testing.T) { journaltest.Each(t, testTwoRunsShareTheWork) }
+
+func testTwoRunsShareTheWork(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
+	jr := be.Shared(t)
 	var rows [][4]string
 	for i, g := range goodSamples(t) {
 		rows = append(rows, [4]string{fmt.Sprintf("S-%d", i), g.path, g.participantID, g.date})
@@ -327,7 +353,7 @@ func TestTwoRunsShareTheWork(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			o := testOptions(t, manifest, out, "slow200ms=*")
-			o.Workers = 1
+			o.Workers, o.Journal = 1, jr
 			_, errs[i] = Run(context.Background(), o)
 		}()
 	}
@@ -338,7 +364,7 @@ func TestTwoRunsShareTheWork(t *testing.T) {
 		}
 	}
 	for i := range rows {
-		atts := attemptsOf(t, out, fmt.Sprintf("S-%d", i))
+		atts := attemptsOf(t, Options{Out: out, Journal: jr}, fmt.Sprintf("S-%d", i))
 		if len(atts) != 1 || atts[0].Outcome != "done" {
 			t.Errorf("S-%d attempts %+v, want exactly one, done", i, atts)
 		}

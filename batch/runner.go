@@ -347,6 +347,18 @@ func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journa
 	return st, doc.PageDPI, nil
 }
 
+// sweepOrphans removes, at the end of a run, the artifacts of attempts
+// that never committed: a process beside this one, here or on another
+// machine, may have died between writing one and recording it, after this
+// one started (and swept).
+func (r *runner) sweepOrphans() error {
+	n, err := sweepOrphans(r.j, r.st, r.owner)
+	if n > 0 {
+		r.log.Warn("removed artifacts of attempts that never committed", "count", n)
+	}
+	return err
+}
+
 // setFatal stops the run with err, the first fatal error winning.
 func (r *runner) setFatal(err error) { r.stop.set(diskFull(err)) }
 

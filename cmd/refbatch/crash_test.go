@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/batch/journal/journaltest"
 )
 
 // These tests do the damage for real: SIGKILL of the whole process group,
@@ -80,10 +82,46 @@ func start(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buffer
 	return cmd, &stderr
 }
 
+// on is where a test batch is on one of the journal's backends: its
+// output folder, and its journal, journal.db in it or a PostgreSQL schema
+// of the test's own.
+type on struct{ out, journal string }
+
+func onBackend(t *testing.T, be journaltest.Backend, out string) on {
+	return on{out, be.Shared(t)}
+}
+
+// args are the flags that name the batch: --out, and --journal for
+// PostgreSQL.
+func (b on) args() []string {
+	if b.journal == "" {
+		return []string{"--out", b.out}
+	}
+	return []string{"--out", b.out, "--journal", b.journal}
+}
+
+// run is runArgs for the batch.
+func (b on) run(extra ...string) []string {
+	args := append([]string{"run", "--plaintext"}, b.args()...)
+	return append(append(args, fastFlags...), extra...)
+}
+
+// journalLocation is where journal.Open finds the batch's journal.
+func (b on) journalLocation() string {
+	if b.journal == "" {
+		return filepath.Join(b.out, "journal.db")
+	}
+	return b.journal
+}
+
 func TestKillLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kill loop is long")
 	}
+	journaltest.Each(t, testKillLoop)
+}
+
+func testKillLoop(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
 	manifest := bigManifest(t, dir, 20)
 	tmp := filepath.Join(dir, "tmp")
@@ -97,11 +135,12 @@ func TestKillLoop(t *testing.T) {
 	want := rowStates(t, ref)
 
 	out := filepath.Join(dir, "out")
+	b := onBackend(t, be, out)
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := 0
 	for kills < 10 {
 		// Slow pages keep the batch long enough for ten kills.
-		cmd, _ := start(t, append(env, "REFBATCH_TEST_FAULTS=slow500ms=*"), runArgs(out, "--root", "/", manifest)...)
+		cmd, _ := start(t, append(env, "REFBATCH_TEST_FAULTS=slow500ms=*"), b.run("--root", "/", manifest)...)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
@@ -113,7 +152,7 @@ func TestKillLoop(t *testing.T) {
 			t.Fatalf("run finished before kill %d (%v): make the batch longer", kills+1, err)
 		}
 	}
-	r := refbatch(t, env, runArgs(out, "--root", "/", manifest)...)
+	r := refbatch(t, env, b.run("--root", "/", manifest)...)
 	if r.code != exitNeedsPerson {
 		t.Fatalf("final run: exit %d\n%s", r.code, r.stderr)
 	}
@@ -125,7 +164,8 @@ func TestKillLoop(t *testing.T) {
 			t.Errorf("%s: %s after the kill loop, %s uninterrupted", id, got[id], w)
 		}
 	}
-	for doc, n := range successfulAttempts(t, out) {
+	finished := successfulAttemptsIn(t, b.journalLocation())
+	for doc, n := range finished {
 		if n != 1 {
 			duplicated++
 			t.Errorf("document %s: %d successful attempts, want 1", doc, n)
@@ -133,8 +173,8 @@ func TestKillLoop(t *testing.T) {
 	}
 	// One artifact per finished document: no orphan of a killed attempt.
 	arts, _ := filepath.Glob(filepath.Join(out, "artifacts", "*"))
-	if len(arts) != len(successfulAttempts(t, out)) {
-		t.Errorf("%d artifacts for %d finished documents", len(arts), len(successfulAttempts(t, out)))
+	if len(arts) != len(finished) {
+		t.Errorf("%d artifacts for %d finished documents", len(arts), len(finished))
 	}
 	leftovers := assertNoTemp(t, out, tmp)
 	t.Logf("kill loop: %d kills, %d rows, lost %d, duplicated %d, leftover files %d", kills, len(want), lost, duplicated, leftovers)
@@ -159,19 +199,22 @@ func assertNoTemp(t *testing.T, out, tmp string) int {
 	return n
 }
 
-func TestTwoProcesses(t *testing.T) {
+func TestTwoProcesses(t *testing.T) { journaltest.Each(t, testTwoProcesses) }
+
+func testTwoProcesses(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
 	manifest := bigManifest(t, dir, 12)
 	out := filepath.Join(dir, "out")
+	on := onBackend(t, be, out)
 	env := []string{"REFBATCH_TEST_FAULTS=slow100ms=*"}
-	a, errA := start(t, env, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
-	b, errB := start(t, env, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
+	a, errA := start(t, env, on.run("--root", "/", "--workers", "1", manifest)...)
+	b, errB := start(t, env, on.run("--root", "/", "--workers", "1", manifest)...)
 	for i, c := range []*exec.Cmd{a, b} {
 		if err := c.Wait(); exitStatus(err) != exitNeedsPerson {
 			t.Errorf("process %d: %v\n%s", i, err, []*bytes.Buffer{errA, errB}[i])
 		}
 	}
-	counts := successfulAttempts(t, out)
+	counts := successfulAttemptsIn(t, on.journalLocation())
 	for doc, n := range counts {
 		if n != 1 {
 			t.Errorf("document %s OCR'd %d times", doc, n)

@@ -151,7 +151,7 @@ const journalEnv = "REFBATCH_JOURNAL"
 // journal, which processes on several machines share.
 func journalFlag(dest *string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "journal", EnvVars: []string{journalEnv}, Destination: dest,
-		Usage: "the batch's PostgreSQL journal, shared by processes on many machines (the password from PGPASSWORD or ~/.pgpass, not the URL); without it, journal.db in --out `URL`"}
+		Usage: "the batch's PostgreSQL journal, shared by processes on many machines (put the password in PGPASSWORD or ~/.pgpass, not in it); without it, journal.db in --out `URL`"}
 }
 
 // placeOf returns where the batch a command works on is: --journal and

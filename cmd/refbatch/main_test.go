@@ -470,7 +470,14 @@ func TestSIGKILLThenResume(t *testing.T) {
 // with a verdict (done or review).
 func successfulAttempts(t *testing.T, out string) map[string]int {
 	t.Helper()
-	j, err := journal.Open(filepath.Join(out, "journal.db"))
+	return successfulAttemptsIn(t, filepath.Join(out, "journal.db"))
+}
+
+// successfulAttemptsIn is successfulAttempts of the journal at location:
+// a journal.db, or a PostgreSQL URL.
+func successfulAttemptsIn(t *testing.T, location string) map[string]int {
+	t.Helper()
+	j, err := journal.Open(location)
 	if err != nil {
 		t.Fatal(err)
 	}
