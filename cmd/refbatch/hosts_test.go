@@ -264,5 +264,3 @@ func forward(t *testing.T, ln net.Listener, to string) {
 		}()
 	}
 }
-
-
