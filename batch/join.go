@@ -59,7 +59,7 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	if err != nil {
 		// No journal.db in the folder, or a PostgreSQL database (or
 		// schema) no run made a journal of.
-		if errors.Is(err, ErrNoJournal) || (o.shared() && errors.Is(err, journal.ErrNotJournal)) {
+		if errors.Is(err, ErrNoJournal) {
 			return nil, fmt.Errorf("%w: %v", ErrNoBatch, err)
 		}
 		return nil, err

@@ -54,6 +54,9 @@ func openJournal(p Place) (*journal.Journal, Place, error) {
 		return j, p, err
 	}
 	j, err := journal.OpenReadOnly(p.Journal)
+	if errors.Is(err, journal.ErrNotJournal) {
+		return nil, p, fmt.Errorf("%w: %v", ErrNoBatch, err)
+	}
 	if err != nil {
 		return nil, p, err
 	}
@@ -65,7 +68,7 @@ func openJournal(p Place) (*journal.Journal, Place, error) {
 	switch {
 	case p.Out == "" && recorded == "":
 		j.Close()
-		return nil, p, fmt.Errorf("%w: %s holds no batch yet", ErrNoJournal, p.describe())
+		return nil, p, fmt.Errorf("%w: %s records no output folder", ErrNoBatch, p.describe())
 	case p.Out == "":
 		p.Out = recorded
 	}

@@ -372,10 +372,16 @@ func recordBatchID(j *journal.Journal) error {
 }
 
 // diskFull turns a full output disk into ErrIncomplete: the run stopped
-// cleanly and resumes once there is space.
+// cleanly and resumes once there is space. So does a PostgreSQL journal
+// lost mid-run: the run resumes once the database is back.
 func diskFull(err error) error {
-	if err != nil && (errors.Is(err, journal.ErrDiskFull) || store.IsNoSpace(err)) && !errors.Is(err, ErrIncomplete) {
+	switch {
+	case err == nil || errors.Is(err, ErrIncomplete):
+		return err
+	case errors.Is(err, journal.ErrDiskFull) || store.IsNoSpace(err):
 		return fmt.Errorf("%w: the output disk is full: %w", ErrIncomplete, err)
+	case errors.Is(err, journal.ErrUnreachable):
+		return fmt.Errorf("%w: %w", ErrIncomplete, err)
 	}
 	return err
 }

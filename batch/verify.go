@@ -139,7 +139,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	if place.shared() {
 		var err error
 		if j, place, err = openJournal(place); err != nil {
-			if errors.Is(err, ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) {
+			if errors.Is(err, ErrNoBatch) {
 				add(FindingJournalMissing, dbPath, "", err.Error())
 				return res, nil
 			}

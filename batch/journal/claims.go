@@ -99,64 +99,32 @@ func (j *Journal) ClaimNext(owner Owner, p Policy, c Claimable) (Lease, Doc, err
 	err := j.tx(func(tx *sql.Tx) error {
 		found = false
 		now := ms(j.now())
-		host, _ := os.Hostname()
-		q := `SELECT d.id FROM documents d WHERE d.state=? AND d.next_attempt_at<=?
-			AND (d.lease_token IS NULL OR d.lease_expires<=? OR d.lease_owner LIKE ?)`
-		args := []any{outcome.Queued, now, now, likePrefix(host + "/")}
-		if c.Fresh {
-			q += ` AND d.abandoned=0 AND d.lease_token IS NULL`
-		}
-		if len(c.Manifests) > 0 {
-			q += ` AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.manifest IN (?` +
-				strings.Repeat(`,?`, len(c.Manifests)-1) + `))`
-			args = append(args, kindDoc)
-			for _, m := range c.Manifests {
-				args = append(args, m)
+		// Fresh work first, in manifest order along the queue's index;
+		// then, unless c says fresh only, what a dead process left (its
+		// lease expired, or its process on this host is gone, which only
+		// claimIn can tell from a live one), which is a few documents.
+		for _, fresh := range []bool{true, false} {
+			if !fresh && c.Fresh {
+				break
 			}
-		}
-		if len(c.Skip) > 0 {
-			q += ` AND d.id NOT IN (?` + strings.Repeat(`,?`, len(c.Skip)-1) + `)`
-			for _, id := range c.Skip {
-				args = append(args, id)
-			}
-		}
-		// Fresh work first, then what a dead process left (its lease
-		// expired), then leases of this host's processes, which only
-		// claimIn can tell dead from live.
-		q += ` ORDER BY CASE WHEN d.lease_token IS NULL AND d.abandoned=0 THEN 0
-				WHEN d.lease_token IS NULL OR d.lease_expires<=? THEN 1 ELSE 2 END, d.manifest_line, d.id
-			LIMIT ` + fmt.Sprint(claimCandidates) + j.skipLocked()
-		args = append(args, now)
-		rows, err := tx.Query(q, args...)
-		if err != nil {
-			return err
-		}
-		var ids []int64
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, id := range ids {
-			got, ok, err := j.claimIn(tx, id, owner, p)
+			ids, err := j.candidates(tx, c, fresh, now)
 			if err != nil {
 				return err
 			}
-			if !ok {
-				continue
+			for _, id := range ids {
+				got, ok, err := j.claimIn(tx, id, owner, p)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				if d, err = scanDoc(tx.QueryRow(`SELECT `+docColumns+` FROM documents WHERE id=?`, id)); err != nil {
+					return err
+				}
+				l, found = got, true
+				return nil
 			}
-			if d, err = scanDoc(tx.QueryRow(`SELECT `+docColumns+` FROM documents WHERE id=?`, id)); err != nil {
-				return err
-			}
-			l, found = got, true
-			return nil
 		}
 		return nil
 	})
@@ -167,6 +135,62 @@ func (j *Journal) ClaimNext(owner Owner, p Policy, c Claimable) (Lease, Doc, err
 		return Lease{}, Doc{}, ErrNothingClaimable
 	}
 	return l, d, nil
+}
+
+// queueIndex serves ClaimNext's search for fresh work: queued documents
+// in manifest order.
+const queueIndex = `CREATE INDEX IF NOT EXISTS documents_queue ON documents(state, manifest_line)`
+
+// candidates returns up to claimCandidates documents ClaimNext may claim
+// under c at now: fresh ones (never in flight at a process's death, no
+// lease), or the others that may be claimable (no live lease the query
+// can tell), in manifest order, locked on PostgreSQL.
+func (j *Journal) candidates(tx *sql.Tx, c Claimable, fresh bool, now int64) ([]int64, error) {
+	q := `SELECT d.id FROM documents d WHERE d.state=? AND d.next_attempt_at<=?`
+	args := []any{outcome.Queued, now}
+	if fresh {
+		q += ` AND d.lease_token IS NULL AND d.abandoned=0`
+	} else {
+		host, _ := os.Hostname()
+		q += ` AND NOT (d.lease_token IS NULL AND d.abandoned=0)
+			AND (d.lease_token IS NULL OR d.lease_expires<=? OR d.lease_owner LIKE ?)`
+		args = append(args, now, likePrefix(host+"/"))
+	}
+	if len(c.Manifests) > 0 {
+		q += ` AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.manifest IN (?` +
+			strings.Repeat(`,?`, len(c.Manifests)-1) + `))`
+		args = append(args, kindDoc)
+		for _, m := range c.Manifests {
+			args = append(args, m)
+		}
+	}
+	if len(c.Skip) > 0 {
+		q += ` AND d.id NOT IN (?` + strings.Repeat(`,?`, len(c.Skip)-1) + `)`
+		for _, id := range c.Skip {
+			args = append(args, id)
+		}
+	}
+	if fresh {
+		q += ` ORDER BY d.manifest_line, d.id`
+	} else {
+		// An expired or dead lease before this host's live ones.
+		q += ` ORDER BY CASE WHEN d.lease_token IS NULL OR d.lease_expires<=? THEN 0 ELSE 1 END, d.manifest_line, d.id`
+		args = append(args, now)
+	}
+	rows, err := tx.Query(q+` LIMIT `+fmt.Sprint(claimCandidates)+j.skipLocked(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // likePrefix is a LIKE pattern matching what starts with s, s's own %

@@ -99,6 +99,10 @@ var (
 	// ErrManifestChanged means a manifest line now names another source_id
 	// than the journal recorded for it.
 	ErrManifestChanged = errors.New("manifest changed since the journal was written")
+	// ErrUnreachable means the journal's PostgreSQL server could not be
+	// reached, or the connection to it was lost: nothing of the
+	// transaction under way was written.
+	ErrUnreachable = errors.New("the journal's database cannot be reached")
 	// ErrNotJournal means the file is not a refbatch journal: not SQLite,
 	// or a SQLite database with tables of its own. Open never adds its
 	// tables to such a file.

@@ -35,7 +35,8 @@ func WithClock(clock func() time.Time) Option {
 // events a hash chain (events.hash) covering the other tables, and added
 // documents.content_sha256. Version 4 added the outbox (outbox.go).
 // Version 5 added what processes on several machines share a batch by
-// (claims.go): runs.heartbeat_at and the admitters table. An earlier
+// (claims.go): runs.heartbeat_at, the admitters table and the queue's
+// index. An earlier
 // journal is migrated by Open (which seals one before version 3: see
 // sealLegacy) and read as it is by OpenReadOnly.
 const schemaVersion = 5
@@ -71,6 +72,7 @@ var schema = []string{
 		retry_policy    TEXT NOT NULL DEFAULT ''
 	)`,
 	`CREATE INDEX IF NOT EXISTS documents_state ON documents(state)`,
+	queueIndex,
 	`CREATE TABLE IF NOT EXISTS rows (
 		manifest    TEXT NOT NULL,
 		line        INTEGER NOT NULL,
@@ -161,7 +163,7 @@ var migrations = map[int][]string{
 		`ALTER TABLE documents ADD COLUMN content_sha256 TEXT NOT NULL DEFAULT ''`,
 	},
 	3: {outboxTable, deliveriesTable},
-	4: {`ALTER TABLE runs ADD COLUMN heartbeat_at INTEGER`, admittersTable},
+	4: {`ALTER TABLE runs ADD COLUMN heartbeat_at INTEGER`, admittersTable, queueIndex},
 }
 
 // Open opens (creating if needed) the journal at path. The file is created

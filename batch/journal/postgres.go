@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -77,7 +79,7 @@ func openPostgres(location string, readOnly bool, opts ...Option) (*Journal, err
 	}
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("opening journal %s: %w", Redact(location), err)
+		return nil, fmt.Errorf("opening journal %s: %w", Redact(location), pgClassify(err))
 	}
 	if readOnly {
 		err = j.checkVersion()
@@ -129,11 +131,21 @@ func pgSchema() []string {
 	return out
 }
 
-// pgClassify marks PostgreSQL's disk_full (53100) as ErrDiskFull.
+// pgClassify marks PostgreSQL's disk_full (53100) as ErrDiskFull, and a
+// server that cannot be reached, or a connection lost, as ErrUnreachable.
 func pgClassify(err error) error {
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "53100" {
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	switch {
+	case err == nil || errors.Is(err, ErrUnreachable):
+		return err
+	case errors.As(err, &pe) && pe.Code == "53100":
 		return fmt.Errorf("%w: %w", ErrDiskFull, err)
+	case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "08"): // connection_exception
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	case errors.As(err, &ce), errors.As(err, &ne), errors.Is(err, driver.ErrBadConn), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	return err
 }

@@ -123,6 +123,9 @@ func writeStatus(w io.Writer, st *batch.Status) error {
 	}
 	fmt.Fprintf(tw, "batch\t%s\n", batchLine)
 	fmt.Fprintf(tw, "out\t%s\n", st.Out)
+	if st.Journal != "" {
+		fmt.Fprintf(tw, "journal\t%s\n", st.Journal)
+	}
 	for _, m := range st.Manifests {
 		rows := "unreadable now"
 		if m.Rows >= 0 {

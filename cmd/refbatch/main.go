@@ -158,6 +158,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var rce *batch.RowChangedError
 	var le *ocr.LanguageError
 	var re *journal.RecipientsError
+	var ome *batch.OutMismatchError
 	switch {
 	case errors.As(err, &ee):
 		if msg := ee.Error(); msg != "" {
@@ -190,6 +191,10 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &re):
 		msg, hint := recipientsRefusal(re.Recorded, re.Given, re.Added, len(re.Recorded) > 0, len(re.Given)+len(re.Added) > 0)
 		fmt.Fprintf(stderr, "refbatch: error: %s; nothing was done\nrefbatch: hint: %s\n", msg, hint)
+		return exitUsage
+	case errors.As(err, &ome):
+		fmt.Fprintf(stderr, "refbatch: error: %v; nothing was done\n", err)
+		fmt.Fprintf(stderr, "refbatch: hint: every process of a batch writes into the one output folder, at the same path on every machine: pass --out %s, or leave --out out\n", ome.Recorded)
 		return exitUsage
 	case errors.As(err, &rce):
 		fmt.Fprintf(stderr, "refbatch: error: %v; nothing was done\n", err)
@@ -246,6 +251,8 @@ var userErrors = []struct {
 }{
 	{err: journal.ErrNotJournal, code: exitUsage, hint: "pass --out DIR, a folder `refbatch run` writes; refbatch does not add its tables to another database"},
 	{err: batch.ErrNoJournal, code: exitUsage, hint: "pass --out DIR, the folder `refbatch run` writes"},
+	{err: batch.ErrNoBatch, code: exitUsage, hint: "start the batch with refbatch run --journal URL MANIFEST; check the URL's database and its search_path, the schema of the batch"},
+	{err: batch.ErrJournalNotURL, code: exitUsage, hint: "a SQLite journal is always journal.db in --out: pass --out DIR; for PostgreSQL, --journal postgres://USER@HOST:PORT/DB"},
 	{err: batch.ErrOutNotFolder, code: exitUsage, hint: "choose a folder for the output"},
 	{err: journal.ErrManifestChanged, code: exitUsage, hint: "a journal belongs to one manifest; restore it or use a new --out"},
 	{err: batch.ErrNoRecipients, code: exitUsage, msg: "artifacts would be written unencrypted",
@@ -256,4 +263,5 @@ var userErrors = []struct {
 	{err: batch.ErrRootLogInOut, code: exitUsage, hint: "keep the root log where whoever can write --out cannot, for example the auditor's own folder"},
 	{err: batch.ErrNoCustodyLog, code: exitUsage, hint: "verify without --root/--root-log, or after a run of this refbatch has added the custody log; a root log is checked for the batch ID in the folder's report.json"},
 	{err: batch.ErrIncomplete, code: exitIncomplete, hint: "run the same command again to resume; finished work is kept"},
+	{err: journal.ErrUnreachable, code: exitFailure, hint: "check that the PostgreSQL server of --journal is up and reachable from this machine (pg_isready -h HOST -p PORT), then run the same command again"},
 }
