@@ -8,10 +8,14 @@
 // share (github.com/jackc/pgx/v5 through database/sql; see postgres.go).
 // Both hold the same schema and run the same code: the statements the two
 // dialects cannot share are in dialect.go. Every write is a short
-// transaction that waits for the database's write lock (SQLite's BEGIN
-// IMMEDIATE, PostgreSQL's advisory lock), so several refbatch processes may
-// share one journal: the database serialises them, and every write that
-// publishes a result is conditional on the caller's lease token.
+// transaction. Those that append to the custody log wait for the
+// database's write lock (SQLite's BEGIN IMMEDIATE, PostgreSQL's advisory
+// lock), so that its events follow one another; page records, lease
+// renewals and heartbeats append none and, on PostgreSQL, lock only their
+// row. So several refbatch processes, on one machine or many, share one
+// journal: workers claim the next claimable document (ClaimNext), one
+// process at a time admits a manifest (HoldAdmission), and every write
+// that publishes a result is conditional on the caller's lease token.
 //
 // The model:
 //

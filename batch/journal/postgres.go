@@ -28,10 +28,13 @@ import (
 // (pgSchema), and the state machine is the same code.
 //
 // SQLite serialises writers with BEGIN IMMEDIATE. On PostgreSQL every
-// write transaction takes one transaction-scoped advisory lock first
-// (lockWrites), so writes are serialised the same way: the custody log
-// demands it anyway, since each write appends the event that follows the
-// last one and chains its hash. Reads take no lock.
+// write transaction that appends to the custody log takes one
+// transaction-scoped advisory lock first (begin), so those writes are
+// serialised the same way: the custody log demands it, since each appends
+// the event that follows the last one and chains its hash. The writes
+// that append no event (leaseTx) take only their rows' locks, and a claim
+// passes over documents another transaction holds (skipLocked). Reads
+// take no lock.
 
 // IsURL reports whether location names a PostgreSQL journal
 // (postgres://... or postgresql://...) rather than a SQLite file.

@@ -65,6 +65,11 @@ resumes: finished rows are never redone.
 Without --out, the batch goes into refbatch-out in the current folder, where
 status, verify, show, report, review and export look for it too.
 
+--journal URL keeps the batch's journal in a PostgreSQL database instead of
+journal.db in --out, so that refbatch join on other machines can work on it
+too; the first run records --out there, and later commands find it from the
+URL alone.
+
 The first run records its recipients (or --plaintext) in the journal; a
 later run into the same --out must give the same ones, or extend them
 deliberately with --add-recipient. --root-log FILE appends the run's final
