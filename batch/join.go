@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -80,6 +81,9 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 		return nil, err
 	case batchID == "" || len(manifests) == 0:
 		return nil, fmt.Errorf("%w: no run recorded one in %s", ErrNoBatch, p.describe())
+	}
+	if manifests, err = present(j, manifests, o.Logger); err != nil {
+		return nil, err
 	}
 	for _, m := range manifests {
 		m.o.Out, m.o.Journal = p.Out, p.Journal
@@ -229,6 +233,30 @@ func joinManifests(j *journal.Journal, o JoinOptions) ([]*manifestWork, Options,
 		out = append(out, &manifestWork{o: byManifest[m]})
 	}
 	return out, main, nil
+}
+
+// present leaves out of ms the manifests whose file is gone and whose
+// documents are all final: a batch's finished manifest may be moved away
+// without stopping its joins. One with work left must be there.
+func present(j *journal.Journal, ms []*manifestWork, log *slog.Logger) ([]*manifestWork, error) {
+	var out []*manifestWork
+	for i, m := range ms {
+		if _, err := os.Stat(m.o.Manifest); err == nil {
+			out = append(out, m)
+			continue
+		}
+		left := 0
+		if err := j.QueuedOf([]string{m.o.Manifest}, func(journal.Doc) error { left++; return nil }); err != nil {
+			return nil, err
+		}
+		if left > 0 {
+			out = append(out, m) // its check says what is wrong
+			continue
+		}
+		// The manifest's path is not logged: it names the sources' folder.
+		log.Warn("a manifest of the batch is gone and its documents are final: leaving it out", "manifest", i+1, "of", len(ms))
+	}
+	return out, nil
 }
 
 // joinRecipients are the recipients the batch's artifacts are encrypted

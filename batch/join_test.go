@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -90,6 +91,54 @@ func testJoin(t *testing.T, be journaltest.Backend) {
 		doneOnce(t, o, n)
 	})
 
+	t.Run("rejects a file whose bytes changed since it was admitted", func(t *testing.T) {
+		dir := t.TempDir()
+		good := goodSamples(t)
+		var rows [][4]string
+		for i, g := range good[:3] {
+			p := filepath.Join(dir, fmt.Sprintf("J-%02d.pdf", i))
+			copyFile(t, g.path, p)
+			rows = append(rows, [4]string{fmt.Sprintf("J-%02d", i), p, g.participantID, g.date})
+		}
+		o := onBackend(t, be, testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), "slow2s=*"))
+		o.Workers = 1
+		ctx, cancel := context.WithCancel(context.Background())
+		var mu sync.Mutex
+		admitted, started := 0, false
+		o.Progress = progressFunc(func(e Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch e.Kind {
+			case EventAdmitted:
+				admitted++
+			case EventStarted:
+				started = true
+			}
+			if admitted == len(rows) && started {
+				cancel() // every row admitted, one document begun
+			}
+		})
+		if _, err := Run(ctx, o); !errors.Is(err, ErrIncomplete) {
+			t.Fatalf("interrupted run: %v, want ErrIncomplete", err)
+		}
+		// The last row's file is replaced by another document after
+		// admission: the join must not read it as the one admitted.
+		copyFile(t, good[3].path, rows[2][1])
+		res, err := Join(context.Background(), joinOptions(o, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := rowsBySource(t, res.Report)
+		if r := byID["J-02"]; r.State != outcome.Rejected || r.Reason != outcome.Conflict {
+			t.Errorf("the changed file: %s/%s, want rejected/conflict", r.State, r.Reason)
+		}
+		for _, id := range []string{"J-00", "J-01"} {
+			if r := byID[id]; r.State != outcome.Done {
+				t.Errorf("%s: %s/%s, want done", id, r.State, r.Reason)
+			}
+		}
+	})
+
 	t.Run("shares a run's work", func(t *testing.T) {
 		dir := t.TempDir()
 		const n = 8
@@ -149,4 +198,15 @@ func sameRun(t *testing.T, o Options, owner string) bool {
 		t.Fatalf("runs: %v, %d", err, len(runs))
 	}
 	return runs[0].Owner == owner
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
