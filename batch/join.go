@@ -2,7 +2,6 @@ package batch
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -135,39 +134,16 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	defer inspector.Close()
 	r := &runner{o: main, j: j, st: st, owner: owner, log: o.Logger, engines: newEngineFactory(main), inspector: inspector,
 		budget: newByteBudget(main.MaxInflightBytes), pages: newPageQueue(), manifests: manifests}
-	stopBeat := beat(j, runID, o.Logger)
-	runErr := r.run(ctx)
-	stopBeat()
-	if runErr == nil {
-		runErr = r.sweepOrphans()
-	}
-
-	if vj, err := json.Marshal(r.versions.snapshot()); err == nil {
-		if err := j.SetRunVersions(runID, string(vj)); err != nil && runErr == nil {
-			runErr = err
+	cpu, runErr := r.session(ctx, runID, sessionEnd{events: func(err error) []journal.RunEnd {
+		var ends []journal.RunEnd
+		for _, m := range manifests {
+			ends = append(ends, runEnd(ctx, batchID, m.o.Manifest, err))
 		}
-	}
-	exit := "complete"
-	if runErr != nil {
-		exit = runErr.Error()
-	}
-	cpu := cpuSeconds()
-	var ends []journal.RunEnd
-	for _, m := range manifests {
-		ends = append(ends, runEnd(ctx, batchID, m.o.Manifest, runErr))
-	}
-	if err := j.EndRun(runID, exit, cpu, r.budget.peak.Load(), ends...); err != nil && runErr == nil {
-		runErr = err
-	}
-	if err := j.RecordRunMemory(runID, parentMaxRSS(), r.peakWorkerRSS.Load()); err != nil && runErr == nil {
-		runErr = err
-	}
-	rep, err := BuildReport(j, ReportInfo{Started: started, Finished: time.Now(), CPUSeconds: cpu,
-		Settings: &main.Settings, Versions: r.versions.snapshot(), Encrypted: main.Encrypted, PeakInflight: r.budget.peak.Load()})
+		return ends
+	}})
+	// The report covers every manifest of the batch.
+	rep, err := r.writeReport("", started, cpu)
 	if err != nil {
-		return nil, diskFull(errors.Join(runErr, err))
-	}
-	if err := WriteReport(p.Out, rep); err != nil {
 		return nil, diskFull(errors.Join(runErr, err))
 	}
 	o.Logger.Info("join ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)

@@ -2,7 +2,6 @@ package batch
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -138,37 +137,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer inspector.Close()
 	r := &runner{o: o, j: j, st: st, owner: owner, log: o.Logger, engines: newEngineFactory(o), inspector: inspector,
 		budget: newByteBudget(o.MaxInflightBytes), pages: newPageQueue(), manifests: []*manifestWork{{o: o}}}
-	stopBeat := beat(j, runID, o.Logger)
-	runErr := r.run(ctx)
-	stopBeat()
-	if runErr == nil {
-		runErr = r.sweepOrphans()
-	}
-
-	if vj, err := json.Marshal(r.versions.snapshot()); err == nil {
-		if err := j.SetRunVersions(runID, string(vj)); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
-	exit := "complete"
-	if runErr != nil {
-		exit = runErr.Error()
-	}
-	cpu := cpuSeconds()
-	stopNotices()
-	if err := j.EndRun(runID, exit, cpu, r.budget.peak.Load(), runEnd(ctx, batchID, o.Manifest, runErr)); err != nil && runErr == nil {
-		runErr = err
-	}
-	notices.endOfRun(ctx)
-	if err := j.RecordRunMemory(runID, parentMaxRSS(), r.peakWorkerRSS.Load()); err != nil && runErr == nil {
-		runErr = err
-	}
-	rep, err := BuildReport(j, ReportInfo{Manifest: o.Manifest, Started: started, Finished: time.Now(), CPUSeconds: cpu,
-		Settings: &o.Settings, Versions: r.versions.snapshot(), Encrypted: o.Encrypted, PeakInflight: r.budget.peak.Load()})
+	cpu, runErr := r.session(ctx, runID, sessionEnd{
+		events: func(err error) []journal.RunEnd { return []journal.RunEnd{runEnd(ctx, batchID, o.Manifest, err)} },
+		before: stopNotices,
+		after:  func() { notices.endOfRun(ctx) },
+	})
+	rep, err := r.writeReport(o.Manifest, started, cpu)
 	if err != nil {
-		return nil, diskFull(errors.Join(runErr, err))
-	}
-	if err := WriteReport(o.Out, rep); err != nil {
 		return nil, diskFull(errors.Join(runErr, err))
 	}
 	if o.RootLog != "" {

@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -345,6 +346,62 @@ func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journa
 	r.log.Info("row admitted", "line", row.Line, "source_id", row.SourceID, "sha256", doc.SHA256, "pages", doc.Pages,
 		"state", st.State, "reason", st.Reason, "admit_ms", time.Since(now).Milliseconds())
 	return st, doc.PageDPI, nil
+}
+
+// sessionEnd is what a run and a join do differently as they end: the
+// outbox's events of the end (events, given the run's error), and what
+// happens just before and just after they are recorded (the run's
+// courier stops, then delivers them).
+type sessionEnd struct {
+	events        func(error) []journal.RunEnd
+	before, after func()
+}
+
+// session works under the run record runID until the run is over, and
+// records how it ended: the engines' versions, the exit, the CPU time and
+// the peaks, with end's events. It returns the CPU seconds and the run's
+// error, the first error wins.
+func (r *runner) session(ctx context.Context, runID int64, end sessionEnd) (cpu float64, runErr error) {
+	stopBeat := beat(r.j, runID, r.log)
+	runErr = r.run(ctx)
+	stopBeat()
+	keep := func(err error) {
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if runErr == nil {
+		keep(r.sweepOrphans())
+	}
+	if vj, err := json.Marshal(r.versions.snapshot()); err == nil {
+		keep(r.j.SetRunVersions(runID, string(vj)))
+	}
+	exit := "complete"
+	if runErr != nil {
+		exit = runErr.Error()
+	}
+	cpu = cpuSeconds()
+	if end.before != nil {
+		end.before()
+	}
+	keep(r.j.EndRun(runID, exit, cpu, r.budget.peak.Load(), end.events(runErr)...))
+	if end.after != nil {
+		end.after()
+	}
+	keep(r.j.RecordRunMemory(runID, parentMaxRSS(), r.peakWorkerRSS.Load()))
+	return cpu, runErr
+}
+
+// writeReport builds the report of manifest (of every manifest when "")
+// at the end of a session that began at started, and writes it into the
+// output folder.
+func (r *runner) writeReport(manifest string, started time.Time, cpu float64) (*report.Report, error) {
+	rep, err := BuildReport(r.j, ReportInfo{Manifest: manifest, Started: started, Finished: time.Now(), CPUSeconds: cpu,
+		Settings: &r.o.Settings, Versions: r.versions.snapshot(), Encrypted: r.o.Encrypted, PeakInflight: r.budget.peak.Load()})
+	if err != nil {
+		return nil, err
+	}
+	return rep, WriteReport(r.o.Out, rep)
 }
 
 // sweepOrphans removes, at the end of a run, the artifacts of attempts

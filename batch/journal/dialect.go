@@ -3,7 +3,6 @@ package journal
 import (
 	"context"
 	"database/sql"
-	"fmt"
 )
 
 // This file holds the few places where SQLite and PostgreSQL need
@@ -33,18 +32,7 @@ func (j *Journal) begin() (*sql.Tx, error) {
 // wait behind another machine's claims and verdicts. fn must append no
 // event; on SQLite the transaction is IMMEDIATE like every other.
 func (j *Journal) leaseTx(fn func(*sql.Tx) error) error {
-	tx, err := j.db.BeginTx(context.Background(), nil)
-	if err != nil {
-		return fmt.Errorf("journal: %w", classify(notJournal(err)))
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return classify(notJournal(err))
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("journal commit: %w", classify(err))
-	}
-	return nil
+	return j.within(func() (*sql.Tx, error) { return j.db.BeginTx(context.Background(), nil) }, fn)
 }
 
 // skipLocked is the clause with which a query locks the documents it

@@ -133,8 +133,14 @@ func (j *Journal) Close() error { return j.db.Close() }
 // (with any password: see Redact), so that it can be opened again.
 func (j *Journal) Path() string { return j.path }
 
-func (j *Journal) tx(fn func(*sql.Tx) error) error {
-	tx, err := j.begin()
+// tx runs fn in a write transaction that may append to the custody log
+// (begin), and commits it when fn returns nil.
+func (j *Journal) tx(fn func(*sql.Tx) error) error { return j.within(j.begin, fn) }
+
+// within runs fn in the transaction begin starts, and commits it when fn
+// returns nil.
+func (j *Journal) within(begin func() (*sql.Tx, error), fn func(*sql.Tx) error) error {
+	tx, err := begin()
 	if err != nil {
 		return fmt.Errorf("journal: %w", classify(notJournal(err)))
 	}
