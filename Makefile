@@ -33,6 +33,9 @@ export OMP_THREAD_LIMIT = 1
 # figure crosses the corpus's thresholds.json.
 EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
 EVAL_OUT      ?= eval-out
+# EVAL_FLAGS are more run flags for eval, e.g. --no-cascade (with another
+# EVAL_OUT) to set the cascade's figures against those without it.
+EVAL_FLAGS    ?=
 
 .PHONY: all deps build install uninstall test lint fuzz demo eval eval-probe holdout clean bench bench-hostile export-check
 
@@ -120,7 +123,7 @@ demo: deps build
 # The corpus's too_large row is a 2.1 MB file: eval caps files at 2 MB.
 eval: build
 	./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
-	  --thresholds $(EVAL_DIR)/thresholds.json --max-bytes 2000000 --out $(EVAL_OUT) $(EVAL_DIR)/manifest.csv
+	  --thresholds $(EVAL_DIR)/thresholds.json --max-bytes 2000000 --out $(EVAL_OUT) $(EVAL_FLAGS) $(EVAL_DIR)/manifest.csv
 
 # eval-probe calibrates the cascade (README, "Two resolutions"): the
 # corpus read once at the first resolution, then once at the full one,

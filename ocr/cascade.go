@@ -18,13 +18,16 @@ import (
 // eval-probe`: the corpus read once at 200 dpi and once at 300 (both with
 // --no-cascade), each page's first-pass signals set against how much worse
 // its first reading was; batch/eval's SuggestCascade picks the thresholds
-// that read the fewest pages again while the mean CER stays no worse than
+// that read the fewest pages again while every text figure (the mean and
+// overall CER and WER of the pages the figures count) stays no worse than
 // with every page at 300, and `refbatch eval --cascade-probe` prints them.
-// On the 111 pages probed (2026-12-01): 35 read again; mean CER 0.0420
-// with the cascade, 0.0421 all at 300, 0.0429 all at 200. Confidence is
-// the signal that separates; the others ask for pages it already asks
-// for, or for none, and sit in the middle of the range that asks the same
-// pages.
+// On the 82 pages of the text figures probed (2026-12-01): 25 read again;
+// CER mean 0.0264 with the cascade, 0.0268 all at 300, 0.0276 all at 200;
+// WER mean 0.0703, 0.0710 and 0.0733. Confidence and the words' height
+// separate: at 200 dpi, print whose median word is 22 pixels high or less
+// loses characters that 300 keeps, confidently. The other two ask for
+// pages these already ask for, or for none, and sit in the middle of the
+// range that asks the same pages.
 const (
 	// minFirstCharConf: a first reading whose mean confidence per
 	// character is under this is read again.
@@ -44,7 +47,7 @@ const (
 	// many pixels high (at the first DPI) is of small print, which loses
 	// strokes at the lower resolution, and is read again. Body text of
 	// 10–12 pt is 22–28 pixels high at 200 dpi.
-	minFirstWordHeight = 22
+	minFirstWordHeight = 23
 )
 
 // The reasons a first reading asks for the full resolution, recorded in

@@ -103,10 +103,10 @@ const NeedMargin = 0.005
 // maxFirstUncovered and minFirstWordHeight), with what they give on the
 // probed pages: how many of them are read again (Asked), how many needed
 // the full resolution (Needed) and how many of those are not read again
-// (Missed), and the mean CER over the pages with no cascade (every page
-// at the full resolution), with none at the first resolution, and with
-// the cascade under these thresholds (a page read again scored at the
-// full resolution).
+// (Missed), and the text figures over the probed pages with no cascade
+// (every page at the full resolution: Full), with every page at the first
+// resolution (First) and with the cascade under these thresholds (a page
+// read again scored at the full resolution: Cascade).
 type CascadeThresholds struct {
 	MinCharConf    float64 `json:"min_char_conf"`
 	MinCredibleInk float64 `json:"min_credible_ink"`
@@ -116,16 +116,37 @@ type CascadeThresholds struct {
 	Asked          int     `json:"asked"`
 	Needed         int     `json:"needed"`
 	Missed         int     `json:"missed"`
-	FullMeanCER    float64 `json:"full_mean_cer"`
-	FirstMeanCER   float64 `json:"first_mean_cer"`
-	MeanCER        float64 `json:"mean_cer"`
+	Full           Figures `json:"full"`
+	First          Figures `json:"first"`
+	Cascade        Figures `json:"cascade"`
+	// MustAsk counts the pages of documents whose participant ID or
+	// referral date only the full resolution finds: every threshold
+	// kept reads them again.
+	MustAsk int `json:"must_ask"`
+}
+
+// Figures are the text figures of a set of pages, as Text counts them:
+// the mean of the pages' CER and WER, and the overall rates (the edits
+// over the reference's characters or words).
+type Figures struct {
+	MeanCER    float64 `json:"mean_cer"`
+	CEROverall float64 `json:"cer_overall"`
+	MeanWER    float64 `json:"mean_wer"`
+	WEROverall float64 `json:"wer_overall"`
+}
+
+// noWorse reports whether f is no worse than g in any figure.
+func (f Figures) noWorse(g Figures) bool {
+	const eps = 1e-12
+	return f.MeanCER <= g.MeanCER+eps && f.CEROverall <= g.CEROverall+eps && f.MeanWER <= g.MeanWER+eps && f.WEROverall <= g.WEROverall+eps
 }
 
 // probePage is one page read at both resolutions.
 type probePage struct {
-	first, full float64 // CER
+	first, full PageScore
 	sig         PageSignals
 	uncovered   float64
+	mustAsk     bool // its document's ID or date is found at the full resolution only
 }
 
 // asks reports whether the first reading p asks for the full resolution
@@ -137,88 +158,120 @@ func (t CascadeThresholds) asks(p probePage) bool {
 		p.sig.WordHeight < t.MinWordHeight
 }
 
+// figures adds up the pages' text figures, each page's reading the first
+// resolution's when first says so, else the full one's.
+func figures(pages []probePage, first func(probePage) bool) Figures {
+	var f Figures
+	var cd, cn, wd, wn int
+	for _, p := range pages {
+		s := p.full
+		if first(p) {
+			s = p.first
+		}
+		f.MeanCER += s.CER.Rate
+		f.MeanWER += s.WER.Rate
+		cd, cn, wd, wn = cd+s.CER.Distance, cn+p.full.CER.N, wd+s.WER.Distance, wn+p.full.WER.N
+	}
+	if n := float64(len(pages)); n > 0 {
+		f.MeanCER, f.MeanWER = f.MeanCER/n, f.MeanWER/n
+	}
+	if cn > 0 {
+		f.CEROverall = float64(cd) / float64(cn)
+	}
+	if wn > 0 {
+		f.WEROverall = float64(wd) / float64(wn)
+	}
+	return f
+}
+
 // SuggestCascade calibrates the first reading's thresholds from a probe:
 // full, the corpus's documents read once at the full resolution, and
 // first, the same documents read once at the first resolution (both with
 // --no-cascade), whose pages carry the signals. Pages are paired by
-// source ID and page number; those read from a text layer, blank, or
-// without signals are left out.
+// source ID and page number. It calibrates on the pages the text figures
+// count: those of documents neither doubted nor scored for coverage, read
+// by OCR (not from a text layer), not blank, with signals.
 //
 // Every combination of thresholds on a grid (confidence per character 70
 // to 96, credible share of the ink 0 to 1.5 by 0.05, uncovered share 0.01
 // to 0.2 by 0.01, median word height 8 to 30 pixels) is scored, and the
-// one kept is the one that reads the fewest pages again among those whose
-// cascade reads no worse than no cascade on the mean (the CER of the
-// pages it keeps at the first resolution makes up for those it does not
-// read again) and misses no page whose first reading is worse by more
-// than four NeedMargins; of equals, the lowest mean CER. Each threshold
-// is then moved to the middle of the range of its values that ask the
-// same pages (see centre), so that it sits in the gap between the pages
-// it separates rather than on one of them. ok is false when fewer than
-// two pages pair.
+// one kept is the one that reads the fewest pages again among those under
+// which the cascade's text figures are no worse than no cascade's, every
+// one of them (the mean CER and WER, and the overall CER and WER), that
+// read again every page of a document whose participant ID or referral
+// date only the full resolution finds, and that miss no page whose first
+// reading is worse by more than four NeedMargins; of equals, the lowest
+// mean CER. Each threshold is then moved to the middle of the range of
+// its values that ask the same pages (see centre), so that it sits in the
+// gap between the pages it separates rather than on one of them. ok is
+// false when fewer than two pages pair.
 func SuggestCascade(full, first []DocScore) (t CascadeThresholds, ok bool) {
 	firstByID := map[string]DocScore{}
 	for _, d := range first {
 		firstByID[d.SourceID] = d
 	}
 	var pages []probePage
+	lost := func(full, first *bool) bool { return full != nil && *full && (first == nil || !*first) }
 	for _, d := range full {
 		f, found := firstByID[d.SourceID]
-		if !found || !d.Read || !f.Read {
+		if !found || !d.Read || !f.Read || d.Doubted || d.Coverage {
 			continue
 		}
+		must := lost(d.IDFound, f.IDFound) || lost(d.DateFound, f.DateFound)
 		for i, p := range d.Pages {
 			if i >= len(f.Pages) {
 				break
 			}
 			r := f.Pages[i].Read
-			if r == nil || r.Signals == nil || r.Blank {
+			if r == nil || r.Signals == nil || r.Blank || (r.TextSource != "" && r.TextSource != "ocr") {
 				continue
 			}
-			pages = append(pages, probePage{first: f.Pages[i].CER.Rate, full: p.CER.Rate, sig: *r.Signals, uncovered: r.UncoveredShare})
+			pages = append(pages, probePage{first: f.Pages[i], full: p, sig: *r.Signals, uncovered: r.UncoveredShare, mustAsk: must})
 		}
 	}
 	if len(pages) < 2 {
 		return t, false
 	}
-	var fullSum, firstSum float64
 	for _, p := range pages {
-		fullSum += p.full
-		firstSum += p.first
-		if p.first-p.full > NeedMargin {
+		if p.first.CER.Rate-p.full.CER.Rate > NeedMargin {
 			t.Needed++
 		}
+		if p.mustAsk {
+			t.MustAsk++
+		}
 	}
-	n := float64(len(pages))
-	t.Pages, t.FullMeanCER, t.FirstMeanCER = len(pages), fullSum/n, firstSum/n
+	t.Pages = len(pages)
+	t.Full = figures(pages, func(probePage) bool { return false })
+	t.First = figures(pages, func(probePage) bool { return true })
 
 	best := CascadeThresholds{}
-	bestSum := math.Inf(1)
 	found := false
 	for conf := 70.0; conf <= 96; conf++ {
 		for ink := 0.0; ink <= 1.5001; ink += 0.05 {
 			for unc := 0.01; unc <= 0.2001; unc += 0.01 {
 				for h := 8; h <= 30; h++ {
 					c := CascadeThresholds{MinCharConf: conf, MinCredibleInk: math.Round(ink*100) / 100, MaxUncovered: math.Round(unc*100) / 100, MinWordHeight: h}
-					sum, asked, bad := 0.0, 0, false
+					asked, bad := 0, false
 					for _, p := range pages {
 						if c.asks(p) {
 							asked++
-							sum += p.full
 							continue
 						}
-						sum += p.first
-						if p.first-p.full > 4*NeedMargin {
+						if p.mustAsk || p.first.CER.Rate-p.full.CER.Rate > 4*NeedMargin {
 							bad = true
 							break
 						}
 					}
-					if bad || sum > fullSum+1e-9 {
+					if bad || (found && asked > best.Asked) {
 						continue
 					}
-					if !found || asked < best.Asked || (asked == best.Asked && sum < bestSum-1e-9) {
-						c.Asked = asked
-						found, best, bestSum = true, c, sum
+					fig := figures(pages, func(p probePage) bool { return !c.asks(p) })
+					if !fig.noWorse(t.Full) {
+						continue
+					}
+					if !found || asked < best.Asked || fig.MeanCER < best.Cascade.MeanCER-1e-12 {
+						c.Asked, c.Cascade = asked, fig
+						found, best = true, c
 					}
 				}
 			}
@@ -227,18 +280,16 @@ func SuggestCascade(full, first []DocScore) (t CascadeThresholds, ok bool) {
 	if !found {
 		// No combination reads as well as no cascade: read every page
 		// again.
-		best = CascadeThresholds{MinCharConf: 101, Asked: len(pages)}
-		bestSum = fullSum
-	}
-	if found {
+		best = CascadeThresholds{MinCharConf: 101, Asked: len(pages), Cascade: t.Full}
+	} else {
 		best = centre(best, pages)
 	}
 	for _, p := range pages {
-		if !best.asks(p) && p.first-p.full > NeedMargin {
+		if !best.asks(p) && p.first.CER.Rate-p.full.CER.Rate > NeedMargin {
 			best.Missed++
 		}
 	}
-	best.Pages, best.Needed, best.FullMeanCER, best.FirstMeanCER, best.MeanCER = t.Pages, t.Needed, t.FullMeanCER, t.FirstMeanCER, bestSum/n
+	best.Pages, best.Needed, best.MustAsk, best.Full, best.First = t.Pages, t.Needed, t.MustAsk, t.Full, t.First
 	return best, true
 }
 
@@ -308,7 +359,13 @@ func (r *Report) writeCascade(w io.Writer) {
 		fmt.Fprintf(w, "  mean CER\tpages read once %.4f, read twice %.4f\n", c.OnceCER, c.TwiceCER)
 	}
 	if t := r.SuggestedCascade; t != nil {
-		fmt.Fprintf(w, "  suggested\tcascade: read again under char conf %.0f, credible ink %.2f, word height %d px, or over uncovered %.2f: %d of %d probed pages read again, %d needed it (first reading worse by over %.3f), %d of those missed; mean CER %.4f with the cascade, %.4f all at full, %.4f all at first\n",
-			t.MinCharConf, t.MinCredibleInk, t.MinWordHeight, t.MaxUncovered, t.Asked, t.Pages, t.Needed, NeedMargin, t.Missed, t.MeanCER, t.FullMeanCER, t.FirstMeanCER)
+		fmt.Fprintf(w, "  suggested\tcascade: read again under char conf %.0f, credible ink %.2f, word height %d px, or over uncovered %.2f: %d of %d probed pages of the text figures read again, %d needed it (first reading worse by over %.3f), %d of those missed, %d had to (their document's ID or date is found at full only)\n",
+			t.MinCharConf, t.MinCredibleInk, t.MinWordHeight, t.MaxUncovered, t.Asked, t.Pages, t.Needed, NeedMargin, t.Missed, t.MustAsk)
+		for _, f := range []struct {
+			name string
+			fig  Figures
+		}{{"with the cascade", t.Cascade}, {"all at full", t.Full}, {"all at first", t.First}} {
+			fmt.Fprintf(w, "  \t  %-16s CER mean %.4f overall %.4f, WER mean %.4f overall %.4f\n", f.name, f.fig.MeanCER, f.fig.CEROverall, f.fig.MeanWER, f.fig.WEROverall)
+		}
 	}
 }
