@@ -68,7 +68,10 @@ type runner struct {
 	admitted jobCache
 	skipped  skipSet
 	wake     signal
-	others   otherAdmitters
+	// claimed tells admission's throttle that a worker here took a
+	// document: there may be room in the window.
+	claimed signal
+	others  otherAdmitters
 }
 
 // manifestWork is one manifest a runner works on.
@@ -289,7 +292,7 @@ func (r *runner) throttle(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-r.wake.wait():
+		case <-r.claimed.wait():
 		case <-time.After(holdPoll):
 		}
 	}

@@ -32,6 +32,7 @@ func (r *runner) docLoop(ctx context.Context) {
 		l, doc, err := r.j.ClaimNext(r.owner, r.policy(), c)
 		switch {
 		case err == nil:
+			r.claimed.notify()
 			r.process(ctx, l, doc)
 			continue
 		case !errors.Is(err, journal.ErrNothingClaimable):
