@@ -110,19 +110,8 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 		return nil, err
 	}
 	owner := journal.NewOwner()
-	swept, err := st.SweepTemp()
-	if err != nil {
-		return nil, fmt.Errorf("sweeping temp files: %w", err)
-	}
-	if n, err := store.SweepTemp(p.Out); err != nil {
-		return nil, fmt.Errorf("sweeping temp files: %w", err)
-	} else if swept += n; swept > 0 {
-		o.Logger.Warn("removed temp files left by an earlier crash", "count", swept)
-	}
-	if n, err := sweepOrphans(j, st, owner); err != nil {
+	if err := sweepAtStart(j, st, p.Out, owner, o.Logger); err != nil {
 		return nil, err
-	} else if n > 0 {
-		o.Logger.Warn("removed artifacts of attempts that never committed", "count", n)
 	}
 	runID, err := j.StartRun(owner, main.Settings.encodeRun("", true), "{}")
 	if err != nil {

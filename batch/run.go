@@ -100,22 +100,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	owner := journal.NewOwner()
-	swept, err := st.SweepTemp()
-	if err != nil {
-		return nil, fmt.Errorf("sweeping temp files: %w", err)
-	}
-	// Reports are written beside the journal, through the same helper.
-	n, err := store.SweepTemp(o.Out)
-	if err != nil {
-		return nil, fmt.Errorf("sweeping temp files: %w", err)
-	}
-	if swept += n; swept > 0 {
-		o.Logger.Warn("removed temp files left by an earlier crash", "count", swept)
-	}
-	if n, err := sweepOrphans(j, st, owner); err != nil {
+	if err := sweepAtStart(j, st, o.Out, owner, o.Logger); err != nil {
 		return nil, err
-	} else if n > 0 {
-		o.Logger.Warn("removed artifacts of attempts that never committed", "count", n)
 	}
 	runID, err := j.StartRun(owner, o.Settings.encodeRun(o.Manifest, false), "{}")
 	if err != nil {
@@ -157,6 +143,30 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)
+}
+
+// sweepAtStart removes what a crash left in the output folder out before
+// a run (or a join) works in it: temp files of the store's and of the
+// reports' (written beside the journal, through the same helper), and the
+// artifacts of attempts that never committed.
+func sweepAtStart(j *journal.Journal, st *store.Store, out string, owner journal.Owner, log *slog.Logger) error {
+	swept, err := st.SweepTemp()
+	if err != nil {
+		return fmt.Errorf("sweeping temp files: %w", err)
+	}
+	n, err := store.SweepTemp(out)
+	if err != nil {
+		return fmt.Errorf("sweeping temp files: %w", err)
+	}
+	if swept += n; swept > 0 {
+		log.Warn("removed temp files left by an earlier crash", "count", swept)
+	}
+	if n, err := sweepOrphans(j, st, owner); err != nil {
+		return err
+	} else if n > 0 {
+		log.Warn("removed artifacts of attempts that never committed", "count", n)
+	}
+	return nil
 }
 
 // makeOut creates the output folder with mode 0700. A folder that exists
