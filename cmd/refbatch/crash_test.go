@@ -71,7 +71,14 @@ func rowStates(t *testing.T, out string) map[string]string {
 // start runs refbatch in its own process group, with a private TMPDIR.
 func start(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	return startCommand(t, env, binary, args...)
+}
+
+// startCommand is start for any command: one that execs refbatch, such
+// as a command that runs it in a namespace.
+func startCommand(t *testing.T, env []string, name string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -75,18 +75,10 @@ func TestThreeHosts(t *testing.T) {
 		// started is refbatch itself, in a process group of its own.
 		script := `hostname "$0" && exec "$@"`
 		full := append([]string{"netns", "exec", addrs[h].netns, "unshare", "--uts", "sh", "-c", script, "host-" + h, binary}, args...)
-		cmd := exec.Command("ip", full...)
-		cmd.Env = append(os.Environ(), slow, "TMPDIR="+dir)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd, &stderr
+		return startCommand(t, []string{slow, "TMPDIR=" + dir}, "ip", full...)
 	}
-	a, errA := hostRun("a", "run", "--plaintext", "--journal", urls["a"], "--out", out, "--root", "/", "--workers", "1",
-		"--dpi", "150", "--page-timeout", "60s", manifest)
+	a, errA := hostRun("a", append(append([]string{"run", "--plaintext", "--journal", urls["a"], "--out", out, "--root", "/", "--workers", "1"},
+		fastFlags...), manifest)...)
 	aDone := make(chan error, 1)
 	go func() { aDone <- a.Wait() }()
 	waitFor(t, 60*time.Second, func() bool { return strings.Contains(errA.String(), "document started") })
