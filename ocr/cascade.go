@@ -21,16 +21,13 @@ import (
 // that read the fewest pages again while every text figure (the mean and
 // overall CER and WER of the pages the figures count) stays no worse than
 // with every page at 300, and `refbatch eval --cascade-probe` prints them.
-// On the 82 pages of the text figures probed (2026-12-01): 24 read again;
+// On the 82 pages of the text figures probed (2026-12-01): 25 read again;
 // CER mean 0.0264 with the cascade, 0.0268 all at 300, 0.0276 all at 200;
-// WER mean 0.0705, 0.0710 and 0.0733. Confidence and the words' height
-// separate: of the confident pages of print whose median word is 22
-// pixels high at 200 dpi, four of the five read under 95.5 (92.8 to 94.8)
-// lost 0.3–1.3% of their characters against 300, and the two read over it
-// (96.0 and 96.3) lost none and 0.2%; no smaller print was seen read as
-// well at 200, so smaller print is always read again. The other two ask for pages these already ask for,
-// or for none, and sit in the middle of the range that asks the same
-// pages.
+// WER mean 0.0703, 0.0710 and 0.0733. Confidence and the words' height
+// separate: at 200 dpi, print whose median word is 22 pixels high or less
+// loses characters that 300 keeps, confidently. The other two ask for
+// pages these already ask for, or for none, and sit in the middle of the
+// range that asks the same pages.
 const (
 	// minFirstCharConf: a first reading whose mean confidence per
 	// character is under this is read again.
@@ -48,18 +45,9 @@ const (
 	maxFirstUncovered = 0.01
 	// minFirstWordHeight: a first reading whose median word is under this
 	// many pixels high (at the first DPI) is of small print, which loses
-	// strokes at the lower resolution. Body text of 10–12 pt is 22–28
-	// pixels high at 200 dpi.
+	// strokes at the lower resolution, and is read again. Body text of
+	// 10–12 pt is 22–28 pixels high at 200 dpi.
 	minFirstWordHeight = 23
-	// minFirstSmallCharConf: a first reading of small print is read again
-	// unless its mean confidence per character reaches this, higher than
-	// other print needs: at 200 dpi, small print read under it lost
-	// characters 300 keeps, while small print read over it lost none.
-	minFirstSmallCharConf = 95.5
-	// minFirstTrustedWordHeight: the smallest print the calibration saw
-	// read as well at the first DPI, confidently; smaller print is read
-	// again whatever its confidence.
-	minFirstTrustedWordHeight = 22
 )
 
 // The reasons a first reading asks for the full resolution, recorded in
@@ -129,8 +117,7 @@ func asks(res *PageResult) string {
 		return AskCredibleInk
 	case res.UncoveredShare > maxFirstUncovered:
 		return AskUncovered
-	case s.WordHeight < minFirstTrustedWordHeight,
-		s.WordHeight < minFirstWordHeight && s.CharConf < minFirstSmallCharConf:
+	case s.WordHeight < minFirstWordHeight:
 		return AskWordHeight
 	}
 	return ""

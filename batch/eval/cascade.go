@@ -112,21 +112,13 @@ type CascadeThresholds struct {
 	MinCredibleInk float64 `json:"min_credible_ink"`
 	MaxUncovered   float64 `json:"max_uncovered"`
 	MinWordHeight  int     `json:"min_word_height"`
-	// MinSmallCharConf is the confidence a reading of print under
-	// MinWordHeight must reach to be trusted; AlwaysAsk (101) reads all
-	// small print again.
-	MinSmallCharConf float64 `json:"min_small_char_conf"`
-	// MinTrustedWordHeight is the height of the smallest print the probe
-	// trusts at the first resolution: print under it has not been seen
-	// to read as well there, and is always read again.
-	MinTrustedWordHeight int     `json:"min_trusted_word_height"`
-	Pages                int     `json:"pages"`
-	Asked                int     `json:"asked"`
-	Needed               int     `json:"needed"`
-	Missed               int     `json:"missed"`
-	Full                 Figures `json:"full"`
-	First                Figures `json:"first"`
-	Cascade              Figures `json:"cascade"`
+	Pages          int     `json:"pages"`
+	Asked          int     `json:"asked"`
+	Needed         int     `json:"needed"`
+	Missed         int     `json:"missed"`
+	Full           Figures `json:"full"`
+	First          Figures `json:"first"`
+	Cascade        Figures `json:"cascade"`
 	// MustAsk counts the pages of documents whose participant ID or
 	// referral date only the full resolution finds: every threshold
 	// kept reads them again.
@@ -163,21 +155,7 @@ func (t CascadeThresholds) asks(p probePage) bool {
 	return p.sig.CharConf < t.MinCharConf ||
 		(p.sig.CredibleInk >= 0 && p.sig.CredibleInk < t.MinCredibleInk) ||
 		p.uncovered > t.MaxUncovered ||
-		(p.sig.WordHeight < t.MinWordHeight && (p.sig.WordHeight < t.MinTrustedWordHeight || p.sig.CharConf < t.MinSmallCharConf))
-}
-
-// AlwaysAsk, as a CascadeThresholds.MinSmallCharConf, reads every page of
-// small print again: no confidence reaches it.
-const AlwaysAsk = 101
-
-// smallConfs are the grid's values of MinSmallCharConf, the most asking
-// first: AlwaysAsk, then 99 down to 90 by halves.
-func smallConfs() []float64 {
-	v := []float64{AlwaysAsk}
-	for c := 99.0; c >= 90; c -= 0.5 {
-		v = append(v, c)
-	}
-	return v
+		p.sig.WordHeight < t.MinWordHeight
 }
 
 // figures adds up the pages' text figures, each page's reading the first
@@ -216,21 +194,17 @@ func figures(pages []probePage, first func(probePage) bool) Figures {
 //
 // Every combination of thresholds on a grid (confidence per character 70
 // to 96, credible share of the ink 0 to 1.5 by 0.05, uncovered share 0.01
-// to 0.2 by 0.01, median word height 8 to 30 pixels, and the confidence
-// small print needs, 90 to 99 by halves or none) is scored, and the one
-// kept is the one that reads the fewest pages again among those under
+// to 0.2 by 0.01, median word height 8 to 30 pixels) is scored, and the
+// one kept is the one that reads the fewest pages again among those under
 // which the cascade's text figures are no worse than no cascade's, every
 // one of them (the mean CER and WER, and the overall CER and WER), that
 // read again every page of a document whose participant ID or referral
 // date only the full resolution finds, and that miss no page whose first
 // reading is worse by more than four NeedMargins; of equals, the lowest
-// mean CER, and of those the first in the grid's order, which asks the
-// most by confidence and reads small print again the most readily. Each
-// threshold is then moved to the middle of the range of its values that
-// ask the same pages (see centre), so that it sits in the gap between the
-// pages it separates rather than on one of them, and the smallest print
-// trusted is recorded (see trustedHeight). ok is false when fewer than
-// two pages pair.
+// mean CER. Each threshold is then moved to the middle of the range of
+// its values that ask the same pages (see centre), so that it sits in the
+// gap between the pages it separates rather than on one of them. ok is
+// false when fewer than two pages pair.
 func SuggestCascade(full, first []DocScore) (t CascadeThresholds, ok bool) {
 	firstByID := map[string]DocScore{}
 	for _, d := range first {
@@ -272,37 +246,32 @@ func SuggestCascade(full, first []DocScore) (t CascadeThresholds, ok bool) {
 
 	best := CascadeThresholds{}
 	found := false
-	smalls := smallConfs()
-	for conf := 96.0; conf >= 70; conf-- {
+	for conf := 70.0; conf <= 96; conf++ {
 		for ink := 0.0; ink <= 1.5001; ink += 0.05 {
 			for unc := 0.01; unc <= 0.2001; unc += 0.01 {
 				for h := 8; h <= 30; h++ {
-					for _, small := range smalls {
-						c := CascadeThresholds{MinCharConf: conf, MinCredibleInk: math.Round(ink*100) / 100, MaxUncovered: math.Round(unc*100) / 100, MinWordHeight: h, MinSmallCharConf: small}
-						asked, bad := 0, false
-						for _, p := range pages {
-							if c.asks(p) {
-								if asked++; found && asked > best.Asked {
-									break // more than the best: not kept
-								}
-								continue
-							}
-							if p.mustAsk || p.first.CER.Rate-p.full.CER.Rate > 4*NeedMargin {
-								bad = true
-								break
-							}
-						}
-						if bad || (found && asked > best.Asked) {
+					c := CascadeThresholds{MinCharConf: conf, MinCredibleInk: math.Round(ink*100) / 100, MaxUncovered: math.Round(unc*100) / 100, MinWordHeight: h}
+					asked, bad := 0, false
+					for _, p := range pages {
+						if c.asks(p) {
+							asked++
 							continue
 						}
-						fig := figures(pages, func(p probePage) bool { return !c.asks(p) })
-						if !fig.noWorse(t.Full) {
-							continue
+						if p.mustAsk || p.first.CER.Rate-p.full.CER.Rate > 4*NeedMargin {
+							bad = true
+							break
 						}
-						if !found || asked < best.Asked || fig.MeanCER < best.Cascade.MeanCER-1e-12 {
-							c.Asked, c.Cascade = asked, fig
-							found, best = true, c
-						}
+					}
+					if bad || (found && asked > best.Asked) {
+						continue
+					}
+					fig := figures(pages, func(p probePage) bool { return !c.asks(p) })
+					if !fig.noWorse(t.Full) {
+						continue
+					}
+					if !found || asked < best.Asked || fig.MeanCER < best.Cascade.MeanCER-1e-12 {
+						c.Asked, c.Cascade = asked, fig
+						found, best = true, c
 					}
 				}
 			}
@@ -311,10 +280,9 @@ func SuggestCascade(full, first []DocScore) (t CascadeThresholds, ok bool) {
 	if !found {
 		// No combination reads as well as no cascade: read every page
 		// again.
-		best = CascadeThresholds{MinCharConf: 101, MinSmallCharConf: AlwaysAsk, Asked: len(pages), Cascade: t.Full}
+		best = CascadeThresholds{MinCharConf: 101, Asked: len(pages), Cascade: t.Full}
 	} else {
 		best = centre(best, pages)
-		best.MinTrustedWordHeight = trustedHeight(best, pages)
 	}
 	for _, p := range pages {
 		if !best.asks(p) && p.first.CER.Rate-p.full.CER.Rate > NeedMargin {
@@ -323,21 +291,6 @@ func SuggestCascade(full, first []DocScore) (t CascadeThresholds, ok bool) {
 	}
 	best.Pages, best.Needed, best.MustAsk, best.Full, best.First = t.Pages, t.Needed, t.MustAsk, t.Full, t.First
 	return best, true
-}
-
-// trustedHeight is the word height of the smallest print t trusts among
-// pages (under t.MinWordHeight and not read again): t's confidence for
-// small print is calibrated on print that size and larger, and smaller
-// print is read again whatever its confidence. It asks no page of pages
-// t does not ask.
-func trustedHeight(t CascadeThresholds, pages []probePage) int {
-	least := t.MinWordHeight
-	for _, p := range pages {
-		if h := p.sig.WordHeight; h < least && !t.asks(p) {
-			least = h
-		}
-	}
-	return least
 }
 
 // centre moves each of t's thresholds, the others held, to the middle of
@@ -373,9 +326,6 @@ func centre(t CascadeThresholds, pages []probePage) CascadeThresholds {
 	c.MinCredibleInk = math.Round(mid(0, 1.5, 0.05, func(c *CascadeThresholds, v float64) { c.MinCredibleInk = math.Round(v*100) / 100 })*100) / 100
 	c.MaxUncovered = math.Round(mid(0.01, 0.2, 0.01, func(c *CascadeThresholds, v float64) { c.MaxUncovered = math.Round(v*100) / 100 })*100) / 100
 	c.MinWordHeight = int(mid(8, 30, 1, func(c *CascadeThresholds, v float64) { c.MinWordHeight = int(v) }))
-	if t.MinSmallCharConf != AlwaysAsk {
-		c.MinSmallCharConf = mid(90, 99, 0.5, func(c *CascadeThresholds, v float64) { c.MinSmallCharConf = v })
-	}
 	if !same(c) {
 		// Moved together, the thresholds ask other pages than t.
 		return t
@@ -409,12 +359,8 @@ func (r *Report) writeCascade(w io.Writer) {
 		fmt.Fprintf(w, "  mean CER\tpages read once %.4f, read twice %.4f\n", c.OnceCER, c.TwiceCER)
 	}
 	if t := r.SuggestedCascade; t != nil {
-		small := "always"
-		if t.MinSmallCharConf != AlwaysAsk && t.MinTrustedWordHeight < t.MinWordHeight {
-			small = fmt.Sprintf("under char conf %.1f, and always under %d px", t.MinSmallCharConf, t.MinTrustedWordHeight)
-		}
-		fmt.Fprintf(w, "  suggested\tcascade: read again under char conf %.0f, credible ink %.2f, or over uncovered %.2f; print under word height %d px %s: %d of %d probed pages of the text figures read again, %d needed it (first reading worse by over %.3f), %d of those missed, %d had to (their document's ID or date is found at full only)\n",
-			t.MinCharConf, t.MinCredibleInk, t.MaxUncovered, t.MinWordHeight, small, t.Asked, t.Pages, t.Needed, NeedMargin, t.Missed, t.MustAsk)
+		fmt.Fprintf(w, "  suggested\tcascade: read again under char conf %.0f, credible ink %.2f, word height %d px, or over uncovered %.2f: %d of %d probed pages of the text figures read again, %d needed it (first reading worse by over %.3f), %d of those missed, %d had to (their document's ID or date is found at full only)\n",
+			t.MinCharConf, t.MinCredibleInk, t.MinWordHeight, t.MaxUncovered, t.Asked, t.Pages, t.Needed, NeedMargin, t.Missed, t.MustAsk)
 		for _, f := range []struct {
 			name string
 			fig  Figures
