@@ -85,25 +85,31 @@ func TestRendererContainsFailures(t *testing.T) {
 	src, pages := samplePages(t)
 	// Documents are known to the faults by their source's SHA-256.
 	hung, filled := strings.Repeat("1", 64), strings.Repeat("2", 64)
-	r := testRenderer(t, RendererConfig{Timeout: 200 * time.Millisecond, Memory: 200 << 20,
-		Env: []string{FaultsEnv + "=hang=" + hung[:8] + ";alloc=" + filled[:8]}})
+	env := []string{FaultsEnv + "=hang=" + hung[:8] + ";alloc=" + filled[:8]}
+	r := testRenderer(t, RendererConfig{Timeout: 200 * time.Millisecond, Memory: 200 << 20, Env: env})
+	// The child's CPU limit follows the timeout: on a loaded machine, 200
+	// ms of CPU can run out before the allocation reaches the memory
+	// limit, so the memory case has time enough to fill it.
+	roomy := testRenderer(t, RendererConfig{Timeout: 10 * time.Second, Memory: 200 << 20, Env: env})
 	// Each level of nesting is a frame of pdfcpu's parser: a million
 	// overflow the child's 16 MiB stack.
 	nested := []byte("%PDF-1.7\n1 0 obj\n<< /Type /Catalog /A " + strings.Repeat("[", 4<<20) + " >>\nendobj\n")
 	nested = fmt.Appendf(nested, "xref\n0 2\n0000000000 65535 f \n0000000009 00000 n \ntrailer\n<< /Size 2 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(nested))
 	tests := []struct {
 		name   string
+		r      *Renderer
 		src    []byte
 		sha    string
 		reason string
 	}{
-		{"stack overflow", nested, "", "the PDF child crashed twice"},
-		{"hang", src, hung, "the PDF child did not finish in time twice"},
-		{"memory", src, filled, "the PDF child ran out of memory"},
-		{"not a PDF", []byte("%PDF-1.7\n(secret words) garbage"), "", "reading the source PDF failed (pdfcpu's message is not kept"},
+		{"stack overflow", r, nested, "", "the PDF child crashed twice"},
+		{"hang", r, src, hung, "the PDF child did not finish in time twice"},
+		{"memory", roomy, src, filled, "the PDF child ran out of memory"},
+		{"not a PDF", r, []byte("%PDF-1.7\n(secret words) garbage"), "", "reading the source PDF failed (pdfcpu's message is not kept"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			r := tc.r
 			meta := testProvenance()
 			meta.SourceSHA256 = tc.sha
 			start := time.Now()
