@@ -162,25 +162,20 @@ func (t CascadeThresholds) asks(p probePage) bool {
 // resolution's when first says so, else the full one's.
 func figures(pages []probePage, first func(probePage) bool) Figures {
 	var f Figures
-	var cd, cn, wd, wn int
-	for _, p := range pages {
-		s := p.full
+	kept := make([]PageScore, len(pages))
+	for i, p := range pages {
+		kept[i] = p.full
 		if first(p) {
-			s = p.first
+			kept[i] = p.first
 		}
-		f.MeanCER += s.CER.Rate
-		f.MeanWER += s.WER.Rate
-		cd, cn, wd, wn = cd+s.CER.Distance, cn+p.full.CER.N, wd+s.WER.Distance, wn+p.full.WER.N
+		f.MeanCER += kept[i].CER.Rate
+		f.MeanWER += kept[i].WER.Rate
 	}
 	if n := float64(len(pages)); n > 0 {
 		f.MeanCER, f.MeanWER = f.MeanCER/n, f.MeanWER/n
 	}
-	if cn > 0 {
-		f.CEROverall = float64(cd) / float64(cn)
-	}
-	if wn > 0 {
-		f.WEROverall = float64(wd) / float64(wn)
-	}
+	f.CEROverall = sumRates(kept, func(p PageScore) ErrorRate { return p.CER }).Rate
+	f.WEROverall = sumRates(kept, func(p PageScore) ErrorRate { return p.WER }).Rate
 	return f
 }
 
