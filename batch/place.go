@@ -158,9 +158,9 @@ func checkShared(location string) error {
 		return nil
 	}
 	if _, err := os.Stat(location); err == nil {
-		return fmt.Errorf("%w: %s is a file; a SQLite journal is journal.db in --out", ErrJournalNotURL, location)
+		return fmt.Errorf("%w: %s is a file; a SQLite journal is journal.db in --out", ErrJournalNotURL, journal.Redact(location))
 	}
-	return fmt.Errorf("%w: %s", ErrJournalNotURL, location)
+	return fmt.Errorf("%w: %s", ErrJournalNotURL, journal.Redact(location))
 }
 
 // ErrJournalNotURL means a journal was named that is not a PostgreSQL

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -42,19 +41,6 @@ func IsURL(location string) bool {
 	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
 }
 
-// Redact returns location with any password replaced by "xxxxx", for
-// messages and logs.
-func Redact(location string) string {
-	if !IsURL(location) {
-		return location
-	}
-	u, err := url.Parse(location)
-	if err != nil {
-		return "postgres://(unreadable URL)"
-	}
-	return u.Redacted()
-}
-
 // writeLockKey is the advisory lock every write transaction takes: the
 // bytes of "refbatch" as a bigint.
 const writeLockKey = 0x7265666261746368
@@ -66,7 +52,7 @@ const writeLockKey = 0x7265666261746368
 func openPostgres(location string, readOnly bool, opts ...Option) (*Journal, error) {
 	cfg, err := pgx.ParseConfig(location)
 	if err != nil {
-		return nil, fmt.Errorf("opening journal %s: %w", Redact(location), err)
+		return nil, redactErr(location, fmt.Errorf("opening journal %s: %w", Redact(location), err))
 	}
 	if readOnly {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
@@ -82,7 +68,7 @@ func openPostgres(location string, readOnly bool, opts ...Option) (*Journal, err
 	}
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("opening journal %s: %w", Redact(location), pgClassify(err))
+		return nil, redactErr(location, fmt.Errorf("opening journal %s: %w", Redact(location), pgClassify(err)))
 	}
 	if readOnly {
 		err = j.checkVersion()
@@ -91,7 +77,7 @@ func openPostgres(location string, readOnly bool, opts ...Option) (*Journal, err
 	}
 	if err != nil {
 		db.Close()
-		return nil, err
+		return nil, redactErr(location, err)
 	}
 	return j, nil
 }

@@ -19,19 +19,6 @@ func TestRebind(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"/out/journal.db", "/out/journal.db"},
-		{"postgres://refbatch:secret@db:5432/batches?sslmode=require", "postgres://refbatch:xxxxx@db:5432/batches?sslmode=require"},
-		{"postgresql://db/batches", "postgresql://db/batches"},
-	}
-	for _, tt := range tests {
-		if got := Redact(tt.in); got != tt.want {
-			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestPostgresOpen: machines opening one empty database at once make one
 // schema; a read-only journal refuses to write, and refuses a database
 // that holds no journal.

@@ -185,6 +185,6 @@ func placeOf(c *cli.Context, out, journalURL string) (batch.Place, error) {
 // journalNotURL is the usage error of a --journal that is not a
 // PostgreSQL URL.
 func journalNotURL(location string) error {
-	return usageErr("--journal takes a postgres:// URL, not "+location,
+	return usageErr("--journal takes a postgres:// URL, not "+journal.Redact(location),
 		"a SQLite journal is always journal.db in --out: pass --out DIR; for PostgreSQL, --journal postgres://USER@HOST:PORT/DB")
 }
