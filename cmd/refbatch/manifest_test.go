@@ -121,6 +121,33 @@ func TestManifestDiagnostics(t *testing.T) {
 			stdout: []string{"rejected   3  bad_date 3", "bad_date  referral_date is not a real YYYY-MM-DD date. Write the date as YYYY-MM-DD"},
 			rows:   map[string]string{"R-0002": "rejected bad_date", "R-0004": "rejected bad_date", "R-0005": "rejected bad_date"},
 		},
+		{
+			name:     "CR-only line ends (old Mac OS) are read as line ends",
+			manifest: "source_id,participant_id,referral_date,consent,path,sha256\r" + noYes + ",\r" + `R-0002,P-701538,2022-11-21,yes,docs\R-0002.pdf` + "\r",
+			code:     exitNeedsPerson,
+			stderr:   []string{"line=2 source_id=R-0003 reason=no_consent", "line=3 source_id=R-0002 reason=missing_file"},
+			stdout:   []string{"rows         2\n"},
+			rows:     map[string]string{"R-0003": "rejected no_consent", "R-0002": "rejected missing_file"},
+		},
+		{
+			name:     "mixed line ends after a byte order mark",
+			manifest: "\xef\xbb\xbf" + strings.ReplaceAll(hdr5, "\n", "\r") + noYes + "\n\r" + `R-0002,P-701538,2022-11-21,yes,docs\R-0002.pdf` + "\r\n",
+			code:     exitNeedsPerson,
+			stderr:   []string{"line=2 source_id=R-0003 reason=no_consent", "line=4 source_id=R-0002 reason=missing_file"},
+			rows:     map[string]string{"R-0003": "rejected no_consent", "R-0002": "rejected missing_file"},
+		},
+		{
+			name:     "a header and no rows is refused, not an empty batch",
+			manifest: hdr5,
+			code:     exitUsage,
+			stderr:   []string{"refbatch: error: manifest: no rows below the header", "refbatch: hint: "},
+		},
+		{
+			name:     "a header and blank rows only is refused",
+			manifest: hdr5 + ",,,,\n,,,,\n",
+			code:     exitUsage,
+			stderr:   []string{"refbatch: error: manifest: no rows below the header (2 blank records skipped: every column empty)"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
