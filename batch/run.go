@@ -255,6 +255,9 @@ func checkManifest(path string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if err := st.NoRows(); err != nil {
+		return err
+	}
 	if st.Comma != ',' {
 		sep := fmt.Sprintf("'%c'", st.Comma)
 		if st.Comma == '\t' {

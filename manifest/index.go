@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -99,16 +98,23 @@ func (x *Index) Row(line int) (row Row, ok bool, err error) {
 	if _, err := f.Seek(x.bom+x.starts[i], io.SeekStart); err != nil {
 		return Row{}, false, fmt.Errorf("reading manifest: %w", err)
 	}
-	rc := &recordCap{r: bufio.NewReader(f), max: MaxRecordBytes}
+	row, err = readRowAt(f, x.comma, x.idx, x.header, line)
+	if errors.Is(err, io.EOF) {
+		err = fmt.Errorf("%s: %w", x.path, ErrChanged)
+	}
+	return row, err == nil, err
+}
+
+// readRowAt reads the record that r starts with, read as a Reader with
+// that separator, columns and header reads it, as the row at line.
+func readRowAt(r io.Reader, comma rune, idx [numColumns]int, header []string, line int) (Row, error) {
+	rc := &recordCap{r: newLineEnds(r), max: MaxRecordBytes}
 	cr := csv.NewReader(rc)
-	cr.Comma, cr.FieldsPerRecord = x.comma, -1
-	m := &Reader{csv: cr, cap: rc, idx: x.idx, header: x.header}
+	cr.Comma, cr.FieldsPerRecord = comma, -1
+	m := &Reader{csv: cr, cap: rc, idx: idx, header: header}
 	rec, err := m.read()
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			err = fmt.Errorf("%s: %w", x.path, ErrChanged)
-		}
-		return Row{}, false, err
+		return Row{}, err
 	}
-	return m.row(rec, line), true, nil
+	return m.row(rec, line), nil
 }

@@ -4,7 +4,9 @@
 // # Format
 //
 // The manifest is CSV as in RFC 4180, encoded in UTF-8 (a leading byte order
-// mark is accepted and dropped), with LF or CRLF line ends. Columns are
+// mark is accepted and dropped), with LF, CRLF or CR line ends (a CR
+// outside quotes that no LF follows ends a line, as old Mac OS wrote them;
+// the ends may be mixed). Columns are
 // separated by commas, semicolons or tabs: the separator is the one that
 // splits the header line into the required columns (Reader.Comma says
 // which). The first record is the header. Header names are matched
@@ -244,7 +246,7 @@ const utf8Hint = `the manifest is not UTF-8 (Windows-1252, as Excel's plain "CSV
 // column, names a known column twice, is not valid UTF-8 or is not valid
 // CSV; other errors come from r.
 func NewReader(r io.Reader) (*Reader, error) {
-	br := bufio.NewReaderSize(r, sniffWindow)
+	br := bufio.NewReaderSize(newLineEnds(r), sniffWindow)
 	head, err := br.Peek(len(utf8BOM))
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("reading manifest: %w", err)

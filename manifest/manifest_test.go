@@ -580,11 +580,22 @@ func FuzzReader(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// Line ends: CR only (old Mac OS), mixed, after a byte order mark, and
+	// a CR inside a quoted field.
+	two := []string{hdr5[:len(hdr5)-1], "R-1,P-1,2024-01-02,yes,a.pdf", "R-2,P-2,2024-01-03,no,b.pdf"}
+	f.Add([]byte(strings.Join(two, "\r") + "\r"))
+	f.Add([]byte(two[0] + "\r" + two[1] + "\n" + two[2] + "\r\n"))
+	f.Add([]byte(bom + strings.Join(two, "\r")))
+	f.Add([]byte(two[0] + "\r\r\n" + `R-1,P-1,2024-01-02,yes,"a` + "\r" + `""b.pdf"` + "\r" + two[2]))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewReader(bytes.NewReader(data))
 		if err != nil {
 			checkFileError(t, err)
 			return
+		}
+		mark := 0
+		if bytes.HasPrefix(data, utf8BOM) {
+			mark = len(utf8BOM)
 		}
 		prev := 0
 		for {
@@ -600,6 +611,12 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("row line %d after line %d", row.Line, prev)
 			}
 			prev = row.Line
+			// The row read again from its offset, as an Index does, is
+			// the same row.
+			again, err := readRowAt(bytes.NewReader(data[mark+int(r.start):]), r.Comma(), r.idx, r.header, row.Line)
+			if err != nil || !reflect.DeepEqual(again, row) {
+				t.Fatalf("row on line %d read again from offset %d: %+v, %v; want %+v", row.Line, r.start, again, err, row)
+			}
 			if row.Err != nil {
 				checkRowError(t, row)
 				continue

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 )
@@ -45,4 +46,18 @@ func ScanFile(path string) (Stats, error) {
 	}
 	defer f.Close()
 	return Scan(f)
+}
+
+// NoRows returns a *FileError when the manifest has a header and no row
+// (blank records aside), nil otherwise: a batch of nothing is a mistake (the
+// wrong file, or rows lost on the way), never a batch complete.
+func (st Stats) NoRows() error {
+	if st.Rows > 0 {
+		return nil
+	}
+	msg := "no rows below the header"
+	if st.Blank > 0 {
+		msg += fmt.Sprintf(" (%d blank records skipped: every column empty)", st.Blank)
+	}
+	return &FileError{Msg: msg, Hint: "add one row per referral below the header, or give the manifest that lists them"}
 }
