@@ -186,7 +186,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 			what = "bag"
 		}
 		fmt.Fprintf(stdout, "exported %d of %d documents into %s %s: %d files written, %d already there, %s in %.1fs",
-			res.Exported, res.Selected, what, res.Dest, res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
+			res.Exported, res.Selected, what, termText(res.Dest), res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
 		if res.OK() {
 			fmt.Fprintln(stdout, ", no findings")
 		} else {

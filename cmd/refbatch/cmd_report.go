@@ -79,7 +79,7 @@ func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
 		return err
 	}
 	for _, f := range []struct{ label, name string }{{"report:", report.JSONFile}, {"csv:   ", report.CSVFile}, {"html:  ", report.HTMLFile}} {
-		fmt.Fprintf(stdout, "%s %s\n", f.label, filepath.Join(out, f.name))
+		fmt.Fprintf(stdout, "%s %s\n", f.label, termText(filepath.Join(out, f.name)))
 	}
 	return nil
 }

@@ -91,13 +91,13 @@ func writeReviewList(w io.Writer, items []batch.ReviewItem) error {
 	for _, it := range items {
 		earlier := ""
 		if d := it.Decision; d != nil {
-			earlier = fmt.Sprintf("%s by %s@%s at %s", d.Action, d.User, d.Host, d.At.Format("2006-01-02 15:04Z07:00"))
+			earlier = fmt.Sprintf("%s by %s@%s at %s", d.Action, termText(d.User), termText(d.Host), d.At.Format("2006-01-02 15:04Z07:00"))
 		}
 		conf := ""
 		if it.Band != "" {
 			conf = fmt.Sprintf("%.1f", it.MeanConfidence)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", it.ManifestLine, it.SourceID, it.Reason, it.Pages, conf, it.Band, earlier)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", it.ManifestLine, termText(it.SourceID), it.Reason, it.Pages, conf, it.Band, earlier)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -183,7 +183,7 @@ func runDecide(o batch.DecideOptions, stdout io.Writer) error {
 			return r.Err
 		default:
 			d := r.Decision
-			fmt.Fprintf(stdout, "%s %s: was %s %s", d.Action, r.SourceID, d.FromState, d.FromReason)
+			fmt.Fprintf(stdout, "%s %s: was %s %s", d.Action, termText(r.SourceID), d.FromState, d.FromReason)
 			switch d.Action {
 			case journal.Accept:
 				fmt.Fprint(stdout, ", now done")

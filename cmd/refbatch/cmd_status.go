@@ -122,16 +122,16 @@ func writeStatus(w io.Writer, st *batch.Status) error {
 		batchLine += fmt.Sprintf(" (%d run%s going)", st.LiveRuns, plural(st.LiveRuns))
 	}
 	fmt.Fprintf(tw, "batch\t%s\n", batchLine)
-	fmt.Fprintf(tw, "out\t%s\n", st.Out)
+	fmt.Fprintf(tw, "out\t%s\n", termText(st.Out))
 	if st.Journal != "" {
-		fmt.Fprintf(tw, "journal\t%s\n", st.Journal)
+		fmt.Fprintf(tw, "journal\t%s\n", termText(st.Journal))
 	}
 	for _, m := range st.Manifests {
 		rows := "unreadable now"
 		if m.Rows >= 0 {
 			rows = fmt.Sprintf("%d rows", m.Rows)
 		}
-		fmt.Fprintf(tw, "manifest\t%s\t%s, %d recorded\n", m.Path, rows, m.Recorded)
+		fmt.Fprintf(tw, "manifest\t%s\t%s, %d recorded\n", termText(m.Path), rows, m.Recorded)
 	}
 	var parts []string
 	for _, s := range outcome.States() {
@@ -160,7 +160,7 @@ func writeStatus(w io.Writer, st *batch.Status) error {
 		if !l.Live {
 			state = "stale (expired or process gone): claimable again"
 		}
-		fmt.Fprintf(tw, "lease\t%s\t%d document%s, %s\n", l.Owner, l.Documents, plural(l.Documents), state)
+		fmt.Fprintf(tw, "lease\t%s\t%d document%s, %s\n", termText(l.Owner), l.Documents, plural(l.Documents), state)
 	}
 	rate := fmt.Sprintf("%.1f pages/min over the last %s", st.PagesPerMinute, humanSeconds(st.WindowSeconds))
 	if !st.LastPage.IsZero() {
@@ -223,8 +223,8 @@ func writeNotifications(w io.Writer, n batch.NotifyStatus) {
 	for _, t := range n.Targets {
 		line := fmt.Sprintf("%d delivered, %d pending, %d attempt%s", t.Delivered, t.Pending, t.Attempts, plural(t.Attempts))
 		if t.LastError != "" {
-			line += ", last error: " + t.LastError
+			line += ", last error: " + termText(t.LastError)
 		}
-		fmt.Fprintf(w, "target\t%s\t%s\n", t.Target, line)
+		fmt.Fprintf(w, "target\t%s\t%s\n", termText(t.Target), line)
 	}
 }

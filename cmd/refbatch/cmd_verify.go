@@ -148,7 +148,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		}
 		switch {
 		case len(res.Recipients) > 0:
-			fmt.Fprintf(stdout, "artifacts encrypted to %s\n", strings.Join(res.Recipients, ", "))
+			fmt.Fprintf(stdout, "artifacts encrypted to %s\n", termText(strings.Join(res.Recipients, ", ")))
 		case res.Encrypted:
 			fmt.Fprintln(stdout, "artifacts encrypted; the journal records no recipients (it predates them: its next run records them)")
 		default:
@@ -176,18 +176,18 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 // kind, its file (and the other file of a finding about two), the
 // source_id(s) and the detail.
 func writeFinding(w io.Writer, f batch.Finding) {
-	fmt.Fprintf(w, "%-24s %s", f.Kind, f.File)
+	fmt.Fprintf(w, "%-24s %s", f.Kind, termText(f.File))
 	if f.OtherFile != "" {
-		fmt.Fprintf(w, " and %s", f.OtherFile)
+		fmt.Fprintf(w, " and %s", termText(f.OtherFile))
 	}
 	if f.SourceID != "" {
-		fmt.Fprintf(w, "  source_id=%s", f.SourceID)
+		fmt.Fprintf(w, "  source_id=%s", termText(f.SourceID))
 		if f.OtherSourceID != "" {
-			fmt.Fprintf(w, ",%s", f.OtherSourceID)
+			fmt.Fprintf(w, ",%s", termText(f.OtherSourceID))
 		}
 	}
 	if f.Detail != "" {
-		fmt.Fprintf(w, "  (%s)", f.Detail)
+		fmt.Fprintf(w, "  (%s)", termText(f.Detail))
 	}
 	fmt.Fprintln(w)
 }

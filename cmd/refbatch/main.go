@@ -151,6 +151,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	stderr = escWriter{stderr} // messages may quote a source_id or a path
 	var ee *exitError
 	var fe *manifest.FileError
 	var ece *batch.EncryptionChoiceError
