@@ -160,7 +160,7 @@ func runEval(c *cli.Context, o evalOptions, fromRun []cli.Flag) error {
 
 	var ids []age.Identity
 	if in.Truth != nil {
-		if ids, err = loadIdentities(o.identity); err != nil {
+		if ids, err = loadIdentities(o.identity, c.App.ErrWriter); err != nil {
 			return err
 		}
 	}

@@ -133,7 +133,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 	if len(eo.Formats) == 0 || len(eo.States) == 0 {
 		return usageErr("--format and --state need at least one value each", hint)
 	}
-	if eo.Identities, err = loadIdentities(o.identity); err != nil {
+	if eo.Identities, err = loadIdentities(o.identity, stderr); err != nil {
 		return err
 	}
 	var enc *json.Encoder

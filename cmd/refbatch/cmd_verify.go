@@ -92,7 +92,9 @@ altered file); 2 usage error.`,
 	}
 }
 
-func loadIdentities(path string) ([]age.Identity, error) {
+// loadIdentities reads the age identities of --identity FILE (none for
+// ""), warning on stderr when others may read the file (warnOpenIdentity).
+func loadIdentities(path string, stderr io.Writer) ([]age.Identity, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -101,6 +103,7 @@ func loadIdentities(path string) ([]age.Identity, error) {
 		return nil, usageErrf("pass the file `refbatch keygen` wrote", "reading identity: %w", err)
 	}
 	defer f.Close()
+	warnOpenIdentity(f, stderr)
 	ids, err := age.ParseIdentities(f)
 	if err != nil {
 		return nil, usageErrf("pass the file `refbatch keygen` wrote", "identity file %s: %w", path, err)
@@ -109,7 +112,7 @@ func loadIdentities(path string) ([]age.Identity, error) {
 }
 
 func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) error {
-	ids, err := loadIdentities(o.identity)
+	ids, err := loadIdentities(o.identity, stderr)
 	if err != nil {
 		return err
 	}
@@ -248,7 +251,7 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 			if err != nil {
 				return err
 			}
-			ids, err := loadIdentities(identity)
+			ids, err := loadIdentities(identity, c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
