@@ -155,7 +155,7 @@ func TestCheck(t *testing.T) {
 		{name: "missing file in missing folder", path: "nosuch/nope.pdf", reason: outcome.MissingFile},
 		{name: "file used as a folder", path: "good.pdf/nope.pdf", reason: outcome.MissingFile},
 		{name: "dangling symlink inside", path: "dangling-inside.pdf", reason: outcome.MissingFile},
-		{name: "symlink loop", path: "loop-a.pdf", reason: outcome.MissingFile},
+		{name: "symlink loop", path: "loop-a.pdf", reason: outcome.Unreadable},
 		{name: "dot-dot escape", path: "../outside/secret.pdf", reason: outcome.PathOutsideRoot},
 		{name: "absolute path outside", path: filepath.Join(outside, "secret.pdf"), reason: outcome.PathOutsideRoot},
 		{name: "absolute missing path outside", path: filepath.Join(outside, "nope.pdf"), reason: outcome.PathOutsideRoot},

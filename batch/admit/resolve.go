@@ -13,8 +13,15 @@ import (
 )
 
 // maxSymlinkHops bounds how many dangling symlinks Resolve follows by hand,
-// so that a symlink loop ends in a rejection rather than a stack overflow.
+// so that a chain of links ends in a rejection rather than a stack
+// overflow; a loop ends as soon as a link comes round again.
 const maxSymlinkHops = 255
+
+// loopError is resolveLoose's report of a symlink loop (or a chain longer
+// than maxSymlinkHops): at is the link where it gave up.
+type loopError struct{ at string }
+
+func (e *loopError) Error() string { return "too many levels of symbolic links" }
 
 // Resolve applies the path-inside-root rule alone and returns the file's
 // absolute path with every symlink evaluated: the path to open afterwards.
@@ -26,7 +33,11 @@ const maxSymlinkHops = 255
 // result is a *Rejection with outcome.PathOutsideRoot. A path that does not
 // exist is resolved as far as it goes (a dangling symlink is followed to its
 // target), so a missing file inside root is outcome.MissingFile while a
-// dangling symlink pointing outside is outcome.PathOutsideRoot.
+// dangling symlink pointing outside is outcome.PathOutsideRoot. A symlink
+// loop (the path itself, or a folder on it) is outcome.Unreadable with the
+// detail "the path is a symlink loop": the file is not missing, it cannot
+// be reached; a loop whose links lead outside the root is
+// outcome.PathOutsideRoot.
 //
 // Resolve does not look at what the path names (a directory passes): that
 // is Check's job. A root that cannot be resolved, or a permission or I/O
@@ -52,8 +63,14 @@ func Resolve(root, path string) (string, error) {
 		return "", reject(outcome.PathOutsideRoot, "the path leads outside the root")
 	}
 
-	resolved, exists, err := resolveLoose(joined, 0)
-	if err != nil {
+	resolved, exists, err := resolveLoose(joined, map[string]bool{})
+	var loop *loopError
+	switch {
+	case errors.As(err, &loop) && !within(absRoot, loop.at) && !within(realRoot, loop.at):
+		return "", reject(outcome.PathOutsideRoot, "the path resolves outside the root through a symlink")
+	case loop != nil:
+		return "", reject(outcome.Unreadable, "the path is a symlink loop")
+	case err != nil:
 		return "", fmt.Errorf("resolving path: %w", err)
 	}
 	if !within(realRoot, resolved) {
@@ -72,10 +89,13 @@ func Resolve(root, path string) (string, error) {
 // resolveLoose evaluates the symlinks of p as far as the file system allows.
 // For an existing p it is filepath.EvalSymlinks. For a missing p it resolves
 // the longest existing prefix, follows dangling symlinks to their targets,
-// and appends the rest, reporting exists=false.
-func resolveLoose(p string, hops int) (resolved string, exists bool, err error) {
-	if hops > maxSymlinkHops {
-		return p, false, nil
+// and appends the rest, reporting exists=false. A symlink loop on the way
+// is a *loopError: seen holds the links followed by hand so far, and a
+// link met twice is a loop (found after a few evaluations of it, not
+// maxSymlinkHops: each is up to 255 of the kernel's).
+func resolveLoose(p string, seen map[string]bool) (resolved string, exists bool, err error) {
+	if seen[p] || len(seen) > maxSymlinkHops {
+		return "", false, &loopError{at: p}
 	}
 	r, evalErr := filepath.EvalSymlinks(p)
 	if evalErr == nil {
@@ -92,7 +112,8 @@ func resolveLoose(p string, hops int) (resolved string, exists bool, err error) 
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(filepath.Dir(p), target)
 		}
-		return resolveLoose(target, hops+1)
+		seen[p] = true
+		return resolveLoose(target, seen)
 	case err == nil:
 		// p exists and is no symlink, yet it could not be resolved.
 		if missingPathError(evalErr) {
@@ -104,7 +125,7 @@ func resolveLoose(p string, hops int) (resolved string, exists bool, err error) 
 		if parent == p {
 			return p, false, nil
 		}
-		rp, _, err := resolveLoose(parent, hops)
+		rp, _, err := resolveLoose(parent, seen)
 		if err != nil {
 			return "", false, err
 		}

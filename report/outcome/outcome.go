@@ -90,7 +90,7 @@ const (
 const (
 	PathOutsideRoot Reason = "path_outside_root" // the path leads outside the root
 	MissingFile     Reason = "missing_file"      // no file at the path
-	Unreadable      Reason = "unreadable"        // the file is there but cannot be read
+	Unreadable      Reason = "unreadable"        // the file is there but cannot be read (a symlink loop too)
 	EmptyFile       Reason = "empty_file"        // the file has 0 bytes
 	NotPDF          Reason = "not_pdf"           // not a PDF, or not a regular file
 	TooLarge        Reason = "too_large"         // over the byte cap
