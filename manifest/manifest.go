@@ -185,35 +185,6 @@ var columnNames = [numColumns]string{
 // numRequired counts the required columns, which come first in column order.
 const numRequired = int(colSHA256)
 
-// MaxRecordBytes caps one record of the manifest: a referral's row is a
-// few hundred bytes, and a line of gigabytes (or a quote never closed
-// across a huge file) must not be read into memory whole.
-const MaxRecordBytes = 1 << 20
-
-// errRecordTooLong is returned by recordCap once a record passes
-// MaxRecordBytes.
-var errRecordTooLong = errors.New("record too long")
-
-// recordCap is the reader under the CSV parser: it stops a record at
-// max bytes (give or take the parser's 4 KiB read-ahead). The Reader resets
-// it before each record.
-type recordCap struct {
-	r      io.Reader
-	n, max int64
-}
-
-func (c *recordCap) Read(p []byte) (int, error) {
-	if c.n >= c.max {
-		return 0, errRecordTooLong
-	}
-	if left := c.max - c.n; int64(len(p)) > left {
-		p = p[:left]
-	}
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // Reader reads manifest rows one at a time. It is not safe for concurrent use.
 type Reader struct {
 	csv *csv.Reader

@@ -261,8 +261,8 @@ func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdo
 		writeSummaryEvent(stdout, res.Report.Summary, code, paths)
 	} else {
 		res.Report.WriteText(stdout)
-		fmt.Fprintf(stdout, "report: %s\n", termText(paths.JSON))
-		fmt.Fprintf(stdout, "html:   %s\n", termText(paths.HTML))
+		fmt.Fprintf(stdout, "report: %s\n", paths.JSON)
+		fmt.Fprintf(stdout, "html:   %s\n", paths.HTML)
 	}
 	if code == exitNeedsPerson {
 		// Even with --quiet: a person is needed, and cron mails stderr.
@@ -272,7 +272,7 @@ func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdo
 		if n == 1 {
 			rows = "1 row needs"
 		}
-		fmt.Fprintf(stderr, "refbatch: %s a person (%d in review, %d rejected): see %s\n", rows, st[outcome.Review], st[outcome.Rejected], termText(paths.HTML))
+		fmt.Fprintf(stderr, "refbatch: %s a person (%d in review, %d rejected): see %s\n", rows, st[outcome.Review], st[outcome.Rejected], paths.HTML)
 	}
 	return err
 }

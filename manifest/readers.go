@@ -2,8 +2,12 @@ package manifest
 
 import (
 	"bufio"
+	"errors"
 	"io"
 )
+
+// This file holds the readers under the CSV parser: lineEnds, which reads
+// a lone CR as a line end, and recordCap, which bounds a record.
 
 // lineEnds is the reader under the CSV parser that makes a lone CR (old
 // Mac OS line ends, or a file whose line ends are mixed) a line end as LF
@@ -51,5 +55,34 @@ func (l *lineEnds) Read(p []byte) (int, error) {
 			}
 		}
 	}
+	return n, err
+}
+
+// MaxRecordBytes caps one record of the manifest: a referral's row is a
+// few hundred bytes, and a line of gigabytes (or a quote never closed
+// across a huge file) must not be read into memory whole.
+const MaxRecordBytes = 1 << 20
+
+// errRecordTooLong is returned by recordCap once a record passes
+// MaxRecordBytes.
+var errRecordTooLong = errors.New("record too long")
+
+// recordCap is the reader under the CSV parser: it stops a record at
+// max bytes (give or take the parser's 4 KiB read-ahead). The Reader resets
+// it before each record.
+type recordCap struct {
+	r      io.Reader
+	n, max int64
+}
+
+func (c *recordCap) Read(p []byte) (int, error) {
+	if c.n >= c.max {
+		return 0, errRecordTooLong
+	}
+	if left := c.max - c.n; int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
 	return n, err
 }
