@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// oneDocBatch runs a one-page, one-row batch with encrypted artifacts, at
+// a low resolution (the text is not checked, only where it goes). It
+// returns the test's folder, the output folder and the identity file.
+func oneDocBatch(t *testing.T) (dir, out, key string) {
+	t.Helper()
+	dir = t.TempDir()
+	key = filepath.Join(dir, "id.txt")
+	kg := refbatch(t, nil, "keygen", "--out", key)
+	if kg.code != 0 {
+		t.Fatalf("keygen: %d %s", kg.code, kg.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(sampleDir(t), "docs", "R-0002.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "R-0002.pdf"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "manifest.csv")
+	csv := "source_id,participant_id,referral_date,consent,path\nR-0002,P-701538,2022-11-21,yes,R-0002.pdf\n"
+	if err := os.WriteFile(manifest, []byte(csv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(dir, "out")
+	r := refbatch(t, nil, "run", "--recipient", strings.TrimSpace(kg.stdout), "--out", out, "--dpi", "100", "--page-timeout", "60s", manifest)
+	if r.code != 0 && r.code != exitNeedsPerson {
+		t.Fatalf("run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	return dir, out, key
+}
+
+// listing is every entry under dir (links not followed) with its type,
+// size and, for a regular file, its SHA-256: two listings are equal when
+// nothing was written there.
+func listing(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		fmt.Fprintf(&b, "%s %v %d", rel, fi.Mode(), fi.Size())
+		if fi.Mode().IsRegular() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(data)
+			b.WriteString(" " + hex.EncodeToString(sum[:]))
+		}
+		b.WriteString("\n")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestExportRefusesLinkInDest is failure 2 of issue 28: with
+// DEST/data/<source_id> planted as a symbolic link to OUT/artifacts,
+// `export --bag --format txt` wrote the decrypted text and
+// provenance.json into the encrypted store. Now the export stops at the
+// link, names it and exits 1; nothing is written through it, and no
+// plaintext lands anywhere.
+func TestExportRefusesLinkInDest(t *testing.T) {
+	dir, out, key := oneDocBatch(t)
+	show := refbatch(t, nil, "show", "--out", out, "-i", key, "R-0002")
+	if show.code != 0 {
+		t.Fatalf("show: exit %d\n%s", show.code, show.stderr)
+	}
+	secrets := []string{"P-701538"}
+	for _, line := range strings.Split(show.stdout, "\n") {
+		if line = strings.TrimSpace(line); len(line) >= 12 {
+			secrets = append(secrets, line)
+		}
+	}
+	dest := filepath.Join(dir, "bag")
+	if err := os.MkdirAll(filepath.Join(dest, "data"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dest, "data", "R-0002")
+	if err := os.Symlink(filepath.Join(out, "artifacts"), link); err != nil {
+		t.Fatal(err)
+	}
+	before := listing(t, filepath.Join(out, "artifacts"))
+
+	r := refbatch(t, nil, "export", "--out", out, "-i", key, "--to", dest, "--bag", "--format", "txt", "--state", "done,review")
+	if r.code != exitFailure {
+		t.Errorf("export through a planted link: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, filepath.Join("data", "R-0002")) || !strings.Contains(r.stderr, "symbolic link") {
+		t.Errorf("the error does not name the link:\n%s", r.stderr)
+	}
+	if after := listing(t, filepath.Join(out, "artifacts")); after != before {
+		t.Errorf("export wrote into the artifacts folder:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	// No plaintext anywhere: not in the output folder, not in the bag,
+	// not beside them. The manifest names the participant, and the
+	// journal may: they are not export's.
+	err := filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		if err != nil || !fi.Mode().IsRegular() {
+			return err
+		}
+		switch name := filepath.Base(path); {
+		case name == "manifest.csv", strings.HasPrefix(name, "journal.db"):
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, s := range secrets {
+			if bytes.Contains(data, []byte(s)) {
+				rel, _ := filepath.Rel(dir, path)
+				t.Errorf("%s holds document text (%d bytes of it)", rel, len(s))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the planted link was replaced or removed: %v %v", fi, err)
+	}
+}
