@@ -27,7 +27,7 @@ type LinkError struct {
 }
 
 func (e *LinkError) Error() string {
-	return e.Path + " is a symbolic link: refbatch writes nothing through a link beneath the folder it writes in"
+	return e.Path + " is a symbolic link: refbatch writes nothing through a link"
 }
 
 // Unwrap makes errors.Is(err, ErrLink) true.

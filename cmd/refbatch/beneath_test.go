@@ -103,6 +103,7 @@ func TestExportRefusesLinkInDest(t *testing.T) {
 	if r.code != exitFailure {
 		t.Errorf("export through a planted link: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	t.Logf("export said:\n%s%s", r.stdout, r.stderr)
 	if !strings.Contains(r.stderr, filepath.Join("data", "R-0002")) || !strings.Contains(r.stderr, "symbolic link") {
 		t.Errorf("the error does not name the link:\n%s", r.stderr)
 	}
