@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -78,6 +79,7 @@ func listing(t *testing.T, dir string) string {
 // link, names it and exits 1; nothing is written through it, and no
 // plaintext lands anywhere.
 func TestExportRefusesLinkInDest(t *testing.T) {
+	t.Parallel()
 	dir, out, key := oneDocBatch(t)
 	show := refbatch(t, nil, "show", "--out", out, "-i", key, "R-0002")
 	if show.code != 0 {
@@ -138,5 +140,40 @@ func TestExportRefusesLinkInDest(t *testing.T) {
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the planted link was replaced or removed: %v %v", fi, err)
+	}
+}
+
+// TestExportRefusesDestInOut: a --to that is a folder of --out by another
+// path (a link to it, a bind mount of it) is refused with exit 2 before
+// anything is made or decrypted; the bind mount only the check by device
+// and inode sees.
+func TestExportRefusesDestInOut(t *testing.T) {
+	t.Parallel()
+	dir, out, key := oneDocBatch(t)
+	arts := filepath.Join(out, "artifacts")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(arts, link); err != nil {
+		t.Fatal(err)
+	}
+	dests := map[string]string{"link": filepath.Join(link, "bag")}
+	if at := filepath.Join(dir, "mnt"); os.Mkdir(at, 0o700) == nil && syscall.Mount(arts, at, "", syscall.MS_BIND, "") == nil {
+		t.Cleanup(func() {
+			if err := syscall.Unmount(at, 0); err != nil {
+				t.Errorf("unmounting %s: %v", at, err)
+			}
+		})
+		dests["bind mount"] = filepath.Join(at, "bag")
+	} else {
+		t.Log("cannot bind-mount here: the bind mount case is skipped")
+	}
+	before := listing(t, arts)
+	for name, dest := range dests {
+		r := refbatch(t, nil, "export", "--out", out, "-i", key, "--to", dest, "--bag", "--format", "txt", "--state", "done,review")
+		if r.code != exitUsage || !strings.Contains(r.stderr, "inside") {
+			t.Errorf("%s: exit %d, want 2 saying --to is inside --out\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+	}
+	if after := listing(t, arts); after != before {
+		t.Errorf("a refused export wrote into the artifacts folder:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
