@@ -259,3 +259,29 @@ func TestRootOperations(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenRefusesLinkedFolder: the artifacts folder must be a folder, not
+// a link to one; the path above it is the caller's and is followed.
+func TestOpenRefusesLinkedFolder(t *testing.T) {
+	_, dir, elsewhere := linkFixture(t)
+	if s, err := Open(filepath.Join(dir, "a"), nil); !errors.Is(err, ErrLink) {
+		if err == nil {
+			s.Close()
+		}
+		t.Errorf("Open of a linked folder: %v, want a *LinkError", err)
+	}
+	s, err := Open(filepath.Join(dir, "rel", "artifacts"), nil) // rel is above the folder
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Put("x.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", "artifacts", "x.json")); err != nil {
+		t.Error(err)
+	}
+	if got := listDir(t, elsewhere); !slices.Equal(got, []string{"target=untouched"}) {
+		t.Errorf("written through a link: elsewhere holds %q", got)
+	}
+}

@@ -177,3 +177,32 @@ func TestExportRefusesDestInOut(t *testing.T) {
 		t.Errorf("a refused export wrote into the artifacts folder:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// TestRunRefusesLinkedArtifacts: an artifacts folder planted as a link
+// (to a folder others can read, say) is refused at the start of a run,
+// naming it, and nothing is written through it.
+func TestRunRefusesLinkedArtifacts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, elsewhere := filepath.Join(dir, "out"), filepath.Join(dir, "elsewhere")
+	for _, d := range []string{out, elsewhere} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(out, "artifacts")); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "manifest.csv")
+	csv := "source_id,participant_id,referral_date,consent,path\nR-1,P-1,2024-01-01,yes,missing.pdf\n"
+	if err := os.WriteFile(manifest, []byte(csv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := refbatch(t, nil, append(runArgs(out), manifest)...)
+	if r.code != exitFailure || !strings.Contains(r.stderr, filepath.Join(out, "artifacts")+" is a symbolic link") {
+		t.Errorf("run with a linked artifacts folder: exit %d, want 1 naming the link\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
+		t.Errorf("the run wrote %s through the link", entries[0].Name())
+	}
+}
