@@ -239,7 +239,7 @@ func (x *exporter) present(name, sum string, n int) (bool, error) {
 // finishBag writes data/report.json, then the tag files, the tag manifest
 // last.
 func (x *exporter) finishBag() error {
-	rep, err := os.ReadFile(filepath.Join(x.o.Out, report.JSONFile))
+	rep, err := readBeneath(x.o.Out, report.JSONFile)
 	if errors.Is(err, os.ErrNotExist) {
 		rep, err = x.buildReport()
 	}
@@ -302,4 +302,20 @@ func (x *exporter) buildReport() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// readBeneath reads the file name in dir, refusing a link in its place:
+// a report.json planted as a link would put another file into the bag.
+func readBeneath(dir, name string) ([]byte, error) {
+	r, err := store.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
