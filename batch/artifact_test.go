@@ -27,6 +27,7 @@ func TestSweepOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer st.Close()
 	me, other := journal.NewOwner(), journal.Owner("elsewhere/1/1/0a1b2c3d")
 	policy := journal.Policy{MaxAttempts: 3, LeaseTTL: time.Hour}
 	put := func(name string) {

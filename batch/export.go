@@ -122,8 +122,8 @@ func (r *ExportResult) OK() bool { return len(r.Findings) == 0 }
 // Export verifies every document of the output folder in the chosen
 // states and writes its text, ALTO and searchable PDF into Dest (as a bag
 // with Bag). A document that fails verification is a finding and is not
-// exported; the others are. Files go through store.WriteFiles (temp then
-// rename); a file already present with the content export would write is
+// exported; the others are. Files go through a store.Root of Dest (temp
+// then rename, no link followed beneath Dest: one is an error naming it); a file already present with the content export would write is
 // left alone, so an interrupted export resumes. A bag's manifests are
 // written last, after the payload.
 func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
@@ -171,6 +171,11 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		return nil, err
 	}
 	x := &exporter{o: o, root: sourceRoot(runs), st: st, res: res, dirMode: dirMode(o.FileMode)}
+	defer func() {
+		if x.dest != nil {
+			x.dest.Close()
+		}
+	}()
 	if err := x.prepareDest(); err != nil {
 		return nil, err
 	}
@@ -248,45 +253,6 @@ func ExportName(sourceID string) string { return safeName(sourceID) }
 
 // dirMode is a folder's mode for files of mode m: x wherever r is set.
 func dirMode(m os.FileMode) os.FileMode { return m | (m&0o444)>>2 }
-
-// destOutside refuses a Dest that is the output folder or inside it:
-// plaintext must never land beside the journal and the artifacts, where
-// verify would find it and a later run could sweep it. Symlinks are
-// resolved, down to the deepest part of Dest that exists.
-func destOutside(out, dest string) error {
-	o, err := resolve(out)
-	if err != nil {
-		return err
-	}
-	d, err := resolve(dest)
-	if err != nil {
-		return err
-	}
-	if rel, err := filepath.Rel(o, d); err == nil && (rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))) {
-		return fmt.Errorf("%w: %s is inside %s", ErrDestInsideOut, dest, out)
-	}
-	return nil
-}
-
-// resolve is the absolute, symlink-free form of path, whose last parts
-// may not exist yet.
-func resolve(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	var rest []string
-	for p := abs; ; p = filepath.Dir(p) {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			slices.Reverse(rest)
-			return filepath.Join(append([]string{r}, rest...)...), nil
-		}
-		if filepath.Dir(p) == p {
-			return abs, nil
-		}
-		rest = append(rest, filepath.Base(p))
-	}
-}
 
 // batchID is the batch's ID from the journal. A journal older than the ID
 // gets one derived from its first run, the same at every export.

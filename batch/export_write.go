@@ -2,7 +2,8 @@ package batch
 
 // The writing half of Export: one document at a time, verified, rendered
 // in memory (what needs the source PDF in a child, export.Renderer), then
-// written as a set through store.WriteFiles.
+// written as a set through the destination's store.Root, so that nothing
+// is written through a link planted in it.
 
 import (
 	"bytes"
@@ -11,8 +12,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/export"
@@ -28,35 +31,41 @@ type exporter struct {
 	st      *store.Store
 	res     *ExportResult
 	dirMode os.FileMode
-	bag     *export.Bag
+	// dest is Dest, held open: every name written is beneath it.
+	dest *store.Root
+	bag  *export.Bag
 	// renderer parses the sources, in a child; nil when no format needs
 	// them.
 	renderer *export.Renderer
 }
 
-func (x *exporter) prepareDest() error {
-	if err := x.mkdir(x.o.Dest); err != nil {
+// prepareDest opens Dest (openDest) and readies it: the temp files of an
+// interrupted export swept, and a bag's manifests removed.
+func (x *exporter) prepareDest() (err error) {
+	if x.dest, err = x.openDest(); err != nil {
 		return err
 	}
-	if _, err := store.SweepTemp(x.o.Dest); err != nil || !x.o.Bag {
+	if _, err := x.dest.SweepTemp("."); err != nil || !x.o.Bag {
 		return err
 	}
 	x.bag = export.NewBag()
 	// Until the export ends the bag is unfinished, and says so by having
 	// no tag manifest (and no manifest that could disagree with it).
 	for _, name := range []string{export.TagManifestFile, export.ManifestFile} {
-		if err := os.Remove(filepath.Join(x.o.Dest, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := x.dest.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
-	return x.mkdir(filepath.Join(x.o.Dest, export.PayloadDir))
+	return x.mkdir(export.PayloadDir)
 }
 
+// mkdir makes the folder dir beneath Dest, and gives it the mode of
+// export's folders if it was there.
 func (x *exporter) mkdir(dir string) error {
-	if err := os.MkdirAll(dir, x.dirMode); err != nil {
+	if err := x.dest.MkdirAll(dir, x.dirMode); err != nil {
 		return err
 	}
-	return os.Chmod(dir, x.dirMode)
+	return x.dest.Chmod(dir, x.dirMode)
 }
 
 // document verifies one document and, when it passes, writes its files.
@@ -95,9 +104,9 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 	case err != nil:
 		return ExportEvent{}, err
 	}
-	dir, prefix := x.o.Dest, ""
+	dir, prefix := ".", ""
 	if x.o.Bag {
-		dir = filepath.Join(x.o.Dest, export.PayloadDir, safeName(d.SourceID))
+		dir = path.Join(export.PayloadDir, safeName(d.SourceID))
 		prefix = export.PayloadDir + "/" + safeName(d.SourceID) + "/"
 	}
 	written, present, err := x.write(dir, prefix, names, contents)
@@ -152,14 +161,15 @@ func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src [
 	return names, contents, nil
 }
 
-// write puts files into dir as one set, skipping those already there with
-// the same content, and records them in the bag under prefix.
+// write puts files into dir (beneath Dest) as one set, skipping those
+// already there with the same content, and records them in the bag under
+// prefix.
 func (x *exporter) write(dir, prefix string, names []string, contents [][]byte) (written, present int, err error) {
 	if err := x.mkdir(dir); err != nil {
 		return 0, 0, err
 	}
 	if x.o.Bag {
-		if _, err := store.SweepTemp(dir); err != nil {
+		if _, err := x.dest.SweepTemp(dir); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -170,12 +180,12 @@ func (x *exporter) write(dir, prefix string, names []string, contents [][]byte) 
 			x.bag.Add(prefix+name, sum, int64(len(contents[i])))
 		}
 		x.res.Bytes += int64(len(contents[i]))
-		path := filepath.Join(dir, name)
-		if sameContent(path, sum, len(contents[i])) {
+		same, err := x.present(path.Join(dir, name), sum, len(contents[i]))
+		if err != nil {
+			return 0, 0, err
+		}
+		if same {
 			present++
-			if err := os.Chmod(path, x.o.FileMode); err != nil {
-				return 0, 0, err
-			}
 			continue
 		}
 		todo = append(todo, i)
@@ -185,7 +195,7 @@ func (x *exporter) write(dir, prefix string, names []string, contents [][]byte) 
 		for k, i := range todo {
 			set[k] = names[i]
 		}
-		err := store.WriteFiles(dir, set, func(ws []io.Writer) error {
+		err := x.dest.WriteFiles(dir, set, x.o.FileMode, func(ws []io.Writer) error {
 			for k, i := range todo {
 				if _, err := ws[k].Write(contents[i]); err != nil {
 					return err
@@ -194,12 +204,7 @@ func (x *exporter) write(dir, prefix string, names []string, contents [][]byte) 
 			return nil
 		})
 		if err != nil {
-			return 0, 0, fmt.Errorf("writing %s: %w", dir, err)
-		}
-		for _, name := range set {
-			if err := os.Chmod(filepath.Join(dir, name), x.o.FileMode); err != nil {
-				return 0, 0, err
-			}
+			return 0, 0, fmt.Errorf("writing %s: %w", x.dest.Path(dir), err)
 		}
 	}
 	x.res.Written += len(todo)
@@ -207,28 +212,41 @@ func (x *exporter) write(dir, prefix string, names []string, contents [][]byte) 
 	return len(todo), present, nil
 }
 
-// sameContent reports whether the regular file at path holds n bytes that
-// hash to sum.
-func sameContent(path, sum string, n int) bool {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(n) {
-		return false
+// present reports whether name, beneath Dest, is a regular file of its
+// own (no other link to it) that holds n bytes hashing to sum, and if so
+// gives it export's mode. Anything else there, a link included, is
+// replaced by write, never written through.
+func (x *exporter) present(name, sum string, n int) (bool, error) {
+	f, err := x.dest.Open(name)
+	if err != nil {
+		return false, nil
 	}
-	b, err := os.ReadFile(path)
-	return err == nil && export.Sum(b) == sum
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(n) {
+		return false, nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink != 1 {
+		return false, nil // a hard link: its other names are not export's
+	}
+	b, err := io.ReadAll(f)
+	if err != nil || export.Sum(b) != sum {
+		return false, nil
+	}
+	return true, f.Chmod(x.o.FileMode)
 }
 
 // finishBag writes data/report.json, then the tag files, the tag manifest
 // last.
 func (x *exporter) finishBag() error {
-	rep, err := os.ReadFile(filepath.Join(x.o.Out, report.JSONFile))
+	rep, err := readBeneath(x.o.Out, report.JSONFile)
 	if errors.Is(err, os.ErrNotExist) {
 		rep, err = x.buildReport()
 	}
 	if err != nil {
 		return fmt.Errorf("the batch's report: %w", err)
 	}
-	if _, _, err := x.write(filepath.Join(x.o.Dest, export.PayloadDir), export.PayloadDir+"/", []string{report.JSONFile}, [][]byte{rep}); err != nil {
+	if _, _, err := x.write(export.PayloadDir, export.PayloadDir+"/", []string{report.JSONFile}, [][]byte{rep}); err != nil {
 		return err
 	}
 	if err := x.checkPayload(); err != nil {
@@ -238,10 +256,10 @@ func (x *exporter) finishBag() error {
 		ExternalIdentifier: x.res.BatchID, Agent: "refbatch " + Version(),
 		Documents: x.res.Exported, Date: x.o.Now(),
 	})
-	if _, _, err := x.write(x.o.Dest, "", names, contents); err != nil {
+	if _, _, err := x.write(".", "", names, contents); err != nil {
 		return err
 	}
-	_, _, err = x.write(x.o.Dest, "", []string{export.TagManifestFile}, [][]byte{tagManifest})
+	_, _, err = x.write(".", "", []string{export.TagManifestFile}, [][]byte{tagManifest})
 	return err
 }
 
@@ -284,4 +302,20 @@ func (x *exporter) buildReport() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// readBeneath reads the file name in dir, refusing a link in its place:
+// a report.json planted as a link would put another file into the bag.
+func readBeneath(dir, name string) ([]byte, error) {
+	r, err := store.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -109,6 +109,7 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer st.Close()
 	owner := journal.NewOwner()
 	if err := sweepAtStart(j, st, p.Out, owner, o.Logger); err != nil {
 		return nil, err

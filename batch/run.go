@@ -99,6 +99,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer st.Close()
 	owner := journal.NewOwner()
 	if err := sweepAtStart(j, st, o.Out, owner, o.Logger); err != nil {
 		return nil, err

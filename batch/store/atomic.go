@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
-	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -31,8 +32,9 @@ const legacyTempPrefix = ".tmp-"
 // they were. dir is created with mode 0700 if it is missing.
 //
 // This is the one way refbatch writes a file: artifacts, reports and
-// eval.json all go through it.
-func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (err error) {
+// eval.json all go through it (Root.WriteFiles, of which this is the
+// form for a folder of its own).
+func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) error {
 	for _, name := range names {
 		if err := checkName(name); err != nil {
 			return err
@@ -41,6 +43,32 @@ func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (e
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
+	r, err := OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return r.WriteFiles(".", names, 0o600, write)
+}
+
+// WriteFiles is the package's WriteFiles in the folder dir beneath r
+// (created with mode 0700 if missing, a link on the way refused), the
+// files made with mode perm. A file or a link in a name's place is
+// replaced, never written through.
+func (r *Root) WriteFiles(dir string, names []string, perm os.FileMode, write func(ws []io.Writer) error) (err error) {
+	for _, name := range names {
+		if err := checkName(name); err != nil {
+			return err
+		}
+	}
+	if err := r.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", r.Path(dir), err)
+	}
+	d, err := r.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
 	files := make([]*tempFile, 0, len(names))
 	defer func() {
 		if err != nil {
@@ -51,7 +79,7 @@ func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (e
 	}()
 	ws := make([]io.Writer, len(names))
 	for i, name := range names {
-		f, err := createTemp(dir, name)
+		f, err := createTemp(d, name, perm)
 		if err != nil {
 			return err
 		}
@@ -71,7 +99,7 @@ func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (e
 	// another process (another machine's, on a shared folder) leaves it
 	// alone until then.
 	for _, f := range files {
-		if err := os.Rename(f.path, filepath.Join(dir, f.name)); err != nil {
+		if err := d.Rename(f.temp, f.name); err != nil {
 			return fmt.Errorf("renaming %s into place: %w", f.name, err)
 		}
 		f.renamed = true
@@ -79,8 +107,8 @@ func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (e
 			return err
 		}
 	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("publishing %s: %w", strings.Join(names, ", "), err)
+	if err := d.f.Sync(); err != nil {
+		return fmt.Errorf("publishing %s: syncing folder: %w", strings.Join(names, ", "), err)
 	}
 	return nil
 }
@@ -88,7 +116,8 @@ func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (e
 // tempFile is one file being written: a temp file in the folder it will be
 // renamed into, behind a buffer.
 type tempFile struct {
-	name, path string
+	dir        *Root
+	name, temp string
 	f          *os.File
 	w          *bufio.Writer
 	closed     bool
@@ -100,13 +129,17 @@ type tempFile struct {
 // left. A sweep may take the lock first, between the creation and the
 // lock, and remove the file: then the lock is on a file that is gone, and
 // a new one is made.
-func createTemp(dir, name string) (*tempFile, error) {
+func createTemp(dir *Root, name string, perm os.FileMode) (*tempFile, error) {
 	for try := 0; ; try++ {
-		f, err := os.CreateTemp(dir, TempPrefix+"*")
+		temp := TempPrefix + strconv.FormatUint(rand.Uint64(), 36)
+		f, err := dir.OpenFile(temp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && try < 10 {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("creating temp file for %s: %w", name, err)
 		}
-		t := &tempFile{name: name, path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10)}
+		t := &tempFile{dir: dir, name: name, temp: temp, f: f, w: bufio.NewWriterSize(f, 64<<10)}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 			t.discard()
 			return nil, fmt.Errorf("locking temp file for %s: %w", name, err)
@@ -116,16 +149,16 @@ func createTemp(dir, name string) (*tempFile, error) {
 			t.discard()
 			return nil, fmt.Errorf("creating temp file for %s: %w", name, err)
 		}
-		if now, err := os.Stat(t.path); err != nil || !os.SameFile(held, now) {
+		if now, err := dir.Lstat(temp); err != nil || !os.SameFile(held, now) {
 			f.Close()
 			if try < 3 {
 				continue
 			}
 			return nil, fmt.Errorf("creating temp file for %s: swept as it was made, %d times", name, try+1)
 		}
-		// CreateTemp already uses 0600, but a umask cannot widen it and an
-		// explicit mode documents the contract.
-		if err := f.Chmod(0o600); err != nil {
+		// The file is made 0600, which a umask cannot widen; perm is set
+		// explicitly, through the descriptor, before any byte is written.
+		if err := f.Chmod(perm); err != nil {
 			t.discard()
 			return nil, fmt.Errorf("restricting temp file for %s: %w", name, err)
 		}
@@ -159,7 +192,7 @@ func (t *tempFile) discard() {
 		t.f.Close()
 	}
 	if !t.renamed {
-		os.Remove(t.path)
+		t.dir.Remove(t.temp)
 	}
 }
 
@@ -169,13 +202,29 @@ func (t *tempFile) discard() {
 // machine too, on a shared folder whose locks reach across machines), is
 // locked and left alone.
 func SweepTemp(dir string) (int, error) {
-	return sweep(dir, TempPrefix)
+	r, err := OpenRoot(dir)
+	if err != nil {
+		return 0, fmt.Errorf("sweeping temp files: %w", err)
+	}
+	defer r.Close()
+	return r.SweepTemp(".")
 }
 
-func sweep(dir, prefix string) (removed int, err error) {
+// SweepTemp is the package's SweepTemp in the folder dir beneath r.
+func (r *Root) SweepTemp(dir string) (int, error) {
+	d, err := r.OpenRoot(dir)
+	if err != nil {
+		return 0, fmt.Errorf("sweeping temp files: %w", err)
+	}
+	defer d.Close()
+	return d.sweep(TempPrefix)
+}
+
+func (r *Root) sweep(prefix string) (removed int, err error) {
 	// Temp files are few; the folder may hold many thousand artifacts, so
-	// it is read in batches.
-	f, err := os.Open(dir)
+	// it is read in batches, through a descriptor of its own (reading
+	// moves its offset).
+	f, err := r.Open(".")
 	if err != nil {
 		return 0, fmt.Errorf("sweeping temp files: %w", err)
 	}
@@ -196,7 +245,7 @@ func sweep(dir, prefix string) (removed int, err error) {
 		}
 	}
 	for _, name := range temps {
-		ok, err := removeUnlocked(filepath.Join(dir, name))
+		ok, err := r.removeUnlocked(name)
 		if err != nil {
 			return removed, fmt.Errorf("removing temp file %s: %w", name, err)
 		}
@@ -205,22 +254,22 @@ func sweep(dir, prefix string) (removed int, err error) {
 		}
 	}
 	if removed > 0 {
-		if err := syncDir(dir); err != nil {
-			return removed, err
+		if err := r.f.Sync(); err != nil {
+			return removed, fmt.Errorf("syncing folder %s: %w", r.dir, err)
 		}
 	}
 	return removed, nil
 }
 
-// removeUnlocked removes the temp file at path unless a live writer holds
+// removeUnlocked removes the temp file name unless a live writer holds
 // its lock; ok says whether it went. The file is removed while this
 // process holds the lock, so that no writer can take it between the
 // check and the removal (createTemp makes a new file if it lost that
 // race).
-func removeUnlocked(path string) (ok bool, err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+func (r *Root) removeUnlocked(name string) (ok bool, err error) {
+	f, err := r.Open(name)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrLink) {
+		return false, nil // gone, or a link now: not a temp file of ours
 	}
 	if err != nil {
 		return false, err
@@ -232,7 +281,7 @@ func removeUnlocked(path string) (ok bool, err error) {
 	case err != nil:
 		return false, fmt.Errorf("locking: %w", err)
 	}
-	if err := os.Remove(path); err != nil {
+	if err := r.Remove(name); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}

@@ -25,6 +25,13 @@
 //
 // Artifact names are plain file names: no path separators and no leading
 // dot, which also keeps them apart from temp files.
+//
+// Root is how the package writes anywhere: a folder held open, beneath
+// which every name is resolved without following a symbolic link
+// (openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a walk that does
+// the same on kernels without it). The store, WriteFiles, refbatch's
+// reports and its export all write through one, so a link planted in a
+// folder refbatch writes in is an error naming it, never a way out.
 package store
 
 import (
@@ -54,37 +61,66 @@ var ErrNoIdentities = errors.New("artifact is encrypted and no identity was give
 // Store is an artifacts folder. Its methods may be called from several
 // goroutines at once, as long as they do not Put the same name concurrently.
 type Store struct {
-	dir        string
+	dir string
+	// root is the folder, held open, for a store opened with Open; nil
+	// for OpenReadOnly's, which writes nothing.
+	root       *Root
 	recipients []age.Recipient
 }
 
 // Open opens the artifacts folder dir, creating it (and its parents) with mode
 // 0700 if needed, and tightening an existing folder to 0700 if it was looser.
 // With nil or empty recipients artifacts are stored in plaintext.
+//
+// The folder is held open until Close, and everything the store writes
+// goes through it, beneath it: dir's last part must be a folder, not a
+// link to one (a *LinkError), while the path to its parent is followed
+// as given.
 func Open(dir string, recipients []age.Recipient) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("opening artifacts folder: empty path")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return nil, fmt.Errorf("creating artifacts folder: %w", err)
 	}
-	fi, err := os.Stat(dir)
+	p, err := OpenRoot(parent)
 	if err != nil {
 		return nil, fmt.Errorf("opening artifacts folder: %w", err)
 	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("opening artifacts folder: %s is not a folder", dir)
+	defer p.Close()
+	if err := p.MkdirAll(base, 0o700); err != nil {
+		return nil, fmt.Errorf("creating artifacts folder: %w", err)
 	}
-	if fi.Mode().Perm()&^0o700 != 0 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("restricting artifacts folder to 0700: %w", err)
+	root, err := p.OpenRoot(base)
+	if err != nil {
+		return nil, fmt.Errorf("opening artifacts folder: %w", err)
+	}
+	root.dir = dir
+	fi, err := root.f.Stat()
+	if err == nil && fi.Mode().Perm()&^0o700 != 0 {
+		if err = root.f.Chmod(0o700); err != nil {
+			err = fmt.Errorf("restricting artifacts folder to 0700: %w", err)
 		}
 	}
-	s := &Store{dir: dir}
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	s := &Store{dir: dir, root: root}
 	if len(recipients) > 0 {
 		s.recipients = append([]age.Recipient(nil), recipients...)
 	}
 	return s, nil
+}
+
+// Close lets the folder of a store opened with Open go; the store writes
+// nothing after it.
+func (s *Store) Close() error {
+	if s.root == nil {
+		return nil
+	}
+	return s.root.Close()
 }
 
 // OpenReadOnly opens the artifacts folder dir for reading (Read, Hash,
@@ -119,8 +155,14 @@ func (s *Store) Encrypted() bool { return len(s.recipients) > 0 }
 // another, holds its temp file's lock, and the sweep leaves it alone (see
 // the package's SweepTemp).
 func (s *Store) SweepTemp() (removed int, err error) {
-	return sweep(s.dir, legacyTempPrefix)
+	if s.root == nil {
+		return 0, errReadOnly
+	}
+	return s.root.sweep(legacyTempPrefix)
 }
+
+// errReadOnly: a write to a store opened with OpenReadOnly.
+var errReadOnly = errors.New("the artifacts folder was opened read-only")
 
 // Put writes plaintext as the artifact name, atomically, encrypted when the
 // store has recipients, and returns the SHA-256 (hex) of the file as read
@@ -129,8 +171,11 @@ func (s *Store) SweepTemp() (removed int, err error) {
 // removed; if the error came after the rename (folder fsync, re-read) the
 // complete artifact stays in place.
 func (s *Store) Put(name string, plaintext []byte) (sha256hex string, err error) {
+	if s.root == nil {
+		return "", fmt.Errorf("writing artifact %s: %w", name, errReadOnly)
+	}
 	written := sha256.New()
-	err = WriteFiles(s.dir, []string{name}, func(ws []io.Writer) error {
+	err = s.root.WriteFiles(".", []string{name}, 0o600, func(ws []io.Writer) error {
 		return s.encode(io.MultiWriter(ws[0], written), plaintext)
 	})
 	if err != nil {
@@ -172,7 +217,7 @@ func (s *Store) Hash(name string) (string, error) {
 	if err := checkName(name); err != nil {
 		return "", err
 	}
-	f, err := os.Open(filepath.Join(s.dir, name))
+	f, err := s.open(name)
 	if err != nil {
 		return "", fmt.Errorf("hashing artifact %s: %w", name, err)
 	}
@@ -196,7 +241,12 @@ func (s *Store) Read(name string, ids []age.Identity) ([]byte, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(filepath.Join(s.dir, name))
+	f, err := s.open(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading artifact %s: %w", name, err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("reading artifact %s: %w", name, err)
 	}
@@ -277,10 +327,25 @@ func (s *Store) Remove(name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
-	if err := os.Remove(filepath.Join(s.dir, name)); err != nil {
+	if s.root == nil {
+		return fmt.Errorf("removing artifact %s: %w", name, errReadOnly)
+	}
+	if err := s.root.Remove(name); err != nil {
 		return fmt.Errorf("removing artifact %s: %w", name, err)
 	}
-	return syncDir(s.dir)
+	if err := s.root.f.Sync(); err != nil {
+		return fmt.Errorf("syncing artifacts folder: %w", err)
+	}
+	return nil
+}
+
+// open opens the artifact name for reading: beneath the folder held open
+// when the store has it, by its path otherwise.
+func (s *Store) open(name string) (*os.File, error) {
+	if s.root != nil {
+		return s.root.Open(name)
+	}
+	return os.Open(filepath.Join(s.dir, name))
 }
 
 // IsNoSpace reports whether err was caused by a full disk (ENOSPC), so that a
@@ -302,19 +367,6 @@ func checkName(name string) error {
 		return fmt.Errorf("artifact name %q contains a path separator", name)
 	case strings.ContainsRune(name, 0):
 		return fmt.Errorf("artifact name %q contains a NUL byte", name)
-	}
-	return nil
-}
-
-// syncDir makes a rename or removal in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("opening folder for sync: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("syncing folder: %w", err)
 	}
 	return nil
 }

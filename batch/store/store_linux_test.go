@@ -40,6 +40,7 @@ func TestPutDiskFull(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { s.Close() }) // before the unmount
 			// Fill the disk artifact by artifact until it refuses one.
 			var kept []string
 			var putErr error

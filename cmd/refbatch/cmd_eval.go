@@ -329,7 +329,17 @@ func freshEvalOut(out string) error {
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", out, err)
 	}
-	return os.WriteFile(filepath.Join(out, evalMarker), nil, 0o600)
+	// The marker is made beneath the folder, through no link.
+	r, err := store.OpenRoot(out)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	f, err := r.OpenFile(evalMarker, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // writeEvalJSON writes eval.json atomically, mode 0600 like every file of

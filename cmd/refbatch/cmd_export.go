@@ -60,14 +60,18 @@ export goes on with the rest.
 
 Files are written to temp names and renamed, 0600 in folders 0700 unless
 --mode says otherwise. Rerunning resumes: files already there with the
-right content are left alone. --to inside --out is refused.
+right content are left alone. --to that is --out or inside it (by path,
+links resolved, or by device and inode, as a bind mount shows it) is
+refused. Beneath --to no symbolic link is followed: one met on the way to
+a file stops the export, naming it, with nothing written through it.
 
 ` + sizeHelp + `
 
 Environment: TESSDATA_PREFIX, a folder where the searchable PDF's invisible
 font (Tesseract's pdf.ttf) is looked for first.
 
-Exit status: 0 every document exported; 1 a finding, or a failure; 2 usage
+Exit status: 0 every document exported; 1 a finding, or a failure (a
+symbolic link beneath --to among them); 2 usage
 error (--to inside --out, encrypted artifacts without --identity, a bad
 flag); 3 interrupted: run the same command again to resume.`,
 		Flags: []cli.Flag{

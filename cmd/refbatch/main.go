@@ -260,6 +260,7 @@ var userErrors = []struct {
 		hint: "pass --recipient AGE_PUBLIC_KEY (or --recipients-file FILE, or set REFBATCH_RECIPIENTS); make one with `refbatch keygen`; or pass --plaintext to choose unencrypted artifacts explicitly"},
 	{err: batch.ErrNeedIdentity, code: exitUsage, hint: identityHint},
 	{err: store.ErrNoIdentities, code: exitUsage, hint: identityHint},
+	{err: store.ErrLink, code: exitFailure, hint: "refbatch follows no symbolic link inside the folders it writes in (--out, export's --to), and wrote nothing through this one: remove it, or choose another folder"},
 	{err: batch.ErrEnginesBroken, code: exitFailure, hint: "check the OCR engines (tesseract --version, free memory, --worker-memory); the journal is consistent and the same command resumes"},
 	{err: batch.ErrRootLogInOut, code: exitUsage, hint: "keep the root log where whoever can write --out cannot, for example the auditor's own folder"},
 	{err: batch.ErrNoCustodyLog, code: exitUsage, hint: "verify without --root/--root-log, or after a run of this refbatch has added the custody log; a root log is checked for the batch ID in the folder's report.json"},
