@@ -33,8 +33,8 @@ export OMP_THREAD_LIMIT = 1
 # figure crosses the corpus's thresholds.json.
 EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
 EVAL_OUT      ?= eval-out
-# EVAL_FLAGS are more run flags for eval, e.g. --no-cascade (with another
-# EVAL_OUT) to set the cascade's figures against those without it.
+# EVAL_FLAGS are more run flags for eval, e.g. --cascade (with another
+# EVAL_OUT) to set the cascade's figures against the default's, without it.
 EVAL_FLAGS    ?=
 
 .PHONY: all deps build install uninstall test lint fuzz demo eval eval-probe holdout clean bench bench-hostile export-check
