@@ -33,8 +33,8 @@ export OMP_THREAD_LIMIT = 1
 # figure crosses the corpus's thresholds.json.
 EVAL_DIR      ?= $(if $(wildcard testdata/eval/manifest.csv),testdata/eval,testdata/sample)
 EVAL_OUT      ?= eval-out
-# EVAL_FLAGS are more run flags for eval, e.g. --no-cascade (with another
-# EVAL_OUT) to set the cascade's figures against those without it.
+# EVAL_FLAGS are more run flags for eval, e.g. --cascade (with another
+# EVAL_OUT) to set the cascade's figures against the default's, without it.
 EVAL_FLAGS    ?=
 
 .PHONY: all deps build install uninstall test lint fuzz demo eval eval-probe holdout clean bench bench-hostile export-check
@@ -165,7 +165,8 @@ clean:
 # (pdftoppm + tesseract, one process per core) and OCRmyPDF on a refcorpus
 # corpus of about 200 pages at 300 DPI, plus resume, memory against manifest
 # rows and one long document; it prints a table and writes
-# $(BENCH_OUT)/bench.json (see README, "Benchmarks"). BENCH_DOCS=2400 is the
+# $(BENCH_OUT)/bench.json (see README, "Benchmarks"). Then the defaults
+# check on three corpora (below). BENCH_DOCS=2400 is the
 # weekend-import size. The corpus is generated once per seed, size and DPI.
 # It installs poppler-utils when missing, and tries OCRmyPDF once (optional).
 BENCH_DOCS    ?= 105
@@ -174,6 +175,15 @@ BENCH_DPI     ?= 300
 BENCH_OUT     ?= bench-out
 BENCH_CORPUS  ?= $(BENCH_OUT)/corpus-s$(BENCH_SEED)-d$(BENCH_DOCS)-$(BENCH_DPI)dpi
 BENCH_FLAGS   ?=
+# The defaults check (issue 29, README "Benchmarks"): refbench defaults
+# runs refbatch's defaults and --cascade on the bench corpus, the eval
+# corpus and the real corpus (skipped when REAL_CORPUS is absent), each
+# against the render + OCR limit at BENCH_DPI measured in the same run,
+# and fails (exit 1, so make bench fails) when the default's pages per
+# minute by CPU are under 0.9 of the limit's on one of them.
+# DEFAULTS_FLAGS, e.g. --max-docs 25, keeps it small on a shared machine.
+REAL_CORPUS   ?= ../shared/corpus/real
+DEFAULTS_FLAGS ?=
 
 bench: build
 	@if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else sudo=false; fi; \
@@ -191,6 +201,8 @@ bench: build
 	@[ -f $(BENCH_CORPUS)/manifest.csv ] || { echo "bench: generating $(BENCH_DOCS) documents into $(BENCH_CORPUS)"; \
 	  rm -rf $(BENCH_CORPUS) && ./bin/refcorpus --seed $(BENCH_SEED) --docs $(BENCH_DOCS) --dpi-set $(BENCH_DPI) --out $(BENCH_CORPUS); }
 	./bin/refbench --corpus $(BENCH_CORPUS) --out $(BENCH_OUT) --refbatch $(BIN) --dpi $(BENCH_DPI) $(BENCH_FLAGS)
+	./bin/refbench defaults --bench $(BENCH_CORPUS) --eval testdata/eval --real $(REAL_CORPUS) \
+	  --out $(BENCH_OUT)/defaults --refbatch $(BIN) --dpi $(BENCH_DPI) $(DEFAULTS_FLAGS)
 
 # bench-hostile runs every file of testdata/admit/hostile between two good
 # 300 DPI documents under ulimit -v 4 GiB and prints, per file, the wall,

@@ -130,8 +130,9 @@ func Decide(o DecideOptions) ([]Decided, error) {
 
 // retryPolicy is the latest run's page policy with the fields set
 // replaced by over's, its min_dpi following its dpi, validated; a dpi set
-// without first_dpi or no_cascade turns the cascade off (a person asked
-// for that resolution: the document is read at it, not first lower); a
+// without first_dpi or cascade turns the cascade off (a person asked
+// for that resolution: the document is read at it, not first lower), and
+// no_cascade (the flag --no-cascade) is cascade set off; a
 // language set here must be installed (*ocr.LanguageError), as a run
 // checks its own.
 func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Policy, error) {
@@ -146,6 +147,12 @@ func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Polic
 			break
 		}
 	}
+	set = slices.Clone(set)
+	for i, name := range set {
+		if name == "no_cascade" {
+			set[i], over.Cascade = "cascade", false
+		}
+	}
 	p, err := base.Overlay(over, set)
 	if err != nil {
 		return p, err
@@ -153,8 +160,8 @@ func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Polic
 	if !slices.Contains(set, "min_dpi") {
 		p.MinDPI = 0
 	}
-	if slices.Contains(set, "dpi") && !slices.Contains(set, "first_dpi") && !slices.Contains(set, "no_cascade") {
-		p.NoCascade = true
+	if slices.Contains(set, "dpi") && !slices.Contains(set, "first_dpi") && !slices.Contains(set, "cascade") {
+		p.Cascade = false
 	}
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
@@ -176,6 +183,7 @@ func (o Options) docOptions(d journal.Doc) (Options, error) {
 	if err := json.Unmarshal([]byte(d.RetryPolicy), &p); err != nil {
 		return o, fmt.Errorf("journal: document %s: its retry policy: %w", d.SourceID, err)
 	}
+	legacyCascade([]byte(d.RetryPolicy), &p)
 	o.Policy = p.WithDefaults()
 	return o, nil
 }

@@ -121,6 +121,7 @@ func decodeRun(stored string) (rec runRecord, ok bool) {
 	if json.Unmarshal([]byte(stored), &rec) != nil || rec.Format != settingsFormat {
 		return runRecord{}, false
 	}
+	rec.Settings.legacyCascade(stored)
 	return rec, true
 }
 
@@ -133,6 +134,7 @@ func decodeSettings(stored string) (s Settings, ok bool) {
 		Settings
 	}
 	if json.Unmarshal([]byte(stored), &v) == nil && v.Format == settingsFormat {
+		v.Settings.legacyCascade(stored)
 		return v.Settings, true
 	}
 	var m map[string]string
@@ -140,6 +142,30 @@ func decodeSettings(stored string) (s Settings, ok bool) {
 		return Settings{}, false
 	}
 	return legacySettings(m), true
+}
+
+// legacyCascade sets s's cascade from the no_cascade that builds in which
+// the cascade was on by default stored (it was on unless no_cascade was
+// true), when stored has that and no cascade of its own.
+func (s *Settings) legacyCascade(stored string) {
+	var v struct {
+		Policy json.RawMessage `json:"policy"`
+	}
+	if json.Unmarshal([]byte(stored), &v) == nil && v.Policy != nil {
+		legacyCascade(v.Policy, &s.Policy)
+	}
+}
+
+// legacyCascade is Settings.legacyCascade for a stored policy on its own
+// (a retry decision's).
+func legacyCascade(stored []byte, p *page.Policy) {
+	var v struct {
+		NoCascade *bool `json:"no_cascade"`
+		Cascade   *bool `json:"cascade"`
+	}
+	if json.Unmarshal(stored, &v) == nil && v.NoCascade != nil && v.Cascade == nil {
+		p.Cascade = !*v.NoCascade
+	}
 }
 
 // legacySettings reads the map of strings earlier builds recorded (the

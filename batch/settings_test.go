@@ -3,6 +3,7 @@ package batch
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"reflect"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -143,6 +145,38 @@ func TestOptionsValidate(t *testing.T) {
 			case tt.setting == "":
 			case !errors.As(err, &se) || se.Setting != tt.setting:
 				t.Fatalf("Validate() = %v; want a *SettingError about %s", err, tt.setting)
+			}
+		})
+	}
+}
+
+// TestLegacyCascade: builds in which the cascade was on by default stored
+// no_cascade; their runs read under the cascade unless it was true, and
+// are read back so. A policy stored with cascade keeps it.
+func TestLegacyCascade(t *testing.T) {
+	tests := []struct {
+		name, policy string
+		want         bool
+	}{
+		{"cascade on by default then", `{"dpi":300,"first_dpi":200,"no_cascade":false}`, true},
+		{"--no-cascade then", `{"dpi":300,"first_dpi":200,"no_cascade":true}`, false},
+		{"this build, off", `{"dpi":300,"first_dpi":200,"cascade":false}`, false},
+		{"this build, on", `{"dpi":300,"first_dpi":200,"cascade":true}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stored := fmt.Sprintf(`{"format":%d,"manifest":"m.csv","policy":%s,"workers":2}`, settingsFormat, tt.policy)
+			s, ok := decodeSettings(stored)
+			if !ok || s.Cascade != tt.want || s.Workers != 2 {
+				t.Errorf("decodeSettings: ok %t, cascade %t, workers %d; want cascade %t", ok, s.Cascade, s.Workers, tt.want)
+			}
+			rec, ok := decodeRun(stored)
+			if !ok || rec.Cascade != tt.want || rec.Manifest != "m.csv" {
+				t.Errorf("decodeRun: ok %t, cascade %t, manifest %q; want cascade %t", ok, rec.Cascade, rec.Manifest, tt.want)
+			}
+			o, err := Options{}.docOptions(journal.Doc{SourceID: "R-1", RetryPolicy: tt.policy})
+			if err != nil || o.Cascade != tt.want {
+				t.Errorf("docOptions: %v, cascade %t; want %t", err, o.Cascade, tt.want)
 			}
 		})
 	}

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestCascade: under the default cascade (first reading at 200 dpi, full
+// TestCascade: under the cascade (--cascade: first reading at 200 dpi, full
 // resolution 300), a page of clean large print is read once, at 200; a
 // page of small print, or of faint print, asks for 300 and is read again;
-// --no-cascade reads once at 300; a page with a text layer matching it is
+// without it (the default) a page is read once at 300; a page with a text layer matching it is
 // read from its layer at 300, as without the cascade. Pages are a third
 // of a Letter page, so that each reading is cheap.
 func TestCascade(t *testing.T) {
@@ -41,7 +41,7 @@ func TestCascade(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t, dpi)
-			cfg.Policy.FirstDPI, cfg.Policy.NoCascade = 200, tt.noCascade
+			cfg.Policy.FirstDPI, cfg.Policy.Cascade = 200, !tt.noCascade
 			p := readPages(t, startWorker(t, cfg), tt.pdf)[0]
 			t.Logf("dpi %d, first %d, second pass %t (%s), signals %+v, uncovered %.3f, %d words",
 				p.DPI, p.FirstDPI, p.SecondPass, p.CascadeReason, p.Signals, p.UncoveredShare, len(p.Words))

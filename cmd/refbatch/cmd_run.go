@@ -21,7 +21,6 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
-	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -158,24 +157,6 @@ func runFlags(o *runOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON event per line on stdout, and nothing else there", Destination: &o.json},
 		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error `LEVEL`", Value: "info", Destination: &o.logLevel},
 	}...)
-}
-
-// pageFlags are the page policy's flags, bound to p: run and eval offer
-// them for the batch, `review retry` for one document's next reading.
-// Each flag's name is its setting's (page.Policy's JSON name) with dashes.
-func pageFlags(p *page.Policy) []cli.Flag {
-	return []cli.Flag{
-		&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: page.DefaultDPI, Destination: &p.DPI},
-		&cli.Int64Flag{Name: "max-page-pixels", Usage: fmt.Sprintf("largest page in pixels; bigger pages render at a lower DPI down to %d (or --dpi if lower), else page_too_large", page.DefaultMinDPI), Value: page.DefaultMaxPagePixels, Destination: &p.MaxPagePixels},
-		&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu `LANG`", Value: page.DefaultLang, Destination: &p.Lang},
-		&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &p.ForceOCR},
-		&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &p.NoOrientation},
-		&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &p.NoDeskew},
-		&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &p.NoDespeckle},
-		&cli.BoolFlag{Name: "no-coverage", Usage: "do not look for print the reading left out (faint or small print, columns), nor read it again", Destination: &p.NoCoverage},
-		&cli.IntFlag{Name: "first-dpi", Usage: "resolution of a page's first reading; the page is read again at --dpi only when that reading asks (low confidence, small or unread print)", Value: page.DefaultFirstDPI, Destination: &p.FirstDPI},
-		&cli.BoolFlag{Name: "no-cascade", Usage: "read every page once, at --dpi, without a first reading at --first-dpi", Destination: &p.NoCascade},
-	}
 }
 
 // runRun runs the batch o describes: results (the summary, or with --json

@@ -6,6 +6,7 @@
 //
 //	refbench --corpus DIR [--out bench-out] [--refbatch bin/refbatch] [flags]
 //	refbench export-check --out DIR [--identity FILE] [flags]
+//	refbench defaults [--bench DIR] [--eval DIR] [--real DIR] [flags]
 //
 // DIR is a corpus refcorpus wrote (manifest.csv and docs/). In one run it
 // measures, each part behind a flag:
@@ -21,9 +22,9 @@
 //	           `refbatch run --help` offers flags for that (or --fast-flags)
 //	--no-coverage the default run again with --no-coverage: what the
 //	           coverage step (measurement, recovery, columns) costs
-//	--no-cascade the default run again with --no-cascade: every page read
-//	           once at --dpi, against the default's first reading at a lower
-//	           resolution (issue 20)
+//	--cascade  the default run again with --cascade: pages read first at a
+//	           lower resolution, again at --dpi when that reading asks
+//	           (issue 20; off by default since issue 29)
 //	--limit    every page rendered gray by `pdftoppm -gray -r DPI` and
 //	           recognised by `tesseract page.pgm - --dpi DPI`
 //	           (OMP_THREAD_LIMIT=1), one process per core: the CPU time of
@@ -83,7 +84,7 @@ type options struct {
 	Corpus, Out, JSON, Refbatch string
 	Cores, DPI                  int
 	Default, Fast, Limit        bool
-	NoCoverage, NoCascade       bool
+	NoCoverage, Cascade         bool
 	OCRmyPDF                    bool
 	FastFlags                   string
 	Subsets                     []int
@@ -96,6 +97,12 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "defaults" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := defaultsMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	if len(os.Args) > 1 && os.Args[1] == "export-check" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := exportCheckMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
@@ -133,7 +140,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.Fast, "fast", true, "measure refbatch run with the page steps (orientation, deskew, despeckle) off (skipped when it has no such flags)")
 	fs.StringVar(&o.FastFlags, "fast-flags", "", "refbatch run flags that switch the page steps off (default: found in its --help)")
 	fs.BoolVar(&o.NoCoverage, "no-coverage", true, "measure refbatch run with --no-coverage too, for what the coverage step costs (skipped when it has no such flag)")
-	fs.BoolVar(&o.NoCascade, "no-cascade", true, "measure refbatch run with --no-cascade too, every page read once at --dpi: the default run against it is what the cascade saves (skipped when it has no such flag)")
+	fs.BoolVar(&o.Cascade, "cascade", true, "measure refbatch run with --cascade too, pages read first at a lower resolution: it against the default is what the cascade saves or costs (skipped when it has no such flag)")
 	fs.BoolVar(&o.Limit, "limit", true, "measure the render + recognise limit with pdftoppm and tesseract")
 	fs.BoolVar(&o.OCRmyPDF, "ocrmypdf", true, "measure OCRmyPDF (skipped when not installed)")
 	fs.StringVar(&subsets, "subsets", "", "comma-separated document counts: also run refbatch on the corpus's first N documents")
@@ -219,7 +226,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		{o.Default, "refbatch, default settings", b.runDefault},
 		{o.Fast, "refbatch, page steps off", b.runFast},
 		{o.NoCoverage, "refbatch, coverage off", b.runNoCoverage},
-		{o.NoCascade, "refbatch, cascade off", b.runNoCascade},
+		{o.Cascade, "refbatch, --cascade", b.runCascade},
 		{o.Limit, "limit: pdftoppm + tesseract", b.runLimit},
 		{o.OCRmyPDF, "OCRmyPDF", b.runOCRmyPDF},
 		{len(o.Subsets) > 0, "refbatch on corpus subsets", b.runSubsets},
@@ -322,7 +329,6 @@ func (b *bench) runDefault(ctx context.Context) error {
 		return err
 	}
 	b.res.Default = r
-	b.noteCascade(out)
 	if share, err := coverageShare(filepath.Join(out, "artifacts")); err == nil {
 		b.res.CoverageShare = share
 	} else {

@@ -23,8 +23,8 @@ type results struct {
 	DefaultResume *runResult `json:"refbatch_default_resume,omitempty"`
 	Fast          *runResult `json:"refbatch_fast,omitempty"`
 	NoCoverage    *runResult `json:"refbatch_no_coverage,omitempty"`
-	NoCascade     *runResult `json:"refbatch_no_cascade,omitempty"`
-	// Cascade is what the default run's artifacts say of the cascade.
+	CascadeRun    *runResult `json:"refbatch_cascade,omitempty"`
+	// Cascade is what the --cascade run's artifacts say of the cascade.
 	Cascade *cascadeStats `json:"cascade,omitempty"`
 	// CoverageShare is the share of the default run's engine time the
 	// coverage step took, from its artifacts.
@@ -260,10 +260,10 @@ type ratios struct {
 	// the same run with --no-coverage: what the coverage step costs,
 	// unmoved by other load on the machine.
 	DefaultVsNoCoverage float64 `json:"refbatch_default_vs_no_coverage,omitempty"`
-	// DefaultVsNoCascade is the default run's pages per minute against
-	// the same build with --no-cascade, in the same bench; ...CPU by CPU.
-	DefaultVsNoCascade    float64 `json:"refbatch_default_vs_no_cascade,omitempty"`
-	DefaultVsNoCascadeCPU float64 `json:"refbatch_default_vs_no_cascade_cpu,omitempty"`
+	// CascadeVsDefault is the --cascade run's pages per minute against
+	// the default's (the cascade off), in the same bench; ...CPU by CPU.
+	CascadeVsDefault    float64 `json:"refbatch_cascade_vs_default,omitempty"`
+	CascadeVsDefaultCPU float64 `json:"refbatch_cascade_vs_default_cpu,omitempty"`
 }
 
 // check is one of the issues' acceptance criteria, as measured.
@@ -343,7 +343,7 @@ func (r *results) computeRatios() {
 		}
 		if byCPU(r.Default) {
 			r.Ratios.DefaultVsLimit = r.Default.CPUPagesPerMinute / r.Limit.PagesPerMinute
-			add("refbatch default / limit (pages per minute by CPU)", r.Ratios.DefaultVsLimit, ">= 0.80", r.Ratios.DefaultVsLimit >= 0.80)
+			add("refbatch default / limit (pages per minute by CPU, issue 29)", r.Ratios.DefaultVsLimit, ">= 0.90", r.Ratios.DefaultVsLimit >= 0.90)
 		}
 	}
 	if r.Limit != nil && r.Limit.NetPagesPerMinute > 0 {
@@ -388,7 +388,7 @@ func (r *results) computeRatios() {
 		v := r.Rows.SmallResume.WallS
 		add(fmt.Sprintf("resuming a finished %d-row batch (wall s)", r.Rows.SmallResume.Rows), v, "< 3", v < 3)
 	}
-	r.cascadeChecks(add)
+	r.cascadeRatios()
 	r.exportChecks(add)
 }
 
@@ -408,7 +408,7 @@ func (r *results) writeTable(w io.Writer) {
 	row("refbatch (default)", r.Default)
 	row("refbatch (page steps off)", r.Fast)
 	row("refbatch (coverage off)", r.NoCoverage)
-	row("refbatch (cascade off)", r.NoCascade)
+	row("refbatch (--cascade)", r.CascadeRun)
 	if l := r.Limit; l != nil {
 		fmt.Fprintf(tw, "limit (pdftoppm %.3f + tesseract %.3f CPU s/page)\t%d\t%.1f\t%.1f\t%.1f\t%.3f\t-\t-\t-\t%.0f%%\t\n", l.RenderCPUPerPage, l.OCRCPUPerPage,
 			l.Pages, l.PagesPerMinute, l.PagesPerMinute, l.WallS, l.RenderCPUPerPage+l.OCRCPUPerPage, 100*l.OtherCPUShare)

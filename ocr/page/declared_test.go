@@ -18,15 +18,17 @@ import (
 // page, a published format's copy of it, another program's own settings.
 // Each names the struct, by package folder and type, and says why.
 var notSettings = map[string]string{
-	"ocr.PageResult.DPI":           "the resolution a page was rendered at, which may be under the policy's",
-	"ocr.PageResult.FirstDPI":      "the resolution a page was first read at, when the cascade read it twice or kept its first reading",
-	"ocr.request.DPI":              "the resolution one page is to be rendered at, which admission chose under the policy",
-	"batch/journal.PageMetric.DPI": "the resolution a page was rendered at, as the journal records it",
-	"batch/eval.PageRead.DPI":      "an artifact page's resolution, as eval reads it back",
-	"batch/eval.PageRead.FirstDPI": "an artifact page's first reading's resolution, as eval reads it back",
-	"batch.Provenance.DPI":         "the artifact format's provenance (dpi, lang), filled from the policy",
-	"batch.Provenance.Lang":        "the artifact format's provenance (dpi, lang), filled from the policy",
-	"batch/export.Provenance.Lang": "an exported document's provenance, copied from its artifact's",
+	"ocr.PageResult.DPI":                   "the resolution a page was rendered at, which may be under the policy's",
+	"ocr.PageResult.FirstDPI":              "the resolution a page was first read at, when the cascade read it twice or kept its first reading",
+	"ocr.request.DPI":                      "the resolution one page is to be rendered at, which admission chose under the policy",
+	"batch/journal.PageMetric.DPI":         "the resolution a page was rendered at, as the journal records it",
+	"batch/eval.PageRead.DPI":              "an artifact page's resolution, as eval reads it back",
+	"batch/eval.PageRead.FirstDPI":         "an artifact page's first reading's resolution, as eval reads it back",
+	"batch/eval.Result.Cascade":            "the cascade's figures on a corpus: pages read first, read again",
+	"batch/eval.CascadeThresholds.Cascade": "the text figures the suggested cascade thresholds give",
+	"batch.Provenance.DPI":                 "the artifact format's provenance (dpi, lang), filled from the policy",
+	"batch.Provenance.Lang":                "the artifact format's provenance (dpi, lang), filled from the policy",
+	"batch/export.Provenance.Lang":         "an exported document's provenance, copied from its artifact's",
 }
 
 // otherPrograms are folders of programs with settings of their own, not

@@ -93,8 +93,8 @@ func TestWithDefaults(t *testing.T) {
 	}{
 		{"zero", Policy{}, Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 50_000_000, FirstDPI: 200}},
 		{"a low dpi lowers the minimum", Policy{DPI: 100}, Policy{Lang: "eng", DPI: 100, MinDPI: 100, MaxPagePixels: 50_000_000, FirstDPI: 200}},
-		{"set fields are kept", Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, NoCascade: true},
-			Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, NoCascade: true}},
+		{"set fields are kept", Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, Cascade: true},
+			Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, Cascade: true}},
 		{"invalid values are kept for Validate", Policy{DPI: -1, MaxPagePixels: -1, FirstDPI: -1}, Policy{Lang: "eng", DPI: -1, MinDPI: -1, MaxPagePixels: -1, FirstDPI: -1}},
 	}
 	for _, tt := range tests {
@@ -151,7 +151,7 @@ func TestValidate(t *testing.T) {
 // every report and artifact written so far, and the policy version is a
 // hash of them.
 func TestRecorded(t *testing.T) {
-	p := Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 7, NoDeskew: true, ForceOCR: true, FirstDPI: 200}
+	p := Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 7, NoDeskew: true, ForceOCR: true, FirstDPI: 200, Cascade: true}
 	want := []Setting{
 		{"lang", "eng"}, {"dpi", 300}, {"min_dpi", 150}, {"max_page_pixels", int64(7)}, {"force_ocr", true},
 		{"orientation", true}, {"deskew", false}, {"despeckle", true}, {"coverage", true},
@@ -169,18 +169,22 @@ func TestRecorded(t *testing.T) {
 }
 
 // TestFirstPassDPI: a page is read first at FirstDPI only when that is
-// under the resolution it renders at, and never with NoCascade.
+// under the resolution it renders at, and only under the cascade, which
+// is off by default.
 func TestFirstPassDPI(t *testing.T) {
+	cascade := Default()
+	cascade.Cascade = true
 	tests := []struct {
 		name string
 		p    Policy
 		dpi  int
 		want int
 	}{
-		{"the default reads 300 dpi pages first at 200", Default(), 300, 200},
-		{"a page lowered under the first resolution reads once", Default(), 180, 180},
-		{"a page at the first resolution reads once", Default(), 200, 200},
-		{"no cascade reads once", Policy{FirstDPI: 200, NoCascade: true}, 300, 300},
+		{"the default reads once", Default(), 300, 300},
+		{"the cascade reads 300 dpi pages first at 200", cascade, 300, 200},
+		{"a page lowered under the first resolution reads once", cascade, 180, 180},
+		{"a page at the first resolution reads once", cascade, 200, 200},
+		{"no cascade reads once", Policy{FirstDPI: 200}, 300, 300},
 		{"an unset first resolution reads once", Policy{}, 300, 300},
 	}
 	for _, tt := range tests {
