@@ -1,10 +1,15 @@
 package admit
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -71,7 +76,7 @@ func jbig2PDF(w, h uint32) []byte {
 	info := binary.BigEndian.AppendUint32(nil, w)
 	info = binary.BigEndian.AppendUint32(info, h)
 	info = append(info, make([]byte, 11)...) // resolutions, flags, striping
-	data := append(jbig2Segment(0, 48, info), jbig2Segment(1, 49, nil)...)
+	data := append(jbig2Segment(0, jbig2PageInfo, info), jbig2Segment(1, 49, nil)...)
 	return imageXObjectPDF(1, "/Filter /JBIG2Decode", data)
 }
 
@@ -171,5 +176,92 @@ func TestImageSizes(t *testing.T) {
 				t.Errorf("got %v, %v; want admitted, one page", dpis, err)
 			}
 		})
+	}
+}
+
+// TestImageSizeCases covers the ways an image's size can be written or
+// hidden: each case is rejected (want names the reason and a piece of
+// the detail) or admitted (want empty).
+func TestImageSizeCases(t *testing.T) {
+	t.Parallel()
+	big := "BI /W 9000 /H 9000 /CS /G ID \x00 EI"
+	striped := func(rows uint32) []byte {
+		info := binary.BigEndian.AppendUint32(nil, 1000)
+		info = binary.BigEndian.AppendUint32(info, 0xffffffff)
+		info = append(info, make([]byte, 9)...)
+		info = append(info, 0x80, 0x80) // striped, stripes of 128 rows
+		data := jbig2Segment(0, jbig2PageInfo, info)
+		data = append(data, jbig2Segment(1, jbig2EndOfStripe, binary.BigEndian.AppendUint32(nil, rows))...)
+		return imageXObjectPDF(1, "/Filter /JBIG2Decode", data)
+	}
+	// jpegAfter is a w×w JPEG whose frame header comes after n bytes
+	// of APP1 segments, deflated.
+	jpegAfter := func(n int, w uint16) []byte {
+		data := []byte{0xff, 0xd8}
+		for ; n > 0; n -= 65533 {
+			data = append(data, 0xff, 0xe1, 0xff, 0xff)
+			data = append(data, make([]byte, 65533)...)
+		}
+		data = append(data, 0xff, 0xc0, 0, 11, 8)
+		data = binary.BigEndian.AppendUint16(data, w)
+		data = binary.BigEndian.AppendUint16(data, w)
+		data = append(data, 1, 1, 0x11, 0, 0xff, 0xd9)
+		return imageXObjectPDF(8, "/Filter [/FlateDecode /DCTDecode]", deflate(data))
+	}
+	cases := []struct {
+		name string
+		pdf  []byte
+		want string
+	}{
+		{"name with a #xx escape", drawingPage("<< >>", "BI /#57 9000 /H 9000 /CS /G ID \x00 EI"), "page_too_large: stream object 4: an inline image is 9000×9000 px"},
+		{"comment and string before", drawingPage("<< >>", "% BI /W 9000 /H 9000 ID\n(BI /W 9000 /H 9000 ID \\) ) "+big), "page_too_large: stream object 4"},
+		{"in a comment or a string only", drawingPage("<< >>", "% "+big+"\n("+big+")"), ""},
+		{"data that reads as an image", drawingPage("<< >>", "BI /W 40 /H 1 /CS /G /BPC 8 ID BI /W 9000 /H 9000 ID \x00 EI          EI"), ""},
+		{"after flate data with EI in it", drawingPage("<< >>", "BI /W 10 /H 10 /CS /G /F /Fl ID "+string(deflate([]byte(" EI BI /W 9000 /H 9000 ID EI")))+" EI"), ""},
+		{"after a small one", drawingPage("<< >>", "BI /W 2 /H 1 /CS /G ID \x00\x00 EI "+big), "stream object 4: an inline image is 9000×9000 px"},
+		{"inline CCITT columns", drawingPage("<< >>", "BI /W 10 /H 10 /IM true /F /CCF /DP << /K -1 /Columns 90000000 >> ID \x00 EI"), "its CCITT /Columns and /Rows declares it is 90000000×10 px"},
+		{"inline JPEG frame", drawingPage("<< >>", "BI /W 10 /H 10 /CS /G /F /DCT ID \xff\xd8\xff\xc0\x00\x0b\x08\x27\x10\x27\x10\x01\x01\x11\x00\xff\xd9 EI"), "its JPEG frame header declares it is 10000×10000 px"},
+		{"contents dressed as an image", buildPDF(append(pageObjects(""), stream("/Subtype /Image /Width 1 /Height 1", []byte(big))), ""), ""},
+		{"striped JBIG2 page, short", striped(1000), ""},
+		{"striped JBIG2 page, long", striped(100000), "its JBIG2 end of stripe declares it is 1000×100001 px"},
+		{"JPEG frame after 200 KB, deflated", jpegAfter(200_000, 100), ""},
+		{"JPEG frame after 200 KB, too wide", jpegAfter(200_000, 60000), "its JPEG frame header declares it is 60000×60000 px"},
+		{"JPEG frame after 2 MB, deflated", jpegAfter(2_000_000, 100), "malformed_pdf: image object 5: no JPEG header in its first 1024 KiB"},
+		{"predictor row too long", drawingPage("<< /XObject << /Fm1 5 0 R >> >>", "/Fm1 Do",
+			stream("/Subtype /Form /BBox [0 0 1 1] /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 100000000 >>", deflate(nil))), "malformed_pdf: stream object 5: a predictor row over 4 MiB"},
+	}
+	// The page's contents dressed as an image: object 5 is never drawn,
+	// so point the page at it.
+	cases[8].pdf = bytes.Replace(cases[8].pdf, []byte("/Contents 4 0 R"), []byte("/Contents 5 0 R"), 1)
+	cases[8].want = "stream object 5: an inline image is 9000×9000 px"
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := inspect(c.pdf, DefaultLimits())
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("got %v, want admitted", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("got %v, want …%s…", err, c.want)
+			}
+		})
+	}
+}
+
+// TestDecodeBudget: the streams decoded for the image checks share one
+// budget per file, and a stream past it is a bomb, not an image to skip.
+func TestDecodeBudget(t *testing.T) {
+	t.Parallel()
+	raw := deflate(make([]byte, 1<<20))
+	b := &budget{left: 1 << 19}
+	r, _, err := decode(raw, []types.PDFFilter{{Name: "FlateDecode"}}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inlineImages(r, func(inlineImage, *bufio.Reader) error { return nil }); !errors.Is(err, errOverBudget) {
+		t.Errorf("inlineImages = %v, want over the budget", err)
+	}
+	err = decodeRejection("stream object 4", errOverBudget)
+	if r, ok := IsRejection(err); !ok || r.Reason != outcome.MalformedPDF {
+		t.Errorf("decodeRejection = %v, want malformed_pdf", err)
 	}
 }

@@ -1,0 +1,96 @@
+package admit
+
+import (
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// maxDrawnDepth bounds the walk through an object's direct values;
+// validation has already parsed them, and real files nest a few levels.
+const maxDrawnDepth = 32
+
+// drawnStreams returns the object numbers of the streams the renderer
+// runs as content whatever their dictionaries say: page /Contents, Type 3
+// /CharProcs, annotation appearances (/AP) and soft-mask groups (/G). A
+// form or pattern is drawn by its /Subtype or /PatternType, which
+// mayBeContent already honours.
+func drawnStreams(xt *model.XRefTable) map[int]bool {
+	drawn := map[int]bool{}
+	add := func(o types.Object) {
+		if ir, ok := o.(types.IndirectRef); ok {
+			drawn[ir.ObjectNumber.Value()] = true
+		}
+	}
+	// addAll adds o, or the references in the array or dictionary o is or
+	// names.
+	addAll := func(o types.Object) {
+		add(o)
+		if d, err := xt.Dereference(o); err == nil {
+			switch v := d.(type) {
+			case types.Array:
+				for _, x := range v {
+					add(x)
+				}
+			case types.Dict:
+				for _, x := range v {
+					add(x)
+				}
+			}
+		}
+	}
+	var walk func(o types.Object, depth int)
+	walk = func(o types.Object, depth int) {
+		if depth > maxDrawnDepth {
+			return
+		}
+		switch v := o.(type) {
+		case types.Array:
+			for _, x := range v {
+				walk(x, depth+1)
+			}
+		case types.Dict:
+			visitDrawn(xt, v, addAll)
+			for _, x := range v {
+				walk(x, depth+1)
+			}
+		}
+	}
+	for _, e := range xt.Table {
+		if e == nil || e.Free {
+			continue
+		}
+		switch v := e.Object.(type) {
+		case types.StreamDict:
+			walk(v.Dict, 0)
+		case *types.StreamDict:
+			walk(v.Dict, 0)
+		default:
+			walk(v, 0)
+		}
+	}
+	return drawn
+}
+
+// visitDrawn hands addAll what a dictionary names as drawn content.
+func visitDrawn(xt *model.XRefTable, d types.Dict, addAll func(types.Object)) {
+	if o, ok := d.Find("Contents"); ok {
+		addAll(o)
+	}
+	if o, ok := d.Find("CharProcs"); ok {
+		addAll(o)
+	}
+	if o, ok := d.Find("AP"); ok {
+		if ap, err := xt.DereferenceDict(o); err == nil {
+			for _, k := range []string{"N", "R", "D"} {
+				if x, ok := ap.Find(k); ok {
+					addAll(x)
+				}
+			}
+		}
+	}
+	if _, ok := d.Find("S"); ok {
+		if o, ok := d.Find("G"); ok {
+			addAll(o)
+		}
+	}
+}
