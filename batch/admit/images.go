@@ -138,6 +138,9 @@ func checkImage(xt *model.XRefTable, n int, sd *types.StreamDict, lim Limits, b 
 			return err
 		}
 	}
+	if !hasCodec(sd.FilterPipeline) {
+		return nil // nothing declares a size of its own; decode nothing
+	}
 	r, c, err := decode(sd.Raw, sd.FilterPipeline, b)
 	if err != nil {
 		return decodeRejection(what, err)
@@ -169,6 +172,18 @@ func checkImage(xt *model.XRefTable, n int, sd *types.StreamDict, lim Limits, b 
 		return decodeRejection(what, err)
 	}
 	return nil
+}
+
+// hasCodec reports whether a filter pipeline holds an image codec whose
+// data declares its own size.
+func hasCodec(filters []types.PDFFilter) bool {
+	for _, f := range filters {
+		switch expandFilterName(f.Name) {
+		case filter.DCT, filter.JPX, filter.JBIG2, filter.CCITTFax:
+			return true
+		}
+	}
+	return false
 }
 
 // jbig2Globals checks the segments of a JBIG2 image's /JBIG2Globals
