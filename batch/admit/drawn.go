@@ -1,6 +1,8 @@
 package admit
 
 import (
+	"fmt"
+
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
@@ -13,9 +15,12 @@ const maxDrawnDepth = 32
 // runs as content whatever their dictionaries say: page /Contents, Type 3
 // /CharProcs, annotation appearances (/AP) and soft-mask groups (/G). A
 // form or pattern is drawn by its /Subtype or /PatternType, which
-// mayBeContent already honours.
-func drawnStreams(xt *model.XRefTable) map[int]bool {
-	drawn := map[int]bool{}
+// mayBeContent already honours. It also returns the /Contents arrays of
+// more than one stream: the renderer reads them as one stream, so an
+// inline image's dictionary may begin in one and end in the next.
+func drawnStreams(xt *model.XRefTable) (drawn map[int]bool, joined [][]int) {
+	drawn = map[int]bool{}
+	seen := map[string]bool{}
 	add := func(o types.Object) {
 		if ir, ok := o.(types.IndirectRef); ok {
 			drawn[ir.ObjectNumber.Value()] = true
@@ -50,6 +55,10 @@ func drawnStreams(xt *model.XRefTable) map[int]bool {
 			}
 		case types.Dict:
 			visitDrawn(xt, v, addAll)
+			if seq := contentsArray(xt, v); len(seq) > 1 && !seen[fmt.Sprint(seq)] {
+				seen[fmt.Sprint(seq)] = true
+				joined = append(joined, seq)
+			}
 			for _, x := range v {
 				walk(x, depth+1)
 			}
@@ -68,7 +77,7 @@ func drawnStreams(xt *model.XRefTable) map[int]bool {
 			walk(v, 0)
 		}
 	}
-	return drawn
+	return drawn, joined
 }
 
 // visitDrawn hands addAll what a dictionary names as drawn content.
@@ -93,4 +102,24 @@ func visitDrawn(xt *model.XRefTable, d types.Dict, addAll func(types.Object)) {
 			addAll(o)
 		}
 	}
+}
+
+// contentsArray is the object numbers of a dictionary's /Contents when it
+// is an array (direct or not) of references.
+func contentsArray(xt *model.XRefTable, d types.Dict) []int {
+	o, ok := d.Find("Contents")
+	if !ok {
+		return nil
+	}
+	a, err := xt.DereferenceArray(o)
+	if err != nil {
+		return nil
+	}
+	var seq []int
+	for _, x := range a {
+		if ir, ok := x.(types.IndirectRef); ok {
+			seq = append(seq, ir.ObjectNumber.Value())
+		}
+	}
+	return seq
 }

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -39,7 +41,7 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 		nums = append(nums, n)
 	}
 	slices.Sort(nums)
-	drawn := drawnStreams(xt)
+	drawn, joined := drawnStreams(xt)
 	b := &budget{left: maxScanned}
 	for _, n := range nums {
 		sd, ok := streamObject(xt.Table[n])
@@ -53,12 +55,46 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 			}
 		}
 		if drawn[n] || !image && mayBeContent(sd.Dict) {
-			if err := checkContent(n, sd, lim, b); err != nil {
+			what := fmt.Sprintf("stream object %d", n)
+			r, c, err := decode(sd.Raw, sd.FilterPipeline, b)
+			if err != nil {
+				return decodeRejection(what, err)
+			}
+			if c.name != "" {
+				continue // an image codec's output is not content
+			}
+			if err := checkInline(what, r, lim); err != nil {
 				return err
 			}
 		}
 	}
+	for _, seq := range joined {
+		if err := checkJoined(xt, seq, lim, b); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// checkJoined checks the inline images of a page's /Contents streams
+// read as one, as the renderer reads them: with a space between.
+func checkJoined(xt *model.XRefTable, seq []int, lim Limits, b *budget) error {
+	what := fmt.Sprintf("the content streams %d to %d", seq[0], seq[len(seq)-1])
+	var rs []io.Reader
+	for _, n := range seq {
+		sd, ok := streamObject(xt.Table[n])
+		if !ok {
+			continue
+		}
+		r, c, err := decode(sd.Raw, sd.FilterPipeline, b)
+		if err != nil {
+			return decodeRejection(what, err)
+		}
+		if c.name == "" {
+			rs = append(rs, r, strings.NewReader(" "))
+		}
+	}
+	return checkInline(what, io.MultiReader(rs...), lim)
 }
 
 func streamObject(e *model.XRefTableEntry) (*types.StreamDict, bool) {
@@ -231,17 +267,9 @@ func ccittSizes(parms map[string]int, height float64, check sizeCheck) error {
 	return check("CCITT /Columns and /Rows", int64(cols), rows)
 }
 
-// checkContent checks the inline images of a stream that may be drawn.
-func checkContent(n int, sd *types.StreamDict, lim Limits, b *budget) error {
-	what := fmt.Sprintf("stream object %d", n)
-	r, c, err := decode(sd.Raw, sd.FilterPipeline, b)
-	if err != nil {
-		return decodeRejection(what, err)
-	}
-	if c.name != "" {
-		return nil // an image codec's output is not content
-	}
-	err = inlineImages(r, func(img inlineImage, data *bufio.Reader) error {
+// checkInline checks the inline images of a decoded content stream.
+func checkInline(what string, r io.Reader, lim Limits) error {
+	err := inlineImages(r, func(img inlineImage, data *bufio.Reader) error {
 		what := what + ": an inline image"
 		if err := overCap(lim, what, img.w, img.h); err != nil {
 			return err

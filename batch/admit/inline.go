@@ -232,6 +232,7 @@ func (l *contentLexer) inlineDict() (img inlineImage, ok bool, err error) {
 type inlineValue struct {
 	text  string
 	name  bool
+	end   bool // the end of the enclosing array or dictionary
 	items []inlineValue
 	dict  map[string]inlineValue
 }
@@ -253,7 +254,7 @@ func (l *contentLexer) value(depth int) (inlineValue, error) {
 		var key string
 		for range maxInlineDict {
 			item, err := l.value(depth + 1)
-			if err != nil || item.text == "\x00close" {
+			if err != nil || item.end {
 				break
 			}
 			// Pairs make the dictionary, items the array: the caller
@@ -270,7 +271,7 @@ func (l *contentLexer) value(depth int) (inlineValue, error) {
 		}
 		return v, nil
 	case tokClose:
-		return inlineValue{text: "\x00close"}, nil
+		return inlineValue{end: true}, nil
 	}
 	return inlineValue{}, nil
 }
