@@ -18,8 +18,10 @@ const maxDrawnDepth = 32
 // mayBeContent already honours. It also returns the /Contents arrays of
 // more than one stream: the renderer reads them as one stream, so an
 // inline image's dictionary may begin in one and end in the next.
-func drawnStreams(xt *model.XRefTable) (drawn map[int]bool, joined [][]int) {
-	drawn = map[int]bool{}
+// The third result is the streams named as embedded files (/EF), which
+// are data unless something draws them.
+func drawnStreams(xt *model.XRefTable) (drawn map[int]bool, joined [][]int, files map[int]bool) {
+	drawn, files = map[int]bool{}, map[int]bool{}
 	seen := map[string]bool{}
 	add := func(o types.Object) {
 		if ir, ok := o.(types.IndirectRef); ok {
@@ -55,6 +57,13 @@ func drawnStreams(xt *model.XRefTable) (drawn map[int]bool, joined [][]int) {
 			}
 		case types.Dict:
 			visitDrawn(xt, v, addAll)
+			if ef, err := xt.DereferenceDict(v["EF"]); err == nil {
+				for _, x := range ef {
+					if ir, ok := x.(types.IndirectRef); ok {
+						files[ir.ObjectNumber.Value()] = true
+					}
+				}
+			}
 			if seq := contentsArray(xt, v); len(seq) > 1 && !seen[fmt.Sprint(seq)] {
 				seen[fmt.Sprint(seq)] = true
 				joined = append(joined, seq)
@@ -77,7 +86,7 @@ func drawnStreams(xt *model.XRefTable) (drawn map[int]bool, joined [][]int) {
 			walk(v, 0)
 		}
 	}
-	return drawn, joined
+	return drawn, joined, files
 }
 
 // visitDrawn hands addAll what a dictionary names as drawn content.

@@ -41,7 +41,7 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 		nums = append(nums, n)
 	}
 	slices.Sort(nums)
-	drawn, joined := drawnStreams(xt)
+	drawn, joined, files := drawnStreams(xt)
 	b := &budget{left: maxScanned}
 	for _, n := range nums {
 		sd, ok := streamObject(xt.Table[n])
@@ -54,7 +54,7 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 				return err
 			}
 		}
-		if drawn[n] || !image && mayBeContent(sd.Dict) {
+		if drawn[n] || !image && mayBeContent(sd.Dict, files[n]) {
 			what := fmt.Sprintf("stream object %d", n)
 			r, c, err := decode(sd.Raw, sd.FilterPipeline, b)
 			if err != nil {
@@ -122,14 +122,18 @@ func isImage(d types.Dict) bool {
 // mayBeContent reports whether a stream that no page, glyph, annotation
 // or soft mask draws directly may still be drawn as content: forms and
 // tiling patterns are, and so is any stream not known to be data of
-// another kind (fonts, ICC profiles, functions, metadata, files).
-func mayBeContent(d types.Dict) bool {
+// another kind (fonts, ICC profiles, functions, metadata, embedded files,
+// which file says it is).
+func mayBeContent(d types.Dict, file bool) bool {
 	st := d.Subtype()
 	if st != nil && *st == "Form" {
 		return true
 	}
 	if _, ok := d.Find("PatternType"); ok {
 		return true
+	}
+	if file {
+		return false
 	}
 	if t := d.Type(); t != nil {
 		switch *t {
