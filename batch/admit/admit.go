@@ -32,10 +32,15 @@
 //     policy's rule (page.Policy.FitDPI: the policy's DPI, or lower for a
 //     page over its pixel cap, never below its MinDPI); a page that fits
 //     at no DPI is page_too_large.
-//  9. images: any image XObject whose decoded Width×Height is over
-//     the policy's MaxPagePixels is page_too_large, whatever the page DPI,
-//     because the renderer decodes it at full size (hugemono.pdf holds a
-//     35000×35000 bitonal image in 12 KB).
+//  9. images: any image whose decoded size is over the policy's
+//     MaxPagePixels is page_too_large, whatever the page DPI, because the
+//     renderer decodes it at full size (hugemono.pdf holds a 35000×35000
+//     bitonal image in 12 KB). The size is what the renderer would
+//     allocate: an image XObject's Width×Height, an inline image's W×H in
+//     any stream that may be drawn (pages, forms, patterns, Type 3
+//     glyphs), and the size JBIG2, JPEG, JPEG 2000 and CCITT data declare
+//     in their own headers; see checkImages. Only headers are read, within
+//     a decode budget; a bomb is malformed_pdf.
 //
 // # Isolation
 //
@@ -50,7 +55,8 @@
 // file's size. A child that crashes, runs out of memory or overruns its
 // deadline is replaced and the file is tried once more with a longer
 // deadline (load can slow a sound file); failing again, the file is
-// unparseable_pdf. No image is decoded and nothing is rendered.
+// unparseable_pdf. No image is decoded (only its header is read) and
+// nothing is rendered.
 //
 // # Rejections and other errors
 //

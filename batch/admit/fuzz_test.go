@@ -17,8 +17,9 @@ import (
 // stands in for refbatch's parent). The child may crash, run out of memory
 // or time out; that is a rejection, unparseable_pdf.
 //
-// Seeds: the committed admission fixtures and the shared real-world corpus
-// when it is there. The hostile fixtures are not seeds: each of their
+// Seeds: the committed admission fixtures, the image fixtures at a
+// harmless size (imageSeeds) and the shared real-world corpus when it is
+// there. The hostile fixtures are not seeds: each of their
 // mutants would cost the child its whole CPU budget, a thousand times the
 // cost of a sound input, and TestHostileFixtures (cmd/refbatch) runs them
 // through the real binary anyway. Run a campaign with
@@ -38,6 +39,10 @@ func FuzzAdmit(f *testing.F) {
 				f.Add(b)
 			}
 		}
+	}
+	// The image seeds are harmless: admission reads their headers only.
+	for _, build := range imageSeeds {
+		f.Add(build())
 	}
 	root := f.TempDir()
 	pool := fuzzPool(f)

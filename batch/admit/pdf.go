@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -132,52 +131,6 @@ func inspect(data []byte, lim Limits) (dpis []int, err error) {
 
 func mpx(n int64) string {
 	return fmt.Sprintf("%g Mpx", float64(n)/1e6)
-}
-
-// checkImages refuses any image XObject whose decoded size is over the
-// pixel cap, used or not: the renderer decodes an image at its full
-// Width×Height whatever the page DPI. A stream with /Width and /Height but
-// no /Subtype counts as an image too, as some producers omit it.
-func checkImages(xt *model.XRefTable, lim Limits) error {
-	nums := make([]int, 0, len(xt.Table))
-	for n := range xt.Table {
-		nums = append(nums, n)
-	}
-	slices.Sort(nums)
-	for _, n := range nums {
-		e := xt.Table[n]
-		if e == nil || e.Free {
-			continue
-		}
-		var d types.Dict
-		switch sd := e.Object.(type) {
-		case types.StreamDict:
-			d = sd.Dict
-		case *types.StreamDict:
-			d = sd.Dict
-		default:
-			continue
-		}
-		wObj, hasW := d.Find("Width")
-		hObj, hasH := d.Find("Height")
-		st := d.Subtype()
-		if !(st != nil && *st == "Image") && !(st == nil && hasW && hasH) {
-			continue
-		}
-		if !hasW || !hasH {
-			continue // the renderer cannot load it, so it cannot be a bomb
-		}
-		w, errW := xt.DereferenceNumber(wObj)
-		h, errH := xt.DereferenceNumber(hObj)
-		if errW != nil || errH != nil {
-			continue
-		}
-		if px := w * h; px > float64(lim.Page.MaxPagePixels) {
-			return reject(outcome.PageTooLarge, "image object %d is %.0f×%.0f px, %.0f Mpx, over the %s cap",
-				n, w, h, px/1e6, mpx(lim.Page.MaxPagePixels))
-		}
-	}
-	return nil
 }
 
 // trailerScanLimit bounds how much text after a trailer keyword or an xref

@@ -202,6 +202,8 @@ func expandFilterName(s string) string {
 		return filter.RunLength
 	case "CCF":
 		return filter.CCITTFax
+	case "DCT":
+		return filter.DCT
 	}
 	return s
 }

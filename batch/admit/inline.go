@@ -1,0 +1,364 @@
+package admit
+
+import (
+	"bufio"
+	"compress/zlib"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
+)
+
+// This file finds the inline images (BI ... ID ... EI) of a decoded
+// content stream with a lexer of its own, reading the stream once and
+// holding a few bytes of it: the renderer allocates an inline image by
+// its /W and /H like any image, and pdfcpu never looks inside content.
+
+// inlineImage is what an inline image's dictionary declares.
+type inlineImage struct {
+	w, h    float64
+	bpc     int64
+	comps   int64 // 0 when the colour space is a named resource
+	filters []string
+	parms   map[string]float64 // the last filter's, when a dictionary
+}
+
+// maxInlineDict bounds the tokens of one inline image dictionary; real
+// ones have a handful.
+const maxInlineDict = 256
+
+type tokKind int
+
+const (
+	tokEOF tokKind = iota
+	tokName
+	tokWord // a number, boolean or operator
+	tokOpen // [ or <<
+	tokClose
+	tokOther // a string, or a stray delimiter
+)
+
+type token struct {
+	kind tokKind
+	text string // names without the slash, #xx decoded; words; capped
+}
+
+// contentLexer splits a content stream into PDF tokens (ISO 32000 7.2).
+type contentLexer struct {
+	br   *bufio.Reader
+	text []byte
+}
+
+// maxTokenText caps the text kept of one token; the rest is read and
+// dropped.
+const maxTokenText = 64
+
+func (l *contentLexer) next() (token, error) {
+	for {
+		c, err := l.br.ReadByte()
+		if err != nil {
+			return token{kind: tokEOF}, err
+		}
+		switch {
+		case isSpace(c):
+			continue
+		case c == '%':
+			for c != '\n' && c != '\r' {
+				if c, err = l.br.ReadByte(); err != nil {
+					return token{kind: tokEOF}, err
+				}
+			}
+		case c == '(':
+			return token{kind: tokOther}, l.skipString()
+		case c == '<':
+			if b, _ := l.br.Peek(1); len(b) == 1 && b[0] == '<' {
+				_, _ = l.br.ReadByte()
+				return token{kind: tokOpen}, nil
+			}
+			for c != '>' {
+				if c, err = l.br.ReadByte(); err != nil {
+					return token{kind: tokEOF}, err
+				}
+			}
+			return token{kind: tokOther}, nil
+		case c == '>':
+			if b, _ := l.br.Peek(1); len(b) == 1 && b[0] == '>' {
+				_, _ = l.br.ReadByte()
+			}
+			return token{kind: tokClose}, nil
+		case c == '[' || c == '{':
+			return token{kind: tokOpen}, nil
+		case c == ']' || c == '}':
+			return token{kind: tokClose}, nil
+		case c == ')':
+			return token{kind: tokOther}, nil
+		case c == '/':
+			return token{kind: tokName, text: l.regular(true)}, nil
+		default:
+			_ = l.br.UnreadByte()
+			return token{kind: tokWord, text: l.regular(false)}, nil
+		}
+	}
+}
+
+// regular reads a run of regular characters, decoding #xx in names.
+func (l *contentLexer) regular(name bool) string {
+	l.text = l.text[:0]
+	for {
+		c, err := l.br.ReadByte()
+		if err != nil {
+			break
+		}
+		if isSpace(c) || isDelimiter(c) {
+			_ = l.br.UnreadByte()
+			break
+		}
+		if name && c == '#' {
+			if b, _ := l.br.Peek(2); len(b) == 2 {
+				if v, err := strconv.ParseUint(string(b), 16, 8); err == nil {
+					_, _ = l.br.Discard(2)
+					c = byte(v)
+				}
+			}
+		}
+		if len(l.text) < maxTokenText {
+			l.text = append(l.text, c)
+		}
+	}
+	return string(l.text)
+}
+
+// skipString reads a literal string to its closing parenthesis.
+func (l *contentLexer) skipString() error {
+	for depth := 1; depth > 0; {
+		c, err := l.br.ReadByte()
+		if err != nil {
+			return err
+		}
+		switch c {
+		case '\\':
+			if _, err := l.br.ReadByte(); err != nil {
+				return err
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+	}
+	return nil
+}
+
+func isDelimiter(c byte) bool {
+	switch c {
+	case '(', ')', '<', '>', '[', ']', '{', '}', '/', '%':
+		return true
+	}
+	return false
+}
+
+// inlineImages lexes a decoded content stream and calls check with each
+// inline image's dictionary once its data is reached, then skips the
+// data. Only check's errors and the budget's end the walk.
+func inlineImages(r io.Reader, check func(img inlineImage, data *bufio.Reader) error) error {
+	l := &contentLexer{br: bufio.NewReaderSize(r, 64<<10)}
+	for {
+		t, err := l.next()
+		if err != nil {
+			return budgetOnly(err)
+		}
+		if t.kind != tokWord || t.text != "BI" {
+			continue
+		}
+		img, ok, err := l.inlineDict()
+		if err != nil || !ok {
+			if err != nil {
+				return budgetOnly(err)
+			}
+			continue
+		}
+		// One white-space character ends "ID"; the data follows it.
+		if c, err := l.br.ReadByte(); err == nil && !isSpace(c) {
+			_ = l.br.UnreadByte()
+		}
+		if err := check(img, l.br); err != nil {
+			return err
+		}
+		if err := skipInlineData(l.br, img); err != nil {
+			return budgetOnly(err)
+		}
+	}
+}
+
+// budgetOnly keeps the budget's error and drops the others: a broken
+// stream ends the renderer's work there too.
+func budgetOnly(err error) error {
+	if errors.Is(err, errOverBudget) {
+		return err
+	}
+	return nil
+}
+
+// inlineDict reads the key-value pairs after BI up to ID. A dictionary
+// that is not one (no ID within maxInlineDict tokens, a key that is not a
+// name) is not an image: ok is false and lexing goes on.
+func (l *contentLexer) inlineDict() (img inlineImage, ok bool, err error) {
+	img.bpc = 8
+	for range maxInlineDict {
+		t, err := l.next()
+		if err != nil {
+			return img, false, err
+		}
+		if t.kind == tokWord && t.text == "ID" {
+			return img, true, nil
+		}
+		if t.kind != tokName {
+			return img, false, nil
+		}
+		key := t.text
+		v, err := l.value(0)
+		if err != nil {
+			return img, false, err
+		}
+		img.set(key, v)
+	}
+	return img, false, nil
+}
+
+// inlineValue is a parsed value: a word or name, or the items of an
+// array, or a dictionary's entries.
+type inlineValue struct {
+	text  string
+	name  bool
+	end   bool // the end of the enclosing array or dictionary
+	items []inlineValue
+	dict  map[string]inlineValue
+}
+
+// value reads one value, with arrays and dictionaries nested a few levels.
+func (l *contentLexer) value(depth int) (inlineValue, error) {
+	t, err := l.next()
+	if err != nil {
+		return inlineValue{}, err
+	}
+	switch t.kind {
+	case tokName, tokWord:
+		return inlineValue{text: t.text, name: t.kind == tokName}, nil
+	case tokOpen:
+		if depth > 4 {
+			return inlineValue{}, nil
+		}
+		var v inlineValue
+		var key string
+		for range maxInlineDict {
+			item, err := l.value(depth + 1)
+			if err != nil || item.end {
+				break
+			}
+			// Pairs make the dictionary, items the array: the caller
+			// reads whichever the key expects.
+			v.items = append(v.items, item)
+			if key == "" && item.name {
+				key = item.text
+			} else if key != "" {
+				if v.dict == nil {
+					v.dict = map[string]inlineValue{}
+				}
+				v.dict[key], key = item, ""
+			}
+		}
+		return v, nil
+	case tokClose:
+		return inlineValue{end: true}, nil
+	}
+	return inlineValue{}, nil
+}
+
+// set records the entries that size an inline image (ISO 32000 table 91,
+// abbreviations and full names).
+func (img *inlineImage) set(key string, v inlineValue) {
+	num := func(v inlineValue) float64 {
+		f, err := strconv.ParseFloat(v.text, 64)
+		if err != nil || math.IsNaN(f) {
+			return 0
+		}
+		return f
+	}
+	switch key {
+	case "W", "Width":
+		img.w = num(v)
+	case "H", "Height":
+		img.h = num(v)
+	case "BPC", "BitsPerComponent":
+		img.bpc = int64(num(v))
+	case "IM", "ImageMask":
+		if v.text == "true" {
+			img.bpc, img.comps = 1, 1
+		}
+	case "CS", "ColorSpace":
+		switch v.text {
+		case "G", "DeviceGray", "I", "Indexed", "CalGray":
+			img.comps = 1
+		case "RGB", "DeviceRGB", "CalRGB":
+			img.comps = 3
+		case "CMYK", "DeviceCMYK":
+			img.comps = 4
+		}
+		if len(v.items) > 0 && (v.items[0].text == "I" || v.items[0].text == "Indexed") {
+			img.comps = 1
+		}
+	case "F", "Filter":
+		img.filters = img.filters[:0]
+		for _, it := range append([]inlineValue{v}, v.items...) {
+			if it.name {
+				img.filters = append(img.filters, expandFilterName(it.text))
+			}
+		}
+	case "DP", "DecodeParms":
+		d := v.dict
+		if len(v.items) > 0 && v.dict == nil {
+			d = v.items[len(v.items)-1].dict
+		}
+		img.parms = map[string]float64{}
+		for k, x := range d {
+			img.parms[k] = num(x)
+		}
+	}
+}
+
+// skipInlineData reads past an inline image's data: exactly its size when
+// it is unfiltered and the size is known, to the end of the Flate data
+// when that is its one filter, and then to the EI operator.
+func skipInlineData(br *bufio.Reader, img inlineImage) error {
+	switch {
+	case len(img.filters) == 0 && img.comps > 0 && img.bpc > 0 && img.bpc <= 32:
+		row := (int64(img.w)*img.comps*img.bpc + 7) / 8
+		if _, err := br.Discard(int(min(row*int64(img.h), 1<<40))); err != nil {
+			return err
+		}
+	case len(img.filters) == 1 && img.filters[0] == filter.Flate:
+		// flate reads a ByteReader byte by byte, so it stops where its
+		// data does.
+		if zr, err := zlib.NewReader(br); err == nil {
+			if _, err := io.Copy(io.Discard, zr); errors.Is(err, errOverBudget) {
+				return err
+			}
+		}
+	}
+	prevSpace := true
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return err
+		}
+		if prevSpace && c == 'E' {
+			if b, _ := br.Peek(2); len(b) >= 1 && b[0] == 'I' && (len(b) == 1 || isSpace(b[1]) || isDelimiter(b[1])) {
+				_, _ = br.ReadByte()
+				return nil
+			}
+		}
+		prevSpace = isSpace(c)
+	}
+}
