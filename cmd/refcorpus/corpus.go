@@ -26,7 +26,11 @@ type options struct {
 	Hard     int    // hard documents appended after every other row (see hard.go)
 	Coverage int    // coverage documents appended after the hard ones (see coverage.go)
 	FaintInk [2]int // the range of the coverage documents' faint grey levels
-	Out      string
+	// Handwriting, Signatures and Columns are documents appended after
+	// the coverage ones (see hand.go).
+	Handwriting, Signatures, Columns int
+	HandDPIs                         []int // their resolutions; nil is 200 and 300
+	Out                              string
 }
 
 // row is one manifest row with the outcome refbatch should reach for it.
@@ -42,7 +46,7 @@ type row struct {
 	Notes         string // the --bad-all manifest's notes column
 	Short         bool   // written with its first three fields only
 	Hard          bool   // a --hard row, appended after all the others
-	Coverage      bool   // a --coverage row, appended after the hard ones
+	Coverage      bool   // a --coverage row or one of the rows after it (hand.go), appended after the hard ones
 }
 
 // truthDoc is the ground truth of one rendered document.
@@ -70,8 +74,17 @@ type truthPage struct {
 	FaintText string `json:"faint_text,omitempty"`
 	// Columns is set on a page with a section in two columns, whose text
 	// Text holds in column order (--coverage pages only).
-	Columns bool      `json:"columns,omitempty"`
-	Scan    *scanMeta `json:"scan,omitempty"`
+	Columns bool `json:"columns,omitempty"`
+	// ColumnBlocks are a --columns page's blocks in reading order.
+	ColumnBlocks []colBlock `json:"column_blocks,omitempty"`
+	// HandwritingText is the page's handwritten note exactly as written,
+	// one line per written line: part of Text too. Handwriting is how it
+	// was written and where (--handwriting pages only).
+	HandwritingText string     `json:"handwriting_text,omitempty"`
+	Handwriting     *handTruth `json:"handwriting,omitempty"`
+	// Signature is a signature on the page: a mark with no text to read.
+	Signature *sigTruth `json:"signature,omitempty"`
+	Scan      *scanMeta `json:"scan,omitempty"`
 }
 
 // spec is a document to render. Stream selects its random stream, so each
@@ -85,6 +98,7 @@ type spec struct {
 	Stream        uint64
 	Scan          *scanPlan // nil: drawn as the built-in sample's documents are
 	Cover         *coverDoc // a --coverage document; Scan is nil then
+	Hand          *handDoc  // a --handwriting, --signatures or --columns document
 }
 
 // rendered is a spec turned into pages and ground truth.
@@ -155,7 +169,7 @@ type entry struct {
 	Variant  string
 	Notes    string
 	Hard     bool // a --hard document
-	Coverage bool // a --coverage document
+	Coverage bool // a --coverage document, or one appended after them (hand.go)
 }
 
 // pageCounts is how many content pages a --degrade document has: one to
@@ -170,7 +184,8 @@ func plan(o options) []entry {
 	used := map[string]bool{}
 	es, last := basePlan(o, used)
 	es = append(es, hardPlan(o.Seed, o.Hard, last, used)...)
-	return append(es, coveragePlan(o, last+o.Hard, used)...)
+	es = append(es, coveragePlan(o, last+o.Hard, used)...)
+	return append(es, handPlan(o, last+o.Hard+o.Coverage, used)...)
 }
 
 // build makes the corpus in memory. Documents are rendered in parallel,
@@ -181,24 +196,14 @@ func build(o options) (*corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	es := plan(o)
-	docs := make([]rendered, len(es))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, e := range es {
-		if !e.Render {
-			continue
+	if o.Handwriting+o.Signatures > 0 {
+		if err := checkHands(); err != nil {
+			return nil, err
 		}
-		g.Go(func() error {
-			r, err := renderDoc(o.Seed, e.Spec, o.DPIs, fonts)
-			if err != nil {
-				return fmt.Errorf("rendering %s: %w", e.Spec.SourceID, err)
-			}
-			docs[i] = r
-			return nil
-		})
 	}
-	if err := g.Wait(); err != nil {
+	es := plan(o)
+	docs, err := renderAll(o, es, fonts)
+	if err != nil {
 		return nil, err
 	}
 
@@ -264,7 +269,7 @@ func build(o options) (*corpus, error) {
 		}
 		c.Rows = append(c.Rows, r)
 	}
-	if o.BadAll || o.Hard > 0 || o.Coverage > 0 {
+	if o.BadAll || o.Hard > 0 || o.Coverage > 0 || o.Handwriting+o.Signatures+o.Columns > 0 {
 		if err := c.checkCap(o.MaxBytes); err != nil {
 			return nil, err
 		}
@@ -276,6 +281,9 @@ func build(o options) (*corpus, error) {
 func renderDoc(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error) {
 	if s.Cover != nil {
 		return renderCoverage(seed, s, fonts)
+	}
+	if s.Hand != nil {
+		return renderHand(seed, s, fonts)
 	}
 	if s.Scan != nil {
 		return renderScan(seed, s, dpis, fonts)
@@ -320,4 +328,25 @@ func consentWord(ok bool) string {
 func sum(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// renderAll renders every entry that has a rendered file, in parallel.
+func renderAll(o options, es []entry, fonts fontSet) ([]rendered, error) {
+	docs := make([]rendered, len(es))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, e := range es {
+		if !e.Render {
+			continue
+		}
+		g.Go(func() error {
+			r, err := renderDoc(o.Seed, e.Spec, o.DPIs, fonts)
+			if err != nil {
+				return fmt.Errorf("rendering %s: %w", e.Spec.SourceID, err)
+			}
+			docs[i] = r
+			return nil
+		})
+	}
+	return docs, g.Wait()
 }

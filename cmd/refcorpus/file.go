@@ -25,7 +25,7 @@ func makeFile(o options, e entry, doc rendered, r *row) (data []byte, keepTruth 
 		data, err = pdf(pdfOptions{})
 		i := strings.LastIndex(string(data), "startxref\n")
 		return append(data[:i:i], "startxref\n20\n%%EOF\n"...), true, err
-	case varTextLayer, varOCRLayer, varBlankDoc, varHard, varCoverage:
+	case varTextLayer, varOCRLayer, varBlankDoc, varHard, varCoverage, varHand:
 		data, err = pdf(pdfOptions{})
 		return data, true, err
 	case varCommaPath:
@@ -50,21 +50,8 @@ func makeFile(o options, e entry, doc rendered, r *row) (data []byte, keepTruth 
 		}
 		data, err = pdf(pdfOptions{Security: sec})
 		return data, false, err
-	case varPageBomb:
-		pages := make([]pageSpec, 201)
-		for i := range pages {
-			pages[i] = pageSpec{W: "72", H: "72"}
-		}
-		data, err = writePDF(pages, pdfOptions{})
-		return data, false, err
-	case varGiantPage:
-		img := image.NewGray(image.Rect(0, 0, 200, 200))
-		fill(img, 255)
-		pi, err := grayFlate(img)
-		if err != nil {
-			return nil, false, err
-		}
-		data, err = writePDF([]pageSpec{{W: "14400", H: "14400", Image: &pi}}, pdfOptions{})
+	case varPageBomb, varGiantPage:
+		data, err = bombFile(e.Variant)
 		return data, false, err
 	case varOverCap:
 		data, err = pdf(pdfOptions{})
@@ -128,4 +115,23 @@ func (c *corpus) checkCap(maxBytes int64) error {
 		}
 	}
 	return nil
+}
+
+// bombFile writes the page bomb (201 tiny pages) or the giant page (a
+// 14400 pt square).
+func bombFile(variant string) ([]byte, error) {
+	if variant == varPageBomb {
+		pages := make([]pageSpec, 201)
+		for i := range pages {
+			pages[i] = pageSpec{W: "72", H: "72"}
+		}
+		return writePDF(pages, pdfOptions{})
+	}
+	img := image.NewGray(image.Rect(0, 0, 200, 200))
+	fill(img, 255)
+	pi, err := grayFlate(img)
+	if err != nil {
+		return nil, err
+	}
+	return writePDF([]pageSpec{{W: "14400", H: "14400", Image: &pi}}, pdfOptions{})
 }

@@ -50,29 +50,7 @@ func basePlan(o options, used map[string]bool) ([]entry, int) {
 		es = append(es, entry{Spec: s, Render: true})
 	}
 	if o.BadAll {
-		for _, v := range []struct {
-			variant string
-			pages   int
-			plan    scanPlan
-			notes   string
-		}{
-			{varBrokenXref, 2, scanPlan{Kinds: []string{kindBitonal, kindBitonal}}, `Copied from the old archive, offsets "repaired" by hand`},
-			{varBadStartxref, 1, scanPlan{Kinds: []string{kindGrey}}, ""},
-			{varTextLayer, 2, scanPlan{Kinds: []string{"text", "text"}, Upright: true, TextLayer: "visible", DPI: 300}, "Born-digital letter, exported from the clinic's system"},
-			{varOCRLayer, 2, scanPlan{Kinds: []string{kindCCITT, kindCCITT}, Upright: true, TextLayer: "invisible", DPI: 300}, "Scanner's own OCR, text layer kept"},
-			{varCommaPath, 1, scanPlan{Kinds: []string{kindJPEG}}, `Rescanned, filed as "R-copy", name has a comma`},
-			{varBlankDoc, 2, scanPlan{Kinds: []string{kindBitonal, kindGrey}, AllBlank: true}, `Two sheets, both "blank" on inspection`},
-		} {
-			s := next(v.pages)
-			p := v.plan
-			p.Blank = -1
-			s.Scan = &p
-			e := entry{Spec: s, Render: true, Variant: v.variant, Notes: v.notes}
-			if v.variant == varBlankDoc {
-				e.State, e.Reason = string(outcome.Review), string(outcome.EmptyText)
-			}
-			es = append(es, e)
-		}
+		es = append(es, oddities(next)...)
 	}
 	if !o.Bad && !o.BadAll {
 		return es, n
@@ -102,30 +80,7 @@ func basePlan(o options, used map[string]bool) ([]entry, int) {
 		es = append(es, e)
 	}
 	if o.BadAll {
-		for _, b := range []struct {
-			variant string
-			reason  outcome.Reason
-			plan    *scanPlan
-			notes   string
-		}{
-			{varELF, outcome.NotPDF, nil, `Uploaded by mistake: the "setup" program, not a scan`},
-			{varPNG, outcome.NotPDF, &scanPlan{Kinds: []string{kindGrey}, DPI: 72, KeepImages: true}, "Photo of the form, saved as PDF"},
-			{varEncrypted, outcome.Encrypted, &scanPlan{Kinds: []string{kindBitonal}}, "Protected by the clinic, no password given"},
-			{varEncryptedPW, outcome.Encrypted, &scanPlan{Kinds: []string{kindBitonal}}, `Password "sent separately"`},
-			{varPageBomb, outcome.TooManyPages, nil, ""},
-			{varGiantPage, outcome.PageTooLarge, nil, ""},
-			{varOverCap, outcome.TooLarge, &scanPlan{Kinds: []string{kindRaw}, DPI: 150}, "Scanner saved it uncompressed"},
-			{varShortRecord, outcome.MissingField, nil, ""},
-			{varClimbing, outcome.PathOutsideRoot, nil, ""},
-		} {
-			s := next(1)
-			if b.plan != nil {
-				p := *b.plan
-				p.Blank = -1
-				s.Scan = &p
-			}
-			es = append(es, entry{Spec: s, Render: b.plan != nil, Reason: string(b.reason), Variant: b.variant, Notes: b.notes})
-		}
+		es = append(es, badAllInputs(next)...)
 	}
 	es = append(es, entry{Spec: es[0].Spec, Dup: true})
 	// A rescan of the second document: same identity, other bytes.
@@ -139,4 +94,65 @@ func basePlan(o options, used map[string]bool) ([]entry, int) {
 	}
 	es = append(es, conflict)
 	return es, n
+}
+
+// oddities plans the readable oddities of --bad-all, drawing each
+// identity from next.
+func oddities(next func(pages int) spec) []entry {
+	var es []entry
+	for _, v := range []struct {
+		variant string
+		pages   int
+		plan    scanPlan
+		notes   string
+	}{
+		{varBrokenXref, 2, scanPlan{Kinds: []string{kindBitonal, kindBitonal}}, `Copied from the old archive, offsets "repaired" by hand`},
+		{varBadStartxref, 1, scanPlan{Kinds: []string{kindGrey}}, ""},
+		{varTextLayer, 2, scanPlan{Kinds: []string{"text", "text"}, Upright: true, TextLayer: "visible", DPI: 300}, "Born-digital letter, exported from the clinic's system"},
+		{varOCRLayer, 2, scanPlan{Kinds: []string{kindCCITT, kindCCITT}, Upright: true, TextLayer: "invisible", DPI: 300}, "Scanner's own OCR, text layer kept"},
+		{varCommaPath, 1, scanPlan{Kinds: []string{kindJPEG}}, `Rescanned, filed as "R-copy", name has a comma`},
+		{varBlankDoc, 2, scanPlan{Kinds: []string{kindBitonal, kindGrey}, AllBlank: true}, `Two sheets, both "blank" on inspection`},
+	} {
+		s := next(v.pages)
+		p := v.plan
+		p.Blank = -1
+		s.Scan = &p
+		e := entry{Spec: s, Render: true, Variant: v.variant, Notes: v.notes}
+		if v.variant == varBlankDoc {
+			e.State, e.Reason = string(outcome.Review), string(outcome.EmptyText)
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+// badAllInputs plans the bad inputs only --bad-all writes, drawing each
+// identity from next.
+func badAllInputs(next func(pages int) spec) []entry {
+	var es []entry
+	for _, b := range []struct {
+		variant string
+		reason  outcome.Reason
+		plan    *scanPlan
+		notes   string
+	}{
+		{varELF, outcome.NotPDF, nil, `Uploaded by mistake: the "setup" program, not a scan`},
+		{varPNG, outcome.NotPDF, &scanPlan{Kinds: []string{kindGrey}, DPI: 72, KeepImages: true}, "Photo of the form, saved as PDF"},
+		{varEncrypted, outcome.Encrypted, &scanPlan{Kinds: []string{kindBitonal}}, "Protected by the clinic, no password given"},
+		{varEncryptedPW, outcome.Encrypted, &scanPlan{Kinds: []string{kindBitonal}}, `Password "sent separately"`},
+		{varPageBomb, outcome.TooManyPages, nil, ""},
+		{varGiantPage, outcome.PageTooLarge, nil, ""},
+		{varOverCap, outcome.TooLarge, &scanPlan{Kinds: []string{kindRaw}, DPI: 150}, "Scanner saved it uncompressed"},
+		{varShortRecord, outcome.MissingField, nil, ""},
+		{varClimbing, outcome.PathOutsideRoot, nil, ""},
+	} {
+		s := next(1)
+		if b.plan != nil {
+			p := *b.plan
+			p.Blank = -1
+			s.Scan = &p
+		}
+		es = append(es, entry{Spec: s, Render: b.plan != nil, Reason: string(b.reason), Variant: b.variant, Notes: b.notes})
+	}
+	return es
 }
