@@ -5,7 +5,7 @@
 //
 //	go run ./cmd/refcorpus --seed 1 --docs 12 --out DIR [--dpi-set 150,200,300] [--bad]
 //	go run ./cmd/refcorpus --seed 3 --docs 30 --out DIR --degrade --bad-all [--max-bytes 2000000] [--hard 8] [--coverage 16 [--faint-ink 110-190]]
-//	go run ./cmd/refcorpus --seed 5 --docs 0 --out DIR --handwriting 12 --signatures 4 --columns 3
+//	go run ./cmd/refcorpus --seed 5 --docs 0 --out DIR --handwriting 12 --signatures 4 --columns 3 [--hand-dpi-set 200,300]
 //
 // It writes:
 //
@@ -148,9 +148,10 @@
 //
 // Documents written on by hand, signed, or laid out in columns, after the
 // coverage ones, in that order, from random streams of their own (hand.go).
-// Each is scanned at 200 or 300 DPI (dealt in turn, whatever --dpi-set
-// says), 8-bit grey, or RGB when the ink is blue, JPEG at quality 75 to
-// 90, skewed by up to half a degree; only the last page is written on.
+// Each is scanned at a DPI dealt in turn from --hand-dpi-set (default
+// 200,300; --dpi-set does not apply), 8-bit grey, or RGB when the ink is
+// blue, JPEG at quality 75 to 90, skewed by up to half a degree; only the
+// last page is written on.
 //
 // --handwriting: a clinical note of two or three lines ("Allergic to
 // penicillin", "Patient takes warfarin, check INR before any biopsy",
@@ -235,7 +236,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("refcorpus", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	var dpis string
+	var dpis, handDPIs string
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed; the same seed gives the same bytes")
 	fs.IntVar(&o.Docs, "docs", 12, "number of good documents")
 	fs.StringVar(&o.Out, "out", "", "output folder (required)")
@@ -249,6 +250,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Handwriting, "handwriting", 0, "append this many documents with a handwritten note of two or three lines (six hands from Debian's font packages, blue or black ink, in free space or a margin), half of them signed, after the coverage ones")
 	fs.IntVar(&o.Signatures, "signatures", 0, "append this many documents signed by hand, with or without a printed label, and no note")
 	fs.IntVar(&o.Columns, "columns", 0, "append this many documents with a section in two columns of unequal width, ending the page or above a full-width paragraph or a table")
+	fs.StringVar(&handDPIs, "hand-dpi-set", "200,300", "with --handwriting, --signatures or --columns: their scan resolutions, dealt in turn")
 	faint := fmt.Sprintf("%d-%d", DefaultFaintInk[0], DefaultFaintInk[1])
 	fs.StringVar(&faint, "faint-ink", faint, "with --coverage: the range LO-HI of grey levels (0 black, 255 white) faint print is drawn in")
 	err := fs.Parse(args)
@@ -298,12 +300,24 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.MaxBytes < 100_000 || o.MaxBytes > 64<<20 {
 		return options{}, fmt.Errorf("--max-bytes must be between 100000 and %d, not %d", 64<<20, o.MaxBytes)
 	}
-	for _, f := range strings.Split(dpis, ",") {
-		d, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || d < 72 || d > 600 {
-			return options{}, fmt.Errorf("--dpi-set: %q is not a DPI between 72 and 600", f)
-		}
-		o.DPIs = append(o.DPIs, d)
+	if o.DPIs, err = dpiList("dpi-set", dpis); err != nil {
+		return options{}, err
+	}
+	if o.HandDPIs, err = dpiList("hand-dpi-set", handDPIs); err != nil {
+		return options{}, err
 	}
 	return o, nil
+}
+
+// dpiList parses the comma-separated resolutions of flag name.
+func dpiList(name, list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		d, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || d < 72 || d > 600 {
+			return nil, fmt.Errorf("--%s: %q is not a DPI between 72 and 600", name, f)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
