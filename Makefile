@@ -13,6 +13,10 @@ GO            ?= go
 BIN           := bin/refbatch
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEBIAN_DEPS   := libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr pkg-config
+# HAND_FONTS are the handwriting fonts refcorpus --handwriting and
+# --signatures write with (optional: without them refcorpus says which to
+# install and its handwriting test skips).
+HAND_FONTS    := fonts-dkg-handwriting fonts-dancingscript fonts-kristi fonts-breip fonts-femkeklaver fonts-humor-sans
 DEMO_OUT      ?= demo-out
 DEMO_KEY      ?= $(DEMO_OUT).key
 TEST_TIMEOUT  ?= 30m
@@ -45,7 +49,8 @@ all: build
 # from Debian's packages when any is missing. It needs root (or sudo). It
 # also tries the tools some tests check refbatch's output with: chromium
 # (report.html), poppler-utils, qpdf and libxml2-utils (export's PDF and
-# ALTO), man-db (the man pages); without them those tests skip.
+# ALTO), man-db (the man pages), and the handwriting fonts (HAND_FONTS);
+# without them those tests skip.
 deps:
 	@missing=""; for p in $(DEBIAN_DEPS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -67,6 +72,14 @@ deps:
 	  { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
 	    { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }; } >/dev/null 2>&1 || \
 	  echo "deps: note:$$missing could not be installed; the tests that need them will be skipped"; }
+	@missing=""; for p in $(HAND_FONTS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	[ -z "$$missing" ] || { echo "deps: installing$$missing (optional: refcorpus --handwriting and --signatures write with them)"; \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo -n"; else sudo=false; fi; \
+	  { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
+	    { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }; } >/dev/null 2>&1 || \
+	  echo "deps: note:$$missing could not be installed; refcorpus cannot write handwriting and its handwriting test will be skipped"; }
 
 # build installs nothing: without Tesseract's and Leptonica's development
 # files it stops and says to run make deps.

@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/refcorpus --seed 1 --docs 12 --out DIR [--dpi-set 150,200,300] [--bad]
 //	go run ./cmd/refcorpus --seed 3 --docs 30 --out DIR --degrade --bad-all [--max-bytes 2000000] [--hard 8] [--coverage 16 [--faint-ink 110-190]]
+//	go run ./cmd/refcorpus --seed 5 --docs 0 --out DIR --handwriting 12 --signatures 4 --columns 3 [--hand-dpi-set 200,300]
 //
 // It writes:
 //
@@ -143,6 +144,47 @@
 // Like the hard documents, they come after every other row, the hard ones
 // included, and are drawn from random streams of their own.
 //
+// # --handwriting N, --signatures N, --columns N
+//
+// Documents written on by hand, signed, or laid out in columns, after the
+// coverage ones, in that order, from random streams of their own (hand.go).
+// Each is scanned at a DPI dealt in turn from --hand-dpi-set (default
+// 200,300; --dpi-set does not apply), 8-bit grey, or RGB when the ink is
+// blue, JPEG at quality 75 to 90, skewed by up to half a degree; only the
+// last page is written on.
+//
+// --handwriting: a clinical note of two or three lines ("Allergic to
+// penicillin", "Patient takes warfarin, check INR before any biopsy",
+// "Interpreter needed"...; a bank of 16, dealt by the seed) written in one
+// of six handwriting fonts from Debian's packages fonts-dkg-handwriting,
+// fonts-dancingscript, fonts-kristi, fonts-breip, fonts-femkeklaver and
+// fonts-humor-sans, each word with its own size, slant, pressure and
+// baseline, each line drifting. The hands come round in blue ink, then in
+// black; the note is in the free space below the text, in the top margin
+// or in the bottom margin; half of the documents are signed too. The fonts
+// are found at Debian's paths or with fc-list; a missing one stops
+// refcorpus with the package to install. expected.csv allows done (when
+// the note is read) or review handwriting.
+//
+// --signatures: a signature in the free space of the last page, a short
+// scribble that is not a note: bare, after "Signed:", on a printed line,
+// beside the printed name of the referring clinician, or all three. Done.
+//
+// --columns: below the full-width form, a section of two columns of
+// unequal width (a third to two thirds of it) with a gutter of 0.15 to 0.6
+// inch that ends the page, or ends above a full-width paragraph, or above
+// a table whose rows must be kept. Done.
+//
+// The truth adds, per page, "handwriting_text" (the note as written, line
+// by line; part of "text" too: first in a top-margin note, after the body
+// for one in free space, after the page number for one in the bottom
+// margin), "handwriting" (hand, package, ink, ink_rgb, placement, pt,
+// lines and box, the note's pixels before the skew), "signature" (label,
+// hand, ink, box, and the printed words beside it, which are in "text";
+// the scribble has no text), and for columns "columns": true with
+// "column_blocks", the page's blocks (full, column or table, with boxes)
+// in the reading order of "text".
+//
 // Large corpora (--docs 2400) are for benchmarks and are not committed.
 // The whole corpus is held in memory until it is written: a --degrade
 // document takes about 200 KB.
@@ -194,7 +236,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("refcorpus", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	var dpis string
+	var dpis, handDPIs string
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed; the same seed gives the same bytes")
 	fs.IntVar(&o.Docs, "docs", 12, "number of good documents")
 	fs.StringVar(&o.Out, "out", "", "output folder (required)")
@@ -205,6 +247,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Int64Var(&o.MaxBytes, "max-bytes", DefaultMaxBytes, "with --bad-all: the byte cap the evaluation run uses; one input exceeds it, no other does")
 	fs.IntVar(&o.Hard, "hard", 0, "append this many documents degraded far past the others (expected review low_confidence), to calibrate confidence bands")
 	fs.IntVar(&o.Coverage, "coverage", 0, "append this many documents with text OCR may leave unread (faint small print, two columns, large stamps, coloured paper) and clean controls, after the hard ones")
+	fs.IntVar(&o.Handwriting, "handwriting", 0, "append this many documents with a handwritten note of two or three lines (six hands from Debian's font packages, blue or black ink, in free space or a margin), half of them signed, after the coverage ones")
+	fs.IntVar(&o.Signatures, "signatures", 0, "append this many documents signed by hand, with or without a printed label, and no note")
+	fs.IntVar(&o.Columns, "columns", 0, "append this many documents with a section in two columns of unequal width, ending the page or above a full-width paragraph or a table")
+	fs.StringVar(&handDPIs, "hand-dpi-set", "200,300", "with --handwriting, --signatures or --columns: their scan resolutions, dealt in turn")
 	faint := fmt.Sprintf("%d-%d", DefaultFaintInk[0], DefaultFaintInk[1])
 	fs.StringVar(&faint, "faint-ink", faint, "with --coverage: the range LO-HI of grey levels (0 black, 255 white) faint print is drawn in")
 	err := fs.Parse(args)
@@ -226,6 +272,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.Coverage < 0 || o.Coverage > 99 {
 		return options{}, fmt.Errorf("--coverage must be between 0 and 99, not %d", o.Coverage)
 	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"handwriting", o.Handwriting}, {"signatures", o.Signatures}, {"columns", o.Columns}} {
+		if n.v < 0 || n.v > 99 {
+			return options{}, fmt.Errorf("--%s must be between 0 and 99, not %d", n.name, n.v)
+		}
+	}
 	lo, hi, ok := strings.Cut(faint, "-")
 	o.FaintInk[0], err = strconv.Atoi(strings.TrimSpace(lo))
 	if err == nil {
@@ -246,12 +300,24 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.MaxBytes < 100_000 || o.MaxBytes > 64<<20 {
 		return options{}, fmt.Errorf("--max-bytes must be between 100000 and %d, not %d", 64<<20, o.MaxBytes)
 	}
-	for _, f := range strings.Split(dpis, ",") {
-		d, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || d < 72 || d > 600 {
-			return options{}, fmt.Errorf("--dpi-set: %q is not a DPI between 72 and 600", f)
-		}
-		o.DPIs = append(o.DPIs, d)
+	if o.DPIs, err = dpiList("dpi-set", dpis); err != nil {
+		return options{}, err
+	}
+	if o.HandDPIs, err = dpiList("hand-dpi-set", handDPIs); err != nil {
+		return options{}, err
 	}
 	return o, nil
+}
+
+// dpiList parses the comma-separated resolutions of flag name.
+func dpiList(name, list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		d, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || d < 72 || d > 600 {
+			return nil, fmt.Errorf("--%s: %q is not a DPI between 72 and 600", name, f)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }

@@ -442,6 +442,10 @@ func TestParseFlags(t *testing.T) {
 		{"faint ink not a range", []string{"--out", "x", "--faint-ink", "150"}, "--faint-ink"},
 		{"faint ink reversed", []string{"--out", "x", "--faint-ink", "190-130"}, "--faint-ink"},
 		{"faint ink too light", []string{"--out", "x", "--faint-ink", "130-250"}, "--faint-ink"},
+		{"handwriting", []string{"--out", "x", "--handwriting", "12", "--signatures", "4", "--columns", "3", "--hand-dpi-set", "300"}, ""},
+		{"handwriting too many", []string{"--out", "x", "--handwriting", "100"}, "--handwriting"},
+		{"columns negative", []string{"--out", "x", "--columns", "-1"}, "--columns"},
+		{"bad hand dpi", []string{"--out", "x", "--hand-dpi-set", "300,x"}, "--hand-dpi-set"},
 		{"stray argument", []string{"--out", "x", "y"}, "unexpected argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
