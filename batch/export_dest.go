@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/refbatch/refbatch/batch/store"
 )
 
@@ -107,15 +109,17 @@ func outFolders(out string) (map[folderID]string, error) {
 // going up from f through "..", by identity: whatever path, link or
 // bind mount led to f. ok is false when f is outside out.
 func within(f *os.File, out map[folderID]string) (path string, ok bool, err error) {
-	cur, err := syscall.Openat(int(f.Fd()), ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	// O_PATH: a folder above may be searchable (x) but not readable.
+	const flags = unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC
+	cur, err := unix.Openat(int(f.Fd()), ".", flags, 0)
 	if err != nil {
 		return "", false, err
 	}
-	defer func() { syscall.Close(cur) }()
+	defer func() { unix.Close(cur) }()
 	var prev folderID
 	for depth := 0; depth < 4096; depth++ {
-		var st syscall.Stat_t
-		if err := syscall.Fstat(cur, &st); err != nil {
+		var st unix.Stat_t
+		if err := unix.Fstat(cur, &st); err != nil {
 			return "", false, err
 		}
 		id := folderID{dev: uint64(st.Dev), ino: st.Ino}
@@ -126,11 +130,11 @@ func within(f *os.File, out map[folderID]string) (path string, ok bool, err erro
 			return "", false, nil // "/" is its own parent
 		}
 		prev = id
-		up, err := syscall.Openat(cur, "..", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		up, err := unix.Openat(cur, "..", flags, 0)
 		if err != nil {
 			return "", false, err
 		}
-		syscall.Close(cur)
+		unix.Close(cur)
 		cur = up
 	}
 	return "", false, errors.New("no end to the folders above the export folder")
@@ -163,12 +167,14 @@ func (x *exporter) openDest() (*store.Root, error) {
 	for _, err := os.Stat(existing); errors.Is(err, fs.ErrNotExist) && filepath.Dir(existing) != existing; _, err = os.Stat(existing) {
 		existing = filepath.Dir(existing)
 	}
-	if f, err := os.Open(existing); err == nil {
-		err = check(f)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
+	f, err := os.OpenFile(existing, unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("checking the export folder: %w", err)
+	}
+	err = check(f)
+	f.Close()
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(x.o.Dest, x.dirMode); err != nil {
 		return nil, err
@@ -177,7 +183,7 @@ func (x *exporter) openDest() (*store.Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := root.Open(".")
+	f, err = root.Open(".")
 	if err == nil {
 		err = check(f)
 		f.Close()
