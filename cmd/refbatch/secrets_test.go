@@ -57,9 +57,10 @@ func TestJournalSecretsNotPrinted(t *testing.T) {
 	}
 }
 
-// TestJournalSecretsNotPrintedReachable: status of a batch on a reachable
-// PostgreSQL journal names the journal without the password its URL's
-// query holds.
+// TestJournalSecretsNotPrintedReachable: a batch on a reachable
+// PostgreSQL journal whose URL's query holds a password: run, status (text
+// and JSON) and verify name the journal without it. One row, rejected at
+// admission: no OCR.
 func TestJournalSecretsNotPrintedReachable(t *testing.T) {
 	u, err := url.Parse(journaltest.Postgres(t))
 	if err != nil {
@@ -68,10 +69,22 @@ func TestJournalSecretsNotPrintedReachable(t *testing.T) {
 	q := u.Query()
 	q.Set("sslpassword", "SECRET2")
 	u.RawQuery = q.Encode()
-	for _, args := range [][]string{{"status", "--journal", u.String()}, {"status", "--json", "--journal", u.String()}} {
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "m.csv")
+	if err := os.WriteFile(manifest, []byte(hdr5+"R-0003,P-590334,2021-02-21,no,docs/R-0003.pdf\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := []string{"run", "--plaintext", "--journal", u.String(), "--out", filepath.Join(dir, "out"), "--root", sampleDir(t), manifest}
+	if r := refbatch(t, nil, run...); r.code != exitNeedsPerson || strings.Contains(r.stdout+r.stderr, "SECRET2") {
+		t.Fatalf("run: exit %d, want %d without the password\n%s%s", r.code, exitNeedsPerson, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"status", "--journal", u.String()}, {"status", "--json", "--journal", u.String()}, {"verify", "--journal", u.String()}} {
 		r := refbatch(t, nil, args...)
-		if strings.Contains(r.stdout+r.stderr, "SECRET2") {
-			t.Errorf("%v: exit %d printed the password:\n%s%s", args, r.code, r.stdout, r.stderr)
+		if r.code != 0 || strings.Contains(r.stdout+r.stderr, "SECRET2") {
+			t.Errorf("%v: exit %d, want 0 without the password:\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		if args[0] == "status" && !strings.Contains(r.stdout, "sslpassword=xxxxx") {
+			t.Errorf("%v does not name the journal, its password masked:\n%s", args, r.stdout)
 		}
 	}
 }
