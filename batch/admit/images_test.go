@@ -221,6 +221,7 @@ func TestImageSizeCases(t *testing.T) {
 		{"in a comment or a string only", drawingPage("<< >>", "% "+big+"\n("+big+")"), ""},
 		{"data that reads as an image", drawingPage("<< >>", "BI /W 40 /H 1 /CS /G /BPC 8 ID BI /W 9000 /H 9000 ID \x00 EI          EI"), ""},
 		{"after flate data with EI in it", drawingPage("<< >>", "BI /W 10 /H 10 /CS /G /F /Fl ID "+string(deflate([]byte(" EI BI /W 9000 /H 9000 ID EI")))+" EI"), ""},
+		{"after one of no size", drawingPage("<< >>", "BI /W 10 /H -1 /CS /G ID EI BI /W 1e300 /H 1e-300 /CS /G ID EI "+big), "stream object 4: an inline image is 9000×9000 px"},
 		{"after a small one", drawingPage("<< >>", "BI /W 2 /H 1 /CS /G ID \x00\x00 EI "+big), "stream object 4: an inline image is 9000×9000 px"},
 		{"inline CCITT columns", drawingPage("<< >>", "BI /W 10 /H 10 /IM true /F /CCF /DP << /K -1 /Columns 90000000 >> ID \x00 EI"), "its CCITT /Columns and /Rows declares it is 90000000×10 px"},
 		{"inline JPEG frame", drawingPage("<< >>", "BI /W 10 /H 10 /CS /G /F /DCT ID \xff\xd8\xff\xc0\x00\x0b\x08\x27\x10\x27\x10\x01\x01\x11\x00\xff\xd9 EI"), "its JPEG frame header declares it is 10000×10000 px"},
