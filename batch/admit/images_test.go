@@ -274,3 +274,38 @@ func TestDecodeBudget(t *testing.T) {
 		t.Errorf("decodeRejection = %v, want malformed_pdf", err)
 	}
 }
+
+// FuzzImageHeaders feeds bytes to the content lexer and to each header
+// reader as they run in the admission child, without pdfcpu around them:
+// whatever the bytes, they must end (no loop on a stuck reader), never
+// panic, and read within the budget. Run a campaign with
+//
+//	go test -run '^$' -fuzz FuzzImageHeaders -fuzztime 5m -parallel 1 ./batch/admit
+func FuzzImageHeaders(f *testing.F) {
+	for _, s := range []string{
+		"q BI /W 10 /H 10 /CS /G /F /Fl ID x EI Q",
+		"BI /Width 9000 /Height 9000 /IM true /F [/AHx /CCF] /DP [null << /K -1 /Columns 9 >>] ID 00> EI",
+		"% comment\n(str (nested) \\) ) <abcd> << /A [1 2 {3}] >> BI /W 2 /H 1 /CS /G ID \x00\x00 EI",
+		"BI /W 10 /H 10 /CS /G /F /DCT ID \xff\xd8\xff\xc0\x00\x0b\x08\x00\x10\x00\x10\x01\x01\x11\x00\xff\xd9 EI",
+	} {
+		f.Add([]byte(s))
+	}
+	for _, c := range [][]byte{jbig2Segment(0, jbig2PageInfo, make([]byte, 19)), {0xff, 0xd8, 0xff, 0xc2, 0, 17}, {0xff, 0x4f, 0xff, 0x51}} {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lim := DefaultLimits()
+		check := func(string, int64, int64) error { return nil }
+		b := &budget{left: 64 << 20}
+		_ = inlineImages(budgetReader{bytes.NewReader(data), b}, func(img inlineImage, br *bufio.Reader) error {
+			if len(img.filters) == 1 && img.filters[0] == "DCTDecode" {
+				return jpegSizes(newHdrReader(br, hdrWindow), check)
+			}
+			return overCap(lim, "x", img.w, img.h)
+		})
+		for _, walk := range []func(*hdrReader, sizeCheck) error{jpegSizes, jpxSizes, jbig2Sizes} {
+			_ = walk(newHdrReader(bytes.NewReader(data), int64(len(data))), check)
+			_ = walk(newHdrReader(bytes.NewReader(data), 64), check)
+		}
+	})
+}
