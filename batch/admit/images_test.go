@@ -231,6 +231,8 @@ func TestImageSizeCases(t *testing.T) {
 			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << >> /Contents [4 0 R 5 0 R] >>",
 			stream("", []byte("q BI /W 9000 /H")), stream("", []byte("9000 /CS /G ID \x00 EI Q")),
 		}, ""), "page_too_large: the content streams 4 to 5: an inline image is 9000×9000 px"},
+		{"under a filter no one knows", drawingPage("<< /XObject << /Fm1 5 0 R >> >>", "/Fm1 Do",
+			stream("/Subtype /Form /BBox [0 0 1 1] /Filter /NoSuchDecode", []byte(big))), "stream object 5: an inline image is 9000×9000 px"},
 		{"an embedded file", withCatalog("/Names << /EmbeddedFiles << /Names [(a) 5 0 R] >> >>",
 			"<< /Type /Filespec /F (a) /EF << /F 6 0 R >> >>", stream("", []byte(big))), ""},
 		{"an unreferenced stream", withObject(stream("", []byte(big))), "stream object 5: an inline image"},
