@@ -56,8 +56,8 @@ type codec struct {
 	parms types.Dict
 }
 
-// decode applies filters to raw up to the first image codec or a filter
-// no renderer knows, and returns the decoded bytes as a reader that
+// decode applies filters to raw up to the first image codec, passing
+// through a filter it does not know as the renderer does, and returns the decoded bytes as a reader that
 // counts against b, with the codec left undone. A filter that fails to
 // start ends the data there, as it ends the renderer's; a predictor row
 // over maxPredictorRow is errPredictorRow.
@@ -106,7 +106,10 @@ func decode(raw []byte, filters []types.PDFFilter, b *budget) (io.Reader, codec,
 			}
 			r = bytes.NewReader(out)
 		default:
-			return bytes.NewReader(nil), codec{}, nil // Crypt or unknown: nothing to read
+			// Crypt (its identity filter, the only one in an unencrypted
+			// file) or a name no renderer knows, which MuPDF warns about
+			// and reads through as it is.
+			continue
 		}
 	}
 	return budgetReader{r, b}, codec{}, nil

@@ -221,6 +221,7 @@ func TestImageSizeCases(t *testing.T) {
 		{"in a comment or a string only", drawingPage("<< >>", "% "+big+"\n("+big+")"), ""},
 		{"data that reads as an image", drawingPage("<< >>", "BI /W 40 /H 1 /CS /G /BPC 8 ID BI /W 9000 /H 9000 ID \x00 EI          EI"), ""},
 		{"after flate data with EI in it", drawingPage("<< >>", "BI /W 10 /H 10 /CS /G /F /Fl ID "+string(deflate([]byte(" EI BI /W 9000 /H 9000 ID EI")))+" EI"), ""},
+		{"after one of no size", drawingPage("<< >>", "BI /W 10 /H -1 /CS /G ID EI BI /W 1e300 /H 1e-300 /CS /G ID EI "+big), "stream object 4: an inline image is 9000×9000 px"},
 		{"after a small one", drawingPage("<< >>", "BI /W 2 /H 1 /CS /G ID \x00\x00 EI "+big), "stream object 4: an inline image is 9000×9000 px"},
 		{"inline CCITT columns", drawingPage("<< >>", "BI /W 10 /H 10 /IM true /F /CCF /DP << /K -1 /Columns 90000000 >> ID \x00 EI"), "its CCITT /Columns and /Rows declares it is 90000000×10 px"},
 		{"inline JPEG frame", drawingPage("<< >>", "BI /W 10 /H 10 /CS /G /F /DCT ID \xff\xd8\xff\xc0\x00\x0b\x08\x27\x10\x27\x10\x01\x01\x11\x00\xff\xd9 EI"), "its JPEG frame header declares it is 10000×10000 px"},
@@ -230,6 +231,8 @@ func TestImageSizeCases(t *testing.T) {
 			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << >> /Contents [4 0 R 5 0 R] >>",
 			stream("", []byte("q BI /W 9000 /H")), stream("", []byte("9000 /CS /G ID \x00 EI Q")),
 		}, ""), "page_too_large: the content streams 4 to 5: an inline image is 9000×9000 px"},
+		{"under a filter no one knows", drawingPage("<< /XObject << /Fm1 5 0 R >> >>", "/Fm1 Do",
+			stream("/Subtype /Form /BBox [0 0 1 1] /Filter /NoSuchDecode", []byte(big))), "stream object 5: an inline image is 9000×9000 px"},
 		{"an embedded file", withCatalog("/Names << /EmbeddedFiles << /Names [(a) 5 0 R] >> >>",
 			"<< /Type /Filespec /F (a) /EF << /F 6 0 R >> >>", stream("", []byte(big))), ""},
 		{"an unreferenced stream", withObject(stream("", []byte(big))), "stream object 5: an inline image"},
@@ -272,4 +275,39 @@ func TestDecodeBudget(t *testing.T) {
 	if r, ok := IsRejection(err); !ok || r.Reason != outcome.MalformedPDF {
 		t.Errorf("decodeRejection = %v, want malformed_pdf", err)
 	}
+}
+
+// FuzzImageHeaders feeds bytes to the content lexer and to each header
+// reader as they run in the admission child, without pdfcpu around them:
+// whatever the bytes, they must end (no loop on a stuck reader), never
+// panic, and read within the budget. Run a campaign with
+//
+//	go test -run '^$' -fuzz FuzzImageHeaders -fuzztime 5m -parallel 1 ./batch/admit
+func FuzzImageHeaders(f *testing.F) {
+	for _, s := range []string{
+		"q BI /W 10 /H 10 /CS /G /F /Fl ID x EI Q",
+		"BI /Width 9000 /Height 9000 /IM true /F [/AHx /CCF] /DP [null << /K -1 /Columns 9 >>] ID 00> EI",
+		"% comment\n(str (nested) \\) ) <abcd> << /A [1 2 {3}] >> BI /W 2 /H 1 /CS /G ID \x00\x00 EI",
+		"BI /W 10 /H 10 /CS /G /F /DCT ID \xff\xd8\xff\xc0\x00\x0b\x08\x00\x10\x00\x10\x01\x01\x11\x00\xff\xd9 EI",
+	} {
+		f.Add([]byte(s))
+	}
+	for _, c := range [][]byte{jbig2Segment(0, jbig2PageInfo, make([]byte, 19)), {0xff, 0xd8, 0xff, 0xc2, 0, 17}, {0xff, 0x4f, 0xff, 0x51}} {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lim := DefaultLimits()
+		check := func(string, int64, int64) error { return nil }
+		b := &budget{left: 64 << 20}
+		_ = inlineImages(budgetReader{bytes.NewReader(data), b}, func(img inlineImage, br *bufio.Reader) error {
+			if len(img.filters) == 1 && img.filters[0] == "DCTDecode" {
+				return jpegSizes(newHdrReader(br, hdrWindow), check)
+			}
+			return overCap(lim, "x", img.w, img.h)
+		})
+		for _, walk := range []func(*hdrReader, sizeCheck) error{jpegSizes, jpxSizes, jbig2Sizes} {
+			_ = walk(newHdrReader(bytes.NewReader(data), int64(len(data))), check)
+			_ = walk(newHdrReader(bytes.NewReader(data), 64), check)
+		}
+	})
 }

@@ -333,7 +333,8 @@ func (img *inlineImage) set(key string, v inlineValue) {
 // when that is its one filter, and then to the EI operator.
 func skipInlineData(br *bufio.Reader, img inlineImage) error {
 	switch {
-	case len(img.filters) == 0 && img.comps > 0 && img.bpc > 0 && img.bpc <= 32:
+	case len(img.filters) == 0 && img.comps > 0 && img.bpc > 0 && img.bpc <= 32 &&
+		img.w >= 1 && img.h >= 1 && img.w*img.h <= 1<<40:
 		row := (int64(img.w)*img.comps*img.bpc + 7) / 8
 		if _, err := br.Discard(int(min(row*int64(img.h), 1<<40))); err != nil {
 			return err

@@ -16,7 +16,7 @@ import (
 func pageFlags(p *page.Policy) []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "dpi", Usage: "render resolution", Value: page.DefaultDPI, Destination: &p.DPI},
-		&cli.Int64Flag{Name: "max-page-pixels", Usage: fmt.Sprintf("largest page in pixels; bigger pages render at a lower DPI down to %d (or --dpi if lower), else page_too_large", page.DefaultMinDPI), Value: page.DefaultMaxPagePixels, Destination: &p.MaxPagePixels},
+		&cli.Int64Flag{Name: "max-page-pixels", Usage: fmt.Sprintf("largest page in pixels; bigger pages render at a lower DPI down to %d (or --dpi if lower), else page_too_large; so is any image bigger than this, inline or by its codec's own header", page.DefaultMinDPI), Value: page.DefaultMaxPagePixels, Destination: &p.MaxPagePixels},
 		&cli.StringFlag{Name: "lang", Usage: "Tesseract language(s), e.g. eng or eng+deu `LANG`", Value: page.DefaultLang, Destination: &p.Lang},
 		&cli.BoolFlag{Name: "force-ocr", Usage: "recognise every page, even one with a text layer that matches the page", Destination: &p.ForceOCR},
 		&cli.BoolFlag{Name: "no-orientation", Usage: "do not detect pages turned 90/180/270 degrees", Destination: &p.NoOrientation},
