@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// killedBatch runs a batch of two good rows and kills its whole process
+// group once the first document is done, as a power cut would: the
+// journal's write-ahead log still holds the run's transactions, and its
+// -shm file is stale. It returns the output folder and the first row's
+// source_id.
+func killedBatch(t *testing.T, dir string) (out, done string) {
+	t.Helper()
+	good := copyGood(t, dir, 2)
+	manifest := writeRows(t, dir, [][4]string{{good[0][0], good[0][1], good[0][2], good[0][3]}, {good[1][0], good[1][1], good[1][2], good[1][3]}})
+	out = filepath.Join(dir, "out")
+	cmd := exec.Command(binary, runArgs(out, "--workers", "1", "--dpi", "100", manifest)...)
+	cmd.Env = append(os.Environ(), "REFBATCH_TEST_FAULTS=slow30s="+faultKey(t, good[1][3]))
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 90*time.Second, func() bool { return strings.Contains(stderr.String(), "document finished") })
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+	if fi, err := os.Stat(filepath.Join(out, "journal.db-wal")); err != nil || fi.Size() == 0 {
+		t.Fatalf("the killed run left no write-ahead log with content: %v", err)
+	}
+	return out, good[0][0]
+}
+
+// TestReadOnlyAfterKill: after a killed run, status, verify, review, show
+// and export read the journal, write-ahead log included, and leave the
+// folder byte for byte as it was (no -shm file created or rebuilt); on a
+// read-only copy they work the same, and verify finds no corrupt journal.
+func TestReadOnlyAfterKill(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, done := killedBatch(t, dir)
+	readers := func(out string) [][]string {
+		return [][]string{
+			{"status", "--out", out},
+			{"verify", "--out", out},
+			{"review", "--out", out},
+			{"show", "--out", out, done},
+		}
+	}
+	// Copies without the -shm file, as one would take them, and one with
+	// it.
+	noShm := filepath.Join(dir, "copy-no-shm")
+	roNoShm := filepath.Join(dir, "ro-copy-no-shm")
+	roWithShm := filepath.Join(dir, "ro-copy-with-shm")
+	for _, cp := range []string{noShm, roNoShm, roWithShm} {
+		if err := os.CopyFS(cp, os.DirFS(out)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(filepath.Join(noShm, "journal.db-shm"))
+	os.Remove(filepath.Join(roNoShm, "journal.db-shm"))
+
+	codes := map[string]int{}
+	for _, folder := range []string{out, noShm} {
+		before := snapshot(t, folder)
+		for _, args := range readers(folder) {
+			r := refbatch(t, nil, args...)
+			if r.code != 0 && r.code != exitNeedsPerson && !(args[0] == "verify" && r.code == 1 && !strings.Contains(r.stdout+r.stderr, "journal_corrupt")) {
+				t.Errorf("%s: exit %d\n%s%s", args[0], r.code, r.stdout, r.stderr)
+			}
+			if strings.Contains(r.stdout+r.stderr, "journal_corrupt") {
+				t.Errorf("%s on a killed run's journal: journal_corrupt\n%s%s", args[0], r.stdout, r.stderr)
+			}
+			codes[args[0]] = r.code
+		}
+		export := filepath.Join(t.TempDir(), "export")
+		if r := refbatch(t, nil, "export", "--out", folder, "--to", export, "--format", "txt"); r.code != 0 {
+			t.Errorf("export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if after := snapshot(t, folder); !slices.Equal(before, after) {
+			t.Errorf("read-only commands changed %s:\nbefore %v\nafter  %v", filepath.Base(folder), before, after)
+		}
+	}
+	t.Logf("exit codes after the kill: %v", codes)
+
+	// Read-only copies: a read-only bind mount (root ignores file modes),
+	// or the files' modes for anyone else.
+	for _, cp := range []string{roNoShm, roWithShm} {
+		before := snapshot(t, cp)
+		for _, args := range readers(cp) {
+			var r result
+			if os.Geteuid() == 0 {
+				r = readOnlyMount(t, cp, args)
+			} else {
+				filepath.Walk(cp, func(p string, fi os.FileInfo, err error) error {
+					if err == nil {
+						os.Chmod(p, fi.Mode().Perm()&^0o222)
+					}
+					return nil
+				})
+				t.Cleanup(func() { os.Chmod(cp, 0o700) })
+				r = refbatch(t, nil, args...)
+			}
+			if r.code != codes[args[0]] || strings.Contains(r.stdout+r.stderr, "journal_corrupt") {
+				t.Errorf("%s on a read-only copy (%s): exit %d, want %d\n%s%s", args[0], filepath.Base(cp), r.code, codes[args[0]], r.stdout, r.stderr)
+			}
+		}
+		if after := snapshot(t, cp); !slices.Equal(before, after) {
+			t.Errorf("read-only commands changed %s:\nbefore %v\nafter  %v", filepath.Base(cp), before, after)
+		}
+	}
+}
+
+// readOnlyMount runs refbatch with args in a mount namespace where dir is
+// a read-only bind mount of itself. It skips the test where no such mount
+// can be made.
+func readOnlyMount(t *testing.T, dir string, args []string) result {
+	t.Helper()
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	sh := fmt.Sprintf("mount --bind '%[1]s' '%[1]s' && mount -o remount,bind,ro '%[1]s' && touch '%[1]s/probe' 2>/dev/null && exit 97; exec %[2]s %[3]s", dir, binary, strings.Join(quoted, " "))
+	c := exec.Command("unshare", "-m", "sh", "-c", sh)
+	var stdout, stderr strings.Builder
+	c.Stdout, c.Stderr = &stdout, &stderr
+	err := c.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case !errors.As(err, &ee):
+		t.Fatalf("unshare: %v", err)
+	case ee.ExitCode() == 97 || strings.Contains(r.stderr, "mount:") || strings.Contains(r.stderr, "unshare:"):
+		t.Skipf("no read-only mount here: %s", r.stderr)
+	default:
+		r.code = ee.ExitCode()
+	}
+	return r
+}
