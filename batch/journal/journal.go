@@ -124,10 +124,19 @@ type Journal struct {
 	// legacy: an earlier schema read as it is (OpenReadOnly), with no
 	// custody log.
 	legacy bool
+	// release frees what a read-only journal was read from, once db is
+	// closed (openSQLiteRO), when not nil.
+	release func() error
 }
 
 // Close closes the journal.
-func (j *Journal) Close() error { return j.db.Close() }
+func (j *Journal) Close() error {
+	err := j.db.Close()
+	if j.release != nil {
+		err = errors.Join(err, j.release())
+	}
+	return err
+}
 
 // Path is where the journal is: its file, or its PostgreSQL URL as given
 // (with any password: see Redact), so that it can be opened again.
