@@ -33,6 +33,18 @@ const legacyTempPrefix = ".tmp-"
 // This is the one way refbatch writes a file: artifacts, reports and
 // eval.json all go through it.
 func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (err error) {
+	return writeFiles(dir, names, true, write)
+}
+
+// ErrExists means a file that is never replaced (a published artifact)
+// is already there: WriteFiles' way for Put leaves it as it was.
+var ErrExists = errors.New("already published, never overwritten")
+
+// writeFiles is WriteFiles; without replace, a file that exists under one
+// of the names is left as it is and the write fails with ErrExists: each
+// temp file is linked to its name, which fails when the name exists, then
+// unlinked.
+func writeFiles(dir string, names []string, replace bool, write func(ws []io.Writer) error) (err error) {
 	for _, name := range names {
 		if err := checkName(name); err != nil {
 			return err
@@ -71,10 +83,9 @@ func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) (e
 	// another process (another machine's, on a shared folder) leaves it
 	// alone until then.
 	for _, f := range files {
-		if err := os.Rename(f.path, filepath.Join(dir, f.name)); err != nil {
-			return fmt.Errorf("renaming %s into place: %w", f.name, err)
+		if err := f.publish(filepath.Join(dir, f.name), replace); err != nil {
+			return err
 		}
-		f.renamed = true
 		if err := f.close(); err != nil {
 			return err
 		}
@@ -131,6 +142,30 @@ func createTemp(dir, name string) (*tempFile, error) {
 		}
 		return t, nil
 	}
+}
+
+// publish gives the temp file its name: by a rename, which replaces a
+// file of that name, or, without replace, by a link, which fails when the
+// name exists, and the temp name's removal.
+func (t *tempFile) publish(dst string, replace bool) error {
+	if replace {
+		if err := os.Rename(t.path, dst); err != nil {
+			return fmt.Errorf("renaming %s into place: %w", t.name, err)
+		}
+		t.renamed = true
+		return nil
+	}
+	if err := os.Link(t.path, dst); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("publishing %s: %w", t.name, ErrExists)
+		}
+		return fmt.Errorf("publishing %s: %w", t.name, err)
+	}
+	t.renamed = true
+	if err := os.Remove(t.path); err != nil {
+		return fmt.Errorf("publishing %s: %w", t.name, err)
+	}
+	return nil
 }
 
 // commit flushes and fsyncs the temp file; it stays open (close).

@@ -11,8 +11,10 @@
 //
 //  1. the bytes are encrypted while they are written to a temp file with a
 //     random name (TempPrefix + random) in the store's folder, mode 0600;
-//  2. the temp file is fsynced and closed, then renamed to the artifact's
-//     name, and the folder is fsynced so that the rename survives a crash;
+//  2. the temp file is fsynced, then linked to the artifact's name (which
+//     fails if an artifact of that name exists: a published artifact is
+//     never overwritten) and unlinked, and the folder is fsynced so that
+//     the new name survives a crash;
 //  3. the destination is read back and its SHA-256 (of the bytes on disk,
 //     i.e. of the ciphertext when encrypted) is returned for the journal.
 //
@@ -124,13 +126,14 @@ func (s *Store) SweepTemp() (removed int, err error) {
 
 // Put writes plaintext as the artifact name, atomically, encrypted when the
 // store has recipients, and returns the SHA-256 (hex) of the file as read
-// back from disk. An existing artifact of that name is replaced atomically.
+// back from disk. An artifact is never overwritten: when one of that name
+// exists, Put leaves it as it is and fails with ErrExists.
 // On error no file named name is left half-written and the temp file is
 // removed; if the error came after the rename (folder fsync, re-read) the
 // complete artifact stays in place.
 func (s *Store) Put(name string, plaintext []byte) (sha256hex string, err error) {
 	written := sha256.New()
-	err = WriteFiles(s.dir, []string{name}, func(ws []io.Writer) error {
+	err = writeFiles(s.dir, []string{name}, false, func(ws []io.Writer) error {
 		return s.encode(io.MultiWriter(ws[0], written), plaintext)
 	})
 	if err != nil {
