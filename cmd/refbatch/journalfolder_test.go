@@ -147,3 +147,91 @@ func readOnlyMount(t *testing.T, dir string, args []string) result {
 	}
 	return r
 }
+
+// TestJournalBelongsToFolder: a run refuses, with exit 2 and what it
+// found, a journal.db that is not the folder's own (emptied, deleted, a
+// symbolic link to another batch's journal or to nowhere, another batch's
+// file), and changes no artifact nor the other batch's journal; verify
+// reports another batch's journal as a finding.
+func TestJournalBelongsToFolder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := copyGood(t, dir, 1)
+	manifest := writeRows(t, dir, [][4]string{{good[0][0], good[0][1], good[0][2], good[0][3]}})
+	out := filepath.Join(dir, "out")
+	first := refbatch(t, nil, runArgs(out, "--dpi", "100", manifest)...)
+	if first.code != 0 && first.code != exitNeedsPerson {
+		t.Fatalf("run: exit %d\n%s", first.code, first.stderr)
+	}
+	if r := refbatch(t, nil, "verify", "--out", out); r.code != 0 {
+		t.Fatalf("verify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Another batch, of one row refused without OCR.
+	otherDir := filepath.Join(dir, "other")
+	os.Mkdir(otherDir, 0o700)
+	otherManifest := filepath.Join(otherDir, "manifest.csv")
+	os.WriteFile(otherManifest, []byte("source_id,participant_id,referral_date,consent,path\nX-1,P-1,2024-01-02,no,x.pdf\n"), 0o600)
+	otherOut := filepath.Join(otherDir, "out")
+	refbatch(t, nil, runArgs(otherOut, otherManifest)...)
+	otherJournal := filepath.Join(otherOut, "journal.db")
+	otherBefore := snapshot(t, otherOut)
+
+	for _, tc := range []struct {
+		name  string
+		make  func(folder string)
+		found string
+	}{
+		{"emptied", func(f string) { os.Truncate(filepath.Join(f, "journal.db"), 0) }, "journal.db is empty"},
+		{"deleted", func(f string) { os.Remove(filepath.Join(f, "journal.db")) }, "journal.db is missing"},
+		{"deleted with the marker", func(f string) {
+			os.Remove(filepath.Join(f, "journal.db"))
+			os.Remove(filepath.Join(f, "refbatch-batch"))
+		}, "journal.db is missing, but"},
+		{"symlink to another batch's journal", func(f string) {
+			os.Remove(filepath.Join(f, "journal.db"))
+			os.Symlink(otherJournal, filepath.Join(f, "journal.db"))
+		}, "is a symbolic link"},
+		{"dangling symlink", func(f string) {
+			os.Remove(filepath.Join(f, "journal.db"))
+			os.Symlink(filepath.Join(dir, "nowhere.db"), filepath.Join(f, "journal.db"))
+		}, "is a symbolic link"},
+		{"another batch's journal", func(f string) {
+			b, _ := os.ReadFile(otherJournal)
+			os.WriteFile(filepath.Join(f, "journal.db"), b, 0o600)
+		}, "the folder of batch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			folder := filepath.Join(t.TempDir(), "out")
+			if err := os.CopyFS(folder, os.DirFS(out)); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(filepath.Join(folder, "journal.db-wal"))
+			os.Remove(filepath.Join(folder, "journal.db-shm"))
+			tc.make(folder)
+			artifacts := snapshot(t, filepath.Join(folder, "artifacts"))
+			r := refbatch(t, nil, runArgs(folder, "--dpi", "100", manifest)...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, tc.found) {
+				t.Errorf("run: exit %d, want 2 saying %q\n%s", r.code, tc.found, r.stderr)
+			}
+			if after := snapshot(t, filepath.Join(folder, "artifacts")); !slices.Equal(artifacts, after) {
+				t.Errorf("the artifacts changed:\nbefore %v\nafter  %v", artifacts, after)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "nowhere.db")); err == nil {
+				t.Errorf("the run created the dangling symlink's target, outside --out")
+			}
+			if tc.name == "another batch's journal" {
+				v := refbatch(t, nil, "verify", "--out", folder)
+				if v.code != 1 || !strings.Contains(v.stdout, "batch_mismatch") {
+					t.Errorf("verify on another batch's journal: exit %d, want 1 with batch_mismatch\n%s%s", v.code, v.stdout, v.stderr)
+				}
+			}
+		})
+	}
+	if after := snapshot(t, otherOut); !slices.Equal(otherBefore, after) {
+		t.Errorf("another batch's journal changed:\nbefore %v\nafter  %v", otherBefore, after)
+	}
+	// The folder's own journal still runs: nothing to do again.
+	if r := refbatch(t, nil, runArgs(out, "--dpi", "100", manifest)...); r.code != first.code {
+		t.Errorf("rerun: exit %d, want %d\n%s", r.code, first.code, r.stderr)
+	}
+}
