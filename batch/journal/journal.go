@@ -113,6 +113,26 @@ var (
 	ErrNotJournal = errors.New("not a refbatch journal")
 )
 
+// IsCorrupt reports whether err, from opening or reading a journal, says
+// the journal itself is damaged or not a journal (ErrNotJournal, SQLite's
+// SQLITE_CORRUPT, SQLITE_NOTADB, a schema not its own), rather than that
+// it could not be read here (permissions, a busy or missing file) or is
+// of a later refbatch.
+func IsCorrupt(err error) bool {
+	var se *sqlite.Error
+	if errors.Is(err, ErrNotJournal) {
+		return true
+	}
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case 11, 26, 1: // SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_ERROR (no such table: a schema not ours)
+		return true
+	}
+	return false
+}
+
 // Journal is an open journal database.
 type Journal struct {
 	db    *sql.DB
@@ -206,6 +226,28 @@ func (j *Journal) SetMeta(key, value string) error {
 		return fmt.Errorf("journal meta %s: %w", key, classify(err))
 	}
 	return nil
+}
+
+// InitMeta records value for key unless the key has a value already, in
+// one write transaction (so that of two processes the first wins), and
+// returns the key's value.
+func (j *Journal) InitMeta(key, value string) (string, error) {
+	var got string
+	err := j.tx(func(tx *sql.Tx) error {
+		err := tx.QueryRow(`SELECT value FROM meta WHERE key=?`, key).Scan(&got)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		got = value
+		if _, err := tx.Exec(`INSERT INTO meta(key,value) VALUES(?,?)`, key, value); err != nil {
+			return err
+		}
+		return j.appendEvent(tx, Event{Kind: EventMetaSet}, metaTouch(key))
+	})
+	if err != nil {
+		return "", fmt.Errorf("journal meta %s: %w", key, classify(err))
+	}
+	return got, nil
 }
 
 // Meta returns a value set by SetMeta, or "" when unset.

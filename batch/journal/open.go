@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
@@ -172,8 +173,9 @@ func Open(path string, opts ...Option) (*Journal, error) {
 	if IsURL(path) {
 		return openPostgres(path, false, opts...)
 	}
-	// Create the file ourselves so its mode is 0600 from the first byte.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// Create the file ourselves so its mode is 0600 from the first byte,
+	// and never through a symbolic link: a batch's journal is its own.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
