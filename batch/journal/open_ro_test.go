@@ -46,6 +46,9 @@ func TestOpenReadOnlyHotWAL(t *testing.T) {
 		t.Fatalf("no write-ahead log with content: %v", err)
 	}
 	// Live, in this process: read as usual.
+	if !walInUse(path) {
+		t.Error("walInUse = false while this process holds the journal")
+	}
 	r, err := OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +81,9 @@ func TestOpenReadOnlyHotWAL(t *testing.T) {
 			}
 			defer os.Chmod(dir, 0o700)
 			before := folderSums(t, dir)
+			if walInUse(filepath.Join(dir, "journal.db")) {
+				t.Error("walInUse = true on a copy no connection holds")
+			}
 			r, err := OpenReadOnly(filepath.Join(dir, "journal.db"))
 			if err != nil {
 				t.Fatal(err)
