@@ -77,6 +77,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer j.Close()
+	// Before anything else is written to the journal: it must be the
+	// folder's own.
+	batchID, err := claimFolder(j, o.Out)
+	if err != nil {
+		return nil, err
+	}
+	o.batchID = batchID
 	if o.RootLog != "" {
 		if abs, err := filepath.Abs(o.RootLog); err == nil && strings.HasPrefix(abs, o.Out+string(filepath.Separator)) {
 			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
@@ -92,11 +99,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	batchID, err := claimFolder(j, o.Out)
-	if err != nil {
-		return nil, err
-	}
-	o.batchID = batchID
 	st, err := store.Open(filepath.Join(o.Out, ArtifactsDir), recipients)
 	if err != nil {
 		return nil, err
