@@ -101,13 +101,8 @@ func TestReadOnlyAfterKill(t *testing.T) {
 			if os.Geteuid() == 0 {
 				r = readOnlyMount(t, cp, args)
 			} else {
-				filepath.Walk(cp, func(p string, fi os.FileInfo, err error) error {
-					if err == nil {
-						os.Chmod(p, fi.Mode().Perm()&^0o222)
-					}
-					return nil
-				})
-				t.Cleanup(func() { os.Chmod(cp, 0o700) })
+				chmodTree(cp, 0o222, false)
+				t.Cleanup(func() { chmodTree(cp, 0o200, true) })
 				r = refbatch(t, nil, args...)
 			}
 			if r.code != codes[args[0]] || strings.Contains(r.stdout+r.stderr, "journal_corrupt") {
@@ -234,4 +229,20 @@ func TestJournalBelongsToFolder(t *testing.T) {
 	if r := refbatch(t, nil, runArgs(out, "--dpi", "100", manifest)...); r.code != first.code {
 		t.Errorf("rerun: exit %d, want %d\n%s", r.code, first.code, r.stderr)
 	}
+}
+
+// chmodTree takes the bits away from (or, with add, gives them to) the
+// mode of every file and folder under dir.
+func chmodTree(dir string, bits os.FileMode, add bool) {
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		mode := fi.Mode().Perm() &^ bits
+		if add {
+			mode = fi.Mode().Perm() | bits
+		}
+		os.Chmod(p, mode)
+		return nil
+	})
 }
