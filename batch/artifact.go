@@ -48,6 +48,10 @@ type Provenance struct {
 	CreatedAt     time.Time         `json:"created_at"`
 	State         outcome.State     `json:"state"`
 	Reason        outcome.Reason    `json:"reason"`
+	// BatchID is the ID of the batch that published the artifact, as its
+	// journal and its folder's marker record it; artifacts from before
+	// it was recorded have none.
+	BatchID string `json:"batch_id,omitempty"`
 }
 
 // ContentText is the canonical text of a document: its pages' texts joined
@@ -85,6 +89,7 @@ func newArtifact(doc journal.Doc, line, attempt int, out ocrResult, v verdict, o
 			CreatedAt:     time.Now().UTC(),
 			State:         v.state,
 			Reason:        v.reason,
+			BatchID:       o.batchID,
 		},
 		Pages:         out.pages,
 		ContentSHA256: ContentHash(out.pages),

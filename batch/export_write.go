@@ -82,7 +82,7 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 		add(FindingMissingArtifactEntry, x.o.place().describe(), d.SourceID, "a "+string(d.State)+" document has no artifact recorded")
 		return refuse()
 	}
-	a := verifyArtifact(x.st, d, storeName(d.Artifact), x.o.Identities, &VerifyResult{}, add)
+	a := verifyArtifact(x.st, d, storeName(d.Artifact), x.o.Identities, &VerifyResult{batchID: x.res.BatchID}, add)
 	var src []byte
 	if slices.Contains(x.o.Formats, FormatPDF) || slices.Contains(x.o.Formats, FormatALTO) {
 		src = readVerifiedSource(x.root, d, add)

@@ -81,11 +81,14 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	case batchID == "" || len(manifests) == 0:
 		return nil, fmt.Errorf("%w: no run recorded one in %s", ErrNoBatch, p.describe())
 	}
+	if _, err := claimFolder(j, p.Out); err != nil {
+		return nil, err
+	}
 	if manifests, err = present(j, manifests, o.Logger); err != nil {
 		return nil, err
 	}
 	for _, m := range manifests {
-		m.o.Out, m.o.Journal = p.Out, p.Journal
+		m.o.Out, m.o.Journal, m.o.batchID = p.Out, p.Journal, batchID
 		if err := m.o.Validate(); err != nil {
 			return nil, fmt.Errorf("the settings recorded for %s: %w", m.o.Manifest, err)
 		}
@@ -100,7 +103,7 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 			return nil, err
 		}
 	}
-	main.Out, main.Journal = p.Out, p.Journal
+	main.Out, main.Journal, main.batchID = p.Out, p.Journal, batchID
 	recipients, err := joinRecipients(j)
 	if err != nil {
 		return nil, err

@@ -79,6 +79,10 @@ type Options struct {
 
 	Logger   *slog.Logger
 	Progress Progress
+
+	// batchID is the batch's ID, which every artifact's provenance
+	// carries; Run and Join set it from the journal.
+	batchID string
 }
 
 // Process is how to start a child process: the refbatch binary re-executed

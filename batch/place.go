@@ -98,6 +98,9 @@ func openJournalRW(p Place) (*journal.Journal, Place, error) {
 		if err != nil {
 			return nil, p, err
 		}
+		if err := checkJournalFile(p.Out); err != nil {
+			return nil, p, err
+		}
 		j, err := journal.Open(path)
 		return j, p, err
 	}

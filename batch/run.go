@@ -77,6 +77,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer j.Close()
+	// Before anything else is written to the journal: it must be the
+	// folder's own.
+	batchID, err := claimFolder(j, o.Out)
+	if err != nil {
+		return nil, err
+	}
+	o.batchID = batchID
 	if o.RootLog != "" {
 		if abs, err := filepath.Abs(o.RootLog); err == nil && strings.HasPrefix(abs, o.Out+string(filepath.Separator)) {
 			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
@@ -92,9 +99,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := recordBatchID(j); err != nil {
-		return nil, err
-	}
 	st, err := store.Open(filepath.Join(o.Out, ArtifactsDir), recipients)
 	if err != nil {
 		return nil, err
@@ -105,10 +109,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	runID, err := j.StartRun(owner, o.Settings.encodeRun(o.Manifest, false), "{}")
-	if err != nil {
-		return nil, err
-	}
-	batchID, err := j.Meta(metaBatchID)
 	if err != nil {
 		return nil, err
 	}
@@ -233,6 +233,9 @@ func openForRun(o *Options) (*journal.Journal, error) {
 		if err := makeOut(o.Out); err != nil {
 			return nil, err
 		}
+		if err := checkJournalFile(o.Out); err != nil {
+			return nil, err
+		}
 		return journal.Open(filepath.Join(o.Out, JournalFile))
 	}
 	j, err := journal.Open(o.Journal)
@@ -348,16 +351,6 @@ func pinRecipients(j *journal.Journal, given, added []age.Recipient) ([]age.Reci
 		return nil, fmt.Errorf("the journal's recipients: %w", err)
 	}
 	return rs, nil
-}
-
-// recordBatchID gives the batch its ID the first time a run opens its
-// journal; export hands it over as the bag's External-Identifier.
-func recordBatchID(j *journal.Journal) error {
-	id, err := j.Meta(metaBatchID)
-	if err != nil || id != "" {
-		return err
-	}
-	return j.SetMeta(metaBatchID, "refbatch-"+journal.NewToken())
 }
 
 // diskFull turns a full output disk into ErrIncomplete: the run stopped

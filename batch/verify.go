@@ -2,20 +2,15 @@ package batch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
 	"filippo.io/age"
 
-	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report"
@@ -46,6 +41,9 @@ const (
 	// journal recorded for the other; one finding names both (File and
 	// OtherFile), in place of two hash mismatches.
 	FindingArtifactsSwapped = "artifacts_swapped"
+	// FindingBatchMismatch: the journal is of another batch than the
+	// folder's marker, or an artifact of another batch than the journal.
+	FindingBatchMismatch = "batch_mismatch"
 )
 
 // Finding is one thing Verify found wrong, about one file, or about two
@@ -116,6 +114,9 @@ type VerifyResult struct {
 	Encrypted  bool     `json:"encrypted"`
 	Recipients []string `json:"recipients"`
 
+	// batchID is the batch's ID as the journal records it, which each
+	// artifact's provenance must carry when it carries one.
+	batchID string
 	// mismatches are the artifacts whose hash is not the journal's, which
 	// Verify pairs into swaps.
 	mismatches []hashMismatch
@@ -133,46 +134,21 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	add := func(kind, file, source, detail string) {
 		res.Findings = append(res.Findings, Finding{Kind: kind, File: file, SourceID: source, Detail: detail})
 	}
-	place := Place{Out: o.Out, Journal: o.Journal}
-	dbPath := place.describe()
-	var j *journal.Journal
-	if place.shared() {
-		var err error
-		if j, place, err = openJournal(place); err != nil {
-			if errors.Is(err, ErrNoBatch) {
-				add(FindingJournalMissing, dbPath, "", err.Error())
-				return res, nil
-			}
-			return nil, err
-		}
-		o.Out = place.Out
-	} else {
-		if _, err := os.Stat(dbPath); err != nil {
-			add(FindingJournalMissing, dbPath, "", err.Error())
-			return res, nil
-		}
-		if !looksLikeSQLite(dbPath) {
-			add(FindingJournalCorrupt, dbPath, "", "not a SQLite database")
-			return res, nil
-		}
-		var err error
-		if j, err = journal.OpenReadOnly(dbPath); err != nil {
-			add(FindingJournalCorrupt, dbPath, "", err.Error())
-			return res, nil
-		}
+	dbPath := Place{Out: o.Out, Journal: o.Journal}.describe()
+	j, err := openVerified(&o, add)
+	if j == nil || err != nil {
+		return res, err
 	}
 	defer j.Close()
-	problems, err := j.IntegrityCheck()
-	if err != nil {
-		add(FindingJournalCorrupt, dbPath, "", err.Error())
-		return res, nil
-	}
-	if len(problems) > 0 {
-		add(FindingJournalCorrupt, dbPath, "", strings.Join(problems, "; "))
+	if !journalSound(j, dbPath, add) {
 		return res, nil
 	}
 	if err := verifyCustody(j, o, res, dbPath, add); err != nil {
 		return nil, err
+	}
+	if res.batchID, err = verifyBatch(j, o.Out, add); err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
 	}
 	runs, err := j.Runs()
 	if err != nil {
@@ -245,12 +221,37 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			o.Progress(i+1, len(docs))
 		}
 	}
-	// Artifacts the events name: those a retry superseded stay on disk,
-	// and must still be the bytes the event recorded.
+	if err := verifyOthers(j, st, referenced, res, dbPath, add); err != nil {
+		return nil, err
+	}
+	res.Findings = foldSwaps(res.Findings, res.mismatches)
+	sort.SliceStable(res.Findings, func(a, b int) bool { return res.Findings[a].File < res.Findings[b].File })
+	return res, nil
+}
+
+// journalSound runs SQLite's integrity check on the journal, and reports
+// what it finds.
+func journalSound(j *journal.Journal, dbPath string, add func(kind, file, source, detail string)) bool {
+	problems, err := j.IntegrityCheck()
+	if err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return false
+	}
+	if len(problems) > 0 {
+		add(FindingJournalCorrupt, dbPath, "", strings.Join(problems, "; "))
+		return false
+	}
+	return true
+}
+
+// verifyOthers checks the artifacts the journal's events name (those a
+// retry superseded stay on disk, and must still be the bytes the event
+// recorded), and reports every other file in the artifacts folder.
+func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]bool, res *VerifyResult, dbPath string, add func(kind, file, source, detail string)) error {
 	others, err := j.EventArtifacts()
 	if err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
-		return res, nil
+		return nil
 	}
 	for _, a := range others {
 		name := storeName(a.Artifact)
@@ -262,174 +263,50 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	}
 	names, err := st.List()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, n := range names {
 		if !referenced[n] {
-			add(FindingUnknownFile, filepath.Join(artDir, n), "", "not recorded in the journal")
+			add(FindingUnknownFile, filepath.Join(st.Dir(), n), "", "not recorded in the journal")
 		}
 	}
-	res.Findings = foldSwaps(res.Findings, res.mismatches)
-	sort.SliceStable(res.Findings, func(a, b int) bool { return res.Findings[a].File < res.Findings[b].File })
-	return res, nil
+	return nil
 }
 
-// verifySource re-hashes a document's source under admission's rules: a
-// FIFO, a device, a symlink out of the root or a file grown past its
-// admitted size is a finding, never a read that blocks or fills memory.
-func verifySource(root string, d journal.Doc, add func(kind, file, source, detail string)) {
-	sum, _, err := admit.HashSource(root, d.Path, d.Size)
-	sourceFindings(d, sum, err, add)
-}
-
-// readVerifiedSource reads a document's source under admission's rules, as
-// verifySource hashes it, and returns its bytes when they still hash to
-// the admitted SHA-256; otherwise it reports the finding verifySource
-// would and returns nil.
-func readVerifiedSource(root string, d journal.Doc, add func(kind, file, source, detail string)) []byte {
-	data, err := admit.ReadSource(root, d.Path, d.Size)
-	sum := ""
-	if err == nil {
-		h := sha256.Sum256(data)
-		sum = hex.EncodeToString(h[:])
-	}
-	if !sourceFindings(d, sum, err, add) {
-		return nil
-	}
-	return data
-}
-
-// sourceFindings reports what a source read as sum (or failing with err)
-// says against the journal, and whether the source is as admitted.
-func sourceFindings(d journal.Doc, sum string, err error, add func(kind, file, source, detail string)) bool {
-	rej, _ := admit.IsRejection(err)
-	switch {
-	case err == nil && sum == d.SHA256:
-		return true
-	case err == nil:
-		add(FindingSourceChanged, d.Path, d.SourceID, "sha256 "+sum+", journal "+d.SHA256)
-	case rej == nil:
-		add(FindingSourceUnreadable, d.Path, d.SourceID, err.Error())
-	case rej.Reason == outcome.MissingFile:
-		add(FindingSourceMissing, d.Path, d.SourceID, "")
-	case rej.Reason == outcome.Unreadable:
-		add(FindingSourceUnreadable, d.Path, d.SourceID, rej.Detail)
-	case rej.Reason == outcome.TooLarge:
-		add(FindingSourceChanged, d.Path, d.SourceID, fmt.Sprintf("larger than the %d bytes admitted", d.Size))
-	default:
-		add(FindingSourceChanged, d.Path, d.SourceID, rej.Detail)
-	}
-	return false
-}
-
-// verifyState checks that the document's state is its artifact's verdict,
-// or that a decision about that artifact (actions) explains the
-// difference.
-func verifyState(file string, d journal.Doc, a *Artifact, actions []journal.Action, add func(kind, file, source, detail string)) {
-	if a.Provenance.State == d.State {
-		return
-	}
-	want := map[outcome.State]journal.Action{outcome.Done: journal.Accept, outcome.Rejected: journal.Reject}[d.State]
-	if a.Provenance.State == outcome.Review && want != "" && slices.Contains(actions, want) {
-		return
-	}
-	add(FindingUndecidedState, file, d.SourceID, fmt.Sprintf("the artifact says %s %s, the journal %s %s, and no decision of a person explains it",
-		a.Provenance.State, a.Provenance.Reason, d.State, d.Reason))
-}
-
-// verifyKept checks an artifact an event names against the hash the
-// event recorded.
-func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *VerifyResult, add func(kind, file, source, detail string)) {
-	path := filepath.Join(st.Dir(), name)
-	sum, err := st.Hash(name)
-	if err != nil {
-		detail := fmt.Sprintf("named by the journal's %s event %d", a.Kind, a.EventID)
-		if !errors.Is(err, os.ErrNotExist) {
-			detail += ": " + err.Error()
+// openVerified opens the journal verify checks, read-only, setting o.Out
+// to the folder a PostgreSQL journal recorded when none was given. When
+// there is no journal to check it adds the finding and returns nil. A
+// journal that cannot be read for another reason than its content (a
+// folder this user may not read) is an error, never journal_corrupt.
+func openVerified(o *VerifyOptions, add func(kind, file, source, detail string)) (*journal.Journal, error) {
+	place := Place{Out: o.Out, Journal: o.Journal}
+	dbPath := place.describe()
+	if place.shared() {
+		j, place, err := openJournal(place)
+		if errors.Is(err, ErrNoBatch) {
+			add(FindingJournalMissing, dbPath, "", err.Error())
+			return nil, nil
 		}
-		add(FindingMissingArtifact, path, a.SourceID, detail)
-		return
+		o.Out = place.Out
+		return j, err
 	}
-	res.Artifacts++
-	res.Superseded++
-	if sum != a.SHA256 {
-		res.mismatches = append(res.mismatches, hashMismatch{path, sum, a.SHA256})
-		add(FindingArtifactHash, path, a.SourceID, fmt.Sprintf("sha256 %s, the journal's %s event %d %s", sum, a.Kind, a.EventID, a.SHA256))
+	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
+		add(FindingJournalMissing, dbPath, "", err.Error())
+		return nil, nil
 	}
-}
-
-// verifyArtifact checks a document's artifact against the journal and,
-// when it can decrypt it, its content hash and provenance. It returns the
-// artifact when every check passed and it was decrypted, else nil.
-func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) *Artifact {
-	path := filepath.Join(st.Dir(), name)
-	sum, err := st.Hash(name)
-	if errors.Is(err, os.ErrNotExist) {
-		add(FindingMissingArtifact, path, d.SourceID, "")
-		return nil
+	if ok, err := looksLikeSQLite(dbPath); err != nil {
+		return nil, err
+	} else if !ok {
+		add(FindingJournalCorrupt, dbPath, "", "not a SQLite database")
+		return nil, nil
+	}
+	j, err := journal.OpenReadOnly(dbPath)
+	if err != nil && !journal.IsCorrupt(err) {
+		return nil, err
 	}
 	if err != nil {
-		add(FindingMissingArtifact, path, d.SourceID, err.Error())
-		return nil
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return nil, nil
 	}
-	res.Artifacts++
-	if sum != d.ArtifactSHA256 {
-		res.mismatches = append(res.mismatches, hashMismatch{path, sum, d.ArtifactSHA256})
-		add(FindingArtifactHash, path, d.SourceID, "sha256 "+sum+", journal "+d.ArtifactSHA256)
-		return nil
-	}
-	if len(ids) == 0 && st.Encrypted() {
-		return nil
-	}
-	if len(ids) == 0 && strings.HasSuffix(name, ".age") {
-		return nil
-	}
-	a, err := readArtifact(st, name, ids)
-	if err != nil {
-		add(FindingArtifactUnreadable, path, d.SourceID, err.Error())
-		return nil
-	}
-	res.Decrypted++
-	ok := true
-	if got := ContentHash(a.Pages); got != a.ContentSHA256 {
-		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", artifact says "+a.ContentSHA256)
-		ok = false
-	} else if d.ContentSHA256 != "" && a.ContentSHA256 != d.ContentSHA256 {
-		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", the journal recorded "+d.ContentSHA256)
-		ok = false
-	}
-	if a.Provenance.SourceSHA256 != d.SHA256 || a.Provenance.SourceID != d.SourceID {
-		add(FindingProvenance, path, d.SourceID, fmt.Sprintf("artifact names %s %s, journal %s %s",
-			a.Provenance.SourceID, a.Provenance.SourceSHA256, d.SourceID, d.SHA256))
-		ok = false
-	}
-	if !ok {
-		return nil
-	}
-	return a
-}
-
-// sourceRoot is the folder the sources' paths are under, as the latest run
-// recorded it; "" when no run recorded one (an old journal).
-func sourceRoot(runs []journal.Run) string {
-	if len(runs) == 0 {
-		return ""
-	}
-	if s, ok := decodeSettings(runs[len(runs)-1].Settings); ok {
-		return s.Root
-	}
-	return ""
-}
-
-func looksLikeSQLite(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 16)
-	if _, err := io.ReadFull(f, head); err != nil {
-		return false
-	}
-	return string(head) == "SQLite format 3\x00"
+	return j, nil
 }

@@ -153,6 +153,10 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			// table's row is a rewrite, named.
 			return []finding{{FindingArtifactHash, filepath.Base(artifact), ""}, {FindingJournalRewritten, JournalFile, ""}}
 		}, false},
+		{"another batch's marker", func(t *testing.T, out, _ string) []finding {
+			os.WriteFile(filepath.Join(out, MarkerFile), []byte("refbatch-0123456789abcdef01234567\n"), 0o600)
+			return []finding{{FindingBatchMismatch, MarkerFile, ""}}
+		}, false},
 		{"corrupt journal.db", func(t *testing.T, out, _ string) []finding {
 			p := filepath.Join(out, JournalFile)
 			f, err := os.OpenFile(p, os.O_WRONLY, 0)

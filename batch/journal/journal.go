@@ -113,6 +113,26 @@ var (
 	ErrNotJournal = errors.New("not a refbatch journal")
 )
 
+// IsCorrupt reports whether err, from opening or reading a journal, says
+// the journal itself is damaged or not a journal (ErrNotJournal, SQLite's
+// SQLITE_CORRUPT, SQLITE_NOTADB, a schema not its own), rather than that
+// it could not be read here (permissions, a busy or missing file) or is
+// of a later refbatch.
+func IsCorrupt(err error) bool {
+	var se *sqlite.Error
+	if errors.Is(err, ErrNotJournal) {
+		return true
+	}
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case 11, 26, 1: // SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_ERROR (no such table: a schema not ours)
+		return true
+	}
+	return false
+}
+
 // Journal is an open journal database.
 type Journal struct {
 	db    *sql.DB
@@ -124,10 +144,19 @@ type Journal struct {
 	// legacy: an earlier schema read as it is (OpenReadOnly), with no
 	// custody log.
 	legacy bool
+	// release frees what a read-only journal was read from, once db is
+	// closed (openSQLiteRO), when not nil.
+	release func() error
 }
 
 // Close closes the journal.
-func (j *Journal) Close() error { return j.db.Close() }
+func (j *Journal) Close() error {
+	err := j.db.Close()
+	if j.release != nil {
+		err = errors.Join(err, j.release())
+	}
+	return err
+}
 
 // Path is where the journal is: its file, or its PostgreSQL URL as given
 // (with any password: see Redact), so that it can be opened again.
@@ -197,6 +226,28 @@ func (j *Journal) SetMeta(key, value string) error {
 		return fmt.Errorf("journal meta %s: %w", key, classify(err))
 	}
 	return nil
+}
+
+// InitMeta records value for key unless the key has a value already, in
+// one write transaction (so that of two processes the first wins), and
+// returns the key's value.
+func (j *Journal) InitMeta(key, value string) (string, error) {
+	var got string
+	err := j.tx(func(tx *sql.Tx) error {
+		err := tx.QueryRow(`SELECT value FROM meta WHERE key=?`, key).Scan(&got)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		got = value
+		if _, err := tx.Exec(`INSERT INTO meta(key,value) VALUES(?,?)`, key, value); err != nil {
+			return err
+		}
+		return j.appendEvent(tx, Event{Kind: EventMetaSet}, metaTouch(key))
+	})
+	if err != nil {
+		return "", fmt.Errorf("journal meta %s: %w", key, classify(err))
+	}
+	return got, nil
 }
 
 // Meta returns a value set by SetMeta, or "" when unset.

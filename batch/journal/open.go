@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
-	"strings"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
@@ -173,8 +173,9 @@ func Open(path string, opts ...Option) (*Journal, error) {
 	if IsURL(path) {
 		return openPostgres(path, false, opts...)
 	}
-	// Create the file ourselves so its mode is 0600 from the first byte.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// Create the file ourselves so its mode is 0600 from the first byte,
+	// and never through a symbolic link: a batch's journal is its own.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
@@ -351,111 +352,4 @@ func (j *Journal) migrate() error {
 		data, _ := json.Marshal(map[string]int{"from_schema": from})
 		return j.appendEvent(tx, Event{Kind: EventJournalMigrated, Data: data}, metaTouch("schema_version"))
 	})
-}
-
-// legacyViews lets a connection read a journal of an earlier schema
-// (version "1" or "2") as the current one, from the connection's own
-// temporary database, which touches no file: the tables it lacks read as
-// empty, the columns it lacks as their defaults (a temp view shadows the
-// table of the same name). Its events have no hashes: it has no custody
-// log.
-func legacyViews(db *sql.DB, version string) error {
-	stmts := []string{
-		`CREATE TEMP VIEW documents AS SELECT *, '' AS content_sha256 FROM main.documents`,
-		`CREATE TEMP VIEW events AS SELECT *, '' AS hash FROM main.events`,
-	}
-	if version == "1" {
-		stmts = []string{
-			strings.Replace(eventsTable, "CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS", 1),
-			`CREATE TEMP VIEW documents AS SELECT *, 0 AS attempts_base, '' AS retry_policy, '' AS content_sha256 FROM main.documents`,
-			`CREATE TEMP VIEW rows AS SELECT *, '' AS admit_key, '' AS fields FROM main.rows`,
-		}
-	}
-	for _, s := range stmts {
-		if _, err := db.Exec(s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// OpenReadOnly opens an existing journal for reading only. It never creates
-// the file, never migrates it, and may be used while another process writes
-// the journal. A journal of schema version 1 reads as one with no events, one
-// of version 3 or earlier as one with an empty outbox; a journal of a
-// version this build does not know is refused.
-//
-// It creates no file either, so that it works on a read-only copy and
-// leaves a folder as it found it. SQLite reads a WAL database through its
-// -wal and -shm files and creates them when they are missing, even for a
-// read-only connection. So when there is no write-ahead log with content
-// (the journal was closed cleanly: everything is in the main file, and no
-// process is writing it), the file is opened as immutable, which reads it
-// without the two files and without locks. When a log with content is
-// there, it holds committed transactions and is read as usual; SQLite
-// then creates the -shm file if it is missing (a journal copied without
-// it after a crash).
-//
-// A postgres:// URL opens that journal with read-only sessions.
-func OpenReadOnly(path string) (*Journal, error) {
-	if IsURL(path) {
-		return openPostgres(path, true)
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("opening journal: %w", err)
-	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(30000)")
-	q.Set("mode", "ro")
-	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
-		q.Set("immutable", "1")
-	}
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("opening journal: %w", err)
-	}
-	db.SetMaxOpenConns(1)
-	var v string
-	err = db.QueryRow(`SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		err = fmt.Errorf("%s: %w (it has no schema version)", path, ErrNotJournal)
-	case errors.Is(notJournal(err), ErrNotJournal):
-		err = fmt.Errorf("%s: %w (SQLite does not read it as a database)", path, ErrNotJournal)
-	case err != nil:
-		err = fmt.Errorf("opening journal %s: %w", path, err)
-	case v == "1" || v == "2":
-		// A journal an earlier build wrote, which it may still be
-		// writing: it is not migrated (that would write), and the
-		// tables it lacks are read as empty, from the connection's own
-		// temporary database, which touches no file.
-		db.SetMaxIdleConns(1)
-		db.SetConnMaxLifetime(0)
-		if err = legacyViews(db, v); err == nil {
-			err = outboxReadOnly(db)
-		}
-		if err == nil {
-			err = claimsReadOnly(db)
-		}
-	case v == "3":
-		// Custody log and all, but no outbox yet: an empty one, from the
-		// temporary database as above.
-		db.SetMaxIdleConns(1)
-		db.SetConnMaxLifetime(0)
-		if err = outboxReadOnly(db); err == nil {
-			err = claimsReadOnly(db)
-		}
-	case v == "4":
-		// No run heartbeats nor admitters yet, as above.
-		db.SetMaxIdleConns(1)
-		db.SetConnMaxLifetime(0)
-		err = claimsReadOnly(db)
-	case v != fmt.Sprint(schemaVersion):
-		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
-	}
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &Journal{db: db, path: path, clock: time.Now, legacy: v == "1" || v == "2"}, nil
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // TempPrefix starts the name of every temp file WriteFiles (and so Put)
@@ -55,7 +57,19 @@ func WriteFiles(dir string, names []string, write func(ws []io.Writer) error) er
 // (created with mode 0700 if missing, a link on the way refused), the
 // files made with mode perm. A file or a link in a name's place is
 // replaced, never written through.
-func (r *Root) WriteFiles(dir string, names []string, perm os.FileMode, write func(ws []io.Writer) error) (err error) {
+func (r *Root) WriteFiles(dir string, names []string, perm os.FileMode, write func(ws []io.Writer) error) error {
+	return r.writeFiles(dir, names, perm, true, write)
+}
+
+// ErrExists means a file that is never replaced (a published artifact)
+// is already there: Put leaves it as it was.
+var ErrExists = errors.New("already published, never overwritten")
+
+// writeFiles is WriteFiles; without replace, a file that exists under one
+// of the names is left as it is and the write fails with ErrExists: each
+// temp file is linked to its name, which fails when the name exists, then
+// unlinked.
+func (r *Root) writeFiles(dir string, names []string, perm os.FileMode, replace bool, write func(ws []io.Writer) error) (err error) {
 	for _, name := range names {
 		if err := checkName(name); err != nil {
 			return err
@@ -99,10 +113,9 @@ func (r *Root) WriteFiles(dir string, names []string, perm os.FileMode, write fu
 	// another process (another machine's, on a shared folder) leaves it
 	// alone until then.
 	for _, f := range files {
-		if err := d.Rename(f.temp, f.name); err != nil {
-			return fmt.Errorf("renaming %s into place: %w", f.name, err)
+		if err := f.publish(replace); err != nil {
+			return err
 		}
-		f.renamed = true
 		if err := f.close(); err != nil {
 			return err
 		}
@@ -122,6 +135,30 @@ type tempFile struct {
 	w          *bufio.Writer
 	closed     bool
 	renamed    bool
+}
+
+// publish gives the temp file its name: by a rename, which replaces a
+// file (or a link) of that name, or, without replace, by a link, which
+// fails when the name exists, and the temp name's removal.
+func (t *tempFile) publish(replace bool) error {
+	if replace {
+		if err := t.dir.Rename(t.temp, t.name); err != nil {
+			return fmt.Errorf("renaming %s into place: %w", t.name, err)
+		}
+		t.renamed = true
+		return nil
+	}
+	if err := unix.Linkat(t.dir.fd(), t.temp, t.dir.fd(), t.name, 0); err != nil {
+		if errors.Is(err, unix.EEXIST) {
+			return fmt.Errorf("publishing %s: %w", t.name, ErrExists)
+		}
+		return fmt.Errorf("publishing %s: %w", t.dir.Path(t.name), err)
+	}
+	t.renamed = true
+	if err := unix.Unlinkat(t.dir.fd(), t.temp, 0); err != nil {
+		return fmt.Errorf("publishing %s: %w", t.dir.Path(t.name), err)
+	}
+	return nil
 }
 
 // createTemp creates the temp file for name in dir, locked (flock, held

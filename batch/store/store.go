@@ -166,7 +166,8 @@ var errReadOnly = errors.New("the artifacts folder was opened read-only")
 
 // Put writes plaintext as the artifact name, atomically, encrypted when the
 // store has recipients, and returns the SHA-256 (hex) of the file as read
-// back from disk. An existing artifact of that name is replaced atomically.
+// back from disk. An artifact is never overwritten: when one of that name
+// exists, Put leaves it as it is and fails with ErrExists.
 // On error no file named name is left half-written and the temp file is
 // removed; if the error came after the rename (folder fsync, re-read) the
 // complete artifact stays in place.
@@ -175,7 +176,7 @@ func (s *Store) Put(name string, plaintext []byte) (sha256hex string, err error)
 		return "", fmt.Errorf("writing artifact %s: %w", name, errReadOnly)
 	}
 	written := sha256.New()
-	err = s.root.WriteFiles(".", []string{name}, 0o600, func(ws []io.Writer) error {
+	err = s.root.writeFiles(".", []string{name}, 0o600, false, func(ws []io.Writer) error {
 		return s.encode(io.MultiWriter(ws[0], written), plaintext)
 	})
 	if err != nil {

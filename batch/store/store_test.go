@@ -398,19 +398,25 @@ func TestPutFailureLeavesNoTemp(t *testing.T) {
 	}
 }
 
-func TestPutReplaces(t *testing.T) {
+// TestPutNeverOverwrites: a published artifact stays as it was when
+// another Put names it, and no temp file is left.
+func TestPutNeverOverwrites(t *testing.T) {
 	s, err := Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, content := range []string{"first", "second"} {
-		if _, err := s.Put("R-1.txt", []byte(content)); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := s.Put("R-1.txt", []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put("R-1.txt", []byte("second")); !errors.Is(err, ErrExists) {
+		t.Errorf("second Put = %v, want ErrExists", err)
 	}
 	got, err := s.Read("R-1.txt", nil)
-	if err != nil || string(got) != "second" {
-		t.Errorf("Read = %q, %v; want %q", got, err, "second")
+	if err != nil || string(got) != "first" {
+		t.Errorf("Read = %q, %v; want %q", got, err, "first")
+	}
+	if list, _ := s.List(); !slices.Equal(list, []string{"R-1.txt"}) {
+		t.Errorf("List() = %q: a temp file was left", list)
 	}
 }
 

@@ -1,0 +1,189 @@
+package batch
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/batch/admit"
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// This file holds verify's checks of one file: a source, an artifact, the
+// journal's first bytes.
+
+// verifySource re-hashes a document's source under admission's rules: a
+// FIFO, a device, a symlink out of the root or a file grown past its
+// admitted size is a finding, never a read that blocks or fills memory.
+func verifySource(root string, d journal.Doc, add func(kind, file, source, detail string)) {
+	sum, _, err := admit.HashSource(root, d.Path, d.Size)
+	sourceFindings(d, sum, err, add)
+}
+
+// readVerifiedSource reads a document's source under admission's rules, as
+// verifySource hashes it, and returns its bytes when they still hash to
+// the admitted SHA-256; otherwise it reports the finding verifySource
+// would and returns nil.
+func readVerifiedSource(root string, d journal.Doc, add func(kind, file, source, detail string)) []byte {
+	data, err := admit.ReadSource(root, d.Path, d.Size)
+	sum := ""
+	if err == nil {
+		h := sha256.Sum256(data)
+		sum = hex.EncodeToString(h[:])
+	}
+	if !sourceFindings(d, sum, err, add) {
+		return nil
+	}
+	return data
+}
+
+// sourceFindings reports what a source read as sum (or failing with err)
+// says against the journal, and whether the source is as admitted.
+func sourceFindings(d journal.Doc, sum string, err error, add func(kind, file, source, detail string)) bool {
+	rej, _ := admit.IsRejection(err)
+	switch {
+	case err == nil && sum == d.SHA256:
+		return true
+	case err == nil:
+		add(FindingSourceChanged, d.Path, d.SourceID, "sha256 "+sum+", journal "+d.SHA256)
+	case rej == nil:
+		add(FindingSourceUnreadable, d.Path, d.SourceID, err.Error())
+	case rej.Reason == outcome.MissingFile:
+		add(FindingSourceMissing, d.Path, d.SourceID, "")
+	case rej.Reason == outcome.Unreadable:
+		add(FindingSourceUnreadable, d.Path, d.SourceID, rej.Detail)
+	case rej.Reason == outcome.TooLarge:
+		add(FindingSourceChanged, d.Path, d.SourceID, fmt.Sprintf("larger than the %d bytes admitted", d.Size))
+	default:
+		add(FindingSourceChanged, d.Path, d.SourceID, rej.Detail)
+	}
+	return false
+}
+
+// verifyState checks that the document's state is its artifact's verdict,
+// or that a decision about that artifact (actions) explains the
+// difference.
+func verifyState(file string, d journal.Doc, a *Artifact, actions []journal.Action, add func(kind, file, source, detail string)) {
+	if a.Provenance.State == d.State {
+		return
+	}
+	want := map[outcome.State]journal.Action{outcome.Done: journal.Accept, outcome.Rejected: journal.Reject}[d.State]
+	if a.Provenance.State == outcome.Review && want != "" && slices.Contains(actions, want) {
+		return
+	}
+	add(FindingUndecidedState, file, d.SourceID, fmt.Sprintf("the artifact says %s %s, the journal %s %s, and no decision of a person explains it",
+		a.Provenance.State, a.Provenance.Reason, d.State, d.Reason))
+}
+
+// verifyKept checks an artifact an event names against the hash the
+// event recorded.
+func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *VerifyResult, add func(kind, file, source, detail string)) {
+	path := filepath.Join(st.Dir(), name)
+	sum, err := st.Hash(name)
+	if err != nil {
+		detail := fmt.Sprintf("named by the journal's %s event %d", a.Kind, a.EventID)
+		if !errors.Is(err, os.ErrNotExist) {
+			detail += ": " + err.Error()
+		}
+		add(FindingMissingArtifact, path, a.SourceID, detail)
+		return
+	}
+	res.Artifacts++
+	res.Superseded++
+	if sum != a.SHA256 {
+		res.mismatches = append(res.mismatches, hashMismatch{path, sum, a.SHA256})
+		add(FindingArtifactHash, path, a.SourceID, fmt.Sprintf("sha256 %s, the journal's %s event %d %s", sum, a.Kind, a.EventID, a.SHA256))
+	}
+}
+
+// verifyArtifact checks a document's artifact against the journal and,
+// when it can decrypt it, its content hash and provenance. It returns the
+// artifact when every check passed and it was decrypted, else nil.
+func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) *Artifact {
+	path := filepath.Join(st.Dir(), name)
+	sum, err := st.Hash(name)
+	if errors.Is(err, os.ErrNotExist) {
+		add(FindingMissingArtifact, path, d.SourceID, "")
+		return nil
+	}
+	if err != nil {
+		add(FindingMissingArtifact, path, d.SourceID, err.Error())
+		return nil
+	}
+	res.Artifacts++
+	if sum != d.ArtifactSHA256 {
+		res.mismatches = append(res.mismatches, hashMismatch{path, sum, d.ArtifactSHA256})
+		add(FindingArtifactHash, path, d.SourceID, "sha256 "+sum+", journal "+d.ArtifactSHA256)
+		return nil
+	}
+	if len(ids) == 0 && st.Encrypted() {
+		return nil
+	}
+	if len(ids) == 0 && strings.HasSuffix(name, ".age") {
+		return nil
+	}
+	a, err := readArtifact(st, name, ids)
+	if err != nil {
+		add(FindingArtifactUnreadable, path, d.SourceID, err.Error())
+		return nil
+	}
+	res.Decrypted++
+	ok := true
+	if got := ContentHash(a.Pages); got != a.ContentSHA256 {
+		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", artifact says "+a.ContentSHA256)
+		ok = false
+	} else if d.ContentSHA256 != "" && a.ContentSHA256 != d.ContentSHA256 {
+		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", the journal recorded "+d.ContentSHA256)
+		ok = false
+	}
+	if a.Provenance.SourceSHA256 != d.SHA256 || a.Provenance.SourceID != d.SourceID {
+		add(FindingProvenance, path, d.SourceID, fmt.Sprintf("artifact names %s %s, journal %s %s",
+			a.Provenance.SourceID, a.Provenance.SourceSHA256, d.SourceID, d.SHA256))
+		ok = false
+	}
+	if a.Provenance.BatchID != "" && a.Provenance.BatchID != res.batchID {
+		add(FindingBatchMismatch, path, d.SourceID, fmt.Sprintf("artifact of batch %s, journal of batch %s", a.Provenance.BatchID, orNone(res.batchID)))
+		ok = false
+	}
+	if !ok {
+		return nil
+	}
+	return a
+}
+
+// sourceRoot is the folder the sources' paths are under, as the latest run
+// recorded it; "" when no run recorded one (an old journal).
+func sourceRoot(runs []journal.Run) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	if s, ok := decodeSettings(runs[len(runs)-1].Settings); ok {
+		return s.Root
+	}
+	return ""
+}
+
+// looksLikeSQLite reports whether the file at path starts as a SQLite
+// database does. A file it cannot open is an error, not a no.
+func looksLikeSQLite(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false, nil
+	}
+	return string(head) == "SQLite format 3\x00", nil
+}
