@@ -40,6 +40,7 @@
 package journal
 
 import (
+	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
@@ -124,6 +125,9 @@ type Journal struct {
 	// legacy: an earlier schema read as it is (OpenReadOnly), with no
 	// custody log.
 	legacy bool
+	// interrupt, when set, bounds the waits for the write lock (see
+	// WithInterrupt).
+	interrupt context.Context
 }
 
 // Close closes the journal.
