@@ -65,7 +65,9 @@ not its artifact's verdict must be explained by a person's decision (an
 accept of a review artifact makes it done).
 
 Exit status: 0 everything verified; 1 a finding (a mismatch, a missing or
-altered file); 2 usage error.`,
+altered file); 2 usage error; 3 interrupted (Ctrl-C or SIGTERM): it
+checked only part of the batch, and its findings so far are not printed:
+run it again.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder to verify"),
 			journalFlag(&o.journal),
@@ -233,7 +235,8 @@ by form feeds, to stdout. --json prints the whole artifact (text, words,
 confidences, provenance).
 
 Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
-(no output folder or journal there, or encrypted artifacts and no --identity).`,
+(no output folder or journal there, or encrypted artifacts and no --identity);
+3 interrupted.`,
 		Flags: []cli.Flag{
 			outFlag(&out, "the output folder"),
 			journalFlag(&journalURL),

@@ -100,7 +100,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, args)
+	if err != nil && ctx.Err() != nil {
+		err = afterSignal(err)
+	}
 	return exitCode(err, stderr)
+}
+
+// afterSignal is the error of a command that SIGINT or SIGTERM reached:
+// what failed was cut short by the signal (a verify's findings so far are
+// not its findings), so it exits 3, interrupted. A usage error stays one,
+// and an error that exits 3 already keeps its words.
+func afterSignal(err error) error {
+	switch exitCode(err, io.Discard) {
+	case exitUsage, exitIncomplete:
+		return err
+	}
+	return interrupted(err)
+}
+
+// interrupted is the exit 3 of a command cut short by a signal; err says
+// where, unless it is context.Canceled alone.
+func interrupted(err error) error {
+	msg := strings.TrimSuffix(strings.TrimSuffix(err.Error(), context.Canceled.Error()), ": ")
+	switch {
+	case msg == "":
+		msg = "interrupted"
+	case !strings.Contains(msg, "interrupted"):
+		msg = "interrupted: " + msg
+	}
+	return &exitError{code: exitIncomplete, msg: msg, hint: "run the same command again; what it finished is kept"}
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -150,6 +178,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
+	}
+	if errors.Is(err, context.Canceled) {
+		err = interrupted(err)
 	}
 	var ee *exitError
 	var fe *manifest.FileError

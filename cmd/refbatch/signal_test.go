@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,8 +28,8 @@ import (
 // the time measured).
 const interruptBound = 3 * time.Second
 
-// interrupted is what interrupt saw.
-type interrupted struct {
+// interruptResult is what interrupt saw.
+type interruptResult struct {
 	code   int
 	took   time.Duration // from the signal to the exit
 	stderr string
@@ -38,9 +39,22 @@ type interrupted struct {
 // process's pid) says it is at the wait, sends SIGINT and waits for the
 // exit. A process still running 10 s after the signal is killed, so that
 // a failing test fails fast.
-func interrupt(t *testing.T, env []string, ready func(pid int) bool, args ...string) interrupted {
+func interrupt(t *testing.T, env []string, ready func(pid int) bool, args ...string) interruptResult {
 	t.Helper()
-	cmd, stderr := start(t, env, args...)
+	return interruptWith(t, env, &syncBuffer{}, ready, args...)
+}
+
+// interruptWith is interrupt with the process's stderr into stderr, which
+// ready may read.
+func interruptWith(t *testing.T, env []string, stderr *syncBuffer, ready func(pid int) bool, args ...string) interruptResult {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	deadline := time.Now().Add(60 * time.Second)
@@ -65,13 +79,13 @@ func interrupt(t *testing.T, env []string, ready func(pid int) bool, args ...str
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		err = <-exited
 	}
-	r := interrupted{code: exitStatus(err), took: time.Since(signalled), stderr: stderr.String()}
+	r := interruptResult{code: exitStatus(err), took: time.Since(signalled), stderr: stderr.String()}
 	t.Logf("refbatch %s: exit %d, %v after SIGINT", args[0], r.code, r.took.Round(time.Millisecond))
 	return r
 }
 
 // check asserts exit 3 within interruptBound, with the interruption said.
-func (r interrupted) check(t *testing.T) {
+func (r interruptResult) check(t *testing.T) {
 	t.Helper()
 	if r.code != exitIncomplete || r.took > interruptBound {
 		t.Errorf("after SIGINT: exit %d after %v, want exit %d within %v\n%s", r.code, r.took.Round(time.Millisecond), exitIncomplete, interruptBound, r.stderr)
@@ -115,29 +129,61 @@ func rejectedBatch(t *testing.T) (dir, manifest, out string) {
 }
 
 // TestInterruptNotifyWait: Ctrl-C while a run waits at its end for a
-// receiver that does not answer ends the run at once, with exit 3; the
-// receiver's command is killed, and its events stay in the outbox for
-// refbatch notify.
+// receiver that does not answer ends the run at once, with exit 3; so
+// does Ctrl-C mid-page, whose run then waits for that receiver a moment
+// only. The receiver's command is killed, and the events stay in the
+// outbox for refbatch notify.
 func TestInterruptNotifyWait(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	manifest := filepath.Join(dir, "manifest.csv")
-	os.WriteFile(manifest, []byte("source_id,participant_id,referral_date,consent,path\nR-0001,P-1,2024-01-01,no,a.pdf\n"), 0o600)
-	out := filepath.Join(dir, "out")
-	pidFile := filepath.Join(dir, "receiver.pid")
-	hang := "echo $$ > " + pidFile + "; exec sleep 60"
-	r := interrupt(t, nil, fileExists(pidFile), "run", "--plaintext", "--quiet", "--out", out, "--notify-cmd", hang, manifest)
-	r.check(t)
-	b, _ := os.ReadFile(pidFile)
-	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && syscall.Kill(pid, 0) == nil {
-		syscall.Kill(pid, syscall.SIGKILL)
-		t.Errorf("the receiver's command (pid %d) outlived the run", pid)
+	cases := []struct {
+		name string
+		// rows makes the manifest in dir; ready says the run is where
+		// the case interrupts it, given the pid file of the receiver
+		// and the run's stderr.
+		rows  func(t *testing.T, dir string) string
+		ready func(pidFile string, stderr *syncBuffer) func(int) bool
+		env   []string
+	}{
+		{"waiting for the receiver at the end",
+			func(t *testing.T, dir string) string {
+				m := filepath.Join(dir, "manifest.csv")
+				os.WriteFile(m, []byte("source_id,participant_id,referral_date,consent,path\nR-0001,P-1,2024-01-01,no,a.pdf\n"), 0o600)
+				return m
+			},
+			func(pidFile string, _ *syncBuffer) func(int) bool { return fileExists(pidFile) }, nil},
+		{"mid-page, then a moment for the receiver",
+			func(t *testing.T, dir string) string { return writeRows(t, dir, sampleGood(t, 1)) },
+			func(_ string, stderr *syncBuffer) func(int) bool {
+				return func(int) bool { return strings.Contains(stderr.String(), "document started") }
+			}, []string{"REFBATCH_TEST_FAULTS=hang=*"}},
 	}
-	got := filepath.Join(dir, "delivered")
-	n := refbatch(t, nil, "notify", "--out", out, "--notify-cmd", "cat >> "+got+"; echo >> "+got)
-	events, _ := os.ReadFile(got)
-	if n.code != 0 || !strings.Contains(string(events), journal.NoticeFinished) {
-		t.Errorf("notify after the interrupted wait: exit %d, delivered:\n%s\n%s", n.code, events, n.stderr)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			manifest := c.rows(t, dir)
+			out := filepath.Join(dir, "out")
+			pidFile := filepath.Join(dir, "receiver.pid")
+			hang := "echo $$ > " + pidFile + "; exec sleep 60"
+			var stderr syncBuffer
+			r := interruptWith(t, c.env, &stderr, c.ready(pidFile, &stderr),
+				append(runArgs(out, "--workers", "1", "--notify-cmd", hang), manifest)...)
+			r.check(t)
+			b, _ := os.ReadFile(pidFile)
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && syscall.Kill(pid, 0) == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("the receiver's command (pid %d) outlived the run", pid)
+			}
+			got := filepath.Join(dir, "delivered")
+			n := refbatch(t, nil, "notify", "--out", out, "--notify-cmd", "cat >> "+got+"; echo >> "+got)
+			events, _ := os.ReadFile(got)
+			if n.code != 0 || !strings.Contains(string(events), "batch_") {
+				t.Errorf("notify after the interrupted wait: exit %d, delivered:\n%s\n%s", n.code, events, n.stderr)
+			}
+			st := refbatch(t, nil, "status", "--out", out)
+			if st.code != 0 || strings.Contains(st.stdout, "running") {
+				t.Errorf("status after the interrupted run: exit %d\n%s", st.code, st.stdout)
+			}
+		})
 	}
 }
 
