@@ -158,10 +158,13 @@ func (j *Journal) within(begin func() (*sql.Tx, error), fn func(*sql.Tx) error) 
 	return nil
 }
 
-// classify marks a full disk so callers can stop cleanly rather than fail.
+// classify marks a full disk so callers can stop cleanly rather than fail:
+// SQLITE_FULL, ENOSPC or EDQUOT, and SQLITE_IOERR_SHMSIZE, which is how
+// SQLite says it could not grow the -shm file of a full disk.
 func classify(err error) error {
 	var se *sqlite.Error
-	if (errors.As(err, &se) && se.Code()&0xff == 13) || errors.Is(err, syscall.ENOSPC) { // SQLITE_FULL
+	full := errors.As(err, &se) && (se.Code()&0xff == 13 || se.Code() == 4874)
+	if full || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return fmt.Errorf("%w: %w", ErrDiskFull, err)
 	}
 	return pgClassify(err)

@@ -37,7 +37,8 @@ one. Settings are the latest run's; engine versions the latest recorded.
 
 Exit status: 0 the reports were written (whatever the batch's state; the
 summary says it); 1 unexpected failure; 2 usage error (no journal there);
-3 interrupted: the reports are as they were, run it again.`,
+3 interrupted, or the disk is full: the reports are as they were, run it
+again.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder (journal in, reports out)"),
 			journalFlag(&o.journal),

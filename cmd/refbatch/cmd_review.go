@@ -22,8 +22,8 @@ const reviewExit = `Exit status: 0 listed, or every decision recorded; 1 unexpec
 2 usage error (no journal, not a refbatch journal), or a decision refused:
 the document is not in review (decided already, or never in review) or no
 document has that source_id; 3 interrupted (Ctrl-C ends a wait for the
-journal another process is writing): the decisions printed are recorded,
-run it again for the others.`
+journal another process is writing), or the disk is full: the decisions
+printed are recorded, run it again for the others.`
 
 func reviewCommand() *cli.Command {
 	var out, journalURL string

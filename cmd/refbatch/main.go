@@ -131,6 +131,11 @@ func interrupted(err error) error {
 	return &exitError{code: exitIncomplete, msg: msg, hint: "run the same command again; what it finished is kept"}
 }
 
+// diskFull reports whether err comes of a full disk or quota.
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, journal.ErrDiskFull)
+}
+
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:                 "refbatch",
@@ -199,6 +204,11 @@ func exitCode(err error, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "refbatch: hint: %s\n", ee.hint)
 		}
 		return ee.code
+	case diskFull(err) && !errors.Is(err, batch.ErrIncomplete):
+		// A run says so itself (ErrIncomplete, below).
+		fmt.Fprintf(stderr, "refbatch: error: the disk is full: %v\n", err)
+		fmt.Fprintln(stderr, "refbatch: hint: free some space (or raise the quota) and run the same command again; what it finished is kept")
+		return exitIncomplete
 	case errors.As(err, &fe):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", fe)
 		hint := fe.Hint
