@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/journal"
 )
 
@@ -166,7 +168,7 @@ func TestInterruptNotifyWait(t *testing.T) {
 			hang := "echo $$ > " + pidFile + "; exec sleep 60"
 			var stderr syncBuffer
 			r := interruptWith(t, c.env, &stderr, c.ready(pidFile, &stderr),
-				append(runArgs(out, "--workers", "1", "--notify-cmd", hang), manifest)...)
+				append(runArgs(out, "--root", "/", "--workers", "1", "--notify-cmd", hang), manifest)...)
 			r.check(t)
 			b, _ := os.ReadFile(pidFile)
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && syscall.Kill(pid, 0) == nil {
@@ -179,8 +181,9 @@ func TestInterruptNotifyWait(t *testing.T) {
 			if n.code != 0 || !strings.Contains(string(events), "batch_") {
 				t.Errorf("notify after the interrupted wait: exit %d, delivered:\n%s\n%s", n.code, events, n.stderr)
 			}
-			st := refbatch(t, nil, "status", "--out", out)
-			if st.code != 0 || strings.Contains(st.stdout, "running") {
+			st := refbatch(t, nil, "status", "--out", out, "--json")
+			var s batch.Status
+			if st.code != 0 || json.Unmarshal([]byte(st.stdout), &s) != nil || s.LiveRuns != 0 || s.Running != 0 || len(s.Leases) != 0 {
 				t.Errorf("status after the interrupted run: exit %d\n%s", st.code, st.stdout)
 			}
 		})
