@@ -141,13 +141,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, errors.Join(runErr, err)
 		}
 	}
-	if runErr == nil && ctx.Err() != nil {
-		// Interrupted after the work, while it waited for the receivers:
-		// their events wait in the outbox, and the command says so.
-		runErr = fmt.Errorf("%w: interrupted while delivering notifications", ErrIncomplete)
-	}
+	runErr = interruptedLate(ctx, runErr)
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)
+}
+
+// interruptedLate is runErr, or ErrIncomplete when ctx ended after the
+// work, while the run waited for its receivers: their events wait in the
+// outbox, and the command says it was interrupted.
+func interruptedLate(ctx context.Context, runErr error) error {
+	if runErr == nil && ctx.Err() != nil {
+		return fmt.Errorf("%w: interrupted while delivering notifications", ErrIncomplete)
+	}
+	return runErr
 }
 
 // sweepAtStart removes what a crash left in the output folder out before
