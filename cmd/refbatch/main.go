@@ -122,10 +122,12 @@ func afterSignal(err error) error {
 // where, unless it is context.Canceled alone.
 func interrupted(err error) error {
 	msg := strings.TrimSuffix(strings.TrimSuffix(err.Error(), context.Canceled.Error()), ": ")
-	switch {
+	switch i := strings.Index(msg, "interrupted"); {
 	case msg == "":
 		msg = "interrupted"
-	case !strings.Contains(msg, "interrupted"):
+	case i >= 0:
+		msg = msg[i:] // "interrupted while ...", without the layers above
+	default:
 		msg = "interrupted: " + msg
 	}
 	return &exitError{code: exitIncomplete, msg: msg, hint: "run the same command again; what it finished is kept"}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -241,7 +242,11 @@ func TestInterruptLockWait(t *testing.T) {
 					}
 					return !at.IsZero() && time.Since(at) > 300*time.Millisecond
 				}
-				interrupt(t, nil, ready, c.args...).check(t)
+				r := interrupt(t, nil, ready, c.args...)
+				r.check(t)
+				if !strings.Contains(r.stderr, "waiting for the journal's write lock") {
+					t.Errorf("the wait is not named:\n%s", r.stderr)
+				}
 			})
 		}
 	}()
@@ -308,4 +313,39 @@ func TestInterruptReport(t *testing.T) {
 		t.Errorf("the interrupted report changed report.json")
 	}
 	assertNoTemp(t, out, t.TempDir())
+}
+
+// TestExitAfterSignal: the one place errors become exit codes reads an
+// interruption and a full disk as 3, whatever wraps them; after a signal,
+// a failure is an interruption, a usage error stays one.
+func TestExitAfterSignal(t *testing.T) {
+	t.Parallel()
+	lock := fmt.Errorf("journal: %w", fmt.Errorf("interrupted while waiting for the journal's write lock: %w", context.Canceled))
+	cases := []struct {
+		name     string
+		err      error
+		signaled bool
+		code     int
+		says     string
+	}{
+		{"context canceled", fmt.Errorf("verify: %w", context.Canceled), false, exitIncomplete, "interrupted: verify"},
+		{"lock wait", lock, false, exitIncomplete, "error: interrupted while waiting for the journal's write lock"},
+		{"a finding after the signal", &exitError{code: exitFailure}, true, exitIncomplete, "error: interrupted"},
+		{"a failure after the signal", errors.New("signal: killed"), true, exitIncomplete, "interrupted: signal: killed"},
+		{"a usage error after the signal", usageErr("bad flag", "see --help"), true, exitUsage, "bad flag"},
+		{"a finding without a signal", &exitError{code: exitFailure}, false, exitFailure, ""},
+		{"ENOSPC", fmt.Errorf("write key: %w", syscall.ENOSPC), false, exitIncomplete, "the disk is full: write key"},
+		{"EDQUOT", &os.PathError{Op: "write", Path: "x", Err: syscall.EDQUOT}, false, exitIncomplete, "the disk is full"},
+		{"journal full", fmt.Errorf("journal: %w", journal.ErrDiskFull), false, exitIncomplete, "the disk is full"},
+	}
+	for _, c := range cases {
+		err := c.err
+		if c.signaled {
+			err = afterSignal(err)
+		}
+		var stderr strings.Builder
+		if code := exitCode(err, &stderr); code != c.code || !strings.Contains(stderr.String(), c.says) {
+			t.Errorf("%s: exit %d, want %d saying %q\n%s", c.name, code, c.code, c.says, stderr.String())
+		}
+	}
 }
