@@ -349,3 +349,24 @@ func TestExitAfterSignal(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptVerifyChain: verify stops at SIGINT in the checks that read
+// the whole journal (SQLite's integrity check, the custody log's
+// recomputation), with exit 3. Its journal's custody log is long: 600000
+// events added by SQL (each a finding, had verify gone on).
+func TestInterruptVerifyChain(t *testing.T) {
+	t.Parallel()
+	_, _, out := rejectedBatch(t)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(out, "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 600000)
+		INSERT INTO events(at, kind, data, hash) SELECT 0, 'meta_set', '{}', '' FROM n`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := interrupt(t, nil, holdsOpen(filepath.Join(out, "journal.db")), "verify", "--out", out)
+	r.check(t)
+}
