@@ -159,6 +159,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		}
 	}
 	defer j.Close()
+	journal.WithInterrupt(ctx)(j) // the checks below end at Ctrl-C
 	problems, err := j.IntegrityCheck()
 	if err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())

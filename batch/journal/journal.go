@@ -223,7 +223,7 @@ func (j *Journal) IntegrityCheck() ([]string, error) {
 	if j.pg {
 		return nil, nil
 	}
-	rows, err := j.db.Query(`PRAGMA integrity_check`)
+	rows, err := j.db.QueryContext(j.readContext(), `PRAGMA integrity_check`)
 	if err != nil {
 		return nil, err
 	}

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// This file bounds the journal's waits for its write lock by the
-// command's interruption (WithInterrupt), so that Ctrl-C ends a command
-// waiting for a lock another process holds within a moment, not after
-// SQLite's busy timeout.
+// This file bounds the journal's waits for its write lock, and its reads
+// of the whole journal, by the command's interruption (WithInterrupt), so
+// that Ctrl-C ends a command waiting for a lock another process holds
+// within a moment, not after SQLite's busy timeout.
 
 // WithInterrupt makes the journal's waits for its write lock (SQLite's
 // BEGIN IMMEDIATE, PostgreSQL's advisory lock) end once ctx is done and
@@ -21,6 +21,10 @@ import (
 // leases given back, the run's end recorded) still takes a free lock at
 // once, and waits at most AfterInterruptWait for a held one. Only the wait
 // is bounded: a transaction that has its lock runs to its end.
+//
+// The checks that read the whole journal (IntegrityCheck, CheckChain) end
+// with ctx's error once it is done. OpenReadOnly takes no options: the
+// option may be applied to a journal already open, WithInterrupt(ctx)(j).
 func WithInterrupt(ctx context.Context) Option {
 	return func(j *Journal) { j.interrupt = ctx }
 }
@@ -28,6 +32,16 @@ func WithInterrupt(ctx context.Context) Option {
 // AfterInterruptWait is how long a write waits for the journal's lock
 // once the journal's interruption came (WithInterrupt).
 const AfterInterruptWait = 250 * time.Millisecond
+
+// readContext is the context of the reads of a whole journal
+// (IntegrityCheck, CheckChain): the journal's interruption, which ends
+// them (WithInterrupt).
+func (j *Journal) readContext() context.Context {
+	if j.interrupt == nil {
+		return context.Background()
+	}
+	return j.interrupt
+}
 
 // errLockWait is how a write that gave up waiting for the lock fails.
 var errLockWait = fmt.Errorf("interrupted while waiting for the journal's write lock, which another process holds: %w", context.Canceled)

@@ -129,6 +129,11 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if bar != nil {
 		bar.Finish()
 	}
+	if err == nil && ctx.Err() != nil {
+		// Cut short (a check ended by the interruption reads as a
+		// finding): nothing it found is printed.
+		err = ctx.Err()
+	}
 	if err != nil {
 		return err
 	}
