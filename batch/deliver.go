@@ -191,19 +191,27 @@ func (c *courier) start(batchID string, run int64) (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
+// interruptedWait is how long an interrupted run waits at its end for
+// its events to be delivered: Ctrl-C ends a run within 2 seconds, its
+// stop included.
+const interruptedWait = 500 * time.Millisecond
+
 // endOfRun delivers what the run's end wrote, waiting at most Wait, or
-// at most 2 seconds for an interrupted run (Ctrl-C ends a run within a
-// couple of seconds). What is left waits in the outbox.
+// at most interruptedWait for an interrupted run; an interruption during
+// the wait ends it. What is left waits in the outbox.
 func (c *courier) endOfRun(runCtx context.Context) {
 	if len(c.o.Targets) == 0 {
 		return
 	}
 	wait := c.o.Wait
 	if runCtx.Err() != nil {
-		wait = min(wait, 2*time.Second)
+		wait = min(wait, interruptedWait)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
+	if runCtx.Err() == nil {
+		defer context.AfterFunc(runCtx, cancel)()
+	}
 	n, err := c.flush(ctx)
 	switch {
 	case err != nil:
@@ -261,22 +269,27 @@ func runEnd(ctx context.Context, batchID, manifest string, runErr error) journal
 
 // Flush delivers the events of the batch at p that its targets have
 // not received yet, waiting at most o.Wait, and returns how many remain
-// undelivered (to some target). It is `refbatch notify`.
-func Flush(p Place, o NotifyOptions, log *slog.Logger) (int, error) {
+// undelivered (to some target). It is `refbatch notify`. When ctx ends
+// first, it stops at once, and its error wraps context.Canceled; the
+// events not delivered stay in the outbox.
+func Flush(ctx context.Context, p Place, o NotifyOptions, log *slog.Logger) (int, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	j, _, err := openJournalRW(p)
+	j, _, err := openJournalRW(ctx, p)
 	if err != nil {
 		return 0, err
 	}
 	defer j.Close()
 	c := newCourier(j, o, log)
-	ctx, cancel := context.WithTimeout(context.Background(), c.o.Wait)
+	wctx, cancel := context.WithTimeout(ctx, c.o.Wait)
 	defer cancel()
-	n, err := c.flush(ctx)
-	if err != nil {
+	n, err := c.flush(wctx)
+	switch {
+	case err != nil:
 		return n, fmt.Errorf("notifications: %w", err)
+	case ctx.Err() != nil && n > 0:
+		return n, fmt.Errorf("notifications: %d not delivered: %w", n, context.Canceled)
 	}
 	return n, nil
 }

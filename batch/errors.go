@@ -3,6 +3,9 @@ package batch
 import (
 	"errors"
 	"fmt"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
 )
 
 // Errors of this package. They say what happened, without CLI wording; the
@@ -45,4 +48,19 @@ func (e *EncryptionChoiceError) Encrypted() bool { return e.Have == encryptionAg
 
 func (e *EncryptionChoiceError) Error() string {
 	return fmt.Sprintf("this output folder holds %s artifacts; this run would write %s ones", e.Have, e.Want)
+}
+
+// diskFull turns a full output disk into ErrIncomplete: the run stopped
+// cleanly and resumes once there is space. So does a PostgreSQL journal
+// lost mid-run: the run resumes once the database is back.
+func diskFull(err error) error {
+	switch {
+	case err == nil || errors.Is(err, ErrIncomplete):
+		return err
+	case errors.Is(err, journal.ErrDiskFull) || store.IsNoSpace(err):
+		return fmt.Errorf("%w: the output disk is full: %w", ErrIncomplete, err)
+	case errors.Is(err, journal.ErrUnreachable):
+		return fmt.Errorf("%w: %w", ErrIncomplete, err)
+	}
+	return err
 }

@@ -293,7 +293,7 @@ func (x *exporter) checkPayload() error {
 // buildReport is report.json as `refbatch report` would write it, for an
 // output folder that has none.
 func (x *exporter) buildReport() ([]byte, error) {
-	rep, err := ReportFromJournal(x.o.place(), "", time.Now())
+	rep, err := ReportFromJournal(context.Background(), x.o.place(), "", time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -164,7 +164,7 @@ func readMarker(out string) (string, error) {
 	return id, nil
 }
 
-// validBatchID reports whether id is one recordBatchID makes.
+// validBatchID reports whether id is one a run makes.
 func validBatchID(id string) bool {
 	hex, ok := strings.CutPrefix(id, "refbatch-")
 	if !ok || hex == "" || len(hex) > 64 {

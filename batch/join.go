@@ -55,7 +55,7 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	if err := checkShared(o.Journal); err != nil {
 		return nil, err
 	}
-	j, p, err := openJournalRW(o.Place)
+	j, p, err := openJournalRW(ctx, o.Place)
 	if err != nil {
 		// No journal.db in the folder, or a PostgreSQL database (or
 		// schema) no run made a journal of.

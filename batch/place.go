@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -91,8 +92,8 @@ func Locate(p Place) (Place, error) {
 
 // openJournalRW opens the place's journal to write to it, as openJournal
 // opens it to read: a journal that holds no batch is refused, never
-// created.
-func openJournalRW(p Place) (*journal.Journal, Place, error) {
+// created. Its waits for the lock end with ctx (journal.WithInterrupt).
+func openJournalRW(ctx context.Context, p Place) (*journal.Journal, Place, error) {
 	if !p.shared() {
 		path, err := journalIn(p.Out)
 		if err != nil {
@@ -101,7 +102,7 @@ func openJournalRW(p Place) (*journal.Journal, Place, error) {
 		if err := checkJournalFile(p.Out); err != nil {
 			return nil, p, err
 		}
-		j, err := journal.Open(path)
+		j, err := journal.Open(path, journal.WithInterrupt(ctx))
 		return j, p, err
 	}
 	r, p, err := openJournal(p)
@@ -109,7 +110,7 @@ func openJournalRW(p Place) (*journal.Journal, Place, error) {
 		return nil, p, err
 	}
 	r.Close()
-	j, err := journal.Open(p.Journal)
+	j, err := journal.Open(p.Journal, journal.WithInterrupt(ctx))
 	return j, p, err
 }
 

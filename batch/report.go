@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,6 +48,12 @@ type ReportInfo struct {
 // a run is going. The batch's times span every run that worked on the
 // journal.
 func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
+	return buildReport(context.Background(), j, info)
+}
+
+// buildReport is BuildReport, whose report's rows end with ctx's error
+// once ctx is done (untilDone).
+func buildReport(ctx context.Context, j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	now := info.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -66,7 +73,7 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	if len(paths) == 0 && info.Manifest != "" {
 		paths = []string{info.Manifest}
 	}
-	rows := journalRows(j.Path(), info.Manifest, len(paths) > 1)
+	rows := untilDone(ctx, journalRows(j.Path(), info.Manifest, len(paths) > 1))
 	var sum report.Summarizer
 	complete := true
 	err = rows(func(r report.Row) error {
@@ -178,6 +185,23 @@ func BuildReport(j *journal.Journal, info ReportInfo) (*report.Report, error) {
 	return rep, nil
 }
 
+// untilDone is rows, ending with ctx's error once ctx is done: the report
+// of a large batch stops at Ctrl-C, in BuildReport's pass over the rows or
+// a writer's.
+func untilDone(ctx context.Context, rows report.RowSource) report.RowSource {
+	if ctx.Done() == nil {
+		return rows
+	}
+	return func(fn func(report.Row) error) error {
+		return rows(func(r report.Row) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return fn(r)
+		})
+	}
+}
+
 // journalRows is a RowSource over the rows of manifest (of every manifest
 // when empty) in the journal at path, naming each row's manifest when many.
 // Each call opens the journal read-only for the time it reads, so the
@@ -286,8 +310,9 @@ func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 // was interrupted (the report says so). It covers every manifest the
 // folder took, or only manifestPath when it is not empty. Settings and the
 // SLO are the latest run's, as it recorded them; engine versions the latest
-// a run recorded, else those of the report.json already in out.
-func ReportFromJournal(p Place, manifestPath string, now time.Time) (*report.Report, error) {
+// a run recorded, else those of the report.json already in out. Once ctx
+// is done, the report's rows end with its error, and so does writing it.
+func ReportFromJournal(ctx context.Context, p Place, manifestPath string, now time.Time) (*report.Report, error) {
 	j, p, err := openJournal(p)
 	if err != nil {
 		return nil, err
@@ -316,7 +341,7 @@ func ReportFromJournal(p Place, manifestPath string, now time.Time) (*report.Rep
 	if info.Encrypted, _, err = batchRecipients(j); err != nil {
 		return nil, err
 	}
-	return BuildReport(j, info)
+	return buildReport(ctx, j, info)
 }
 
 // WriteReport writes report.json, report.csv and report.html into the output

@@ -2,6 +2,7 @@ package batch
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -233,7 +234,7 @@ func TestReportFromJournalWhileRunning(t *testing.T) {
 	if err := j.PageDone(l, journal.PageMetric{Page: 0, DPI: 150, OCR: time.Second}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ReportFromJournal(Place{Out: out}, "", time.Now().Add(time.Second))
+	rep, err := ReportFromJournal(context.Background(), Place{Out: out}, "", time.Now().Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 package batch
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -96,14 +98,16 @@ type Decided struct {
 // transaction each: a document not in review is refused, and the others
 // are decided all the same. It returns an error only when no decision
 // could be tried (no journal, a retry policy no page could be read
-// under); the refusals are in the results.
+// under), or when ctx ended while it waited for the journal's lock: the
+// decisions before are recorded, the others are not tried. The refusals
+// are in the results.
 //
 // A retry's page policy is the latest run's, with the settings o names
 // replaced; min_dpi, which no flag sets, follows the dpi. The document is
 // read again under it by the next run, whatever that run's own page
 // flags.
-func Decide(o DecideOptions) ([]Decided, error) {
-	j, _, err := openJournalRW(Place{Out: o.Out, Journal: o.Journal})
+func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
+	j, _, err := openJournalRW(ctx, Place{Out: o.Out, Journal: o.Journal})
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +127,11 @@ func Decide(o DecideOptions) ([]Decided, error) {
 	var out []Decided
 	for _, id := range o.SourceIDs {
 		d, err := j.Decide(id, journal.Decision{Action: o.Action, User: o.User, Host: o.Host, Note: o.Note}, retry)
+		if errors.Is(err, context.Canceled) {
+			// Interrupted waiting for the lock: not a refusal, and the
+			// decisions after it are not tried.
+			return out, err
+		}
 		out = append(out, Decided{SourceID: id, Decision: d, Err: err})
 	}
 	return out, nil

@@ -72,7 +72,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := checkManifest(o.Manifest, o.Logger); err != nil {
 		return nil, err
 	}
-	j, err := openForRun(&o)
+	j, err := openForRun(ctx, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +142,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, errors.Join(runErr, err)
 		}
 	}
+	runErr = interruptedLate(ctx, runErr)
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)
+}
+
+// interruptedLate is runErr, or ErrIncomplete when ctx ended after the
+// work, while the run waited for its receivers: their events wait in the
+// outbox, and the command says it was interrupted.
+func interruptedLate(ctx context.Context, runErr error) error {
+	if runErr == nil && ctx.Err() != nil {
+		return fmt.Errorf("%w: interrupted while delivering notifications", ErrIncomplete)
+	}
+	return runErr
 }
 
 // sweepAtStart removes what a crash left in the output folder out before
@@ -227,8 +238,9 @@ func resolvePaths(o Options) (runPaths, error) {
 // openForRun opens the journal of a run and makes its output folder: the
 // folder first, for journal.db in it; a PostgreSQL journal first, for the
 // folder it recorded, which it records at the batch's first run (pinOut).
-// o.Out is set to the folder, absolute.
-func openForRun(o *Options) (*journal.Journal, error) {
+// o.Out is set to the folder, absolute. The journal's waits for its lock
+// end with ctx (journal.WithInterrupt).
+func openForRun(ctx context.Context, o *Options) (*journal.Journal, error) {
 	if o.Journal == "" {
 		if err := makeOut(o.Out); err != nil {
 			return nil, err
@@ -236,9 +248,9 @@ func openForRun(o *Options) (*journal.Journal, error) {
 		if err := checkJournalFile(o.Out); err != nil {
 			return nil, err
 		}
-		return journal.Open(filepath.Join(o.Out, JournalFile))
+		return journal.Open(filepath.Join(o.Out, JournalFile), journal.WithInterrupt(ctx))
 	}
-	j, err := journal.Open(o.Journal)
+	j, err := journal.Open(o.Journal, journal.WithInterrupt(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -351,21 +363,6 @@ func pinRecipients(j *journal.Journal, given, added []age.Recipient) ([]age.Reci
 		return nil, fmt.Errorf("the journal's recipients: %w", err)
 	}
 	return rs, nil
-}
-
-// diskFull turns a full output disk into ErrIncomplete: the run stopped
-// cleanly and resumes once there is space. So does a PostgreSQL journal
-// lost mid-run: the run resumes once the database is back.
-func diskFull(err error) error {
-	switch {
-	case err == nil || errors.Is(err, ErrIncomplete):
-		return err
-	case errors.Is(err, journal.ErrDiskFull) || store.IsNoSpace(err):
-		return fmt.Errorf("%w: the output disk is full: %w", ErrIncomplete, err)
-	case errors.Is(err, journal.ErrUnreachable):
-		return fmt.Errorf("%w: %w", ErrIncomplete, err)
-	}
-	return err
 }
 
 // backoff returns the delay before attempt n+1: exponential with full

@@ -140,6 +140,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		return res, err
 	}
 	defer j.Close()
+	journal.WithInterrupt(ctx)(j) // the checks below end at Ctrl-C
 	if !journalSound(j, dbPath, add) {
 		return res, nil
 	}
@@ -215,7 +216,9 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		}
 		if o.Sources {
 			res.Sources++
-			verifySource(root, d, add)
+			if err := verifySourceUntil(ctx, root, d, add); err != nil {
+				return nil, err
+			}
 		}
 		if o.Progress != nil {
 			o.Progress(i+1, len(docs))

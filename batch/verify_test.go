@@ -249,7 +249,7 @@ func TestVerifyDecisions(t *testing.T) {
 		}
 	}
 	db.Close()
-	res, err := Decide(DecideOptions{Out: out, Action: journal.Retry, SourceIDs: []string{"B"}, User: "alice", Host: "desk",
+	res, err := Decide(context.Background(), DecideOptions{Out: out, Action: journal.Retry, SourceIDs: []string{"B"}, User: "alice", Host: "desk",
 		Retry: page.Policy{DPI: 200}, RetrySet: []string{"dpi"}})
 	if err != nil || len(res) != 1 || res[0].Err != nil {
 		t.Fatalf("retry: %+v, %v", res, err)

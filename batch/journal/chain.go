@@ -53,7 +53,7 @@ func (j *Journal) CheckChain() (*Chain, error) {
 	for _, tb := range custodyTables {
 		derived[tb.name] = map[string]json.RawMessage{}
 	}
-	rows, err := j.db.Query(`SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data, hash FROM events ORDER BY id`)
+	rows, err := j.db.QueryContext(j.readContext(), `SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data, hash FROM events ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("journal: reading the custody log: %w", err)
 	}
@@ -116,7 +116,11 @@ func (j *Journal) CheckChain() (*Chain, error) {
 // empties), adding a problem for each row edited, inserted or deleted
 // behind the log.
 func (j *Journal) compareTable(tb *custodyTable, derived map[string]json.RawMessage, c *Chain) error {
+	ctx := j.readContext()
 	err := readRows(j.db, tb, "", nil, func(row map[string]any) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		key := custodyKey(tb, row)
 		want, ok := derived[key]
 		delete(derived, key)

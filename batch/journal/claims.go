@@ -51,7 +51,7 @@ const HeartbeatTTL = 30 * time.Second
 
 // Beat records that run id's process is alive now.
 func (j *Journal) Beat(id int64) error {
-	_, err := j.db.Exec(`UPDATE runs SET heartbeat_at=? WHERE id=?`, ms(j.now()), id)
+	err := j.execWaiting(`UPDATE runs SET heartbeat_at=? WHERE id=?`, ms(j.now()), id)
 	if err != nil {
 		return fmt.Errorf("journal: run heartbeat: %w", classify(err))
 	}
@@ -246,7 +246,7 @@ func (j *Journal) HoldAdmission(manifest string, owner Owner, ttl time.Duration)
 // ReleaseAdmission gives up owner's hold on admitting manifest, if it has
 // one.
 func (j *Journal) ReleaseAdmission(manifest string, owner Owner) error {
-	_, err := j.db.Exec(`DELETE FROM admitters WHERE manifest=? AND owner=?`, manifest, string(owner))
+	err := j.execWaiting(`DELETE FROM admitters WHERE manifest=? AND owner=?`, manifest, string(owner))
 	if err != nil {
 		return fmt.Errorf("journal: releasing the admission of %s: %w", manifest, classify(err))
 	}

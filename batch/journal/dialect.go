@@ -14,16 +14,18 @@ import (
 // its connection); on PostgreSQL it first waits for the journal's write
 // lock, so writers follow one another as they do on SQLite.
 func (j *Journal) begin() (*sql.Tx, error) {
-	tx, err := j.db.BeginTx(context.Background(), nil)
-	if err != nil || !j.pg {
-		return tx, err
+	var lock func(context.Context, *sql.Tx) error
+	if j.pg {
+		lock = func(ctx context.Context, tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLockKey))
+			return err
+		}
 	}
-	if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, int64(writeLockKey)); err != nil {
-		tx.Rollback()
-		return nil, err
-	}
-	return tx, nil
+	return j.beginWaiting(j.beginTx, lock)
 }
+
+// beginTx begins a transaction of the journal's kind: IMMEDIATE on SQLite.
+func (j *Journal) beginTx(ctx context.Context) (*sql.Tx, error) { return j.db.BeginTx(ctx, nil) }
 
 // leaseTx runs fn in a write transaction that appends no event, and so
 // need not follow the others (the custody log's order): on PostgreSQL it
@@ -32,7 +34,7 @@ func (j *Journal) begin() (*sql.Tx, error) {
 // wait behind another machine's claims and verdicts. fn must append no
 // event; on SQLite the transaction is IMMEDIATE like every other.
 func (j *Journal) leaseTx(fn func(*sql.Tx) error) error {
-	return j.within(func() (*sql.Tx, error) { return j.db.BeginTx(context.Background(), nil) }, fn)
+	return j.within(func() (*sql.Tx, error) { return j.beginWaiting(j.beginTx, nil) }, fn)
 }
 
 // skipLocked is the clause with which a query locks the documents it

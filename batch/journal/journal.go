@@ -40,6 +40,7 @@
 package journal
 
 import (
+	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
@@ -147,6 +148,9 @@ type Journal struct {
 	// release frees what a read-only journal was read from, once db is
 	// closed (openSQLiteRO), when not nil.
 	release func() error
+	// interrupt, when set, bounds the waits for the write lock (see
+	// WithInterrupt).
+	interrupt context.Context
 }
 
 // Close closes the journal.
@@ -183,10 +187,13 @@ func (j *Journal) within(begin func() (*sql.Tx, error), fn func(*sql.Tx) error) 
 	return nil
 }
 
-// classify marks a full disk so callers can stop cleanly rather than fail.
+// classify marks a full disk so callers can stop cleanly rather than fail:
+// SQLITE_FULL, ENOSPC or EDQUOT, and SQLITE_IOERR_SHMSIZE, which is how
+// SQLite says it could not grow the -shm file of a full disk.
 func classify(err error) error {
 	var se *sqlite.Error
-	if (errors.As(err, &se) && se.Code()&0xff == 13) || errors.Is(err, syscall.ENOSPC) { // SQLITE_FULL
+	full := errors.As(err, &se) && (se.Code()&0xff == 13 || se.Code() == 4874)
+	if full || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return fmt.Errorf("%w: %w", ErrDiskFull, err)
 	}
 	return pgClassify(err)
@@ -267,7 +274,7 @@ func (j *Journal) IntegrityCheck() ([]string, error) {
 	if j.pg {
 		return nil, nil
 	}
-	rows, err := j.db.Query(`PRAGMA integrity_check`)
+	rows, err := j.db.QueryContext(j.readContext(), `PRAGMA integrity_check`)
 	if err != nil {
 		return nil, err
 	}

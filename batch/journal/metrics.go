@@ -204,7 +204,7 @@ func (j *Journal) SetRunVersions(id int64, versions string) error {
 // RecordRunMemory records a run's peak resident memory, of the refbatch
 // process and of its largest worker.
 func (j *Journal) RecordRunMemory(id, parentRSS, workerRSS int64) error {
-	_, err := j.db.Exec(`UPDATE runs SET peak_parent_rss=?, peak_worker_rss=? WHERE id=?`, parentRSS, workerRSS, id)
+	err := j.execWaiting(`UPDATE runs SET peak_parent_rss=?, peak_worker_rss=? WHERE id=?`, parentRSS, workerRSS, id)
 	if err != nil {
 		return fmt.Errorf("journal: recording run memory: %w", classify(err))
 	}

@@ -349,11 +349,11 @@ func (s *Store) open(name string) (*os.File, error) {
 	return os.Open(filepath.Join(s.dir, name))
 }
 
-// IsNoSpace reports whether err was caused by a full disk (ENOSPC), so that a
-// caller can stop the batch rather than retry every document into the same
-// wall.
+// IsNoSpace reports whether err was caused by a full disk (ENOSPC, or
+// EDQUOT for a quota), so that a caller can stop the batch rather than
+// retry every document into the same wall.
 func IsNoSpace(err error) bool {
-	return errors.Is(err, syscall.ENOSPC)
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 // checkName accepts plain file names only: a name with a separator could

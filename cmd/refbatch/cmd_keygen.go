@@ -32,7 +32,7 @@ stderr: the one deliberate way to send it elsewhere (a secrets manager, a
 pipe). --out - is refused rather than read as stdout.
 
 Exit status: 0 written; 1 unexpected failure; 2 usage error (no --out, or
-the file exists).`,
+the file exists); 3 interrupted, or the disk is full.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "identity file to create `FILE`", Destination: &o.out},
 			&cli.BoolFlag{Name: "stdout", Usage: "print the identity on stdout (and the recipient on stderr) instead of writing a file", Destination: &o.stdout},

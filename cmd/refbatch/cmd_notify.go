@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -96,7 +97,8 @@ Environment: ` + notifyEnv + `, under --notify.
 
 Exit status: 0 every event delivered to every target; 2 usage error (no
 output folder, no target, no secret for a URL); 3 some events are not
-delivered yet: run it again later.`,
+delivered yet, or it was interrupted (Ctrl-C ends its wait at once): run
+it again later.`,
 		Flags: append([]cli.Flag{
 			outFlag(&out, "the output folder"),
 			journalFlag(&journalURL),
@@ -125,13 +127,13 @@ delivered yet: run it again later.`,
 				return usageErr(fmt.Sprintf("bad --log-level %q", logLevel), "use debug, info, warn or error")
 			}
 			log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
-			return runNotify(p, n, log, c.App.Writer)
+			return runNotify(c.Context, p, n, log, c.App.Writer)
 		},
 	}
 }
 
-func runNotify(p batch.Place, n batch.NotifyOptions, log *slog.Logger, stdout io.Writer) error {
-	pending, err := batch.Flush(p, n, log)
+func runNotify(ctx context.Context, p batch.Place, n batch.NotifyOptions, log *slog.Logger, stdout io.Writer) error {
+	pending, err := batch.Flush(ctx, p, n, log)
 	if err != nil {
 		return err
 	}

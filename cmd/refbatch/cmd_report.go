@@ -36,7 +36,9 @@ usual case) it is the report ` + "`refbatch run`" + ` wrote. --manifest restrict
 one. Settings are the latest run's; engine versions the latest recorded.
 
 Exit status: 0 the reports were written (whatever the batch's state; the
-summary says it); 1 unexpected failure; 2 usage error (no journal there).`,
+summary says it); 1 unexpected failure; 2 usage error (no journal there);
+3 interrupted, or the disk is full: the reports are as they were, run it
+again.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder (journal in, reports out)"),
 			journalFlag(&o.journal),
@@ -55,7 +57,7 @@ summary says it); 1 unexpected failure; 2 usage error (no journal there).`,
 	}
 }
 
-func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
+func runReport(ctx context.Context, o reportOptions, stdout io.Writer) error {
 	manifest := ""
 	if o.manifest != "" {
 		abs, err := filepath.Abs(o.manifest)
@@ -64,7 +66,7 @@ func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
 		}
 		manifest = abs
 	}
-	rep, err := batch.ReportFromJournal(o.place, manifest, time.Now())
+	rep, err := batch.ReportFromJournal(ctx, o.place, manifest, time.Now())
 	if err != nil {
 		return err
 	}

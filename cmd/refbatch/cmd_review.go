@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +21,9 @@ import (
 const reviewExit = `Exit status: 0 listed, or every decision recorded; 1 unexpected failure;
 2 usage error (no journal, not a refbatch journal), or a decision refused:
 the document is not in review (decided already, or never in review) or no
-document has that source_id.`
+document has that source_id; 3 interrupted (Ctrl-C ends a wait for the
+journal another process is writing), or the disk is full: the decisions
+printed are recorded, run it again for the others.`
 
 func reviewCommand() *cli.Command {
 	var out, journalURL string
@@ -155,20 +158,21 @@ review; the others given are decided all the same.
 				return err
 			}
 			o.Out, o.Journal = p.Out, p.Journal
-			return runDecide(o, c.App.Writer)
+			return runDecide(c.Context, o, c.App.Writer)
 		},
 	}
 }
 
 // runDecide records the decisions and prints one line per document
-// decided; refusals make one usage error naming each.
-func runDecide(o batch.DecideOptions, stdout io.Writer) error {
-	res, err := batch.Decide(o)
+// decided; refusals make one usage error naming each. Interrupted, it
+// prints the decisions recorded before and returns the interruption.
+func runDecide(ctx context.Context, o batch.DecideOptions, stdout io.Writer) error {
+	res, err := batch.Decide(ctx, o)
 	var se *page.SettingError
 	if errors.As(err, &se) {
 		return usageErrf("see refbatch review retry --help", "review retry: %s %v: want %s", settingFlag(se.Setting), se.Value, se.Want)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	var refused []string
@@ -194,6 +198,9 @@ func runDecide(o batch.DecideOptions, stdout io.Writer) error {
 			}
 			fmt.Fprintln(stdout)
 		}
+	}
+	if err != nil {
+		return err
 	}
 	if len(refused) > 0 {
 		return usageErr(strings.Join(refused, "\nrefbatch: error: "), "refbatch review lists the documents in review")

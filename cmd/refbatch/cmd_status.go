@@ -43,8 +43,8 @@ and what to do.
 
 Exit status: 0 the status was read (whatever the batch's state), or with
 --check the batch is complete, running or waiting; 1 unexpected failure; 2
-usage error (no journal there); 5 with --check, the batch is stalled: run
-the same refbatch run command again to resume.`,
+usage error (no journal there); 3 interrupted; 5 with --check, the batch
+is stalled: run the same refbatch run command again to resume.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder"),
 			journalFlag(&o.journal),

@@ -65,7 +65,9 @@ not its artifact's verdict must be explained by a person's decision (an
 accept of a review artifact makes it done).
 
 Exit status: 0 everything verified; 1 a finding (a mismatch, a missing or
-altered file); 2 usage error.`,
+altered file); 2 usage error; 3 interrupted (Ctrl-C or SIGTERM): it
+checked only part of the batch, and its findings so far are not printed:
+run it again.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder to verify"),
 			journalFlag(&o.journal),
@@ -129,6 +131,11 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	res, err := batch.Verify(ctx, vo)
 	if bar != nil {
 		bar.Finish()
+	}
+	if err == nil && ctx.Err() != nil {
+		// Cut short (a check ended by the interruption reads as a
+		// finding): nothing it found is printed.
+		err = ctx.Err()
 	}
 	if err != nil {
 		return err
@@ -236,7 +243,8 @@ by form feeds, to stdout. --json prints the whole artifact (text, words,
 confidences, provenance).
 
 Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
-(no output folder or journal there, or encrypted artifacts and no --identity).`,
+(no output folder or journal there, or encrypted artifacts and no --identity);
+3 interrupted.`,
 		Flags: []cli.Flag{
 			outFlag(&out, "the output folder"),
 			journalFlag(&journalURL),

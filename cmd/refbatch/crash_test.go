@@ -234,22 +234,22 @@ func testTwoProcesses(t *testing.T, be journaltest.Backend) {
 	}
 }
 
-func TestDiskFull(t *testing.T) {
-	dir := t.TempDir()
+// smallDisk mounts a tmpfs of size in dir/mnt for the test, and skips
+// the test when it cannot (not root).
+func smallDisk(t *testing.T, dir, size string) string {
+	t.Helper()
 	mnt := filepath.Join(dir, "mnt")
 	os.Mkdir(mnt, 0o700)
-	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=4m"); err != nil {
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size="+size); err != nil {
 		t.Skipf("cannot mount a tmpfs (%v): run as root to test a full disk", err)
 	}
-	defer syscall.Unmount(mnt, syscall.MNT_DETACH)
-	manifest := bigManifest(t, dir, 12)
-	out := filepath.Join(mnt, "out")
-	filler := filepath.Join(mnt, "filler")
+	t.Cleanup(func() { syscall.Unmount(mnt, syscall.MNT_DETACH) })
+	return mnt
+}
 
-	cmd, stderr := start(t, []string{"REFBATCH_TEST_FAULTS=slow200ms=*"}, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
-	waitFor(t, 60*time.Second, func() bool { return strings.Count(stderr.String(), "document finished") >= 2 })
-	// Fill the disk: the next artifact (or journal write) fails with ENOSPC.
-	f, _ := os.Create(filler)
+// fill writes the file path until its disk is full.
+func fill(path string) {
+	f, _ := os.Create(path)
 	chunk := make([]byte, 64<<10)
 	for {
 		if _, err := f.Write(chunk); err != nil {
@@ -257,6 +257,47 @@ func TestDiskFull(t *testing.T) {
 		}
 	}
 	f.Close()
+}
+
+// TestDiskFullAtStart: a command that finds its disk full before it
+// starts exits 3 (run it again once there is space), not 1, saying the
+// disk is full: a new run, a rerun, a report and keygen.
+func TestDiskFullAtStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mnt := smallDisk(t, dir, "2m")
+	manifest := filepath.Join(dir, "manifest.csv")
+	os.WriteFile(manifest, []byte("source_id,participant_id,referral_date,consent,path\nR-0001,P-1,2024-01-01,no,a.pdf\n"), 0o600)
+	out := filepath.Join(mnt, "out")
+	if r := refbatch(t, nil, "run", "--plaintext", "--quiet", "--out", out, manifest); r.code != exitNeedsPerson {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	fill(filepath.Join(mnt, "filler"))
+	for _, args := range [][]string{
+		{"run", "--plaintext", "--quiet", "--out", filepath.Join(mnt, "new"), manifest},
+		{"run", "--plaintext", "--quiet", "--out", out, manifest},
+		{"report", "--out", out},
+		{"keygen", "--out", filepath.Join(mnt, "key")},
+	} {
+		r := refbatch(t, nil, args...)
+		if r.code != exitIncomplete || !strings.Contains(r.stderr, "disk is full") {
+			t.Errorf("%s on a full disk: exit %d, want %d saying the disk is full\n%s", strings.Join(args, " "), r.code, exitIncomplete, r.stderr)
+		}
+	}
+	assertNoTemp(t, out, t.TempDir())
+}
+
+func TestDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	mnt := smallDisk(t, dir, "4m")
+	manifest := bigManifest(t, dir, 12)
+	out := filepath.Join(mnt, "out")
+	filler := filepath.Join(mnt, "filler")
+
+	cmd, stderr := start(t, []string{"REFBATCH_TEST_FAULTS=slow200ms=*"}, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
+	waitFor(t, 60*time.Second, func() bool { return strings.Count(stderr.String(), "document finished") >= 2 })
+	// Fill the disk: the next artifact (or journal write) fails with ENOSPC.
+	fill(filler)
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitIncomplete {

@@ -100,7 +100,42 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, args)
+	if err != nil && ctx.Err() != nil {
+		err = afterSignal(err)
+	}
 	return exitCode(err, stderr)
+}
+
+// afterSignal is the error of a command that SIGINT or SIGTERM reached:
+// what failed was cut short by the signal (a verify's findings so far are
+// not its findings), so it exits 3, interrupted. A usage error stays one,
+// and an error that exits 3 already keeps its words.
+func afterSignal(err error) error {
+	switch exitCode(err, io.Discard) {
+	case exitUsage, exitIncomplete:
+		return err
+	}
+	return interrupted(err)
+}
+
+// interrupted is the exit 3 of a command cut short by a signal; err says
+// where, unless it is context.Canceled alone.
+func interrupted(err error) error {
+	msg := strings.TrimSuffix(strings.TrimSuffix(err.Error(), context.Canceled.Error()), ": ")
+	switch i := strings.Index(msg, "interrupted"); {
+	case msg == "":
+		msg = "interrupted"
+	case i >= 0:
+		msg = msg[i:] // "interrupted while ...", without the layers above
+	default:
+		msg = "interrupted: " + msg
+	}
+	return &exitError{code: exitIncomplete, msg: msg, hint: "run the same command again; what it finished is kept"}
+}
+
+// diskFull reports whether err comes of a full disk or quota.
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, journal.ErrDiskFull)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -152,6 +187,9 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitOK
 	}
 	stderr = escWriter{stderr} // messages may quote a source_id or a path
+	if errors.Is(err, context.Canceled) {
+		err = interrupted(err)
+	}
 	var ee *exitError
 	var fe *manifest.FileError
 	var ece *batch.EncryptionChoiceError
@@ -169,6 +207,11 @@ func exitCode(err error, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "refbatch: hint: %s\n", ee.hint)
 		}
 		return ee.code
+	case diskFull(err) && !errors.Is(err, batch.ErrIncomplete):
+		// A run says so itself (ErrIncomplete, below).
+		fmt.Fprintf(stderr, "refbatch: error: the disk is full: %v\n", err)
+		fmt.Fprintln(stderr, "refbatch: hint: free some space (or raise the quota) and run the same command again; what it finished is kept")
+		return exitIncomplete
 	case errors.As(err, &fe):
 		fmt.Fprintf(stderr, "refbatch: error: %v\n", fe)
 		hint := fe.Hint
