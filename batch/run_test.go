@@ -234,8 +234,13 @@ func testFaults(t *testing.T, be journaltest.Backend) {
 		attempts int // attempts recorded on the victim
 	}{
 		{"a worker that crashes every time exhausts the attempts", "crash", nil, "review", "attempts_exhausted", 3},
-		{"a page that hangs is a timeout, never retried", "hang", func(o *Options) { o.PageTimeout = 10 * time.Second }, "review", "timeout", 1},
-		{"a document over --doc-timeout is a timeout, never retried", "slow30s", func(o *Options) { o.DocTimeout = 10 * time.Second }, "review", "timeout", 1},
+		// The documents' budget is given apart: the one a 10 s page
+		// timeout gives (10 s + 0.5 s a page) is tight on a loaded machine.
+		{"a page that hangs is a timeout, never retried", "hang", func(o *Options) { o.PageTimeout, o.DocTimeout = 10*time.Second, time.Minute }, "review", "timeout", 1},
+		// The budget counts the engines' time on a document, summed over
+		// the workers reading its pages: 20 s leaves the good documents
+		// room on a loaded machine.
+		{"a document over --doc-timeout is a timeout, never retried", "slow30s", func(o *Options) { o.DocTimeout = 20 * time.Second }, "review", "timeout", 1},
 		{"a transient failure is retried", "transient1", func(o *Options) { o.Workers = 1 }, "done", "", 2},
 		{"a worker that allocates without bound dies at its limit and is retried", "alloc", func(o *Options) { o.Attempts = 2 }, "review", "attempts_exhausted", 2},
 	}

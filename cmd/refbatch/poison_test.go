@@ -195,7 +195,7 @@ func TestFiveTextBombsDoNotStopTheBatch(t *testing.T) {
 			t.Logf("%s: %s", id, st)
 		}
 	}
-	t.Logf("five text bombs between two good rows: exit %d in %v", r.code, r.elapsed.Round(time.Millisecond))
+	t.Logf("five text bombs between two good rows: exit %d in %v (%s)", r.code, r.elapsed.Round(time.Millisecond), runCost(r.stderr))
 }
 
 // TestTenCrashersInARow is issue 28's acceptance 3: ten documents that
@@ -236,7 +236,7 @@ func TestTenCrashersInARow(t *testing.T) {
 	if !strings.Contains(r.stderr, "reads the probe page") {
 		t.Errorf("the run never probed the engines:\n%s", lastLines(r.stderr, 10))
 	}
-	t.Logf("ten crashers between good rows: exit %d in %v", r.code, r.elapsed.Round(time.Millisecond))
+	t.Logf("ten crashers between good rows: exit %d in %v (%s)", r.code, r.elapsed.Round(time.Millisecond), runCost(r.stderr))
 }
 
 // TestSlowPagesStopAtTheDocumentBudget is issue 28's fourth failure: a
@@ -270,7 +270,7 @@ func TestSlowPagesStopAtTheDocumentBudget(t *testing.T) {
 	if !strings.Contains(r.stderr, "over its time budget") {
 		t.Errorf("the slow document was not stopped at its budget:\n%s", lastLines(r.stderr, 10))
 	}
-	t.Logf("%d-byte file of 40 slow pages: exit %d in %v", fileSize(t, slow), r.code, r.elapsed.Round(time.Millisecond))
+	t.Logf("%d-byte file of 40 slow pages: exit %d in %v (%s)", fileSize(t, slow), r.code, r.elapsed.Round(time.Millisecond), runCost(r.stderr))
 }
 
 func fileSize(t *testing.T, path string) int64 {
@@ -280,4 +280,14 @@ func fileSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
+}
+
+// runCost is the wall and CPU time the run's last log line reports.
+func runCost(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if _, rest, ok := strings.Cut(l, `msg="run ended" `); ok {
+			return rest
+		}
+	}
+	return "no end of run logged"
 }
