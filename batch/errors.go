@@ -17,8 +17,9 @@ var (
 	ErrIncomplete = errors.New("batch incomplete")
 	// ErrNoRecipients: neither recipients nor an explicit plaintext choice.
 	ErrNoRecipients = errors.New("no recipients for artifact encryption")
-	// ErrEnginesBroken: the breaker tripped; retrying would burn every
-	// document's attempts.
+	// ErrEnginesBroken: the breaker tripped (documents kept failing in
+	// the engines, and a fresh engine failed the probe page too); retrying
+	// would burn every document's attempts.
 	ErrEnginesBroken = errors.New("the OCR engines keep failing")
 	// ErrNoJournal means the folder holds no journal: it is not an output
 	// folder, or no run has started in it.

@@ -14,8 +14,8 @@ import (
 )
 
 // This file holds the small pieces of state a run shares between its
-// goroutines, each with its own lock: the stop, the breaker, the byte budget,
-// the engine versions and the lease heartbeat.
+// goroutines, each with its own lock: the stop, the byte budget, the engine
+// versions and the lease heartbeat (the breaker is in breaker.go).
 
 // stopper records the first fatal error of a run and cancels it.
 type stopper struct {
@@ -37,39 +37,6 @@ func (s *stopper) err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.first
-}
-
-// breakerThreshold is how many transient engine failures in a row, on
-// different documents, mean the engines themselves are broken.
-const breakerThreshold = 5
-
-// breaker tells a broken engine from a poison document. One document
-// failing again and again is the attempt cap's business; many different
-// documents failing with no success between them means the engines
-// themselves are broken, and retrying would burn every document's attempts.
-type breaker struct {
-	mu      sync.Mutex
-	failing map[int64]bool // documents failing since the last success
-}
-
-// failed counts a transient failure of document id; it returns how many
-// different documents failed since the last success and whether that trips
-// the breaker.
-func (b *breaker) failed(id int64) (n int, tripped bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.failing == nil {
-		b.failing = map[int64]bool{}
-	}
-	b.failing[id] = true
-	return len(b.failing), len(b.failing) >= breakerThreshold
-}
-
-// ok records a success: the engines work.
-func (b *breaker) ok() {
-	b.mu.Lock()
-	b.failing = nil
-	b.mu.Unlock()
 }
 
 // byteBudget bounds the source bytes in flight (Options.MaxInflightBytes),

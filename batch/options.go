@@ -188,7 +188,9 @@ func (o Options) Validate() error {
 	case s.PageTimeout <= 0:
 		return bad("page_timeout", s.PageTimeout, "a duration above 0")
 	case s.DocTimeout < 0:
-		return bad("doc_timeout", s.DocTimeout, "a duration above 0, or 0 for none")
+		return bad("doc_timeout", s.DocTimeout, "a duration above 0, or 0 for the budget the page count gives")
+	case s.DocTimeout > 0 && s.NoDocTimeout:
+		return bad("doc_timeout", s.DocTimeout, "a duration, or none, not both")
 	case s.Attempts < 1:
 		return bad("attempts", s.Attempts, "1 or more")
 	case s.MaxInflightBytes < 1:

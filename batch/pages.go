@@ -2,8 +2,11 @@ package batch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
@@ -31,6 +34,11 @@ type docWork struct {
 	// admission fitted to the pixel cap must not fail in the engine.
 	pageDPI []int
 
+	// budget is the engines' time the document may take (0: no limit),
+	// used the time they took so far, counted as each page or open ends.
+	budget time.Duration
+	used   atomic.Int64
+
 	next    int  // next page to hand out; guarded by pageQueue.mu
 	failed  bool // a page failed: hand out no more; guarded by pageQueue.mu
 	results chan pageResult
@@ -43,6 +51,28 @@ func (d *docWork) dpi(i int) int {
 		return 0
 	}
 	return d.pageDPI[i]
+}
+
+// pageTimeout is the deadline of the next page of d: the page timeout,
+// or what is left of the document's budget when that is less (then short
+// is true). over is true when nothing is left.
+func (d *docWork) pageTimeout(page time.Duration) (timeout time.Duration, short, over bool) {
+	if d.budget <= 0 {
+		return page, false, false
+	}
+	left := d.budget - time.Duration(d.used.Load())
+	switch {
+	case left <= 0:
+		return 0, true, true
+	case left < page:
+		return left, true, false
+	}
+	return page, false, false
+}
+
+// overBudget is the error of a document whose engines' time is spent.
+func (d *docWork) overBudget() error {
+	return fmt.Errorf("%w: the engines spent its budget of %v", errDocTimeout, d.budget)
 }
 
 type pageResult struct {
@@ -184,6 +214,7 @@ func (r *runner) engineLoop(ctx context.Context) {
 			r.versions.note(eng.Versions())
 		}
 		res := pageResult{index: i, versions: eng.Versions()}
+		start := time.Now()
 		if open != d {
 			open = nil
 			n, err := eng.Open(d.ctx, d.data)
@@ -198,7 +229,7 @@ func (r *runner) engineLoop(ctx context.Context) {
 			}
 		}
 		if res.err == nil {
-			res.page, res.err = eng.Page(d.ctx, i, d.dpi(i), r.o.PageTimeout)
+			res.page, res.err = r.readPage(eng, d, i, start)
 		}
 		storeMax(&r.peakWorkerRSS, eng.Memory().VmHWM)
 		if res.err != nil {
@@ -207,4 +238,22 @@ func (r *runner) engineLoop(ctx context.Context) {
 		// results holds every page of the document: never blocks.
 		d.results <- res
 	}
+}
+
+// readPage has eng read page i of d, which it has open, within the page
+// timeout and what is left of d's budget; start is when the engine began
+// on the page (its open included), counted in the budget.
+func (r *runner) readPage(eng engine, d *docWork, i int, start time.Time) (ocr.PageResult, error) {
+	defer func() { d.used.Add(int64(time.Since(start))) }()
+	timeout, short, over := d.pageTimeout(r.o.PageTimeout)
+	if over {
+		return ocr.PageResult{}, d.overBudget()
+	}
+	res, err := eng.Page(d.ctx, i, d.dpi(i), timeout)
+	var ee *ocr.EngineError
+	if short && errors.As(err, &ee) && ee.Cause == ocr.CauseTimeout {
+		// The deadline the page missed was the document's.
+		return res, d.overBudget()
+	}
+	return res, err
 }

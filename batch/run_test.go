@@ -234,8 +234,13 @@ func testFaults(t *testing.T, be journaltest.Backend) {
 		attempts int // attempts recorded on the victim
 	}{
 		{"a worker that crashes every time exhausts the attempts", "crash", nil, "review", "attempts_exhausted", 3},
-		{"a page that hangs is a timeout, never retried", "hang", func(o *Options) { o.PageTimeout = 10 * time.Second }, "review", "timeout", 1},
-		{"a document over --doc-timeout is a timeout, never retried", "slow30s", func(o *Options) { o.DocTimeout = 10 * time.Second }, "review", "timeout", 1},
+		// The documents' budget is given apart: the one a 10 s page
+		// timeout gives (10 s + 0.5 s a page) is tight on a loaded machine.
+		{"a page that hangs is a timeout, never retried", "hang", func(o *Options) { o.PageTimeout, o.DocTimeout = 10*time.Second, time.Minute }, "review", "timeout", 1},
+		// The budget counts the engines' time on a document, summed over
+		// the workers reading its pages: 20 s leaves the good documents
+		// room on a loaded machine.
+		{"a document over --doc-timeout is a timeout, never retried", "slow30s", func(o *Options) { o.DocTimeout = 20 * time.Second }, "review", "timeout", 1},
 		{"a transient failure is retried", "transient1", func(o *Options) { o.Workers = 1 }, "done", "", 2},
 		{"a worker that allocates without bound dies at its limit and is retried", "alloc", func(o *Options) { o.Attempts = 2 }, "review", "attempts_exhausted", 2},
 	}
@@ -282,6 +287,9 @@ func testFaults(t *testing.T, be journaltest.Backend) {
 	}
 }
 
+// TestBreakerStopsBrokenEngines: engines that crash on every page, the
+// probe page included, stop the run before every document's attempts
+// are burnt.
 func TestBreakerStopsBrokenEngines(t *testing.T) {
 	dir := t.TempDir()
 	var rows [][4]string
@@ -290,11 +298,40 @@ func TestBreakerStopsBrokenEngines(t *testing.T) {
 		// Seven documents of the same bytes, under seven source IDs.
 		rows = append(rows, [4]string{fmt.Sprintf("C-%d", i), g.path, g.participantID, g.date})
 	}
-	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), "crash="+faultKey(t, g.path))
+	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), "crash=*")
 	o.Attempts = 10
 	_, err := Run(context.Background(), o)
 	if !errors.Is(err, ErrEnginesBroken) {
 		t.Fatalf("err %v, want ErrEnginesBroken", err)
+	}
+}
+
+// TestPoisonIsNotBreakage: documents that crash their engines, more in a
+// row than the breaker's threshold, do not stop the run when a fresh
+// engine reads the probe page: each costs its attempts and goes to
+// review, and the good document is done.
+func TestPoisonIsNotBreakage(t *testing.T) {
+	dir := t.TempDir()
+	s := goodSamples(t)
+	var rows [][4]string
+	for i := 0; i < breakerThreshold+1; i++ {
+		rows = append(rows, [4]string{fmt.Sprintf("C-%d", i), s[0].path, s[0].participantID, s[0].date})
+	}
+	rows = append(rows, [4]string{"G", s[1].path, s[1].participantID, s[1].date})
+	o := testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), "crash="+faultKey(t, s[0].path))
+	o.Attempts, o.DPI = 1, 100
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatalf("err %v, want none", err)
+	}
+	for id, r := range rowsBySource(t, res.Report) {
+		want := "review/attempts_exhausted"
+		if id == "G" {
+			want = "done/"
+		}
+		if got := string(r.State) + "/" + string(r.Reason); got != want {
+			t.Errorf("%s: %s, want %s", id, got, want)
+		}
 	}
 }
 

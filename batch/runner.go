@@ -17,7 +17,6 @@ import (
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/report"
-	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // A run has two halves that meet only in the journal. Admission streams
@@ -279,78 +278,6 @@ func (r *runner) pass(ctx context.Context, m *manifestWork) error {
 	return nil
 }
 
-// throttle waits while the documents admitted and claimed by nobody fill
-// the admission window: admission runs ahead of the engines, by the
-// window and no more, so that what it holds (admitted) stays bounded.
-func (r *runner) throttle(ctx context.Context) error {
-	window := 2*r.o.Workers + 8
-	for {
-		n, err := r.j.Unclaimed()
-		if err != nil || n < window {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-r.claimed.wait():
-		case <-time.After(holdPoll):
-		}
-	}
-}
-
-// admit runs the admission checks on one row and records the verdict
-// before the next row is read, so that a resumed run never meets the same
-// hostile file twice. For an admitted file it also returns the DPI each
-// page renders at under o's page policy.
-func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journal.RowStatus, []int, error) {
-	now := time.Now()
-	defer func() {
-		r.o.Progress.Event(Event{Kind: EventAdmitted, Time: now, Line: row.Line, SourceID: row.SourceID})
-	}()
-	// The key is taken before the checks: a file that changes while it
-	// is checked is admitted again on the next run, never kept refused.
-	key := admitKey(o, row)
-	reject := func(sha string, reason outcome.Reason, detail string) (journal.RowStatus, []int, error) {
-		if err := r.j.Reject(o.Manifest, row.Line, row.SourceID, sha, reason, key); err != nil {
-			return journal.RowStatus{}, nil, err
-		}
-		log := r.log.Info
-		if reason == outcome.UnparseablePDF || reason == outcome.Unreadable {
-			log = r.log.Warn // a person should hear of these even with --quiet
-		}
-		log("row rejected", "line", row.Line, "source_id", row.SourceID, "reason", reason, "detail", detail, "why", report.Explain(reason))
-		st, _, err := r.j.Row(o.Manifest, row.Line)
-		return st, nil, err
-	}
-	if row.Err != nil {
-		return reject("", row.Err.Reason, "column "+row.Err.Field+": "+row.Err.Detail)
-	}
-	doc, err := admit.Check(ctx, o.Root, row.Path, row.SHA256, o.limits(), r.inspector)
-	var rej *admit.Rejection
-	if errors.As(err, &rej) {
-		sha := ""
-		if doc != nil {
-			sha = doc.SHA256
-		}
-		return reject(sha, rej.Reason, rej.Detail)
-	}
-	if err != nil {
-		return journal.RowStatus{}, nil, fmt.Errorf("admitting line %d: %w", row.Line, err)
-	}
-	fields, err := r.j.Digest(rowFields(row))
-	if err != nil {
-		return journal.RowStatus{}, nil, err
-	}
-	st, err := r.j.Admit(journal.Admission{Manifest: o.Manifest, Line: row.Line, SourceID: row.SourceID, SHA256: doc.SHA256, Path: doc.Path, Size: doc.Size, Pages: doc.Pages,
-		Fields: fields})
-	if err != nil {
-		return st, nil, err
-	}
-	r.log.Info("row admitted", "line", row.Line, "source_id", row.SourceID, "sha256", doc.SHA256, "pages", doc.Pages,
-		"state", st.State, "reason", st.Reason, "admit_ms", time.Since(now).Milliseconds())
-	return st, doc.PageDPI, nil
-}
-
 // sessionEnd is what a run and a join do differently as they end: the
 // outbox's events of the end (events, given the run's error), and what
 // happens just before and just after they are recorded (the run's
@@ -421,11 +348,3 @@ func (r *runner) sweepOrphans() error {
 
 // setFatal stops the run with err, the first fatal error winning.
 func (r *runner) setFatal(err error) { r.stop.set(diskFull(err)) }
-
-// engineFailed counts a transient engine failure of a document towards the
-// breaker and stops the run when it trips.
-func (r *runner) engineFailed(docID int64) {
-	if n, tripped := r.breaker.failed(docID); tripped {
-		r.setFatal(fmt.Errorf("%w: %d different documents failed in the engine with no success between them", ErrEnginesBroken, n))
-	}
-}

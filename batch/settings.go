@@ -35,10 +35,13 @@ type Settings struct {
 	// admit.DefaultMaxBytes and admit.DefaultMaxPages.
 	MaxBytes int64 `json:"max_bytes"`
 	MaxPages int   `json:"max_pages"`
-	// PageTimeout is how long a page may take before it is a hang;
-	// DocTimeout the same for a whole document (0: none).
-	PageTimeout time.Duration `json:"page_timeout"`
-	DocTimeout  time.Duration `json:"doc_timeout"`
+	// PageTimeout is how long a page may take before it is a hang.
+	// DocTimeout is the engines' time a whole document may take, counted
+	// over its pages whichever workers read them; 0 is the budget its
+	// page count gives it (DocBudget), and NoDocTimeout sets none.
+	PageTimeout  time.Duration `json:"page_timeout"`
+	DocTimeout   time.Duration `json:"doc_timeout"`
+	NoDocTimeout bool          `json:"no_doc_timeout,omitempty"`
 	// Attempts is how many times a document whose engine failed is tried
 	// before it goes to review attempts_exhausted.
 	Attempts int `json:"attempts"`
@@ -84,8 +87,24 @@ type Settings struct {
 }
 
 // settingsFormat marks the settings a journal stores as this struct's
-// JSON. Earlier builds stored a map of strings, without it.
-const settingsFormat = 2
+// JSON. Earlier builds stored a map of strings, without it; format 2 is
+// the same JSON from before a document's time budget was on by default,
+// when a DocTimeout of 0 meant none (decodeFormat reads it so).
+const settingsFormat = 3
+
+// decodeFormat reads the format of stored settings, and brings the
+// settings of format 2 to this one's meaning. ok is false when stored is
+// not settings JSON of either format.
+func decodeFormat(format int, s *Settings) (ok bool) {
+	switch format {
+	case 2:
+		s.NoDocTimeout = s.DocTimeout == 0
+		return true
+	case settingsFormat:
+		return true
+	}
+	return false
+}
 
 // SettingError is a setting outside the values it may take. Setting is
 // the setting's recorded name (workers, dpi, coverage_threshold, ...): the
@@ -118,7 +137,7 @@ func (s Settings) encodeRun(manifest string, join bool) string {
 // decodeRun reads what encodeRun stored; ok is false for settings an
 // earlier build stored, which named no manifest.
 func decodeRun(stored string) (rec runRecord, ok bool) {
-	if json.Unmarshal([]byte(stored), &rec) != nil || rec.Format != settingsFormat {
+	if json.Unmarshal([]byte(stored), &rec) != nil || !decodeFormat(rec.Format, &rec.Settings) {
 		return runRecord{}, false
 	}
 	rec.Settings.legacyCascade(stored)
@@ -133,7 +152,7 @@ func decodeSettings(stored string) (s Settings, ok bool) {
 		Format int `json:"format"`
 		Settings
 	}
-	if json.Unmarshal([]byte(stored), &v) == nil && v.Format == settingsFormat {
+	if json.Unmarshal([]byte(stored), &v) == nil && decodeFormat(v.Format, &v.Settings) {
 		v.Settings.legacyCascade(stored)
 		return v.Settings, true
 	}
@@ -207,6 +226,10 @@ func legacySettings(m map[string]string) Settings {
 	num("max_pages", &s.MaxPages)
 	num("page_timeout", &s.PageTimeout)
 	num("doc_timeout", &s.DocTimeout)
+	// Earlier builds had no budget unless one was given ("auto" is this
+	// build's, which the report shows).
+	_, given := m["doc_timeout"]
+	s.NoDocTimeout = !given
 	num("attempts", &s.Attempts)
 	num("max_inflight", &s.MaxInflightBytes)
 	num("slo", &s.SLO)
@@ -247,8 +270,11 @@ func (s Settings) Strings() map[string]string {
 	for _, p := range s.Policy.Recorded() {
 		m[p.Name] = fmt.Sprint(p.Value)
 	}
-	if s.DocTimeout > 0 {
+	switch {
+	case s.DocTimeout > 0:
 		m["doc_timeout"] = s.DocTimeout.String()
+	case !s.NoDocTimeout:
+		m["doc_timeout"] = "auto"
 	}
 	if s.NoIDCheck {
 		m["id_check"] = "off"
@@ -298,4 +324,23 @@ func (s Settings) validation() string {
 		revision = 5
 	}
 	return strings.Join(checks, ",") + "/" + strconv.Itoa(revision)
+}
+
+// docBudgetShare is the share of the page timeout each page adds to a
+// document's time budget.
+const docBudgetShare = 20
+
+// DocBudget is the engines' time a document of pages pages may take, 0
+// for none: DocTimeout when it is set, else the page timeout, which any
+// one page may take, plus a twentieth of it for each page (with the
+// default 2 min: 2 min plus 6 s a page, 22 min for 200 pages, over ten
+// times what a page of print takes at 300 dpi).
+func (s Settings) DocBudget(pages int) time.Duration {
+	switch {
+	case s.NoDocTimeout:
+		return 0
+	case s.DocTimeout > 0:
+		return s.DocTimeout
+	}
+	return s.PageTimeout + time.Duration(pages)*s.PageTimeout/docBudgetShare
 }

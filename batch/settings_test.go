@@ -97,10 +97,48 @@ func TestSettingsJournal(t *testing.T) {
 			}
 		})
 	}
-	for _, none := range []string{"{}", "", "not json", `{"format":3}`} {
+	for _, none := range []string{"{}", "", "not json", `{"format":99}`} {
 		if s, ok := decodeSettings(none); ok {
 			t.Errorf("decodeSettings(%q) = %+v, true; want none", none, s)
 		}
+	}
+}
+
+// TestSettingsDocBudget: a document's time budget follows its page
+// count unless one is given; the settings of format 2, from before the
+// budget was on by default, read a doc_timeout of 0 as none.
+func TestSettingsDocBudget(t *testing.T) {
+	s := Settings{}.withDefaults()
+	for pages, want := range map[int]time.Duration{1: 126 * time.Second, 200: 22 * time.Minute} {
+		if got := s.DocBudget(pages); got != want {
+			t.Errorf("default budget of %d pages: %v, want %v", pages, got, want)
+		}
+	}
+	if got := (Settings{PageTimeout: time.Second}).DocBudget(40); got != 3*time.Second {
+		t.Errorf("budget of 40 pages at a 1s page timeout: %v, want 3s", got)
+	}
+	if got := (Settings{DocTimeout: time.Minute}).DocBudget(200); got != time.Minute {
+		t.Errorf("given budget: %v, want 1m", got)
+	}
+	if got := (Settings{NoDocTimeout: true}).DocBudget(200); got != 0 {
+		t.Errorf("no budget: %v, want 0", got)
+	}
+	for stored, none := range map[string]bool{
+		`{"format":2,"doc_timeout":0}`:           true,
+		`{"format":2,"doc_timeout":60000000000}`: false,
+		`{"format":3,"doc_timeout":0}`:           false,
+	} {
+		got, ok := decodeSettings(stored)
+		if !ok || got.NoDocTimeout != none {
+			t.Errorf("decodeSettings(%s): no budget %t (ok %t), want %t", stored, got.NoDocTimeout, ok, none)
+		}
+		rec, ok := decodeRun(stored)
+		if !ok || rec.NoDocTimeout != none {
+			t.Errorf("decodeRun(%s): no budget %t (ok %t), want %t", stored, rec.NoDocTimeout, ok, none)
+		}
+	}
+	if err := (Options{Settings: Settings{DocTimeout: time.Minute, NoDocTimeout: true}}).Validate(); err == nil {
+		t.Error("a budget and none at once: valid")
 	}
 }
 

@@ -159,8 +159,9 @@ func score(p *PageResult) float64 {
 func (e *engine) cascade(index, dpi int, start time.Time) (PageResult, Cause, error) {
 	var layer *textLayer
 	if !e.cfg.ForceOCR {
-		// A page whose layer cannot be read is recognised like any other.
-		if s, err := e.doc.Text(index); err == nil {
+		// A page whose layer cannot be read is recognised like any other,
+		// and so is one whose layer holds more text than a page can show.
+		if s, err := e.doc.Text(index); err == nil && len(s) <= maxLayerBytes {
 			if l, ok := parseLayer(s); ok {
 				layer = &l
 			}

@@ -147,7 +147,8 @@
 // rule:
 //
 //  1. The layer must hold at least 3 distinct words of two or more
-//     letters or digits; a sparser layer is ignored.
+//     letters or digits, and at most 256 KiB of text (no page shows
+//     more); another layer is ignored.
 //  2. Three bands of the page, holding about a quarter of the rows with
 //     ink, are read at full DPI. Tesseract's time follows the amount of
 //     text, not of pixels (a whole page at 150 dpi takes 75% of the time

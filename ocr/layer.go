@@ -42,6 +42,13 @@ const (
 	sampleShare       = 0.25
 	minSampleWords    = 10
 	maxLayerWordRatio = 2
+	// maxLayerBytes bounds the text layer a page may have and still be
+	// considered: 256 KiB, over ten times the densest page of 6 pt print
+	// (about 20 KB). A layer believed becomes the page's words, one
+	// record each in the worker's answer; a 36 KB file whose layer claims
+	// 10 MB of a few words repeated, drawn on the page, was believed and
+	// its answer, over the size the parent accepts, killed the worker.
+	maxLayerBytes = 256 << 10
 )
 
 // textLayer is a page's own text, as MuPDF extracts it.

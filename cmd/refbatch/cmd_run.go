@@ -10,11 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
-	"filippo.io/age"
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
@@ -136,7 +134,11 @@ func runFlags(o *runOptions) []cli.Flag {
 		bytesFlag("max-bytes", "largest PDF admitted", admit.DefaultMaxBytes, &o.batch.MaxBytes),
 		&cli.IntFlag{Name: "max-pages", Usage: "most pages admitted in one PDF", Value: admit.DefaultMaxPages, Destination: &o.batch.MaxPages},
 		&cli.DurationFlag{Name: "page-timeout", Usage: "a page taking longer is a hang: review timeout", Value: batch.DefaultPageTimeout, Destination: &o.batch.PageTimeout},
-		&cli.DurationFlag{Name: "doc-timeout", Usage: "optional limit for a whole document (0: none)", Destination: &o.batch.DocTimeout},
+		&cli.DurationFlag{Name: "doc-timeout", Usage: "the engines' time a whole document may take, else review timeout (0: none)", DefaultText: "--page-timeout plus a twentieth of it per page",
+			Destination: &o.batch.DocTimeout, Action: func(_ *cli.Context, d time.Duration) error {
+				o.batch.NoDocTimeout = d == 0
+				return nil
+			}},
 		&cli.IntFlag{Name: "attempts", Usage: "attempts per document before review attempts_exhausted", Value: batch.DefaultAttempts, Destination: &o.batch.Attempts},
 		&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
 		bytesFlag("max-inflight-bytes", "source bytes the workers may hold at once; more waits", batch.DefaultMaxInflight, &o.batch.MaxInflightBytes),
@@ -306,86 +308,6 @@ type summaryEvent struct {
 func writeSummaryEvent(w io.Writer, s report.Summary, code int, paths reportPaths) {
 	json.NewEncoder(w).Encode(summaryEvent{Kind: "summary", Time: time.Now().UTC(), Rows: s.Rows, BlankRows: s.BlankRows,
 		States: s.States, Reasons: s.Reasons, Pages: s.Pages, Exit: code, Reports: paths})
-}
-
-// loadRecipients gathers age recipients from the flags (keys, file) or,
-// when neither is given, from env, REFBATCH_RECIPIENTS's value (space or
-// comma separated).
-func loadRecipients(keys []string, env, file string) ([]age.Recipient, error) {
-	if env != "" && len(keys) == 0 && file == "" {
-		keys = strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
-	}
-	out, err := parseRecipients(keys)
-	if err != nil {
-		return nil, err
-	}
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, usageErrf("", "reading recipients file: %w", err)
-		}
-		defer f.Close()
-		rs, err := age.ParseRecipients(f)
-		if err != nil {
-			return nil, usageErrf("one age public key per line; # starts a comment", "recipients file %s: %w", file, err)
-		}
-		out = append(out, rs...)
-	}
-	return out, nil
-}
-
-// recipientsRefusal words run's refusal of recipients that are not the
-// batch's: recorded are the batch's keys (none when it is plaintext, or its
-// journal did not record them), given and added the run's, and whether the
-// batch and the run encrypt.
-func recipientsRefusal(recorded, given, added []string, batchEncrypts, runEncrypts bool) (msg, hint string) {
-	keys := func(ks []string) string { return strings.Join(ks, ", ") }
-	switch {
-	case batchEncrypts && !runEncrypts:
-		msg = "this batch's artifacts are encrypted; --plaintext would write plaintext ones beside them"
-		hint = "rerun with the recipients of its first run, or use a new --out for plaintext artifacts"
-		if len(recorded) > 0 {
-			hint = "this batch encrypts to " + keys(recorded) + "; rerun with the same recipients, or use a new --out for plaintext artifacts"
-		}
-		return msg, hint
-	case !batchEncrypts:
-		return "this batch's artifacts are plaintext; this run would write encrypted ones beside them",
-			"rerun with --plaintext, or use a new --out for encrypted artifacts (--add-recipient does not encrypt a plaintext batch)"
-	}
-	var unknown, missing []string
-	for _, k := range given {
-		if !slices.Contains(recorded, k) && !slices.Contains(added, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	for _, k := range recorded {
-		if len(added) == 0 && !slices.Contains(given, k) {
-			missing = append(missing, k)
-		}
-	}
-	var parts []string
-	if len(unknown) > 0 {
-		parts = append(parts, keys(unknown)+" not recorded for this batch")
-	}
-	if len(missing) > 0 {
-		parts = append(parts, keys(missing)+" not given")
-	}
-	msg = "this run's recipients are not this batch's: " + strings.Join(parts, ", ")
-	hint = "this batch encrypts to " + keys(recorded) + "; rerun with the same recipients, or add --add-recipient KEY to extend it deliberately"
-	return msg, hint
-}
-
-// parseRecipients parses age public keys given as flags.
-func parseRecipients(keys []string) ([]age.Recipient, error) {
-	var out []age.Recipient
-	for _, k := range keys {
-		r, err := age.ParseX25519Recipient(strings.TrimSpace(k))
-		if err != nil {
-			return nil, usageErrf("a recipient is an age public key (age1...), as printed by `refbatch keygen`", "bad recipient: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 // zeroIsAValue lists the run flags for which 0 is a value of its own (no
