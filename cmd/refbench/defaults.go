@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // `refbench defaults` (issue 29): the defaults measured on more than one
@@ -307,9 +309,9 @@ func readRows(c defaultsCorpus, path string) (*corpus, int, error) {
 	}
 	var rep struct {
 		Rows []struct {
-			Line  int    `json:"manifest_line"`
-			State string `json:"state"`
-			Pages int    `json:"pages"`
+			Line  int           `json:"manifest_line"`
+			State outcome.State `json:"state"`
+			Pages int           `json:"pages"`
 		} `json:"rows"`
 	}
 	if err := json.Unmarshal(data, &rep); err != nil {
@@ -330,7 +332,7 @@ func readRows(c defaultsCorpus, path string) (*corpus, int, error) {
 	}
 	read := &corpus{dir: c.Dir}
 	for _, r := range rep.Rows {
-		if (r.State != "done" && r.State != "review") || r.Pages == 0 || r.Line < 2 || r.Line > len(records) {
+		if (r.State != outcome.Done && r.State != outcome.Review) || r.Pages == 0 || r.Line < 2 || r.Line > len(records) {
 			continue
 		}
 		rec := records[r.Line-1]
