@@ -36,8 +36,14 @@ type docWork struct {
 
 	// budget is the engines' time the document may take (0: no limit),
 	// used the time they took so far, counted as each page or open ends.
-	budget time.Duration
-	used   atomic.Int64
+	// With a budget the page count gives (perPage above 0) the document
+	// earns it as its pages begin: a page begun may take what the budget
+	// less perPage for each page not yet begun leaves, so a file of slow
+	// pages is stopped after a few of them, not after its whole budget.
+	budget  time.Duration
+	perPage time.Duration
+	used    atomic.Int64
+	begun   atomic.Int64
 
 	next    int  // next page to hand out; guarded by pageQueue.mu
 	failed  bool // a page failed: hand out no more; guarded by pageQueue.mu
@@ -60,7 +66,11 @@ func (d *docWork) pageTimeout(page time.Duration) (timeout time.Duration, short,
 	if d.budget <= 0 {
 		return page, false, false
 	}
-	left := d.budget - time.Duration(d.used.Load())
+	earned := d.budget
+	if d.perPage > 0 {
+		earned -= time.Duration(int64(d.pages)-d.begun.Add(1)) * d.perPage
+	}
+	left := earned - time.Duration(d.used.Load())
 	switch {
 	case left <= 0:
 		return 0, true, true
@@ -72,6 +82,10 @@ func (d *docWork) pageTimeout(page time.Duration) (timeout time.Duration, short,
 
 // overBudget is the error of a document whose engines' time is spent.
 func (d *docWork) overBudget() error {
+	if d.perPage > 0 && d.begun.Load() < int64(d.pages) {
+		return fmt.Errorf("%w: the engines spent %v on its first %d of %d pages, more than their share of its budget of %v",
+			errDocTimeout, time.Duration(d.used.Load()).Round(time.Millisecond), d.begun.Load(), d.pages, d.budget)
+	}
 	return fmt.Errorf("%w: the engines spent its budget of %v", errDocTimeout, d.budget)
 }
 

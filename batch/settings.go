@@ -334,7 +334,9 @@ const docBudgetShare = 20
 // for none: DocTimeout when it is set, else the page timeout, which any
 // one page may take, plus a twentieth of it for each page (with the
 // default 2 min: 2 min plus 6 s a page, 22 min for 200 pages, over ten
-// times what a page of print takes at 300 dpi).
+// times what a page of print takes at 300 dpi). That budget is earned as
+// the pages begin (docWork): at any moment the engines may have spent the
+// page timeout plus a twentieth of it for each page begun.
 func (s Settings) DocBudget(pages int) time.Duration {
 	switch {
 	case s.NoDocTimeout:
@@ -343,4 +345,14 @@ func (s Settings) DocBudget(pages int) time.Duration {
 		return s.DocTimeout
 	}
 	return s.PageTimeout + time.Duration(pages)*s.PageTimeout/docBudgetShare
+}
+
+// docBudgetPerPage is what each page adds to the budget the page count
+// gives (DocBudget), earned as the page begins; 0 when the budget is
+// DocTimeout's or none.
+func (s Settings) docBudgetPerPage() time.Duration {
+	if s.NoDocTimeout || s.DocTimeout > 0 {
+		return 0
+	}
+	return s.PageTimeout / docBudgetShare
 }

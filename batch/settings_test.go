@@ -255,3 +255,39 @@ func TestRetryPolicyCascade(t *testing.T) {
 		})
 	}
 }
+
+// TestDocBudgetEarnedByPage: a budget the page count gives is earned as
+// pages begin, so a 200-page file of 10.5 s pages (the 37 KB form
+// bomb) is stopped near its 29th page, about 5 minutes in, not after its
+// whole 22 minutes; a given --doc-timeout is all there from the start.
+func TestDocBudgetEarnedByPage(t *testing.T) {
+	s := Settings{}.withDefaults()
+	const slow = 10500 * time.Millisecond
+	read := func(d *docWork) (pages int) {
+		for pages < d.pages {
+			timeout, _, over := d.pageTimeout(s.PageTimeout)
+			if over || timeout < slow {
+				return pages
+			}
+			d.used.Add(int64(slow))
+			pages++
+		}
+		return pages
+	}
+	auto := &docWork{pages: 200, budget: s.DocBudget(200), perPage: s.docBudgetPerPage()}
+	if n := read(auto); n < 20 || n > 30 {
+		t.Errorf("the default budget let %d slow pages be read, want about 28", n)
+	}
+	given := Settings{DocTimeout: 22 * time.Minute}.withDefaults()
+	fixed := &docWork{pages: 200, budget: given.DocBudget(200), perPage: given.docBudgetPerPage()}
+	if n := read(fixed); n != 125 {
+		t.Errorf("a given budget of 22m let %d slow pages be read, want 125", n)
+	}
+	fast := &docWork{pages: 200, budget: s.DocBudget(200), perPage: s.docBudgetPerPage()}
+	for i := 0; i < 200; i++ {
+		if _, _, over := fast.pageTimeout(s.PageTimeout); over {
+			t.Fatalf("pages of 3 s stopped at page %d", i+1)
+		}
+		fast.used.Add(int64(3 * time.Second))
+	}
+}

@@ -280,7 +280,7 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 	}
 
 	d := &docWork{ctx: ctx, id: doc.ID, data: data, pages: doc.Pages, policy: jb.o.Policy, pageDPI: jb.pageDPI,
-		budget: jb.o.DocBudget(doc.Pages), results: make(chan pageResult, doc.Pages)}
+		budget: jb.o.DocBudget(doc.Pages), perPage: jb.o.docBudgetPerPage(), results: make(chan pageResult, doc.Pages)}
 	r.pages.add(d)
 	defer r.pages.remove(d)
 	out.pages = make([]ocr.PageResult, doc.Pages)
