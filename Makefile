@@ -217,7 +217,8 @@ bench: build
 	./bin/refbench defaults --bench $(BENCH_CORPUS) --eval testdata/eval --real $(REAL_CORPUS) \
 	  --out $(BENCH_OUT)/defaults --refbatch $(BIN) --dpi $(BENCH_DPI) $(DEFAULTS_FLAGS)
 
-# bench-hostile runs every file of testdata/admit/hostile between two good
+# bench-hostile runs every file of testdata/admit/hostile (refused at
+# admission) and testdata/admit/budget (stopped in the workers) between two good
 # 300 DPI documents under ulimit -v 4 GiB and prints, per file, the wall,
 # the peak memory of the whole process tree and the outcomes (issue 12's
 # table). It needs no poppler or OCRmyPDF.
@@ -227,4 +228,4 @@ bench-hostile: build
 	$(GO) build -o bin/refbench ./cmd/refbench
 	@[ -f $(HOSTILE_CORPUS)/manifest.csv ] || { rm -rf $(HOSTILE_CORPUS) && ./bin/refcorpus --seed 1 --docs 2 --dpi-set 300 --out $(HOSTILE_CORPUS); }
 	./bin/refbench --corpus $(HOSTILE_CORPUS) --out $(BENCH_OUT) --json $(BENCH_OUT)/bench-hostile.json --refbatch $(BIN) --dpi 300 \
-	  --default=false --fast=false --no-coverage=false --limit=false --ocrmypdf=false --long-pages 0 --resume-rows 0 --big-rows 0 --hostile testdata/admit/hostile
+	  --default=false --fast=false --no-coverage=false --limit=false --ocrmypdf=false --long-pages 0 --resume-rows 0 --big-rows 0 --hostile testdata/admit/hostile,testdata/admit/budget

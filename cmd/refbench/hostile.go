@@ -52,12 +52,16 @@ func (h *hostileResult) ok() bool {
 }
 
 func (b *bench) runHostile(ctx context.Context) error {
-	files, err := filepath.Glob(filepath.Join(b.o.Hostile, "*.pdf"))
-	if err != nil {
-		return err
-	}
-	if len(files) == 0 {
-		return fmt.Errorf("no *.pdf in %s", b.o.Hostile)
+	var files []string
+	for _, dir := range strings.Split(b.o.Hostile, ",") {
+		found, err := filepath.Glob(filepath.Join(dir, "*.pdf"))
+		if err != nil {
+			return err
+		}
+		if len(found) == 0 {
+			return fmt.Errorf("no *.pdf in %s", dir)
+		}
+		files = append(files, found...)
 	}
 	if len(b.c.rows) < 2 {
 		return fmt.Errorf("the corpus has %d documents; the hostile runs need 2", len(b.c.rows))

@@ -149,7 +149,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.BigRows, "big-rows", 24000, "rows of the tiny-document batch whose parent RSS is set against --resume-rows' (0 skips)")
 	fs.IntVar(&o.TinyDPI, "tiny-dpi", 100, "render resolution of the tiny-document batches")
 	fs.IntVar(&o.TinyFiles, "tiny-files", 3, "distinct tiny files the rows of the tiny-document batches cycle over")
-	fs.StringVar(&o.Hostile, "hostile", "", "folder of hostile PDFs: run each between two corpus documents under ulimit -v 4 GiB, measuring the whole process tree (\"\" skips)")
+	fs.StringVar(&o.Hostile, "hostile", "", "folders of hostile PDFs, separated by commas: run each between two corpus documents under ulimit -v 4 GiB, measuring the whole process tree (\"\" skips)")
 	fs.BoolVar(&o.Export, "export", true, "time refbatch export --bag over the default batch (and the --resume-rows batch, for its memory) against their OCR")
 	fs.StringVar(&o.ExportFormats, "export-formats", "pdf,alto,txt", "the --format of the export measured")
 	if err := fs.Parse(args); err != nil {
