@@ -259,7 +259,8 @@ func notJournal(err error) error {
 // is creating at the same moment; the same as the busy timeout.
 const openBusyWait = 30 * time.Second
 
-// migrateRetrying runs migrate, retrying while SQLite answers SQLITE_BUSY.
+// migrateRetrying runs migrate, retrying while SQLite answers SQLITE_BUSY,
+// until the journal's interruption (WithInterrupt).
 // Two processes opening a journal that does not exist yet race to make it
 // a WAL database and create its schema, and SQLite then answers the loser's
 // BEGIN IMMEDIATE with SQLITE_BUSY at once instead of calling the busy
@@ -272,7 +273,11 @@ func (j *Journal) migrateRetrying() error {
 		if !isBusy(err) || time.Now().After(deadline) {
 			return err
 		}
-		time.Sleep(wait)
+		select {
+		case <-time.After(wait):
+		case <-j.readContext().Done(): // interrupted (WithInterrupt)
+			return errLockWait
+		}
 		wait = min(2*wait, 500*time.Millisecond)
 	}
 }
