@@ -301,6 +301,9 @@ func checkInline(what string, r io.Reader, lim Limits) error {
 		}
 		return nil
 	})
+	if errors.Is(err, errTextBomb) {
+		return reject(outcome.MalformedPDF, "%s: %v", what, err)
+	}
 	if err != nil {
 		if _, ok := IsRejection(err); ok {
 			return err

@@ -311,3 +311,39 @@ func FuzzImageHeaders(f *testing.F) {
 		}
 	})
 }
+
+// TestTextBomb: a content stream showing more text than any page holds
+// (issue 28's text bombs, a 36 KB file claiming 10 MB) is refused at
+// admission, the stream named; a page of ordinary text is not.
+func TestTextBomb(t *testing.T) {
+	show := func(n int) []byte {
+		var b bytes.Buffer
+		b.WriteString("BT /F1 1 Tf 3 Tr\n")
+		for range n / 1000 {
+			b.WriteString("(" + strings.Repeat("a ", 500) + ") Tj\n")
+		}
+		b.WriteString("ET\n")
+		return b.Bytes()
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		bomb bool
+	}{
+		{"a page of print", show(20_000), false},
+		{"a megabyte of text", show(1 << 20), false},
+		{"ten megabytes of text", show(10 << 20), true},
+		{"ten megabytes in hex strings", bytes.Repeat([]byte("<6120612061206120> Tj\n"), 600_000), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkInline("stream object 4", bytes.NewReader(tc.data), Limits{})
+			rej, ok := IsRejection(err)
+			switch {
+			case tc.bomb && (!ok || rej.Reason != outcome.MalformedPDF || !strings.Contains(rej.Detail, "stream object 4: more than 2 MiB of text")):
+				t.Errorf("got %v, want malformed_pdf naming the stream and its text", err)
+			case !tc.bomb && err != nil:
+				t.Errorf("got %v, want it admitted", err)
+			}
+		})
+	}
+}

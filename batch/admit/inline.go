@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/zlib"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -49,7 +50,17 @@ type token struct {
 type contentLexer struct {
 	br   *bufio.Reader
 	text []byte
+	// strings counts the bytes of the strings read, which in a content
+	// stream are the text it shows (maxStreamText).
+	strings int64
 }
+
+// maxStreamText bounds the text one content stream may show: 2 MiB, a
+// hundred times a page of 6 pt print. The renderer's text extraction
+// holds about 100 bytes a character, so a stream claiming megabytes of
+// invisible text (a text bomb) would take a worker gigabytes; it is
+// rejected here instead.
+const maxStreamText = 2 << 20
 
 // maxTokenText caps the text kept of one token; the rest is read and
 // dropped.
@@ -81,6 +92,7 @@ func (l *contentLexer) next() (token, error) {
 				if c, err = l.br.ReadByte(); err != nil {
 					return token{kind: tokEOF}, err
 				}
+				l.strings++ // two hex digits a byte: counted whole, to stay simple
 			}
 			return token{kind: tokOther}, nil
 		case c == '>':
@@ -137,6 +149,7 @@ func (l *contentLexer) skipString() error {
 		if err != nil {
 			return err
 		}
+		l.strings++
 		switch c {
 		case '\\':
 			if _, err := l.br.ReadByte(); err != nil {
@@ -166,6 +179,9 @@ func inlineImages(r io.Reader, check func(img inlineImage, data *bufio.Reader) e
 	l := &contentLexer{br: bufio.NewReaderSize(r, 64<<10)}
 	for {
 		t, err := l.next()
+		if l.strings > maxStreamText {
+			return errTextBomb
+		}
 		if err != nil {
 			return budgetOnly(err)
 		}
@@ -191,6 +207,9 @@ func inlineImages(r io.Reader, check func(img inlineImage, data *bufio.Reader) e
 		}
 	}
 }
+
+// errTextBomb: a content stream shows more text than maxStreamText.
+var errTextBomb = fmt.Errorf("more than %d MiB of text, more than any page shows: a text bomb", maxStreamText>>20)
 
 // budgetOnly keeps the budget's error and drops the others: a broken
 // stream ends the renderer's work there too.

@@ -11,13 +11,14 @@ import (
 var updateFixtures = flag.Bool("update", false, "rewrite the generated fixtures in testdata/admit/budget")
 
 // budgetFixtures are the committed files of testdata/admit/budget, the
-// classes that pass admission by design and are stopped in the workers:
-// a text layer that claims megabytes (issue 28, failure 1) and a file of
-// pages that each take seconds to draw (failure 4). make bench-hostile
+// classes that are small and valid and cost their readers: text layers
+// that claim megabytes (issue 28, failure 1) and a file of pages that
+// each take seconds to draw (failure 4). make bench-hostile
 // runs them between two good documents with the hostile fixtures.
 var budgetFixtures = map[string]func() []byte{
 	"text-bomb.pdf":  func() []byte { return textBomb(0, 10<<20) },
-	"slow-forms.pdf": func() []byte { return slowForms(200, 75) },
+	"text-layer.pdf": func() []byte { return textBomb(1, 1_500_000) },
+	"slow-forms.pdf": func() []byte { return slowForms(200, 145) },
 }
 
 // TestBudgetFixtures checks the committed files against their builders

@@ -170,8 +170,14 @@ func TestFiveTextBombsDoNotStopTheBatch(t *testing.T) {
 	rows := [][4]string{tinyRow(t, dir, "G-0", 0)}
 	for i := range 5 {
 		// 7 MB of layer: the smallest that was over the answer's cap
-		// (the report's files claimed 10 MB).
-		p := writeFile(t, dir, fmt.Sprintf("bomb-%d.pdf", i), textBomb(i, 7_000_000))
+		// (the report's files claimed 10 MB); admission now refuses a
+		// stream showing over 2 MiB of text. The last two claim 1.5 MB:
+		// admitted, their layers are left unconsidered by the workers.
+		layer := 7_000_000
+		if i >= 3 {
+			layer = 1_500_000
+		}
+		p := writeFile(t, dir, fmt.Sprintf("bomb-%d.pdf", i), textBomb(i, layer))
 		rows = append(rows, [4]string{fmt.Sprintf("B-%d", i), "P-000000", "2024-01-01", p})
 	}
 	rows = append(rows, tinyRow(t, dir, "G-1", 1))
@@ -189,8 +195,12 @@ func TestFiveTextBombsDoNotStopTheBatch(t *testing.T) {
 	}
 	for i := range 5 {
 		id := fmt.Sprintf("B-%d", i)
-		if st := states[id]; !strings.HasPrefix(st, "done/") && !strings.HasPrefix(st, "review/") {
-			t.Errorf("%s: %s, want done or review", id, st)
+		want := "rejected/malformed_pdf"
+		if i >= 3 {
+			want = "done or review"
+		}
+		if st := states[id]; (i < 3 && st != want) || (i >= 3 && !strings.HasPrefix(st, "done/") && !strings.HasPrefix(st, "review/")) {
+			t.Errorf("%s: %s, want %s", id, st, want)
 		} else {
 			t.Logf("%s: %s", id, st)
 		}
