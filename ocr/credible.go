@@ -15,7 +15,9 @@ import (
 // more (credibleWords), and recovery keeps a word it reads only when it
 // meets the same cut and does not repeat a word already read where it
 // lies (repeats). A credible repeat of a word read under the cut confirms
-// it: the word stays as read, and its ink counts as read.
+// it: the word stays as read, and its ink counts as read. A credible word
+// where only words under the cut were read replaces them; one where a
+// word was read credibly is a repeat, whatever it reads.
 
 // credibleWords returns the words whose confidence is cut or more.
 func credibleWords(words []Word, cut float64) []Word {
@@ -61,6 +63,24 @@ func repeats(text string, b [4]int, read []Word) int {
 		}
 	}
 	return -1
+}
+
+// samePlace returns the indexes of the words already read whose boxes
+// share minRepeatOverlap of the smaller box with b.
+func samePlace(b [4]int, read []Word) []int {
+	var out []int
+	area := (b[2] - b[0]) * (b[3] - b[1])
+	for i, r := range read {
+		rb := r.Box
+		x0, y0, x1, y1 := max(b[0], rb[0]), max(b[1], rb[1]), min(b[2], rb[2]), min(b[3], rb[3])
+		if x0 >= x1 || y0 >= y1 {
+			continue
+		}
+		if 100*(x1-x0)*(y1-y0) >= minRepeatOverlap*min(area, (rb[2]-rb[0])*(rb[3]-rb[1])) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // wordKey is a word's letters and digits, in lower case.

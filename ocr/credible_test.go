@@ -1,7 +1,10 @@
 package ocr
 
 import (
+	"image"
 	"testing"
+
+	"github.com/otiai10/gosseract/v2"
 )
 
 // TestCoverageCredibleWordsOnly: words over a line of print cover its ink
@@ -40,6 +43,19 @@ func TestCoverageCredibleWordsOnly(t *testing.T) {
 	}
 }
 
+func TestSamePlace(t *testing.T) {
+	read := []Word{
+		{Text: "Vatie", Conf: 17, Box: [4]int{100, 100, 200, 130}},
+		{Text: "Unit", Conf: 90, Box: [4]int{300, 100, 360, 130}},
+	}
+	if got := samePlace([4]int{98, 99, 205, 131}, read); len(got) != 1 || got[0] != 0 {
+		t.Errorf("over the first word: %v; want [0]", got)
+	}
+	if got := samePlace([4]int{500, 100, 560, 130}, read); len(got) != 0 {
+		t.Errorf("beside both: %v; want none", got)
+	}
+}
+
 func TestRepeats(t *testing.T) {
 	read := []Word{
 		{Text: "Reason", Conf: 95, Box: [4]int{100, 100, 200, 130}},
@@ -64,5 +80,28 @@ func TestRepeats(t *testing.T) {
 				t.Errorf("repeats(%q, %v) = %v; want %v", tt.text, tt.box, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMergeReadingJoinsLine: a recovered word that continues a line of
+// the reading (print a stamp hid in its middle) joins that line where it
+// lies; one on a line of its own goes before the first line below it.
+func TestMergeReadingJoinsLine(t *testing.T) {
+	bb := func(word string, x0, y0, x1, y1, block, line int) gosseract.BoundingBox {
+		return gosseract.BoundingBox{Word: word, Confidence: 95, Box: image.Rect(x0, y0, x1, y1), BlockNum: block, LineNum: line}
+	}
+	page := []gosseract.BoundingBox{
+		bb("Thank", 100, 100, 180, 130, 1, 1), bb("you", 190, 100, 240, 130, 1, 1), bb("has", 600, 100, 650, 130, 1, 1),
+		bb("been", 100, 150, 170, 180, 1, 2), bb("stable.", 180, 150, 260, 180, 1, 2),
+		bb("Page", 100, 400, 170, 430, 2, 1),
+	}
+	found := []gosseract.BoundingBox{
+		bb("for", 260, 101, 300, 131, recoveredBlock+1, 1), bb("seeing", 310, 99, 400, 131, recoveredBlock+1, 1),
+		bb("Note:", 100, 300, 170, 330, recoveredBlock+2, 1),
+	}
+	_, text, _ := assemble(mergeReading(page, found))
+	want := "Thank you for seeing has\nbeen stable.\n\nNote:\n\nPage"
+	if text != want {
+		t.Errorf("merged text:\n%s\nwant:\n%s", text, want)
 	}
 }

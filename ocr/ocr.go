@@ -121,11 +121,13 @@ type PageResult struct {
 // found: those it added to the page's reading, and those it dropped
 // because they repeat a word already read at the same place, or because
 // their confidence is under the policy's cover confidence (a word of no
-// letter or digit is no word, and is not counted).
+// letter or digit is no word, and is not counted); Replaced counts the
+// words read under the cover confidence that an added word replaced.
 type Recovery struct {
 	Added                int `json:"added"`
 	DroppedRepeat        int `json:"dropped_repeat"`
 	DroppedLowConfidence int `json:"dropped_low_confidence"`
+	Replaced             int `json:"replaced"`
 }
 
 // Canvas is how the recognised image was made from MuPDF's render of the

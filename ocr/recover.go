@@ -87,10 +87,12 @@ func unreadBlocks(c coverage) []unreadBlock {
 // reading r left the coverage c, and returns the reading with what it
 // recovered merged in, and what it added and dropped. A word found is
 // kept only when its confidence is the policy's cover confidence or more
-// and it does not repeat a word already read at the same place (see
-// repeats).
+// and no word read credibly lies at the same place (see samePlace); a
+// word read under the cut there is replaced by it, unless the two are the
+// same word, which the reading again confirms (see repeats).
 func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognition, Recovery, error) {
 	var found []gosseract.BoundingBox
+	var replaced [][4]int // boxes of words read under the cut that a credible reading replaces
 	var counts Recovery
 	cut := max(minRecoveredConf, float64(e.cfg.CoverConfidence))
 	// The words already read credibly are painted over in each crop, but
@@ -128,10 +130,20 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 				}
 				continue
 			}
+			places := samePlace(wb, seen)
+			if slices.ContainsFunc(places, func(i int) bool { return seen[i].Conf >= cut }) {
+				counts.DroppedRepeat++ // that ink was read credibly already
+				continue
+			}
+			for _, i := range places {
+				replaced = append(replaced, seen[i].Box)
+				seen[i].Text = ""
+				counts.Replaced++
+			}
 			box.BlockNum += recoveredBlock + 1000*k
 			found = append(found, box)
 			read = append(read, Word{Text: box.Word, Box: wb})
-			seen = append(seen, Word{Text: box.Word, Box: wb})
+			seen = append(seen, Word{Text: box.Word, Conf: box.Confidence, Box: wb})
 		}
 	}
 	counts.Added = len(found)
@@ -141,7 +153,10 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 	if len(found) == 0 {
 		return r, counts, nil
 	}
-	merged := mergeReading(r.boxes, found)
+	page := slices.DeleteFunc(slices.Clone(r.boxes), func(b gosseract.BoundingBox) bool {
+		return b.Confidence < cut && slices.Contains(replaced, [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y})
+	})
+	merged := mergeReading(page, found)
 	out := recognition{boxes: merged, confirmed: r.confirmed}
 	out.words, out.text, out.mean = assemble(merged)
 	return out, counts, nil

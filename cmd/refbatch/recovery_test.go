@@ -10,7 +10,7 @@ import (
 
 // TestRecoveryRecorded (issue 30): recovery adds only what is new and
 // credible, and each page read again records what it added and dropped
-// (recovery: added, dropped_repeat, dropped_low_confidence). One document
+// (recovery: added, dropped_repeat, dropped_low_confidence, replaced). One document
 // of the evaluation corpus with a light office note on its first page
 // (two pages at 200 dpi) is read: its first page is read again and
 // records the words added, as recovered_words does; its second, clean,
