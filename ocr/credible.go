@@ -15,9 +15,11 @@ import (
 // more (credibleWords), and recovery keeps a word it reads only when it
 // meets the same cut and does not repeat a word already read where it
 // lies (repeats). A credible repeat of a word read under the cut confirms
-// it: the word stays as read, and its ink counts as read. A credible word
-// where only words under the cut were read replaces them; one where a
-// word was read credibly is a repeat, whatever it reads.
+// it: the word stays as read, and its ink counts as read. Any other word
+// at the place of a word already read is a repeat too, whatever it reads
+// (replacing a word of the page's own reading would change the
+// confidence the page is judged by), but for junk read under the cut into
+// a stamp, several lines tall, over print: a credible word replaces it.
 
 // credibleWords returns the words whose confidence is cut or more.
 func credibleWords(words []Word, cut float64) []Word {

@@ -122,7 +122,8 @@ type PageResult struct {
 // because they repeat a word already read at the same place, or because
 // their confidence is under the policy's cover confidence (a word of no
 // letter or digit is no word, and is not counted); Replaced counts the
-// words read under the cover confidence that an added word replaced.
+// tall words read under the cover confidence (junk read into a stamp)
+// that added words replaced.
 type Recovery struct {
 	Added                int `json:"added"`
 	DroppedRepeat        int `json:"dropped_repeat"`

@@ -87,9 +87,10 @@ func unreadBlocks(c coverage) []unreadBlock {
 // reading r left the coverage c, and returns the reading with what it
 // recovered merged in, and what it added and dropped. A word found is
 // kept only when its confidence is the policy's cover confidence or more
-// and no word read credibly lies at the same place (see samePlace); a
-// word read under the cut there is replaced by it, unless the two are the
-// same word, which the reading again confirms (see repeats).
+// and no word of ordinary height, nor a credible one, lies at the same
+// place (see samePlace): the same word read credibly again confirms a
+// word read under the cut (see repeats), and a tall word read under the
+// cut (junk read into a stamp over print) is replaced.
 func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognition, Recovery, error) {
 	var found []gosseract.BoundingBox
 	var replaced [][4]int // boxes of words read under the cut that a credible reading replaces
@@ -101,6 +102,8 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 	// read again: a credible repeat confirms them.
 	read := credibleWords(ordinaryWords(r.words), cut)
 	seen := slices.Clone(r.words) // what a recovered word may repeat
+	limit := tallLimit(r.words)
+	tall := func(w Word) bool { return limit > 0 && float64(w.Box[3]-w.Box[1]) > limit }
 	for k, b := range unreadBlocks(c) {
 		crop, origin, ok := recoveryCrop(p.img, b, read, p.paper)
 		if !ok {
@@ -131,8 +134,8 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 				continue
 			}
 			places := samePlace(wb, seen)
-			if slices.ContainsFunc(places, func(i int) bool { return seen[i].Conf >= cut }) {
-				counts.DroppedRepeat++ // that ink was read credibly already
+			if slices.ContainsFunc(places, func(i int) bool { return seen[i].Conf >= cut || !tall(seen[i]) }) {
+				counts.DroppedRepeat++ // that ink was read already
 				continue
 			}
 			for _, i := range places {
@@ -162,9 +165,9 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 	return out, counts, nil
 }
 
-// ordinaryWords returns the words no taller than tallWord times the
-// median word height.
-func ordinaryWords(words []Word) []Word {
+// tallLimit is the height over which a word is tall: tallWord times the
+// median word height; 0 when no word has a height.
+func tallLimit(words []Word) float64 {
 	var heights []int
 	for _, w := range words {
 		if h := w.Box[3] - w.Box[1]; h > 0 {
@@ -172,10 +175,19 @@ func ordinaryWords(words []Word) []Word {
 		}
 	}
 	if len(heights) == 0 {
-		return nil
+		return 0
 	}
 	slices.Sort(heights)
-	limit := tallWord * float64(heights[len(heights)/2])
+	return tallWord * float64(heights[len(heights)/2])
+}
+
+// ordinaryWords returns the words no taller than tallWord times the
+// median word height.
+func ordinaryWords(words []Word) []Word {
+	limit := tallLimit(words)
+	if limit == 0 {
+		return nil
+	}
 	var out []Word
 	for _, w := range words {
 		if float64(w.Box[3]-w.Box[1]) <= limit {
