@@ -91,8 +91,8 @@ func TestWithDefaults(t *testing.T) {
 		p    Policy
 		want Policy
 	}{
-		{"zero", Policy{}, Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 50_000_000, FirstDPI: 200, CoverConfidence: 40}},
-		{"a low dpi lowers the minimum", Policy{DPI: 100}, Policy{Lang: "eng", DPI: 100, MinDPI: 100, MaxPagePixels: 50_000_000, FirstDPI: 200, CoverConfidence: 40}},
+		{"zero", Policy{}, Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 50_000_000, FirstDPI: 200, CoverConfidence: 30}},
+		{"a low dpi lowers the minimum", Policy{DPI: 100}, Policy{Lang: "eng", DPI: 100, MinDPI: 100, MaxPagePixels: 50_000_000, FirstDPI: 200, CoverConfidence: 30}},
 		{"set fields are kept", Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, Cascade: true, CoverConfidence: 55},
 			Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, Cascade: true, CoverConfidence: 55}},
 		{"invalid values are kept for Validate", Policy{DPI: -1, MaxPagePixels: -1, FirstDPI: -1, CoverConfidence: -1},
