@@ -134,8 +134,11 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 				continue
 			}
 			places := samePlace(wb, seen)
-			if slices.ContainsFunc(places, func(i int) bool { return seen[i].Conf >= cut || !tall(seen[i]) }) {
-				counts.DroppedRepeat++ // that ink was read already
+			if slices.ContainsFunc(places, func(i int) bool { return seen[i].Conf >= cut || !tall(seen[i]) }) ||
+				(len(places) > 0 && box.Confidence < CredibleConf) {
+				// That ink was read already, and only a credible word
+				// replaces junk.
+				counts.DroppedRepeat++
 				continue
 			}
 			for _, i := range places {
