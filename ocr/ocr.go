@@ -85,6 +85,10 @@ type PageResult struct {
 	UncoveredFirst   float64  `json:"uncovered_share_first"`
 	RecoveredWords   int      `json:"recovered_words"`
 	UncoveredRegions [][4]int `json:"uncovered_regions,omitempty"`
+	// Recovery is what the reading again of the unread lines found: the
+	// words it added (RecoveredWords) and those it dropped; nil when the
+	// page was not read again.
+	Recovery *Recovery `json:"recovery,omitempty"`
 	// Columns counts the two-column sections read column by column.
 	Columns       int           `json:"columns,omitempty"`
 	Blank         bool          `json:"blank,omitempty"`
@@ -111,6 +115,20 @@ type PageResult struct {
 	// can be taken back to the page. Artifacts written before it existed
 	// lack it (nil).
 	Canvas *Canvas `json:"canvas,omitempty"`
+}
+
+// Recovery counts the words the reading again of a page's unread lines
+// found: those it added to the page's reading, and those it dropped
+// because they repeat a word already read at the same place, or because
+// their confidence is under the policy's cover confidence (a word of no
+// letter or digit is no word, and is not counted); Replaced counts the
+// tall words read under the cover confidence (junk read into a stamp)
+// that added words replaced.
+type Recovery struct {
+	Added                int `json:"added"`
+	DroppedRepeat        int `json:"dropped_repeat"`
+	DroppedLowConfidence int `json:"dropped_low_confidence"`
+	Replaced             int `json:"replaced"`
 }
 
 // Canvas is how the recognised image was made from MuPDF's render of the

@@ -20,6 +20,10 @@ type recognition struct {
 	words []Word
 	text  string
 	mean  float64
+	// confirmed are words read under the cover confidence that recovery
+	// read again, credibly, as the same word at the same place: they
+	// cover their ink (see credible.go) but are no more text.
+	confirmed []Word
 }
 
 // credible counts the recognition's credible words of two or more letters
@@ -157,7 +161,8 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 			err = fmt.Errorf("measuring the page's coverage failed: %v", v)
 		}
 	}()
-	c := measureCoverage(p.img, p.dpi, p.thresh, r.words)
+	cut := float64(e.cfg.CoverConfidence)
+	c := measureCoverage(p.img, p.dpi, p.thresh, credibleWords(r.words, cut))
 	if bands := columnBands(c.faintLines(), c.blobs); len(bands) > 0 {
 		more, changed, err := e.readColumns(p, r, bands)
 		if err != nil {
@@ -165,18 +170,19 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 		}
 		if changed {
 			r, res.Columns = more, len(bands)
-			c = measureCoverage(p.img, p.dpi, p.thresh, r.words)
+			c = measureCoverage(p.img, p.dpi, p.thresh, credibleWords(r.words, cut))
 		}
 	}
 	res.UncoveredFirst = math.Round(c.share()*10000) / 10000
-	if c.share() >= minRecoverShare {
-		more, n, err := e.recoverText(p, r, c)
+	if c.share() >= minRecoverShare && !e.cfg.NoRecovery {
+		more, counts, err := e.recoverText(p, r, c)
 		if err != nil {
 			return r, 0, err
 		}
-		if n > 0 {
-			r, res.RecoveredWords = more, n
-			c = measureCoverage(p.img, p.dpi, p.thresh, r.words)
+		res.Recovery = &counts
+		if counts.Added > 0 || len(more.confirmed) > 0 {
+			r, res.RecoveredWords = more, counts.Added
+			c = measureCoverage(p.img, p.dpi, p.thresh, append(credibleWords(r.words, cut), r.confirmed...))
 		}
 	}
 	res.UncoveredShare = math.Round(c.share()*10000) / 10000

@@ -25,8 +25,9 @@ const (
 	// again. Below it the page pays only the measurement: stray marks in
 	// line with text leave clean pages a share of 0–1%.
 	minRecoverShare = 0.01
-	// minRecoveredConf is the confidence a recovered word needs: a
-	// stretched crop of noise reads as junk at 0–20.
+	// minRecoveredConf is the least confidence a recovered word needs
+	// whatever the policy's cover confidence: a stretched crop of noise
+	// reads as junk at 0–20.
 	minRecoveredConf = 30
 	// minStretch is the least contrast a block must have between its ink
 	// and its paper to be worth reading.
@@ -84,13 +85,25 @@ func unreadBlocks(c coverage) []unreadBlock {
 
 // recoverText reads again the unread blocks of the prepared page p, whose
 // reading r left the coverage c, and returns the reading with what it
-// recovered merged in, and how many words that was.
-func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognition, int, error) {
+// recovered merged in, and what it added and dropped. A word found is
+// kept only when its confidence is the policy's cover confidence or more
+// and no word of ordinary height, nor a credible one, lies at the same
+// place (see samePlace): the same word read credibly again confirms a
+// word read under the cut (see repeats), and a tall word read under the
+// cut (junk read into a stamp over print) is replaced.
+func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognition, Recovery, error) {
 	var found []gosseract.BoundingBox
-	// The words already read are painted over in each crop, but not the
-	// tall ones: those are a stamp's letters, or junk read into one, over
-	// print that was not read.
-	read := ordinaryWords(r.words)
+	var replaced [][4]int // boxes of words read under the cut that a credible reading replaces
+	var counts Recovery
+	cut := max(minRecoveredConf, float64(e.cfg.CoverConfidence))
+	// The words already read credibly are painted over in each crop, but
+	// not the tall ones: those are a stamp's letters, or junk read into
+	// one, over print that was not read. Words read under the cut are
+	// read again: a credible repeat confirms them.
+	read := credibleWords(ordinaryWords(r.words), cut)
+	seen := slices.Clone(r.words) // what a recovered word may repeat
+	limit := tallLimit(r.words)
+	tall := func(w Word) bool { return limit > 0 && float64(w.Box[3]-w.Box[1]) > limit }
 	for k, b := range unreadBlocks(c) {
 		crop, origin, ok := recoveryCrop(p.img, b, read, p.paper)
 		if !ok {
@@ -98,33 +111,66 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 		}
 		q, err := e.recognise(crop, p.dpi)
 		if err != nil {
-			return r, 0, err
+			return r, counts, err
 		}
 		for _, box := range q.boxes {
-			if box.Confidence < minRecoveredConf || AlnumCount(box.Word) == 0 {
+			if AlnumCount(box.Word) == 0 {
 				continue
 			}
 			box.Box = box.Box.Add(origin)
+			wb := [4]int{box.Box.Min.X, box.Box.Min.Y, box.Box.Max.X, box.Box.Max.Y}
+			switch {
+			case box.Confidence < cut:
+				counts.DroppedLowConfidence++
+				continue
+			}
+			if i := repeats(box.Word, wb, seen); i >= 0 {
+				counts.DroppedRepeat++
+				if seen[i].Conf < cut {
+					w := Word{Text: seen[i].Text, Conf: box.Confidence, Box: seen[i].Box}
+					r.confirmed = append(r.confirmed, w)
+					read = append(read, w)
+				}
+				continue
+			}
+			places := samePlace(wb, seen)
+			if slices.ContainsFunc(places, func(i int) bool { return seen[i].Conf >= cut || !tall(seen[i]) }) ||
+				(len(places) > 0 && box.Confidence < CredibleConf) {
+				// That ink was read already, and only a credible word
+				// replaces junk.
+				counts.DroppedRepeat++
+				continue
+			}
+			for _, i := range places {
+				replaced = append(replaced, seen[i].Box)
+				seen[i].Text = ""
+				counts.Replaced++
+			}
 			box.BlockNum += recoveredBlock + 1000*k
 			found = append(found, box)
-			read = append(read, Word{Text: box.Word, Box: [4]int{box.Box.Min.X, box.Box.Min.Y, box.Box.Max.X, box.Box.Max.Y}})
+			read = append(read, Word{Text: box.Word, Box: wb})
+			seen = append(seen, Word{Text: box.Word, Conf: box.Confidence, Box: wb})
 		}
 	}
+	counts.Added = len(found)
 	// mergeReading inserts block by block, in the order found: put the
 	// blocks back in page order first.
 	slices.SortStableFunc(found, func(a, b gosseract.BoundingBox) int { return a.BlockNum - b.BlockNum })
 	if len(found) == 0 {
-		return r, 0, nil
+		return r, counts, nil
 	}
-	merged := mergeReading(r.boxes, found)
-	out := recognition{boxes: merged}
+	page := slices.DeleteFunc(slices.Clone(r.boxes), func(b gosseract.BoundingBox) bool {
+		return b.Confidence < cut && slices.Contains(replaced, [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y})
+	})
+	merged := mergeReading(page, found)
+	out := recognition{boxes: merged, confirmed: r.confirmed}
 	out.words, out.text, out.mean = assemble(merged)
-	return out, len(found), nil
+	return out, counts, nil
 }
 
-// ordinaryWords returns the words no taller than tallWord times the
-// median word height.
-func ordinaryWords(words []Word) []Word {
+// tallLimit is the height over which a word is tall: tallWord times the
+// median word height; 0 when no word has a height.
+func tallLimit(words []Word) float64 {
 	var heights []int
 	for _, w := range words {
 		if h := w.Box[3] - w.Box[1]; h > 0 {
@@ -132,10 +178,19 @@ func ordinaryWords(words []Word) []Word {
 		}
 	}
 	if len(heights) == 0 {
-		return nil
+		return 0
 	}
 	slices.Sort(heights)
-	limit := tallWord * float64(heights[len(heights)/2])
+	return tallWord * float64(heights[len(heights)/2])
+}
+
+// ordinaryWords returns the words no taller than tallWord times the
+// median word height.
+func ordinaryWords(words []Word) []Word {
+	limit := tallLimit(words)
+	if limit == 0 {
+		return nil
+	}
 	var out []Word
 	for _, w := range words {
 		if float64(w.Box[3]-w.Box[1]) <= limit {
@@ -216,11 +271,32 @@ func percentile(hist [256]int, share float64) int {
 	return 255
 }
 
-// mergeReading inserts the recovered boxes, block by block, into the
-// page's reading before the first line that starts below the block's top;
-// a block below every line goes at the end.
+// mergeReading inserts the recovered boxes into the page's reading. A
+// box that continues a line of the reading (see lineFor) joins that line
+// where it lies from left to right: print a stamp or a stain hid in the
+// middle of a line is read back into it. The others go block by block
+// before the first line that starts below the block's top; a block below
+// every line goes at the end.
 func mergeReading(page, found []gosseract.BoundingBox) []gosseract.BoundingBox {
 	out := slices.Clone(page)
+	var rest []gosseract.BoundingBox
+	for _, f := range found {
+		start, end, ok := lineFor(out, f.Box)
+		if !ok {
+			rest = append(rest, f)
+			continue
+		}
+		at := end
+		for i := start; i < end; i++ {
+			if out[i].Box.Min.X > f.Box.Min.X {
+				at = i
+				break
+			}
+		}
+		f.BlockNum, f.ParNum, f.LineNum = out[start].BlockNum, out[start].ParNum, out[start].LineNum
+		out = slices.Insert(out, at, f)
+	}
+	found = rest
 	for start := 0; start < len(found); {
 		end := start + 1
 		top := found[start].Box.Min.Y
@@ -240,4 +316,39 @@ func mergeReading(page, found []gosseract.BoundingBox) []gosseract.BoundingBox {
 		start = end
 	}
 	return out
+}
+
+// lineFor returns the line of the reading (the indexes start to end of
+// its words) that box b continues. A line's band is its words' median top
+// to median bottom (a junk word read into a stamp can be several lines
+// tall); b continues it when it shares at least half of the lower one's
+// height with the band, is from half to twice its height, and lies within
+// two of those heights of the line's ends. Of several, the one it shares
+// most height with.
+func lineFor(reading []gosseract.BoundingBox, b image.Rectangle) (start, end int, ok bool) {
+	best := 0
+	var tops, bottoms []int
+	for s := 0; s < len(reading); {
+		e := s + 1
+		for e < len(reading) && reading[e].BlockNum == reading[s].BlockNum && reading[e].ParNum == reading[s].ParNum && reading[e].LineNum == reading[s].LineNum {
+			e++
+		}
+		tops, bottoms = tops[:0], bottoms[:0]
+		x0, x1 := reading[s].Box.Min.X, reading[s].Box.Max.X
+		for _, w := range reading[s:e] {
+			tops, bottoms = append(tops, w.Box.Min.Y), append(bottoms, w.Box.Max.Y)
+			x0, x1 = min(x0, w.Box.Min.X), max(x1, w.Box.Max.X)
+		}
+		slices.Sort(tops)
+		slices.Sort(bottoms)
+		y0, y1 := tops[len(tops)/2], bottoms[len(bottoms)/2]
+		h := y1 - y0
+		overlap := min(y1, b.Max.Y) - max(y0, b.Min.Y)
+		near := b.Min.X <= x1+2*h && b.Max.X >= x0-2*h
+		if h > 0 && near && 2*overlap >= min(h, b.Dy()) && 2*b.Dy() >= h && b.Dy() <= 2*h && overlap > best {
+			start, end, ok, best = s, e, true, overlap
+		}
+		s = e
+	}
+	return start, end, ok
 }

@@ -72,6 +72,9 @@ type Input struct {
 	// Reads holds how each artifact's pages were read, keyed like Texts;
 	// nil or empty when no artifact says.
 	Reads map[string][]PageRead
+	// Words holds each artifact's pages' words, keyed like Texts, for
+	// the cover confidence (SuggestCover); nil leaves it out.
+	Words map[string][]PageWords
 	// NoIDCheck is for corpora whose documents do not carry the
 	// manifest's participant IDs (real-world files): a row in review only
 	// for id_not_found or date_not_found is scored as done. Validation checks the ID last,
@@ -101,6 +104,9 @@ type Result struct {
 	// Cascade counts the pages read first under their resolution and
 	// read again; nil when no page was. SuggestedCascade are the
 	// thresholds a probe calibrates (see Probe).
+	// SuggestedCover is the cover confidence this corpus calibrates (see
+	// SuggestCover); nil when no artifact's words were given.
+	SuggestedCover   *CoverCut          `json:"suggested_cover,omitempty"`
 	Cascade          *Cascade           `json:"cascade,omitempty"`
 	SuggestedCascade *CascadeThresholds `json:"suggested_cascade,omitempty"`
 }
@@ -169,6 +175,9 @@ func Score(in Input) (*Result, error) {
 	res.Coverage = scoreCoverage(text.Docs)
 	if s, ok := SuggestCoverage(text.Docs); ok {
 		res.SuggestedCoverage = &s
+	}
+	if c, ok := SuggestCover(coverWords(in, rows)); ok {
+		res.SuggestedCover = &c
 	}
 	res.Cascade = scoreCascade(text.Docs)
 	return res, nil

@@ -218,6 +218,7 @@ func scoreFolder(out string, in eval.Input, ids []age.Identity) (*eval.Result, *
 		in.Texts = map[string][]string{}
 		in.Coverage = map[string][]eval.PageCoverage{}
 		in.Reads = map[string][]eval.PageRead{}
+		in.Words = map[string][]eval.PageWords{}
 		err = batch.ReadArtifacts(batch.Place{Out: out}, ids, func(path string, a *batch.Artifact) error {
 			pages := make([]string, len(a.Pages))
 			for i, p := range a.Pages {
@@ -226,6 +227,9 @@ func scoreFolder(out string, in eval.Input, ids []age.Identity) (*eval.Result, *
 			in.Texts[path] = pages
 			var err error
 			if in.Coverage[path], err = pageFields[eval.PageCoverage](a.Pages); err != nil {
+				return err
+			}
+			if in.Words[path], err = pageFields[eval.PageWords](a.Pages); err != nil {
 				return err
 			}
 			in.Reads[path], err = pageFields[eval.PageRead](a.Pages)

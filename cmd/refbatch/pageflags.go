@@ -23,6 +23,8 @@ func pageFlags(p *page.Policy) []cli.Flag {
 		&cli.BoolFlag{Name: "no-deskew", Usage: "do not straighten skewed pages", Destination: &p.NoDeskew},
 		&cli.BoolFlag{Name: "no-despeckle", Usage: "do not paint over specks (marks a few pixels across) before recognition", Destination: &p.NoDespeckle},
 		&cli.BoolFlag{Name: "no-coverage", Usage: "do not look for print the reading left out (faint or small print, columns), nor read it again", Destination: &p.NoCoverage},
+		&cli.BoolFlag{Name: "no-recovery", Usage: "measure the print the reading left out, but do not read it again (to measure what recovery adds)", Destination: &p.NoRecovery},
+		&cli.IntFlag{Name: "cover-confidence", Usage: "least confidence (1-100) of a word for the ink under it to count as read, and of a word recovery adds (calibrated on testdata/eval: eval's suggested line)", Value: page.DefaultCoverConfidence, Destination: &p.CoverConfidence},
 		&cli.IntFlag{Name: "first-dpi", Usage: "with --cascade, the resolution of a page's first reading", Value: page.DefaultFirstDPI, Destination: &p.FirstDPI,
 			Action: func(c *cli.Context, _ int) error {
 				if !c.Bool("cascade") {

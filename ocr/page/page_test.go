@@ -91,11 +91,12 @@ func TestWithDefaults(t *testing.T) {
 		p    Policy
 		want Policy
 	}{
-		{"zero", Policy{}, Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 50_000_000, FirstDPI: 200}},
-		{"a low dpi lowers the minimum", Policy{DPI: 100}, Policy{Lang: "eng", DPI: 100, MinDPI: 100, MaxPagePixels: 50_000_000, FirstDPI: 200}},
-		{"set fields are kept", Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, Cascade: true},
-			Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, Cascade: true}},
-		{"invalid values are kept for Validate", Policy{DPI: -1, MaxPagePixels: -1, FirstDPI: -1}, Policy{Lang: "eng", DPI: -1, MinDPI: -1, MaxPagePixels: -1, FirstDPI: -1}},
+		{"zero", Policy{}, Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 50_000_000, FirstDPI: 200, CoverConfidence: 30}},
+		{"a low dpi lowers the minimum", Policy{DPI: 100}, Policy{Lang: "eng", DPI: 100, MinDPI: 100, MaxPagePixels: 50_000_000, FirstDPI: 200, CoverConfidence: 30}},
+		{"set fields are kept", Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, Cascade: true, CoverConfidence: 55},
+			Policy{Lang: "deu", DPI: 200, MinDPI: 120, MaxPagePixels: 1, NoDeskew: true, FirstDPI: 100, Cascade: true, CoverConfidence: 55}},
+		{"invalid values are kept for Validate", Policy{DPI: -1, MaxPagePixels: -1, FirstDPI: -1, CoverConfidence: -1},
+			Policy{Lang: "eng", DPI: -1, MinDPI: -1, MaxPagePixels: -1, FirstDPI: -1, CoverConfidence: -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,6 +130,8 @@ func TestValidate(t *testing.T) {
 		{"an empty language first", Policy{Lang: "+eng", DPI: 300, MinDPI: 150, MaxPagePixels: 1}, "lang"},
 		{"a first resolution above the dpi reads once", Policy{Lang: "eng", DPI: 150, MinDPI: 150, MaxPagePixels: 1, FirstDPI: 200}, ""},
 		{"zero first resolution", Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 1}, "first_dpi"},
+		{"cover confidence over 100", Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 1, FirstDPI: 200, CoverConfidence: 101}, "cover_confidence"},
+		{"negative cover confidence", Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 1, FirstDPI: 200, CoverConfidence: -1}, "cover_confidence"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,11 +154,11 @@ func TestValidate(t *testing.T) {
 // every report and artifact written so far, and the policy version is a
 // hash of them.
 func TestRecorded(t *testing.T) {
-	p := Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 7, NoDeskew: true, ForceOCR: true, FirstDPI: 200, Cascade: true}
+	p := Policy{Lang: "eng", DPI: 300, MinDPI: 150, MaxPagePixels: 7, NoDeskew: true, ForceOCR: true, FirstDPI: 200, Cascade: true, CoverConfidence: 40}
 	want := []Setting{
 		{"lang", "eng"}, {"dpi", 300}, {"min_dpi", 150}, {"max_page_pixels", int64(7)}, {"force_ocr", true},
 		{"orientation", true}, {"deskew", false}, {"despeckle", true}, {"coverage", true},
-		{"first_dpi", 200}, {"cascade", true},
+		{"first_dpi", 200}, {"cascade", true}, {"recovery", true}, {"cover_confidence", 40},
 	}
 	got := p.Recorded()
 	if len(got) != len(want) {
