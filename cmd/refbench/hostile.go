@@ -47,8 +47,11 @@ type hostileResult struct {
 
 // ok reports whether the run met issue 12's line.
 func (h *hostileResult) ok() bool {
-	state, _, _ := strings.Cut(h.Outcome, "/")
-	return finished(h.ExitCode) && h.WallS < 60 && h.GoodDone == 2 && (outcome.State(state) == outcome.Rejected || outcome.State(state) == outcome.Review) && h.PeakTreeRSS < 1<<30
+	state, reason, _ := strings.Cut(h.Outcome, "/")
+	// A file valid enough to be read is stopped by its time budget, which
+	// may be minutes: review timeout is that stop.
+	inTime := h.WallS < 60 || outcome.State(state) == outcome.Review && outcome.Reason(reason) == outcome.Timeout
+	return finished(h.ExitCode) && inTime && h.GoodDone == 2 && (outcome.State(state) == outcome.Rejected || outcome.State(state) == outcome.Review) && h.PeakTreeRSS < 1<<30
 }
 
 func (b *bench) runHostile(ctx context.Context) error {
