@@ -47,6 +47,13 @@ func onePagePDF(content []byte) []byte {
 		fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", len(content), content),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
 	}
+	return ClassicPDF(objs...)
+}
+
+// ClassicPDF writes a PDF 1.4 file of the given objects, numbered from 1,
+// the first the catalog, with a classic cross-reference table. The probe
+// page is one; tests build the files they need with it.
+func ClassicPDF(objs ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))

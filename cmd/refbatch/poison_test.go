@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/ocr"
 )
 
 // These tests hold refbatch to its promise that documents that break the
@@ -18,22 +20,7 @@ import (
 
 // pdfFile writes a PDF of the given objects (numbered from 1, the first
 // the catalog) with its cross-reference table.
-func pdfFile(objs ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
+func pdfFile(objs ...string) []byte { return ocr.ClassicPDF(objs...) }
 
 // deflated is a stream object holding content, compressed.
 func deflated(content []byte) string {
