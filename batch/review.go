@@ -84,10 +84,15 @@ type DecideOptions struct {
 	// run's for the document's next reading.
 	Retry    page.Policy
 	RetrySet []string
+	// Since, when set, holds each document's latest event as the person
+	// saw it (DeskDocument's Version): a document that changed since is
+	// refused (*journal.ChangedError).
+	Since map[string]int64
 }
 
 // Decided is the outcome of one decision: recorded, or refused (Err: a
-// *journal.NotInReviewError, or journal.ErrNoDocument).
+// *journal.NotInReviewError, a *journal.ChangedError, or
+// journal.ErrNoDocument).
 type Decided struct {
 	SourceID string
 	Decision journal.Decision
@@ -126,7 +131,7 @@ func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
 	}
 	var out []Decided
 	for _, id := range o.SourceIDs {
-		d, err := j.Decide(id, journal.Decision{Action: o.Action, User: o.User, Host: o.Host, Note: o.Note}, retry)
+		d, err := j.Decide(id, journal.Decision{Action: o.Action, User: o.User, Host: o.Host, Note: o.Note, Since: o.Since[id]}, retry)
 		if errors.Is(err, context.Canceled) {
 			// Interrupted waiting for the lock: not a refusal, and the
 			// decisions after it are not tried.

@@ -57,6 +57,29 @@ type Decision struct {
 
 	// At is when the decision was recorded (the event's time).
 	At time.Time `json:"-"`
+	// Since, when not 0, is the document's latest event as the person
+	// deciding saw it (DocumentEvents): a document that has changed since
+	// is refused with a *ChangedError, even if it is in review again.
+	Since int64 `json:"-"`
+}
+
+// ChangedError refuses a decision about a document that changed since the
+// person deciding looked at it (Decision.Since): another tab, another
+// person or the CLI decided it, or a run read it again.
+type ChangedError struct {
+	SourceID string
+	State    outcome.State
+	Reason   outcome.Reason
+	// Latest is the document's latest event now.
+	Latest int64
+}
+
+func (e *ChangedError) Error() string {
+	msg := fmt.Sprintf("%s changed since it was shown: it is now %s", e.SourceID, e.State)
+	if e.Reason != "" {
+		msg += " " + string(e.Reason)
+	}
+	return msg
 }
 
 // ErrNoDocument means no document has the source_id given: the journal
@@ -86,7 +109,8 @@ func (e *NotInReviewError) Error() string {
 
 // Decide records d about the document with sourceID, in one transaction
 // and only if the document is in review; otherwise it returns a
-// *NotInReviewError (ErrNoDocument when there is none). It fills d's
+// *NotInReviewError (ErrNoDocument when there is none), or a
+// *ChangedError when d.Since is not the document's latest event. It fills d's
 // FromState, FromReason, Artifact and, for a retry, the counts, and
 // returns d as recorded. retryPolicy is the page policy (JSON) of a retry,
 // stored with the document and in the event.
@@ -120,6 +144,15 @@ func (j *Journal) Decide(sourceID string, d Decision, retryPolicy string) (Decis
 		}
 		if err != nil {
 			return err
+		}
+		if d.Since != 0 {
+			var latest int64
+			if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE document_id=?`, id).Scan(&latest); err != nil {
+				return err
+			}
+			if latest != d.Since {
+				return &ChangedError{SourceID: sourceID, State: state, Reason: reason, Latest: latest}
+			}
 		}
 		if state != outcome.Review {
 			refused := &NotInReviewError{SourceID: sourceID, State: state, Reason: reason}

@@ -107,14 +107,27 @@ func kindIn(kinds []EventKind) (string, []any) {
 // none is given) in the order they were recorded. The events are held at
 // once: fn runs after the query is closed, so it may use the journal.
 func (j *Journal) Events(fn func(Event) error, kinds ...EventKind) error {
-	query := `SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data, hash FROM events`
+	where := ""
 	var args []any
 	if len(kinds) > 0 {
-		var in string
-		in, args = kindIn(kinds)
-		query += ` WHERE ` + in
+		where, args = kindIn(kinds)
+		where = ` WHERE ` + where
 	}
-	rows, err := j.db.Query(query+` ORDER BY id`, args...)
+	return j.events(where, args, fn)
+}
+
+// DocumentEvents calls fn for every event about the document with ID
+// docID, in the order they were recorded: its history, whose last ID is
+// the document's version (Decision.Since).
+func (j *Journal) DocumentEvents(docID int64, fn func(Event) error) error {
+	return j.events(` WHERE document_id=?`, []any{docID}, fn)
+}
+
+// events calls fn for the events the condition where selects, held at
+// once, in order.
+func (j *Journal) events(where string, args []any, fn func(Event) error) error {
+	query := `SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data, hash FROM events`
+	rows, err := j.db.Query(query+where+` ORDER BY id`, args...)
 	if err != nil {
 		return fmt.Errorf("journal: listing events: %w", err)
 	}
