@@ -33,6 +33,12 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool {
 			return imp == "ocr/child" || imp == "ocr/page" || imp == "report/outcome"
 		}, true
+	case pkg == "ocr/view":
+		return func(imp string) bool { return imp == "ocr/child" }, true
+	case pkg == "batch/desk":
+		return func(imp string) bool {
+			return imp == "batch" || imp == "batch/journal" || imp == "ocr/page" || imp == "ocr/view"
+		}, true
 	case pkg == "batch/eval":
 		return func(imp string) bool { return imp == "report/outcome" || slices.Contains(leaves, imp) }, true
 	case pkg == "batch/export":

@@ -6,16 +6,19 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/view"
 )
 
-// workerCommand, admitCommand and exportChildCommand are the hidden
-// commands that run the child processes `refbatch run` and `refbatch
-// export` start: an OCR engine, admission's PDF checks, and the export's
-// PDF parsing. They talk over inherited pipes, not the terminal.
+// workerCommand, admitCommand, exportChildCommand and viewChildCommand
+// are the hidden commands that run the child processes `refbatch run`,
+// `refbatch export` and `refbatch desk` start: an OCR engine, admission's
+// PDF checks, the export's PDF parsing, and the desk's page images. They
+// talk over inherited pipes, not the terminal.
 const (
 	workerCommand      = "__worker"
 	admitCommand       = "__admit"
 	exportChildCommand = "__export"
+	viewChildCommand   = "__view"
 )
 
 func workerMain() int { return ocr.ServeMain() }
@@ -23,6 +26,8 @@ func workerMain() int { return ocr.ServeMain() }
 func admitMain() int { return admit.ServeMain() }
 
 func exportChildMain() int { return export.ServeMain() }
+
+func viewChildMain() int { return view.ServeMain() }
 
 func workerCmds() []*cli.Command {
 	return []*cli.Command{{
@@ -45,6 +50,13 @@ func workerCmds() []*cli.Command {
 		Usage:  "internal: export's PDF child process",
 		Action: func(*cli.Context) error {
 			return usageErr("the export child mode is started by `refbatch export`, not by hand", "")
+		},
+	}, {
+		Name:   viewChildCommand,
+		Hidden: true,
+		Usage:  "internal: the desk's page view child process",
+		Action: func(*cli.Context) error {
+			return usageErr("the page view mode is started by `refbatch desk`, not by hand", "")
 		},
 	}}
 }

@@ -81,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return admitMain()
 		case exportChildCommand:
 			return exportChildMain()
+		case viewChildCommand:
+			return viewChildMain()
 		}
 	}
 	// A crash must not read as a usage error (exit 2): the runtime aborts
@@ -160,6 +162,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			statusCommand(),
 			notifyCommand(),
 			reviewCommand(),
+			deskCommand(),
 			keygenCommand(),
 			evalCommand(),
 			versionCommand(),

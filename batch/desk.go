@@ -1,0 +1,271 @@
+package batch
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/batch/admit"
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/manifest"
+	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// This file is what the review desk (refbatch desk) reads of a batch: the
+// queue of rows needing a person, one document with everything a person
+// needs to decide it, and its source's bytes for the page images. It only
+// reads, like ListReview, also while a run goes on.
+
+// DeskRow is one row of the desk's queue: a document in review, or a row
+// rejected with its reason.
+type DeskRow struct {
+	SourceID     string         `json:"source_id"`
+	Manifest     string         `json:"manifest"`
+	ManifestLine int            `json:"manifest_line"`
+	State        outcome.State  `json:"state"`
+	Reason       outcome.Reason `json:"reason"`
+	Explanation  string         `json:"explanation"`
+	Pages        int            `json:"pages"`
+	Band         outcome.Band   `json:"band"`
+}
+
+// DeskQueue lists the rows in review and the rows rejected in the batch
+// at p, in manifest order.
+func DeskQueue(p Place) ([]DeskRow, error) {
+	j, _, err := openJournal(p)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	rows := []DeskRow{}
+	err = j.ReportRows("", func(r journal.ReportRow) error {
+		if r.State != outcome.Review && r.State != outcome.Rejected {
+			return nil
+		}
+		rows = append(rows, DeskRow{SourceID: r.SourceID, Manifest: filepath.Base(r.Manifest), ManifestLine: r.Line, State: r.State,
+			Reason: r.Reason, Explanation: report.Explain(r.Reason), Pages: r.Pages, Band: r.Band})
+		return nil
+	})
+	return rows, err
+}
+
+// DeskDoc is one document as the desk shows it. It holds the document's
+// text and the manifest's fields: it is for the person deciding, never for
+// a log.
+type DeskDoc struct {
+	SourceID       string         `json:"source_id"`
+	Manifest       string         `json:"manifest"`
+	ManifestLine   int            `json:"manifest_line"`
+	State          outcome.State  `json:"state"`
+	Reason         outcome.Reason `json:"reason"`
+	Explanation    string         `json:"explanation"`
+	Pages          int            `json:"pages"`
+	MeanConfidence float64        `json:"mean_confidence"`
+	Band           outcome.Band   `json:"band"`
+	Attempts       int            `json:"attempts"`
+	// SourcePath is the row's path as the manifest says it now, read
+	// again from the manifest ("" when the manifest cannot be read).
+	SourcePath string `json:"source_path"`
+	// Fields are the manifest's fields the text is checked against, and
+	// where on the pages they were found.
+	Fields  []DeskField `json:"fields"`
+	History []DeskEvent `json:"history"`
+	// Version is the document's latest event: a decision made with it
+	// is refused when the document changed since (DecideOptions.Since).
+	Version int64 `json:"version"`
+	// Text is the artifact's pages, nil when there is none or it cannot
+	// be read (ArtifactError says why).
+	Text          []ocr.PageResult `json:"pages_read"`
+	ArtifactError string           `json:"artifact_error,omitempty"`
+}
+
+// DeskField is one manifest field and where the text has it.
+type DeskField struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Found bool   `json:"found"`
+	Page  int    `json:"page"`
+	Box   [4]int `json:"box"`
+}
+
+// DeskEvent is one event of a document's history.
+type DeskEvent struct {
+	ID   int64             `json:"id"`
+	At   time.Time         `json:"at"`
+	Kind journal.EventKind `json:"kind"`
+	// Decision is the decision an EventDecision records.
+	Decision *journal.Decision `json:"decision,omitempty"`
+	// To is the state and reason the event left the document in, when
+	// it says.
+	To string `json:"to,omitempty"`
+}
+
+// ErrNoDeskDocument means no document of the batch has the source_id
+// asked for (a row rejected at admission has none).
+var ErrNoDeskDocument = errors.New("no document in this batch has that source_id")
+
+// DeskDocument reads the document with sourceID for the desk: its row,
+// its history, its manifest fields read again from the manifest, and its
+// artifact decrypted with ids (checked as Show checks it).
+func DeskDocument(p Place, sourceID string, ids []age.Identity) (*DeskDoc, error) {
+	j, p, err := openJournal(p)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	d, ok, err := j.DocumentBySource(sourceID)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", sourceID, ErrNoDeskDocument)
+	}
+	out := &DeskDoc{SourceID: d.SourceID, ManifestLine: d.Line, State: d.State, Reason: d.Reason, Explanation: report.Explain(d.Reason),
+		Pages: d.Pages, MeanConfidence: round1(d.MeanConfidence), Band: d.Band, Attempts: d.Attempts, History: []DeskEvent{}}
+	err = j.DocumentEvents(d.ID, func(e journal.Event) error {
+		out.Version = e.ID
+		if out.Manifest == "" && e.Manifest != "" {
+			out.Manifest = e.Manifest
+		}
+		out.History = append(out.History, deskEvent(e))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if d.Artifact != "" {
+		st, err := store.OpenReadOnly(filepath.Join(p.Out, ArtifactsDir))
+		if err == nil {
+			var a *Artifact
+			if a, err = openArtifact(st, d, ids); err == nil {
+				out.Text = a.Pages
+			}
+		}
+		if err != nil {
+			out.ArtifactError = err.Error()
+		}
+	}
+	out.readManifest(d.Line)
+	out.Manifest = filepath.Base(out.Manifest)
+	return out, nil
+}
+
+// deskEvent is e as the desk shows it: its kind and time, the decision
+// it records, the state it left; never its custody record.
+func deskEvent(e journal.Event) DeskEvent {
+	de := DeskEvent{ID: e.ID, At: e.At.UTC(), Kind: e.Kind}
+	var data struct {
+		journal.Decision
+		State  outcome.State  `json:"state"`
+		Reason outcome.Reason `json:"reason"`
+	}
+	if json.Unmarshal(e.Data, &data) != nil {
+		return de
+	}
+	if e.Kind == journal.EventDecision {
+		dec := data.Decision
+		dec.Settings = nil
+		dec.At = e.At.UTC()
+		de.Decision = &dec
+	}
+	if data.State != "" {
+		de.To = strings.TrimSpace(string(data.State) + " " + string(data.Reason))
+	}
+	return de
+}
+
+// readManifest fills the source path and the fields from the manifest's
+// row at line, read now; a manifest that cannot be read leaves them
+// empty.
+func (d *DeskDoc) readManifest(line int) {
+	d.Fields = []DeskField{}
+	if d.Manifest == "" {
+		return
+	}
+	x, err := manifest.NewIndex(d.Manifest)
+	if err != nil {
+		return
+	}
+	row, ok, err := x.Row(line)
+	if err != nil || !ok {
+		return
+	}
+	d.SourcePath = row.Path
+	for _, f := range []DeskField{{Name: manifest.ColParticipantID, Value: row.ParticipantID}, {Name: manifest.ColReferralDate, Value: row.ReferralDate}} {
+		if f.Value != "" {
+			f.Page, f.Box, f.Found = locate(d.Text, f.Value)
+		}
+		d.Fields = append(d.Fields, f)
+	}
+}
+
+// locate finds value among the words of pages, compared on letters and
+// digits only: the page (from 0) and the word's box.
+func locate(pages []ocr.PageResult, value string) (int, [4]int, bool) {
+	want := alnum(value)
+	if want == "" {
+		return 0, [4]int{}, false
+	}
+	for _, p := range pages {
+		for _, w := range p.Words {
+			if strings.Contains(alnum(w.Text), want) {
+				return p.Index, w.Box, true
+			}
+		}
+	}
+	return 0, [4]int{}, false
+}
+
+func alnum(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
+}
+
+// DeskSource names the source of the document with sourceID by its
+// admitted SHA-256, and returns read, which reads it under admission's
+// rules (inside the batch's root, a regular file, at most its admitted
+// size) and returns its bytes only when they still hash to that SHA-256.
+func DeskSource(p Place, sourceID string) (sum string, read func() ([]byte, error), err error) {
+	j, _, err := openJournal(p)
+	if err != nil {
+		return "", nil, err
+	}
+	defer j.Close()
+	d, ok, err := j.DocumentBySource(sourceID)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s: %w", sourceID, ErrNoDeskDocument)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	runs, err := j.Runs()
+	if err != nil {
+		return "", nil, err
+	}
+	root := sourceRoot(runs)
+	return d.SHA256, func() ([]byte, error) {
+		data, err := admit.ReadSource(root, d.Path, d.Size)
+		if err != nil {
+			return nil, fmt.Errorf("reading the source of %s: %w", sourceID, err)
+		}
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != d.SHA256 {
+			return nil, fmt.Errorf("the source of %s changed since it was admitted", sourceID)
+		}
+		return data, nil
+	}, nil
+}

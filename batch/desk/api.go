@@ -1,0 +1,232 @@
+package desk
+
+import (
+	"container/list"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/ocr/page"
+	"github.com/refbatch/refbatch/ocr/view"
+)
+
+// The desk's API: JSON for the script, JPEG for the page images.
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// fail answers an error the person can read; it is not logged.
+func fail(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, map[string]string{"error": err.Error()})
+}
+
+func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"csrf": s.csrf, "user": s.cfg.User, "host": s.cfg.Host})
+}
+
+func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
+	rows, err := batch.DeskQueue(s.cfg.Place)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rows)
+}
+
+func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) {
+	d, err := batch.DeskDocument(s.cfg.Place, r.URL.Query().Get("id"), s.cfg.Identities)
+	if errors.Is(err, batch.ErrNoDeskDocument) {
+		fail(w, http.StatusNotFound, err)
+		return
+	}
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	id := q.Get("id")
+	pg, err1 := strconv.Atoi(q.Get("page"))
+	width, err2 := strconv.Atoi(q.Get("w"))
+	if id == "" || err1 != nil || err2 != nil || pg < 0 || width <= 0 {
+		fail(w, http.StatusBadRequest, errors.New("want id, page (from 0) and w (pixels)"))
+		return
+	}
+	width = min(width, view.MaxWidth)
+	key := imageKey{id: id, page: pg, width: width}
+	img, ok := s.images.get(key)
+	if !ok {
+		// The source is read (and its hash checked) only when the child
+		// does not have it open; its admitted hash names it for the child.
+		sum, read, err := batch.DeskSource(s.cfg.Place, id)
+		if err != nil {
+			fail(w, http.StatusNotFound, err)
+			return
+		}
+		img, err = s.cfg.View.Render(r.Context(), sum, read, pg, width)
+		if err != nil {
+			fail(w, http.StatusUnprocessableEntity, err)
+			return
+		}
+		s.images.put(key, img)
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("X-Page-Width", strconv.Itoa(img.Width))
+	w.Header().Set("X-Page-Height", strconv.Itoa(img.Height))
+	w.Header().Set("X-Pages", strconv.Itoa(img.Pages))
+	_, _ = w.Write(img.JPEG)
+}
+
+// decideRequest is a decision about one or more documents.
+type decideRequest struct {
+	Action string   `json:"action"`
+	IDs    []string `json:"ids"`
+	Note   string   `json:"note"`
+	// Since is each document's version as shown (DeskDoc.Version);
+	// documents not in it are decided if they are in review.
+	Since map[string]int64 `json:"since"`
+	// Retry is a retry's page settings, by page.Policy's JSON names.
+	Retry map[string]json.RawMessage `json:"retry"`
+}
+
+// decided is the outcome of one decision as the script shows it.
+type decided struct {
+	ID      string `json:"id"`
+	OK      bool   `json:"ok"`
+	Message string `json:"message"`
+	Changed bool   `json:"changed,omitempty"`
+}
+
+func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
+	var req decideRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		fail(w, http.StatusBadRequest, fmt.Errorf("reading the decision: %w", err))
+		return
+	}
+	o, err := s.decideOptions(req)
+	if err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
+	}
+	res, err := batch.Decide(r.Context(), o)
+	var se *page.SettingError
+	if errors.As(err, &se) {
+		fail(w, http.StatusBadRequest, fmt.Errorf("retry: %s %v: want %s", se.Setting, se.Value, se.Want))
+		return
+	}
+	out := []decided{}
+	for _, d := range res {
+		out = append(out, decidedOf(d))
+	}
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": err.Error(), "decided": out})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"decided": out})
+}
+
+// decideOptions checks req and makes it a decision as the CLI's.
+func (s *Server) decideOptions(req decideRequest) (batch.DecideOptions, error) {
+	o := batch.DecideOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal, Action: journal.Action(req.Action),
+		SourceIDs: req.IDs, User: s.cfg.User, Host: s.cfg.Host, Note: req.Note, Since: req.Since}
+	switch o.Action {
+	case journal.Accept, journal.Reject, journal.Retry:
+	default:
+		return o, fmt.Errorf("unknown decision %q: accept, reject or retry", req.Action)
+	}
+	if len(req.IDs) == 0 || len(req.IDs) > maxDecided {
+		return o, fmt.Errorf("a decision is about 1 to %d documents", maxDecided)
+	}
+	if len(req.Retry) > 0 && o.Action != journal.Retry {
+		return o, errors.New("page settings go with a retry only")
+	}
+	if len(req.Retry) > 0 {
+		b, _ := json.Marshal(req.Retry)
+		if err := json.Unmarshal(b, &o.Retry); err != nil {
+			return o, fmt.Errorf("retry settings: %w", err)
+		}
+		for name := range req.Retry {
+			o.RetrySet = append(o.RetrySet, name)
+		}
+		slices.Sort(o.RetrySet)
+	}
+	return o, nil
+}
+
+func decidedOf(d batch.Decided) decided {
+	var nr *journal.NotInReviewError
+	var ch *journal.ChangedError
+	switch {
+	case d.Err == nil:
+		return decided{ID: d.SourceID, OK: true, Message: fmt.Sprintf("%s: was %s %s", d.Decision.Action, d.Decision.FromState, d.Decision.FromReason)}
+	case errors.As(d.Err, &ch):
+		return decided{ID: d.SourceID, Message: ch.Error() + ": look at it again before deciding", Changed: true}
+	case errors.As(d.Err, &nr):
+		return decided{ID: d.SourceID, Message: nr.Error(), Changed: true}
+	case errors.Is(d.Err, journal.ErrNoDocument):
+		return decided{ID: d.SourceID, Message: d.SourceID + ": no document has this source_id"}
+	}
+	return decided{ID: d.SourceID, Message: d.Err.Error()}
+}
+
+// imageKey names a rendered page.
+type imageKey struct {
+	id          string
+	page, width int
+}
+
+// imageCache keeps the last few rendered pages, in memory only.
+type imageCache struct {
+	mu    sync.Mutex
+	max   int
+	order *list.List // of imageKey, most recent first
+	items map[imageKey]*view.Image
+}
+
+func newImageCache(n int) *imageCache {
+	return &imageCache{max: n, order: list.New(), items: map[imageKey]*view.Image{}}
+}
+
+func (c *imageCache) get(k imageKey) (*view.Image, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	img, ok := c.items[k]
+	if ok {
+		for e := c.order.Front(); e != nil; e = e.Next() {
+			if e.Value.(imageKey) == k {
+				c.order.MoveToFront(e)
+				break
+			}
+		}
+	}
+	return img, ok
+}
+
+func (c *imageCache) put(k imageKey, img *view.Image) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.items[k]; ok {
+		return
+	}
+	c.items[k] = img
+	c.order.PushFront(k)
+	for c.order.Len() > c.max {
+		e := c.order.Back()
+		delete(c.items, e.Value.(imageKey))
+		c.order.Remove(e)
+	}
+}

@@ -1,0 +1,377 @@
+// refbatch desk: one document at a time. Plain script, no framework; it
+// talks only to the desk that served it (the Content-Security-Policy
+// allows nothing else), and keeps the preloaded documents in memory only.
+"use strict";
+
+(function () {
+  const width = 1200; // the page images' width in pixels
+  const lowConf = 60; // words under this confidence are marked
+  const state = {
+    csrf: "",
+    queue: [], // review rows shown (after the filter)
+    all: [], // review rows
+    rejected: [],
+    current: -1,
+    doc: null,
+    page: 0,
+    selected: new Set(),
+    decided: new Set(),
+    preload: new Map(), // id -> Promise of {doc, images: Map(page -> Promise of {url, w, h})}
+  };
+  const $ = (id) => document.getElementById(id);
+
+  function el(tag, attrs, text) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  async function api(path, opts) {
+    const r = await fetch(path, Object.assign({ credentials: "same-origin", cache: "no-store" }, opts || {}));
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok && !body.decided) throw new Error(body.error || r.status + " " + r.statusText);
+    return body;
+  }
+
+  function say(text, good) {
+    const m = $("msg");
+    m.textContent = text;
+    m.className = good ? "good" : "bad";
+  }
+
+  async function loadQueue() {
+    const rows = await api("/api/queue");
+    state.all = rows.filter((r) => r.state === "review");
+    state.rejected = rows.filter((r) => r.state === "rejected");
+    const reasons = [...new Set(state.all.map((r) => r.reason))].sort();
+    const f = $("filter");
+    const keep = f.value;
+    f.replaceChildren(el("option", { value: "" }, "all"));
+    for (const r of reasons) f.append(el("option", { value: r }, r));
+    f.value = reasons.includes(keep) ? keep : "";
+    applyFilter();
+    const ul = $("rejected");
+    ul.replaceChildren();
+    for (const r of state.rejected) {
+      const li = el("li", { "data-id": r.source_id });
+      li.append(el("strong", {}, r.source_id + " "), el("span", {}, r.manifest + ":" + r.manifest_line + " " + r.reason));
+      li.append(el("span", { class: "explain" }, r.explanation));
+      ul.append(li);
+    }
+  }
+
+  function applyFilter() {
+    const reason = $("filter").value;
+    const id = state.doc && state.doc.source_id;
+    state.queue = state.all.filter((r) => !reason || r.reason === reason);
+    const ul = $("queue");
+    ul.replaceChildren();
+    state.queue.forEach((r, i) => {
+      const li = el("li", { "data-id": r.source_id });
+      const box = el("input", { type: "checkbox", class: "pick", "aria-label": "select " + r.source_id });
+      box.checked = state.selected.has(r.source_id);
+      box.addEventListener("click", (ev) => {
+        ev.stopPropagation();
+        toggle(r.source_id, box.checked);
+      });
+      li.append(box, el("span", {}, r.source_id), el("span", { class: "reason" }, r.reason));
+      if (state.decided.has(r.source_id)) li.classList.add("decided");
+      li.addEventListener("click", () => show(i));
+      ul.append(li);
+    });
+    $("count").textContent = state.queue.length + " in review" + (reason ? " (" + reason + ")" : "");
+    const at = state.queue.findIndex((r) => r.source_id === id);
+    state.current = at;
+    mark();
+    if (at < 0 && state.queue.length > 0 && !state.doc) show(0);
+  }
+
+  function toggle(id, on) {
+    if (on) state.selected.add(id);
+    else state.selected.delete(id);
+    for (const li of $("queue").children) {
+      if (li.dataset.id === id) li.querySelector(".pick").checked = on;
+    }
+    const n = state.selected.size;
+    $("bulk-note").textContent = n > 0 ? "decides the " + n + " selected" : "";
+  }
+
+  function mark() {
+    for (const li of $("queue").children) {
+      li.classList.toggle("current", state.doc !== null && li.dataset.id === state.doc.source_id);
+    }
+  }
+
+  // fetchImage gets a page image as a blob URL, kept while its document is.
+  async function fetchImage(id, page) {
+    const q = "id=" + encodeURIComponent(id) + "&page=" + page + "&w=" + width;
+    const r = await fetch("/api/page?" + q, { credentials: "same-origin", cache: "no-store" });
+    if (!r.ok) {
+      const body = await r.json().catch(() => ({}));
+      throw new Error(body.error || "page image: " + r.status);
+    }
+    const blob = await r.blob();
+    return { url: URL.createObjectURL(blob), w: +r.headers.get("X-Page-Width"), h: +r.headers.get("X-Page-Height") };
+  }
+
+  // entry is the preloaded document id (its data and page images).
+  function entry(id) {
+    let e = state.preload.get(id);
+    if (!e) {
+      e = { doc: api("/api/doc?id=" + encodeURIComponent(id)), images: new Map() };
+      state.preload.set(id, e);
+    }
+    return e;
+  }
+
+  function image(id, page) {
+    const e = entry(id);
+    if (!e.images.has(page)) e.images.set(page, fetchImage(id, page));
+    return e.images.get(page);
+  }
+
+  function forget(keep) {
+    for (const [id, e] of state.preload) {
+      if (keep.has(id)) continue;
+      for (const p of e.images.values()) p.then((i) => URL.revokeObjectURL(i.url), () => {});
+      state.preload.delete(id);
+    }
+  }
+
+  async function show(i) {
+    if (i < 0 || i >= state.queue.length) return;
+    state.current = i;
+    const id = state.queue[i].source_id;
+    say("");
+    try {
+      state.doc = await entry(id).doc;
+    } catch (err) {
+      state.preload.delete(id);
+      say(err.message);
+      return;
+    }
+    state.page = 0;
+    renderDoc();
+    await showPage();
+    // Preload the next document, and drop all but it and this one.
+    const next = state.queue[i + 1];
+    const keep = new Set([id]);
+    if (next) {
+      keep.add(next.source_id);
+      entry(next.source_id).doc.then(() => image(next.source_id, 0)).catch(() => {});
+    }
+    forget(keep);
+  }
+
+  function fact(dl, name, value) {
+    dl.append(el("dt", {}, name), el("dd", {}, value));
+  }
+
+  function renderDoc() {
+    const d = state.doc;
+    $("empty").hidden = true;
+    $("head").hidden = $("decide").hidden = $("work").hidden = false;
+    $("doc-title").textContent = d.source_id + " — " + d.manifest + " line " + d.manifest_line;
+    $("doc-reason").textContent = d.state + (d.reason ? " " + d.reason : "");
+    $("doc-explain").textContent = d.explanation || "";
+    const dl = $("doc-facts");
+    dl.replaceChildren();
+    fact(dl, "source", d.source_path || "(the manifest cannot be read)");
+    fact(dl, "pages", String(d.pages));
+    if (d.band) fact(dl, "confidence", d.mean_confidence + " (" + d.band + ")");
+    fact(dl, "attempts", String(d.attempts));
+    if (d.artifact_error) fact(dl, "artifact", d.artifact_error);
+    const fl = $("fields");
+    fl.replaceChildren();
+    for (const f of d.fields) {
+      const where = f.found ? "found on page " + (f.page + 1) : "not found in the text";
+      fl.append(el("li", { class: f.found ? "found" : "missing" }, f.name + " " + f.value + ": " + where));
+    }
+    const pages = d.pages_read || [];
+    $("text").textContent = pages.map((p) => "— page " + (p.index + 1) + " —\n" + p.text).join("\n");
+    const hl = $("history");
+    hl.replaceChildren();
+    for (const e of d.history) {
+      let t = e.at.replace("T", " ").replace(/\.\d+Z$/, "Z") + " " + e.kind;
+      if (e.decision) t += ": " + e.decision.action + " by " + e.decision.user + "@" + e.decision.host + (e.decision.note ? " — " + e.decision.note : "");
+      else if (e.to) t += " → " + e.to;
+      hl.append(el("li", {}, t));
+    }
+    mark();
+  }
+
+  async function showPage() {
+    const d = state.doc;
+    const n = Math.max(d.pages, 1);
+    $("page-no").textContent = "page " + (state.page + 1) + " of " + n;
+    let img;
+    try {
+      img = await image(d.source_id, state.page);
+    } catch (err) {
+      say(err.message);
+      $("page-img").removeAttribute("src");
+      return;
+    }
+    if (state.doc !== d) return;
+    $("page-img").src = img.url;
+    drawOverlay(d, state.page, img);
+  }
+
+  function rect(svg, box, cls, title) {
+    const r = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+    r.setAttribute("x", box[0]);
+    r.setAttribute("y", box[1]);
+    r.setAttribute("width", Math.max(box[2] - box[0], 1));
+    r.setAttribute("height", Math.max(box[3] - box[1], 1));
+    r.setAttribute("class", cls);
+    if (title) {
+      const t = document.createElementNS("http://www.w3.org/2000/svg", "title");
+      t.textContent = title;
+      r.append(t);
+    }
+    svg.append(r);
+  }
+
+  // drawOverlay draws the words read on the page, in the recognised
+  // image's pixels: the low-confidence ones marked, the unread regions
+  // and handwriting outlined, the manifest fields found.
+  function drawOverlay(d, index, img) {
+    const svg = $("overlay");
+    svg.replaceChildren();
+    const p = (d.pages_read || []).find((x) => x.index === index);
+    const w = p && p.width ? p.width : img.w;
+    const h = p && p.height ? p.height : img.h;
+    svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    if (!p) return;
+    for (const word of p.words || []) {
+      rect(svg, word.box, word.conf < lowConf ? "word low" : "word", word.text + " (" + Math.round(word.conf) + ")");
+    }
+    for (const box of p.uncovered_regions || []) rect(svg, box, "unread", "not read");
+    for (const hw of p.handwriting_regions || []) {
+      const box = Array.isArray(hw) ? hw : hw.box;
+      if (box) rect(svg, box, "hand", "handwriting");
+    }
+    for (const f of d.fields) {
+      if (f.found && f.page === index) rect(svg, f.box, "field", f.name);
+    }
+  }
+
+  async function decide(action) {
+    if (!state.doc) return;
+    const ids = state.selected.size > 0 ? [...state.selected] : [state.doc.source_id];
+    const since = {};
+    if (state.selected.size === 0) since[state.doc.source_id] = state.doc.version;
+    const body = { action: action, ids: ids, note: $("note").value, since: since };
+    const dpi = $("retry-dpi").value;
+    if (action === "retry" && dpi) body.retry = { dpi: +dpi };
+    let res;
+    try {
+      res = await api("/api/decide", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": state.csrf },
+        body: JSON.stringify(body),
+      });
+    } catch (err) {
+      say(err.message);
+      return;
+    }
+    const bad = res.decided.filter((d) => !d.ok);
+    for (const d of res.decided) {
+      if (d.ok) state.decided.add(d.id);
+      state.preload.delete(d.id);
+      toggle(d.id, false);
+    }
+    if (bad.length > 0) {
+      say(bad.map((d) => d.message).join("; "));
+      // Show the document as it is now.
+      const cur = state.doc.source_id;
+      state.preload.delete(cur);
+      await loadQueue();
+      const i = state.queue.findIndex((r) => r.source_id === cur);
+      if (i >= 0) await show(i);
+      else {
+        try {
+          state.doc = await entry(cur).doc;
+          renderDoc();
+        } catch (err) {
+          say(err.message);
+        }
+      }
+      return;
+    }
+    say(res.decided.length + " decided: " + res.decided.map((d) => d.id + " " + d.message).join("; "), true);
+    $("note").value = "";
+    const at = state.current;
+    await loadQueue();
+    const msg = $("msg").textContent;
+    state.doc = null;
+    if (state.queue.length === 0) {
+      $("head").hidden = $("decide").hidden = $("work").hidden = true;
+      $("empty").hidden = false;
+      $("empty").textContent = "The review lane is empty.";
+    } else {
+      await show(Math.min(at, state.queue.length - 1));
+    }
+    say(msg, true);
+  }
+
+  function typing(ev) {
+    const t = ev.target;
+    return t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA");
+  }
+
+  function keys(ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (typing(ev)) {
+      if (ev.key === "Escape") ev.target.blur();
+      return;
+    }
+    const act = {
+      j: () => show(state.current + 1),
+      k: () => show(state.current - 1),
+      a: () => decide("accept"),
+      r: () => decide("reject"),
+      t: () => decide("retry"),
+      x: () => state.doc && toggle(state.doc.source_id, !state.selected.has(state.doc.source_id)),
+      n: () => $("note").focus(),
+      "]": () => turn(1),
+      "[": () => turn(-1),
+    }[ev.key];
+    if (act) {
+      ev.preventDefault();
+      act();
+    }
+  }
+
+  function turn(by) {
+    if (!state.doc) return;
+    const p = state.page + by;
+    if (p < 0 || p >= Math.max(state.doc.pages, 1)) return;
+    state.page = p;
+    showPage();
+  }
+
+  async function start() {
+    const s = await api("/api/session");
+    state.csrf = s.csrf;
+    $("who").textContent = "deciding as " + s.user + "@" + s.host;
+    $("filter").addEventListener("change", () => {
+      state.doc = null;
+      applyFilter();
+      if (state.queue.length > 0) show(0);
+    });
+    $("btn-accept").addEventListener("click", () => decide("accept"));
+    $("btn-reject").addEventListener("click", () => decide("reject"));
+    $("btn-retry").addEventListener("click", () => decide("retry"));
+    $("prev-page").addEventListener("click", () => turn(-1));
+    $("next-page").addEventListener("click", () => turn(1));
+    $("show-words").addEventListener("change", (ev) => $("overlay").classList.toggle("hidden", !ev.target.checked));
+    $("select-reason").addEventListener("click", () => state.queue.forEach((r) => toggle(r.source_id, true)));
+    $("select-none").addEventListener("click", () => [...state.selected].forEach((id) => toggle(id, false)));
+    document.addEventListener("keydown", keys);
+    await loadQueue();
+  }
+
+  document.addEventListener("DOMContentLoaded", () => start().catch((err) => say(err.message)));
+})();

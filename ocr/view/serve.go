@@ -1,0 +1,114 @@
+package view
+
+// The child side of a Pool: ServeMain renders pages with MuPDF.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/jpeg"
+	"math"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/gen2brain/go-fitz"
+
+	"github.com/refbatch/refbatch/ocr/child"
+)
+
+// ServeMain is the view child's entry point, called by the binary's hidden
+// view command. It returns the process exit code: 0 when the parent
+// closed the request pipe, 1 on a failure, 2 when run by hand.
+func ServeMain() int {
+	// MuPDF on one thread, as the OCR worker keeps it.
+	runtime.LockOSThread()
+	var v viewer
+	defer v.close()
+	err := child.ServeMain(func(s setup) (struct{}, error) {
+		if s.AddressSpace > 0 {
+			if err := child.LimitAddressSpace(s.AddressSpace); err != nil {
+				return struct{}{}, err
+			}
+		}
+		if s.MaxStack > 0 {
+			child.LimitStack(s.MaxStack)
+		}
+		child.WatchRSS(10*time.Millisecond, func() int64 { return 1 << 30 })
+		return struct{}{}, nil
+	}, v.serve)
+	switch {
+	case errors.Is(err, child.ErrNotChild):
+		fmt.Fprintln(os.Stderr, "refbatch view child:", err)
+		return 2
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "refbatch view child: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// viewer is the child's state: the document open, by key.
+type viewer struct {
+	doc *fitz.Document
+	key string
+}
+
+func (v *viewer) close() {
+	if v.doc != nil {
+		v.doc.Close()
+		v.doc, v.key = nil, ""
+	}
+}
+
+// storeLimit caps MuPDF's resource cache, as the OCR worker's does.
+const storeLimit = 32 << 20
+
+func (v *viewer) serve(req request) reply {
+	fail := func(format string, args ...any) reply {
+		return reply{Key: v.key, Err: fmt.Sprintf(format, args...)}
+	}
+	if req.PDF != nil {
+		v.close()
+		fitz.MaxStore = storeLimit
+		doc, err := fitz.NewFromMemory(req.PDF)
+		if err != nil {
+			if doc != nil {
+				doc.Close()
+			}
+			return fail("MuPDF cannot open the document")
+		}
+		v.doc, v.key = doc, req.Key
+	}
+	if v.doc == nil || v.key != req.Key {
+		return fail("the document is not open")
+	}
+	n := v.doc.NumPage()
+	if req.Page < 0 || req.Page >= n {
+		return fail("page %d out of range: the document has %d", req.Page+1, n)
+	}
+	bound, err := v.doc.Bound(req.Page)
+	if err != nil || bound.Dx() <= 0 || bound.Dy() <= 0 {
+		return fail("MuPDF cannot read the size of page %d", req.Page+1)
+	}
+	dpi := fitDPI(float64(bound.Dx()), float64(bound.Dy()), req.Width)
+	img, err := v.doc.ImageDPI(req.Page, dpi)
+	if err != nil {
+		return fail("MuPDF cannot render page %d", req.Page+1)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 80}); err != nil {
+		return fail("encoding page %d: %v", req.Page+1, err)
+	}
+	return reply{JPEG: buf.Bytes(), Width: img.Rect.Dx(), Height: img.Rect.Dy(), Pages: n, Key: v.key}
+}
+
+// fitDPI is the resolution that renders a page of w×h points width
+// pixels wide, within maxDPI and MaxPixels.
+func fitDPI(w, h float64, width int) float64 {
+	dpi := min(float64(width)*72/w, maxDPI)
+	if px := (w * dpi / 72) * (h * dpi / 72); px > MaxPixels {
+		dpi *= math.Sqrt(MaxPixels / px)
+	}
+	return dpi
+}
