@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// deskBatch runs a plaintext batch of sample documents, each with a
+// participant ID its text does not have (review id_not_found), plus rows
+// rejected at admission; one-page documents at 100 dpi keep it cheap.
+func deskBatch(t *testing.T, dir string, ids []string, rejected int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("source_id,participant_id,referral_date,consent,path,sha256\n")
+	for _, id := range ids {
+		fmt.Fprintf(&b, "%s,P-000000,2024-01-01,yes,docs/%s.pdf,\n", id, id)
+	}
+	for i := range rejected {
+		fmt.Fprintf(&b, "R-09%02d,P-000001,2024-01-01,yes,docs/missing-%d.pdf,\n", i, i)
+	}
+	manifest := filepath.Join(dir, "m.csv")
+	if err := os.WriteFile(manifest, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--root", sampleDir(t), "--quiet", "--dpi", "100", manifest)
+	if r.code != runNeedsPerson {
+		t.Fatalf("run: exit %d, want %d\n%s", r.code, runNeedsPerson, r.stderr)
+	}
+	return out
+}
+
+// startDesk starts `refbatch desk` on out and returns its URL; the desk is
+// stopped with SIGINT at the end of the test, and must exit 0.
+func startDesk(t *testing.T, out string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, "desk", "--out", out)
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("desk after SIGINT: %v\n%s", err, stderr.String())
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("desk printed no URL: %v\n%s", err, stderr.String())
+	}
+	return strings.TrimSpace(line)
+}
+
+// TestDeskBrowser drives a real headless Chromium through the desk: the
+// page image with the words drawn over it; accept, reject and retry one
+// document each; a decision on a document the CLI decided meanwhile is
+// refused and the document shown as it is now; then every id_not_found
+// of a second batch accepted at once. Requests without the session, with
+// a wrong Host or without the CSRF token are refused and change nothing.
+// Afterwards review --json, report.json and verify agree.
+func TestDeskBrowser(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed")
+	}
+	t.Parallel()
+	var a, b string
+	var wg sync.WaitGroup
+	wg.Go(func() { a = deskBatch(t, t.TempDir(), []string{"R-0002", "R-0004", "R-0006", "R-0010"}, 1) })
+	wg.Go(func() { b = deskBatch(t, t.TempDir(), []string{"R-0015", "R-0016"}, 0) })
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	urlA := startDesk(t, a, "USER=alice")
+	deskRefusals(t, urlA, a)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+
+	until := func(what, expr string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Minute))(ctx, tg)
+			if err != nil {
+				msg, _ := chromedp.TextContent(chromedp.ID("msg"))(ctx, tg)
+				return fmt.Errorf("%s (%s): %w; the desk says %q", what, expr, err, msg)
+			}
+			return nil
+		})
+	}
+	title := func(id string) string {
+		return `document.getElementById("doc-title").textContent.startsWith("` + id + ` ")`
+	}
+	msgHas := func(s string) string { return `document.getElementById("msg").textContent.includes("` + s + `")` }
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(urlA),
+		until("the queue", `document.querySelectorAll("#queue li").length === 4 && document.querySelectorAll("#rejected li").length === 1`),
+		until("the first document", title("R-0002")),
+		until("the page image with word boxes", `document.getElementById("page-img").naturalWidth > 0 && document.querySelectorAll("#overlay rect.word").length > 20`),
+		until("the fields", `document.querySelector("#fields li.missing") !== null`),
+		chromedp.SetValue(chromedp.ID("note"), "checked against the paper file"),
+		chromedp.Click(chromedp.ID("btn-accept")),
+		until("accepted, the next shown", msgHas("R-0002 accept")+` && `+title("R-0004")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Decided meanwhile from the CLI: the desk's decision is refused and
+	// the document shown as it is now.
+	if r := refbatch(t, []string{"USER=bob"}, "review", "accept", "--out", a, "--note", "from the terminal", "R-0004"); r.code != 0 {
+		t.Fatalf("review accept R-0004: exit %d\n%s", r.code, r.stderr)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.KeyEvent("r"),
+		until("refused, shown as it is now", msgHas("R-0004 changed since it was shown")+` && document.getElementById("doc-reason").textContent === "done"`),
+		chromedp.Click(chromedp.CSS(`#queue li[data-id="R-0006"]`)),
+		until("R-0006 shown", title("R-0006")),
+		chromedp.Click(chromedp.ID("btn-reject")),
+		until("rejected, the next shown", msgHas("R-0006 reject")+` && `+title("R-0010")),
+		chromedp.SetValue(chromedp.ID("retry-dpi"), "150"),
+		chromedp.Click(chromedp.ID("btn-retry")),
+		until("retried, the lane empty", msgHas("R-0010 retry")+` && !document.getElementById("empty").hidden`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The second batch: all id_not_found at once, with one note.
+	urlB := startDesk(t, b, "USER=alice")
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(urlB),
+		until("the queue", `document.querySelectorAll("#queue li").length === 2`),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := chromedp.Evaluate[bool](`(() => { const f = document.getElementById("filter"); f.value = "id_not_found"; f.dispatchEvent(new Event("change")); return true })()`)(ctx, tg)
+			return err
+		}),
+		chromedp.Click(chromedp.ID("select-reason")),
+		chromedp.SetValue(chromedp.ID("note"), "both checked by hand"),
+		chromedp.Click(chromedp.ID("btn-accept")),
+		until("both accepted", msgHas("2 decided")+` && !document.getElementById("empty").hidden`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deskAgrees(t, a, map[string][3]string{"R-0002": {"done", "accept", "alice"}, "R-0004": {"done", "accept", "bob"},
+		"R-0006": {"rejected", "reject", "alice"}, "R-0010": {"queued", "retry", "alice"}}, 4)
+	deskAgrees(t, b, map[string][3]string{"R-0015": {"done", "accept", "alice"}, "R-0016": {"done", "accept", "alice"}}, 2)
+}
+
+// deskRefusals sends the desk at url requests it must refuse: no session,
+// a wrong token, a wrong Host, a decision without the CSRF token. Each
+// gets a 4xx and the review lane of out stays as it was.
+func deskRefusals(t *testing.T, url, out string) {
+	t.Helper()
+	before := refbatch(t, nil, "review", "--out", out, "--json").stdout
+	base := url[:strings.Index(url, "/?token=")]
+	get := func(c *http.Client, u string, h map[string]string) int {
+		req, _ := http.NewRequest("GET", u, nil)
+		for k, v := range h {
+			if k == "Host" {
+				req.Host = v
+			}
+			req.Header.Set(k, v)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	for name, code := range map[string]int{
+		"no session":  get(http.DefaultClient, base+"/api/queue", nil),
+		"wrong token": get(http.DefaultClient, base+"/?token=guessed", nil),
+		"wrong Host":  get(http.DefaultClient, url, map[string]string{"Host": "evil.example:80"}),
+	} {
+		if code < 400 || code > 499 {
+			t.Errorf("%s: status %d, want 4xx", name, code)
+		}
+	}
+	if code := get(c, url, nil); code != http.StatusOK {
+		t.Fatalf("the URL printed: status %d, want 200", code)
+	}
+	resp, err := c.Post(base+"/api/decide", "application/json", strings.NewReader(`{"action":"accept","ids":["R-0002"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a decision without the CSRF token: status %d, want 403", resp.StatusCode)
+	}
+	if after := refbatch(t, nil, "review", "--out", out, "--json").stdout; after != before {
+		t.Errorf("refused requests changed the review lane:\n%s\nto\n%s", before, after)
+	}
+}
+
+// deskAgrees checks that review --json, report.json and verify agree on
+// the decisions made: want is each row's state, decision and who.
+func deskAgrees(t *testing.T, out string, want map[string][3]string, decisions int) {
+	t.Helper()
+	if r := refbatch(t, nil, "review", "--out", out, "--json"); r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("review --json after the desk: exit %d, want an empty lane\n%s", r.code, r.stdout)
+	}
+	if r := refbatch(t, nil, "report", "--out", out); r.code != 0 && r.code != exitNeedsPerson {
+		t.Fatalf("report: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, row := range readReport(t, out).Rows {
+		w, ok := want[row.SourceID]
+		if !ok {
+			continue
+		}
+		if string(row.State) != w[0] || row.Decision == nil || row.Decision.Action != w[1] || row.Decision.User != w[2] || row.Decision.Host == "" {
+			t.Errorf("report.json: %s %s decision %+v, want %s after %s by %s", row.SourceID, row.State, row.Decision, w[0], w[1], w[2])
+		}
+	}
+	if r := refbatch(t, nil, "verify", "--out", out); r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("decisions checked %d", decisions)) {
+		t.Errorf("verify: exit %d, want 0 counting %d decisions\n%s%s", r.code, decisions, r.stdout, r.stderr)
+	}
+}
