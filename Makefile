@@ -41,7 +41,7 @@ EVAL_OUT      ?= eval-out
 # EVAL_OUT) to set the cascade's figures against the default's, without it.
 EVAL_FLAGS    ?=
 
-.PHONY: all deps build install uninstall test lint fuzz demo eval eval-probe holdout clean bench bench-hostile export-check
+.PHONY: all deps build install uninstall test lint fuzz demo eval eval-probe holdout clean bench bench-hostile bench-desk export-check
 
 all: build
 
@@ -229,3 +229,12 @@ bench-hostile: build
 	@[ -f $(HOSTILE_CORPUS)/manifest.csv ] || { rm -rf $(HOSTILE_CORPUS) && ./bin/refcorpus --seed 1 --docs 2 --dpi-set 300 --out $(HOSTILE_CORPUS); }
 	./bin/refbench --corpus $(HOSTILE_CORPUS) --out $(BENCH_OUT) --json $(BENCH_OUT)/bench-hostile.json --refbatch $(BIN) --dpi 300 \
 	  --default=false --fast=false --no-coverage=false --limit=false --ocrmypdf=false --long-pages 0 --resume-rows 0 --big-rows 0 --hostile testdata/admit/hostile,testdata/admit/budget
+
+# bench-desk measures the review desk in a headless Chromium (README,
+# "Deciding at the desk"): a 300 dpi Letter page not rendered before on
+# screen, the next document once the desk preloaded it, the desk's peak
+# RSS over 50 page views, and no file created under the output folder, the
+# temp folder or the working folder (it fails on one, or on 300 MiB). It
+# needs chromium and poppler-utils (pdftoppm makes the 300 dpi pages).
+bench-desk:
+	$(GO) test ./cmd/refbatch -run '^$$' -bench BenchmarkDesk -benchtime 1x -count 1 -v

@@ -80,7 +80,7 @@ func refbatchIn(t *testing.T, dir string, env []string, args ...string) result {
 }
 
 // repoRoot is the folder holding go.mod.
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	t.Helper()
 	dir, _ := os.Getwd()
 	for {
@@ -97,7 +97,7 @@ func repoRoot(t *testing.T) string {
 
 // sampleDir is the committed sample (REFBATCH_SAMPLE_DIR overrides it, to
 // try the tests on another generated corpus).
-func sampleDir(t *testing.T) string {
+func sampleDir(t testing.TB) string {
 	if d := os.Getenv("REFBATCH_SAMPLE_DIR"); d != "" {
 		return d
 	}
