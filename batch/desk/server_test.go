@@ -1,0 +1,78 @@
+package desk
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/refbatch/refbatch/batch"
+)
+
+// TestGuards checks what the desk refuses before any handler runs, and
+// the headers every response carries, refusals included; the log has
+// routes, never a query.
+func TestGuards(t *testing.T) {
+	t.Parallel()
+	var logged bytes.Buffer
+	s := New(Config{Place: batch.Place{Out: t.TempDir()}, User: "alice", Host: "h", Log: slog.New(slog.NewTextHandler(&logged, nil))},
+		"127.0.0.1:8080")
+	do := func(method, target, host string, body string, h map[string]string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, target, strings.NewReader(body))
+		r.Host = host
+		for k, v := range h {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w
+	}
+	login := do("GET", "/?token="+s.Token(), "localhost:8080", "", nil)
+	if login.Code != http.StatusSeeOther || login.Header().Get("Location") != "/" {
+		t.Fatalf("the token: %d to %q, want 303 to /", login.Code, login.Header().Get("Location"))
+	}
+	cookie := login.Header().Get("Set-Cookie")
+	if !strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "SameSite=Strict") {
+		t.Fatalf("session cookie %q, want HttpOnly and SameSite=Strict", cookie)
+	}
+	session := map[string]string{"Cookie": strings.Split(cookie, ";")[0]}
+	withCSRF := map[string]string{"Cookie": session["Cookie"], "X-CSRF-Token": s.csrf}
+	decide := `{"action":"accept","ids":["R-0001"]}`
+	for _, c := range []struct {
+		name, method, target, host, body string
+		h                                map[string]string
+		want                             int
+	}{
+		{"no session", "GET", "/api/queue", "127.0.0.1:8080", "", nil, http.StatusForbidden},
+		{"a wrong token", "GET", "/?token=guessed", "127.0.0.1:8080", "", nil, http.StatusForbidden},
+		{"a wrong Host", "GET", "/?token=" + s.Token(), "evil.example:8080", "", nil, http.StatusMisdirectedRequest},
+		{"a wrong Host with the session", "GET", "/api/queue", "evil.example", "", session, http.StatusMisdirectedRequest},
+		{"a wrong port", "GET", "/api/queue", "127.0.0.1:9090", "", session, http.StatusMisdirectedRequest},
+		{"no CSRF token", "POST", "/api/decide", "127.0.0.1:8080", decide, session, http.StatusForbidden},
+		{"a wrong CSRF token", "POST", "/api/decide", "127.0.0.1:8080", decide,
+			map[string]string{"Cookie": session["Cookie"], "X-CSRF-Token": "x"}, http.StatusForbidden},
+		{"another origin", "POST", "/api/decide", "127.0.0.1:8080", decide,
+			map[string]string{"Cookie": session["Cookie"], "X-CSRF-Token": s.csrf, "Origin": "http://evil.example"}, http.StatusForbidden},
+		{"a body too large", "POST", "/api/decide", "127.0.0.1:8080", `{"note":"` + strings.Repeat("x", maxBody) + `"}`, withCSRF, http.StatusRequestEntityTooLarge},
+		{"an unknown decision", "POST", "/api/decide", "127.0.0.1:8080", `{"action":"delete","ids":["R-0001"]}`, withCSRF, http.StatusBadRequest},
+		{"an unknown field", "POST", "/api/decide", "127.0.0.1:8080", `{"action":"accept","ids":["R-0001"],"user":"mallory"}`, withCSRF, http.StatusBadRequest},
+		{"the session", "GET", "/api/session", "127.0.0.1:8080", "", session, http.StatusOK},
+		{"the page", "GET", "/", "localhost:8080", "", session, http.StatusOK},
+		{"a page image with the session, no batch", "GET", "/api/page?id=P-123456&page=0&w=800", "127.0.0.1:8080", "", session, http.StatusNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := do(c.method, c.target, c.host, c.body, c.h)
+			if w.Code != c.want {
+				t.Errorf("status %d, want %d: %s", w.Code, c.want, w.Body)
+			}
+			if w.Header().Get("Cache-Control") != "no-store" || !strings.Contains(w.Header().Get("Content-Security-Policy"), "script-src 'self'") {
+				t.Errorf("headers %v, want no-store and the CSP", w.Header())
+			}
+		})
+	}
+	if strings.Contains(logged.String(), "P-123456") || strings.Contains(logged.String(), s.Token()) || !strings.Contains(logged.String(), "route=/api/page") {
+		t.Errorf("the log has a query, or not the routes:\n%s", logged.String())
+	}
+}
