@@ -124,6 +124,7 @@ func TestDeskBrowser(t *testing.T) {
 		until("the first document", title("R-0002")),
 		until("the page image with word boxes", `document.getElementById("page-img").naturalWidth > 0 && document.querySelectorAll("#overlay rect.word").length > 20`),
 		until("the fields", `document.querySelector("#fields li.missing") !== null`),
+		deskScreenshot(t),
 		chromedp.SetValue(chromedp.ID("note"), "checked against the paper file"),
 		chromedp.Click(chromedp.ID("btn-accept")),
 		until("accepted, the next shown", msgHas("R-0002 accept")+` && `+title("R-0004")),
@@ -244,4 +245,21 @@ func deskAgrees(t *testing.T, out string, want map[string][3]string, decisions i
 	if r := refbatch(t, nil, "verify", "--out", out); r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("decisions checked %d", decisions)) {
 		t.Errorf("verify: exit %d, want 0 counting %d decisions\n%s%s", r.code, decisions, r.stdout, r.stderr)
 	}
+}
+
+// deskScreenshot writes the browser's view to the file
+// REFBATCH_DESK_SCREENSHOT names, if any: the README's picture of the
+// desk, made from the synthetic sample.
+func deskScreenshot(t *testing.T) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		path := os.Getenv("REFBATCH_DESK_SCREENSHOT")
+		if path == "" {
+			return nil
+		}
+		png, err := chromedp.CaptureScreenshot()(ctx, tg)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(path, png, 0o644)
+	})
 }
