@@ -29,6 +29,10 @@ type Artifact struct {
 	// ContentSHA256 is the SHA-256 of ContentText(Pages): it proves the text
 	// was not altered after it was read.
 	ContentSHA256 string `json:"content_sha256"`
+	// Transcriptions are the texts a person typed for regions refbatch
+	// could not read (refbatch desk), oldest first: a person's, not
+	// recognised, and outside Pages and the content hash.
+	Transcriptions []Transcription `json:"transcriptions,omitempty"`
 }
 
 // Provenance says which bytes, settings and engines produced an artifact.

@@ -88,6 +88,8 @@ type DeskDoc struct {
 	// be read (ArtifactError says why).
 	Text          []ocr.PageResult `json:"pages_read"`
 	ArtifactError string           `json:"artifact_error,omitempty"`
+	// Transcriptions are what people typed for regions of the pages.
+	Transcriptions []Transcription `json:"transcriptions"`
 }
 
 // DeskField is one manifest field and where the text has it.
@@ -132,7 +134,8 @@ func DeskDocument(p Place, sourceID string, ids []age.Identity) (*DeskDoc, error
 		return nil, fmt.Errorf("%s: %w", sourceID, ErrNoDeskDocument)
 	}
 	out := &DeskDoc{SourceID: d.SourceID, ManifestLine: d.Line, State: d.State, Reason: d.Reason, Explanation: report.Explain(d.Reason),
-		Pages: d.Pages, MeanConfidence: round1(d.MeanConfidence), Band: d.Band, Attempts: d.Attempts, History: []DeskEvent{}}
+		Pages: d.Pages, MeanConfidence: round1(d.MeanConfidence), Band: d.Band, Attempts: d.Attempts, History: []DeskEvent{},
+		Transcriptions: []Transcription{}}
 	err = j.DocumentEvents(d.ID, func(e journal.Event) error {
 		out.Version = e.ID
 		if out.Manifest == "" && e.Manifest != "" {
@@ -149,7 +152,7 @@ func DeskDocument(p Place, sourceID string, ids []age.Identity) (*DeskDoc, error
 		if err == nil {
 			var a *Artifact
 			if a, err = openArtifact(st, d, ids); err == nil {
-				out.Text = a.Pages
+				out.Text, out.Transcriptions = a.Pages, a.Transcriptions
 			}
 		}
 		if err != nil {

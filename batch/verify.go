@@ -96,6 +96,9 @@ type VerifyResult struct {
 	// Decisions counts the decisions of a person the journal records, each
 	// checked against the artifact it names.
 	Decisions int `json:"decisions"`
+	// Transcriptions counts the transcriptions of a person the journal
+	// records; the artifacts they replaced are checked as superseded.
+	Transcriptions int `json:"transcriptions"`
 	// Custody is the batch root the custody log recomputes to; nil for a
 	// journal an earlier build wrote, which has none.
 	Custody *report.Custody `json:"custody,omitempty"`
@@ -184,6 +187,10 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		return res, nil
 	}
 	res.Decisions = len(decisions)
+	if res.Transcriptions, err = j.Transcriptions(); err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
+	}
 	// decided maps an artifact to the decisions about it, which explain a
 	// document whose state is not its artifact's verdict.
 	decided := map[string][]journal.Action{}

@@ -230,3 +230,42 @@ func (c *imageCache) put(k imageKey, img *view.Image) {
 		c.order.Remove(e)
 	}
 }
+
+// transcribeRequest is a person's text for a region of a page.
+type transcribeRequest struct {
+	ID    string `json:"id"`
+	Since int64  `json:"since"`
+	Page  int    `json:"page"`
+	Box   [4]int `json:"box"`
+	Field string `json:"field"`
+	Text  string `json:"text"`
+}
+
+func (s *Server) handleTranscribe(w http.ResponseWriter, r *http.Request) {
+	var req transcribeRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		fail(w, http.StatusBadRequest, fmt.Errorf("reading the transcription: %w", err))
+		return
+	}
+	if req.ID == "" || req.Since == 0 {
+		fail(w, http.StatusBadRequest, errors.New("a transcription names the document and its version"))
+		return
+	}
+	path, err := batch.Transcribe(r.Context(), batch.TranscribeOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal,
+		SourceID: req.ID, Since: req.Since, Page: req.Page, Box: req.Box, Field: req.Field, Text: req.Text,
+		User: s.cfg.User, Host: s.cfg.Host, Identities: s.cfg.Identities})
+	var nr *journal.NotInReviewError
+	var ch *journal.ChangedError
+	switch {
+	case errors.As(err, &ch):
+		fail(w, http.StatusConflict, fmt.Errorf("%s: look at it again before transcribing", ch.Error()))
+	case errors.As(err, &nr):
+		fail(w, http.StatusConflict, nr)
+	case err != nil:
+		fail(w, http.StatusBadRequest, err)
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"artifact": path})
+	}
+}

@@ -134,6 +134,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/doc", s.handleDoc)
 	s.mux.HandleFunc("GET /api/page", s.handlePage)
 	s.mux.HandleFunc("POST /api/decide", s.handleDecide)
+	s.mux.HandleFunc("POST /api/transcribe", s.handleTranscribe)
 }
 
 // ServeHTTP checks every request (the Host, the session, the CSRF token
@@ -203,7 +204,7 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // routes, never anything a request made up.
 func route(path string) string {
 	switch path {
-	case "/", "/api/session", "/api/queue", "/api/doc", "/api/page", "/api/decide":
+	case "/", "/api/session", "/api/queue", "/api/doc", "/api/page", "/api/decide", "/api/transcribe":
 		return path
 	}
 	if strings.HasPrefix(path, "/static/") {

@@ -26,6 +26,11 @@ const (
 	// EventDecision: a person decided a row in review (refbatch review);
 	// data holds the decision, who made it, where, and the note.
 	EventDecision EventKind = "decision"
+	// EventTranscription: a person typed the text of a region of a
+	// document in review (refbatch desk); data names who, where, the
+	// region and the artifact replaced (kept) and the new one, never the
+	// text.
+	EventTranscription EventKind = "transcription"
 
 	// The custody log's own kinds (see custody.go). Their data holds the
 	// rows they changed, under "custody".
@@ -89,9 +94,10 @@ func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
 }
 
 // HistoryKinds are the events that tell a row's history beyond its state:
-// the verdicts a rerun replaced and a person's decisions. They are few
-// (one per row admitted again, read again or decided).
-var HistoryKinds = []EventKind{EventRowReadmitted, EventRowChanged, EventDecision}
+// the verdicts a rerun replaced, a person's decisions and transcriptions.
+// They are few (one per row admitted again, read again, decided or
+// transcribed).
+var HistoryKinds = []EventKind{EventRowReadmitted, EventRowChanged, EventDecision, EventTranscription}
 
 // kindIn is the condition that an event is of one of kinds (at least one),
 // and its arguments.

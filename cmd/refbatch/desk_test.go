@@ -125,6 +125,16 @@ func TestDeskBrowser(t *testing.T) {
 		until("the page image with word boxes", `document.getElementById("page-img").naturalWidth > 0 && document.querySelectorAll("#overlay rect.word").length > 20`),
 		until("the fields", `document.querySelector("#fields li.missing") !== null`),
 		deskScreenshot(t),
+		// A handwritten note refbatch could not read: a region dragged
+		// over the page, its text typed.
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := chromedp.Evaluate[bool](deskDrag)(ctx, tg)
+			return err
+		}),
+		until("the region chosen", `document.getElementById("region").textContent.startsWith("page 1, region")`),
+		chromedp.SetValue(chromedp.ID("tr-text"), "Seen by Dr Hand, urgent"),
+		chromedp.Click(chromedp.ID("btn-transcribe")),
+		until("the transcription saved", msgHas("transcription saved")+` && document.querySelectorAll("#transcriptions li").length === 1 && document.querySelectorAll("#overlay rect.typed").length === 1`),
 		chromedp.SetValue(chromedp.ID("note"), "checked against the paper file"),
 		chromedp.Click(chromedp.ID("btn-accept")),
 		until("accepted, the next shown", msgHas("R-0002 accept")+` && `+title("R-0004")),
@@ -172,7 +182,33 @@ func TestDeskBrowser(t *testing.T) {
 	deskAgrees(t, a, map[string][3]string{"R-0002": {"done", "accept", "alice"}, "R-0004": {"done", "accept", "bob"},
 		"R-0006": {"rejected", "reject", "alice"}, "R-0010": {"queued", "retry", "alice"}}, 4)
 	deskAgrees(t, b, map[string][3]string{"R-0015": {"done", "accept", "alice"}, "R-0016": {"done", "accept", "alice"}}, 2)
+
+	// The transcription: in a new artifact beside the old one, counted by
+	// verify, shown by show marked as a person's.
+	if r := refbatch(t, nil, "verify", "--out", a); !strings.Contains(r.stdout, "transcriptions 1") {
+		t.Errorf("verify does not count the transcription:\n%s", r.stdout)
+	}
+	r := refbatch(t, nil, "show", "--out", a, "R-0002")
+	if r.code != 0 || !strings.Contains(r.stdout, "[transcribed by a person, not recognised]") || !strings.Contains(r.stdout, "by alice@") ||
+		!strings.Contains(r.stdout, "Seen by Dr Hand, urgent") || !strings.Contains(r.stdout, "Willowwick") {
+		t.Errorf("show R-0002: exit %d, want the text and the transcription, marked\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, name := range []string{"R-0002_*_a1.json", "R-0002_*_a1_t1.json"} {
+		if m, _ := filepath.Glob(filepath.Join(a, "artifacts", name)); len(m) != 1 {
+			t.Errorf("artifacts %s: %v, want one", name, m)
+		}
+	}
 }
+
+// deskDrag drags the mouse over a region of the page shown.
+const deskDrag = `(() => {
+	const r = document.getElementById("stage").getBoundingClientRect();
+	const at = (type, fx, fy, target) => target.dispatchEvent(new MouseEvent(type, {bubbles: true, button: 0,
+		clientX: r.left + fx * r.width, clientY: r.top + fy * r.height}));
+	at("mousedown", 0.5, 0.8, document.getElementById("stage"));
+	at("mouseup", 0.9, 0.9, document);
+	return true;
+})()`
 
 // deskRefusals sends the desk at url requests it must refuse: no session,
 // a wrong token, a wrong Host, a decision without the CSRF token. Each

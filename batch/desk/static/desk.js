@@ -17,6 +17,9 @@
     selected: new Set(),
     decided: new Set(),
     preload: new Map(), // id -> Promise of {doc, images: Map(page -> Promise of {url, w, h})}
+    dims: { w: 1, h: 1 }, // the overlay's coordinates: the page as read, in pixels
+    region: null, // {page, box} chosen to transcribe
+    drag: null,
   };
   const $ = (id) => document.getElementById(id);
 
@@ -190,6 +193,14 @@
     }
     const pages = d.pages_read || [];
     $("text").textContent = pages.map((p) => "— page " + (p.index + 1) + " —\n" + p.text).join("\n");
+    const tl = $("transcriptions");
+    tl.replaceChildren();
+    for (const t of d.transcriptions || []) {
+      const what = t.field ? " (corrects " + t.field + ")" : "";
+      tl.append(el("li", {}, "page " + (t.page + 1) + what + ", by " + t.user + "@" + t.host + ": " + t.text));
+    }
+    state.region = null;
+    $("region").textContent = "no region chosen";
     const hl = $("history");
     hl.replaceChildren();
     for (const e of d.history) {
@@ -243,6 +254,11 @@
     const w = p && p.width ? p.width : img.w;
     const h = p && p.height ? p.height : img.h;
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    state.dims = { w: w, h: h };
+    for (const t of d.transcriptions || []) {
+      if (t.page === index) rect(svg, t.box, "typed", "transcribed: " + t.text);
+    }
+    if (state.region && state.region.page === index) rect(svg, state.region.box, "pick", "chosen region");
     if (!p) return;
     for (const word of p.words || []) {
       rect(svg, word.box, word.conf < lowConf ? "word low" : "word", word.text + " (" + Math.round(word.conf) + ")");
@@ -316,6 +332,77 @@
     say(msg, true);
   }
 
+  // point is where a mouse event is on the page, in the overlay's pixels.
+  function point(ev) {
+    const r = $("stage").getBoundingClientRect();
+    return [Math.round(((ev.clientX - r.left) / r.width) * state.dims.w), Math.round(((ev.clientY - r.top) / r.height) * state.dims.h)];
+  }
+
+  // outlined is the unread or handwriting region of the page at pt, if any.
+  function outlined(pt) {
+    const p = (state.doc.pages_read || []).find((x) => x.index === state.page);
+    if (!p) return null;
+    const boxes = (p.uncovered_regions || []).concat((p.handwriting_regions || []).map((hw) => (Array.isArray(hw) ? hw : hw.box)));
+    return boxes.find((b) => b && pt[0] >= b[0] && pt[0] <= b[2] && pt[1] >= b[1] && pt[1] <= b[3]) || null;
+  }
+
+  function choose(box) {
+    state.region = { page: state.page, box: box };
+    $("region").textContent = "page " + (state.page + 1) + ", region " + box.join(",");
+    image(state.doc.source_id, state.page).then((img) => drawOverlay(state.doc, state.page, img), () => {});
+  }
+
+  function dragStart(ev) {
+    if (!state.doc || ev.button !== 0) return;
+    ev.preventDefault();
+    state.drag = point(ev);
+  }
+
+  function dragEnd(ev) {
+    if (!state.drag) return;
+    const a = state.drag, b = point(ev);
+    state.drag = null;
+    if (Math.abs(b[0] - a[0]) < 8 && Math.abs(b[1] - a[1]) < 8) {
+      const box = outlined(b);
+      if (box) choose(box);
+      return;
+    }
+    choose([Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[0], b[0]), Math.max(a[1], b[1])]);
+  }
+
+  async function transcribe() {
+    if (!state.doc) return;
+    if (!state.region) {
+      say("choose a region first: drag over the page, or click an outlined region");
+      return;
+    }
+    const d = state.doc;
+    const body = { id: d.source_id, since: d.version, page: state.region.page, box: state.region.box, field: $("tr-field").value, text: $("tr-text").value };
+    try {
+      await api("/api/transcribe", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": state.csrf },
+        body: JSON.stringify(body),
+      });
+    } catch (err) {
+      say(err.message);
+      return;
+    }
+    $("tr-text").value = "";
+    const page = state.page;
+    state.preload.delete(d.source_id);
+    try {
+      state.doc = await entry(d.source_id).doc;
+    } catch (err) {
+      say(err.message);
+      return;
+    }
+    state.page = page;
+    renderDoc();
+    await showPage();
+    say("transcription saved for " + d.source_id + ", page " + (page + 1), true);
+  }
+
   function typing(ev) {
     const t = ev.target;
     return t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA");
@@ -370,6 +457,9 @@
     $("select-reason").addEventListener("click", () => state.queue.forEach((r) => toggle(r.source_id, true)));
     $("select-none").addEventListener("click", () => [...state.selected].forEach((id) => toggle(id, false)));
     document.addEventListener("keydown", keys);
+    $("stage").addEventListener("mousedown", dragStart);
+    document.addEventListener("mouseup", dragEnd);
+    $("btn-transcribe").addEventListener("click", transcribe);
     await loadQueue();
   }
 

@@ -1,0 +1,136 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
+)
+
+// This file records a person's transcription of a region (refbatch desk):
+// a new artifact, encrypted as the batch's are, that keeps the old one's
+// text and adds the transcription, marked as a person's; the old artifact
+// stays, named by the journal's event.
+
+// Transcription is a region's text as a person typed it.
+type Transcription struct {
+	// Source is always "person": the text was typed, not recognised.
+	Source string `json:"source"`
+	// Page (from 0) and Box (pixels of the page as read, x0, y0, x1, y1)
+	// are the region; Field is the manifest field it corrects, if any.
+	Page  int       `json:"page"`
+	Box   [4]int    `json:"box"`
+	Field string    `json:"field,omitempty"`
+	Text  string    `json:"text"`
+	User  string    `json:"user"`
+	Host  string    `json:"host"`
+	At    time.Time `json:"at"`
+}
+
+// TranscriptionSource marks a transcription's text as a person's.
+const TranscriptionSource = "person"
+
+// MaxTranscription caps a transcription's text, in bytes.
+const MaxTranscription = 16 << 10
+
+// TranscribeOptions are one transcription of a document in review.
+type TranscribeOptions struct {
+	Out, Journal string
+	SourceID     string
+	// Since is the document's version as the person saw it (DeskDoc's
+	// Version); 0 does not check it.
+	Since int64
+	Page  int
+	Box   [4]int
+	Field string
+	Text  string
+	// User and Host are recorded as a decision's are.
+	User, Host string
+	// Identities decrypt the current artifact.
+	Identities []age.Identity
+}
+
+// Transcribe adds o's transcription to the document's artifact: it writes
+// a new artifact with it (the old one's pages and earlier transcriptions
+// kept), then has the journal name the new one, in one transaction that
+// requires the document in review with the artifact read (else a
+// *journal.ChangedError or *journal.NotInReviewError, and the new file is
+// removed). It returns the new artifact's path as the journal names it.
+func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
+	text := strings.TrimSpace(o.Text)
+	switch {
+	case text == "":
+		return "", errors.New("a transcription needs text")
+	case len(text) > MaxTranscription || !utf8.ValidString(text):
+		return "", fmt.Errorf("a transcription is valid UTF-8 of at most %d bytes", MaxTranscription)
+	}
+	j, p, err := openJournalRW(ctx, Place{Out: o.Out, Journal: o.Journal})
+	if err != nil {
+		return "", err
+	}
+	defer j.Close()
+	d, ok, err := j.DocumentBySource(o.SourceID)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s: %w", o.SourceID, journal.ErrNoDocument)
+	}
+	if err != nil {
+		return "", err
+	}
+	if d.Artifact == "" {
+		return "", fmt.Errorf("%s has no artifact to add a transcription to", o.SourceID)
+	}
+	recipients, err := joinRecipients(j)
+	if err != nil {
+		return "", err
+	}
+	st, err := store.Open(filepath.Join(p.Out, ArtifactsDir), recipients)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	a, err := openArtifact(st, d, o.Identities)
+	if err != nil {
+		return "", err
+	}
+	if o.Page < 0 || o.Page >= len(a.Pages) {
+		return "", fmt.Errorf("%s has no page %d", o.SourceID, o.Page+1)
+	}
+	a.Transcriptions = append(a.Transcriptions, Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Field: o.Field,
+		Text: text, User: o.User, Host: o.Host, At: time.Now().UTC()})
+	b, err := a.marshal()
+	if err != nil {
+		return "", err
+	}
+	name := transcribedName(storeName(d.Artifact), len(a.Transcriptions))
+	sum, err := st.Put(name, b)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.ToSlash(filepath.Join(ArtifactsDir, name))
+	err = j.Transcribe(o.SourceID, journal.Transcription{User: o.User, Host: o.Host, Page: o.Page, Box: o.Box, Field: o.Field,
+		Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256, NewArtifact: path, NewArtifactSHA256: sum, Since: o.Since})
+	if err != nil {
+		_ = st.Remove(name)
+		return "", err
+	}
+	return path, nil
+}
+
+// transcribedName is the name of an artifact with n transcriptions, made
+// from the name of the one it replaces: the attempt's name with "_t" and
+// n before the extension, so that it stays the document's.
+func transcribedName(old string, n int) string {
+	base, ext, _ := strings.Cut(old, ".json")
+	if i := strings.LastIndex(base, "_t"); i > 0 && strings.Contains(base[:i], "_a") {
+		base = base[:i]
+	}
+	return fmt.Sprintf("%s_t%d.json%s", base, n, ext)
+}
