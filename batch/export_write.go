@@ -132,7 +132,7 @@ func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src [
 		ReadAt: a.Provenance.CreatedAt, Producer: "refbatch " + Version(),
 	}
 	if slices.Contains(x.o.Formats, FormatText) {
-		names, contents = append(names, base+".txt"), append(contents, []byte(ContentText(a.Pages)))
+		names, contents = append(names, base+".txt"), append(contents, []byte(ContentText(a.Pages)+TranscriptionsText(a.Transcriptions)))
 	}
 	var r *export.Rendered
 	if x.renderer != nil {

@@ -134,3 +134,27 @@ func transcribedName(old string, n int) string {
 	}
 	return fmt.Sprintf("%s_t%d.json%s", base, n, ext)
 }
+
+// TranscriptionsHeading marks a person's transcriptions after a
+// document's recognised text, in show's output and the export's text.
+const TranscriptionsHeading = "[transcribed by a person, not recognised]"
+
+// TranscriptionsText is ts as they follow a document's text, marked as a
+// person's (TranscriptionsHeading, then one line each); "" when there are
+// none, so a document without any is its text alone.
+func TranscriptionsText(ts []Transcription) string {
+	if len(ts) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\n" + TranscriptionsHeading + "\n")
+	for _, t := range ts {
+		what := ""
+		if t.Field != "" {
+			what = " (" + t.Field + ")"
+		}
+		fmt.Fprintf(&b, "page %d, region %d,%d-%d,%d%s, by %s@%s at %s: %s\n", t.Page+1, t.Box[0], t.Box[1], t.Box[2], t.Box[3],
+			what, t.User, t.Host, t.At.Format(time.RFC3339), t.Text)
+	}
+	return b.String()
+}

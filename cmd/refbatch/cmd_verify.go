@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"filippo.io/age"
 	"github.com/schollz/progressbar/v3"
@@ -283,27 +282,8 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 			if _, err = io.WriteString(c.App.Writer, batch.ContentText(a.Pages)); err != nil {
 				return err
 			}
-			return writeTranscriptions(c.App.Writer, a.Transcriptions)
+			_, err = io.WriteString(c.App.Writer, batch.TranscriptionsText(a.Transcriptions))
+			return err
 		},
 	}
-}
-
-// writeTranscriptions prints a person's transcriptions after the text,
-// marked as typed, not recognised.
-func writeTranscriptions(w io.Writer, ts []batch.Transcription) error {
-	if len(ts) == 0 {
-		return nil
-	}
-	fmt.Fprint(w, "\n\n[transcribed by a person, not recognised]\n")
-	for _, t := range ts {
-		what := ""
-		if t.Field != "" {
-			what = " (" + t.Field + ")"
-		}
-		if _, err := fmt.Fprintf(w, "page %d, region %d,%d-%d,%d%s, by %s@%s at %s: %s\n", t.Page+1, t.Box[0], t.Box[1], t.Box[2], t.Box[3],
-			what, t.User, t.Host, t.At.Format(time.RFC3339), t.Text); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -193,6 +193,14 @@ func TestDeskBrowser(t *testing.T) {
 		!strings.Contains(r.stdout, "Seen by Dr Hand, urgent") || !strings.Contains(r.stdout, "Willowwick") {
 		t.Errorf("show R-0002: exit %d, want the text and the transcription, marked\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	dest := filepath.Join(t.TempDir(), "export")
+	if r := refbatch(t, nil, "export", "--out", a, "--to", dest, "--format", "txt"); r.code != 0 {
+		t.Errorf("export: exit %d\n%s", r.code, r.stderr)
+	} else if txt, _ := filepath.Glob(filepath.Join(dest, "*R-0002*.txt")); len(txt) != 1 {
+		t.Errorf("export wrote %v for R-0002, want one text file", txt)
+	} else if b, _ := os.ReadFile(txt[0]); !strings.Contains(string(b), "[transcribed by a person, not recognised]\npage 1") {
+		t.Errorf("the exported text of R-0002 has no transcription, marked:\n%s", b)
+	}
 	for _, name := range []string{"R-0002_*_a1.json", "R-0002_*_a1_t1.json"} {
 		if m, _ := filepath.Glob(filepath.Join(a, "artifacts", name)); len(m) != 1 {
 			t.Errorf("artifacts %s: %v, want one", name, m)
