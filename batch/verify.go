@@ -187,10 +187,6 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		return res, nil
 	}
 	res.Decisions = len(decisions)
-	if res.Transcriptions, err = j.Transcriptions(); err != nil {
-		add(FindingJournalCorrupt, dbPath, "", err.Error())
-		return res, nil
-	}
 	// decided maps an artifact to the decisions about it, which explain a
 	// document whose state is not its artifact's verdict.
 	decided := map[string][]journal.Action{}
@@ -255,9 +251,15 @@ func journalSound(j *journal.Journal, dbPath string, add func(kind, file, source
 }
 
 // verifyOthers checks the artifacts the journal's events name (those a
-// retry superseded stay on disk, and must still be the bytes the event
-// recorded), and reports every other file in the artifacts folder.
+// retry or a transcription superseded stay on disk, and must still be the
+// bytes the event recorded), counts the transcriptions, and reports every
+// other file in the artifacts folder.
 func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]bool, res *VerifyResult, dbPath string, add func(kind, file, source, detail string)) error {
+	var err error
+	if res.Transcriptions, err = j.Transcriptions(); err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return nil
+	}
 	others, err := j.EventArtifacts()
 	if err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
