@@ -1,0 +1,51 @@
+package journal
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestSinceAndTranscribe: a decision or a transcription carrying the
+// document's version as shown is refused once the document changed
+// (here, by a transcription), and a transcription names the new artifact,
+// keeps the old one in its event and is counted.
+func TestSinceAndTranscribe(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be backend) {
+		j := be.open(t)
+		st := toReview(t, j, 2, "R-1")
+		version := func() int64 {
+			var v int64
+			if err := j.DocumentEvents(st.DocID, func(e Event) error { v = e.ID; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		shown := version()
+		tr := Transcription{User: "alice", Host: "desk", Page: 0, Box: [4]int{1, 2, 3, 4}, Artifact: "artifacts/R-1_a1.json",
+			ArtifactSHA256: "sum-R-1", NewArtifact: "artifacts/R-1_a1_t1.json", NewArtifactSHA256: "sum-t1", Since: shown}
+		if err := j.Transcribe("R-1", tr); err != nil {
+			t.Fatal(err)
+		}
+		var ch *ChangedError
+		if err := j.Transcribe("R-1", tr); !errors.As(err, &ch) {
+			t.Fatalf("a second transcription from the same view: %v, want a *ChangedError", err)
+		}
+		if _, err := j.Decide("R-1", Decision{Action: Accept, User: "alice", Host: "desk", Since: shown}, ""); !errors.As(err, &ch) || ch.Latest != version() {
+			t.Fatalf("a decision from the view before the transcription: %v, want a *ChangedError", err)
+		}
+		doc, _, err := j.DocumentBySource("R-1")
+		if err != nil || doc.Artifact != tr.NewArtifact || doc.ArtifactSHA256 != tr.NewArtifactSHA256 {
+			t.Fatalf("document %+v (%v), want the new artifact", doc, err)
+		}
+		kept, err := j.EventArtifacts()
+		if err != nil || len(kept) != 1 || kept[0].Artifact != tr.Artifact || kept[0].Kind != EventTranscription {
+			t.Fatalf("the events' artifacts %+v (%v), want the old one in the transcription event", kept, err)
+		}
+		if n, err := j.Transcriptions(); err != nil || n != 1 {
+			t.Fatalf("transcriptions %d (%v), want 1", n, err)
+		}
+		if _, err := j.Decide("R-1", Decision{Action: Accept, User: "alice", Host: "desk", Since: version()}, ""); err != nil {
+			t.Fatalf("a decision from the current view: %v", err)
+		}
+	})
+}
