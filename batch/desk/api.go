@@ -1,6 +1,7 @@
 package desk
 
 import (
+	"cmp"
 	"container/list"
 	"encoding/json"
 	"errors"
@@ -60,12 +61,13 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	id := q.Get("id")
 	pg, err1 := strconv.Atoi(q.Get("page"))
 	width, err2 := strconv.Atoi(q.Get("w"))
-	if id == "" || err1 != nil || err2 != nil || pg < 0 || width <= 0 {
-		fail(w, http.StatusBadRequest, errors.New("want id, page (from 0) and w (pixels)"))
+	rot, err3 := strconv.Atoi(cmp.Or(q.Get("rot"), "0"))
+	if id == "" || err1 != nil || err2 != nil || err3 != nil || pg < 0 || width <= 0 || rot%90 != 0 || rot < 0 || rot >= 360 {
+		fail(w, http.StatusBadRequest, errors.New("want id, page (from 0), w (pixels) and rot (0, 90, 180 or 270)"))
 		return
 	}
 	width = min(width, view.MaxWidth)
-	key := imageKey{id: id, page: pg, width: width}
+	key := imageKey{id: id, page: pg, width: width, rot: rot}
 	img, ok := s.images.get(key)
 	if !ok {
 		// The source is read (and its hash checked) only when the child
@@ -75,7 +77,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusNotFound, err)
 			return
 		}
-		img, err = s.cfg.View.Render(r.Context(), sum, read, pg, width)
+		img, err = s.cfg.View.Render(r.Context(), sum, read, pg, width, rot)
 		if err != nil {
 			fail(w, http.StatusUnprocessableEntity, err)
 			return
@@ -185,8 +187,8 @@ func decidedOf(d batch.Decided) decided {
 
 // imageKey names a rendered page.
 type imageKey struct {
-	id          string
-	page, width int
+	id               string
+	page, width, rot int
 }
 
 // imageCache keeps the last few rendered pages, in memory only.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image"
 	"image/jpeg"
 	"math"
 	"os"
@@ -91,11 +92,16 @@ func (v *viewer) serve(req request) reply {
 	if err != nil || bound.Dx() <= 0 || bound.Dy() <= 0 {
 		return fail("MuPDF cannot read the size of page %d", req.Page+1)
 	}
-	dpi := fitDPI(float64(bound.Dx()), float64(bound.Dy()), req.Width)
-	img, err := v.doc.ImageDPI(req.Page, dpi)
+	w, h := float64(bound.Dx()), float64(bound.Dy())
+	if req.Rotate == 90 || req.Rotate == 270 {
+		w, h = h, w
+	}
+	dpi := fitDPI(w, h, req.Width)
+	rendered, err := v.doc.ImageDPI(req.Page, dpi)
 	if err != nil {
 		return fail("MuPDF cannot render page %d", req.Page+1)
 	}
+	img := turn(rendered, req.Rotate)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 80}); err != nil {
 		return fail("encoding page %d: %v", req.Page+1, err)
@@ -111,4 +117,33 @@ func fitDPI(w, h float64, width int) float64 {
 		dpi *= math.Sqrt(MaxPixels / px)
 	}
 	return dpi
+}
+
+// turn returns img turned clockwise by deg (0, 90, 180 or 270).
+func turn(img *image.RGBA, deg int) *image.RGBA {
+	if deg == 0 {
+		return img
+	}
+	b := img.Rect
+	w, h := b.Dx(), b.Dy()
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	if deg != 180 {
+		out = image.NewRGBA(image.Rect(0, 0, h, w))
+	}
+	for y := range h {
+		row := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):]
+		for x := range w {
+			var dx, dy int
+			switch deg {
+			case 90:
+				dx, dy = h-1-y, x
+			case 180:
+				dx, dy = w-1-x, h-1-y
+			default: // 270
+				dx, dy = y, w-1-x
+			}
+			copy(out.Pix[dy*out.Stride+dx*4:dy*out.Stride+dx*4+4], row[x*4:x*4+4])
+		}
+	}
+	return out
 }

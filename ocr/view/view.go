@@ -89,7 +89,14 @@ func NewPool(cfg Config) *Pool {
 // SHA-256) at width pixels (at most MaxWidth). source is called for the
 // document's bytes only when the child taking the render does not have
 // it open. It waits for a free child, or for ctx.
-func (p *Pool) Render(ctx context.Context, key string, source func() ([]byte, error), page, width int) (*Image, error) {
+//
+// rotate turns the page clockwise by 0, 90, 180 or 270 degrees after it
+// is rendered (as OCR turned it upright: ocr.PageResult's Rotation), so
+// that the words' boxes fall on the words; width is the turned image's.
+func (p *Pool) Render(ctx context.Context, key string, source func() ([]byte, error), page, width, rotate int) (*Image, error) {
+	if rotate%90 != 0 || rotate < 0 || rotate >= 360 {
+		return nil, &RenderError{Reason: fmt.Sprintf("a page turns by 0, 90, 180 or 270 degrees, not %d", rotate)}
+	}
 	var s *slot
 	select {
 	case s = <-p.idle:
@@ -97,7 +104,7 @@ func (p *Pool) Render(ctx context.Context, key string, source func() ([]byte, er
 		return nil, ctx.Err()
 	}
 	defer func() { p.idle <- s }()
-	req := request{Key: key, Page: page, Width: min(max(width, 100), MaxWidth)}
+	req := request{Key: key, Page: page, Width: min(max(width, 100), MaxWidth), Rotate: rotate}
 	for try := 1; ; try++ {
 		if s.proc != nil && !s.proc.Alive() {
 			s.proc.Close()
@@ -166,10 +173,11 @@ type setup struct {
 }
 
 type request struct {
-	Key   string
-	PDF   []byte // nil: the document the child has open, which must be Key
-	Page  int
-	Width int
+	Key    string
+	PDF    []byte // nil: the document the child has open, which must be Key
+	Page   int
+	Width  int
+	Rotate int // clockwise degrees: 0, 90, 180 or 270
 }
 
 type reply struct {

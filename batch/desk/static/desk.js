@@ -108,7 +108,11 @@
 
   // fetchImage gets a page image as a blob URL, kept while its document is.
   async function fetchImage(id, page) {
-    const q = "id=" + encodeURIComponent(id) + "&page=" + page + "&w=" + width;
+    // Turned as OCR turned it upright, so that the words fall on the words.
+    const d = await entry(id).doc;
+    const p = (d.pages_read || []).find((x) => x.index === page);
+    const rot = p && [90, 180, 270].includes(p.rotation) ? p.rotation : 0;
+    const q = "id=" + encodeURIComponent(id) + "&page=" + page + "&w=" + width + "&rot=" + rot;
     const r = await fetch("/api/page?" + q, { credentials: "same-origin", cache: "no-store" });
     if (!r.ok) {
       const body = await r.json().catch(() => ({}));
