@@ -90,20 +90,23 @@ build:
 
 # install copies bin/refbatch to $(PREFIX)/bin, writes a man page per
 # command (generated from the CLI's own definition) to
-# $(PREFIX)/share/man/man1 and the bash and zsh completion scripts where
-# those shells look under $(PREFIX). DESTDIR stages it for a package.
+# $(PREFIX)/share/man/man1 and one per topic of the manual (refbatch help
+# TOPIC) to $(PREFIX)/share/man/man7, and the bash and zsh completion
+# scripts where those shells look under $(PREFIX). DESTDIR stages it for a
+# package.
 MANDIR        = $(DESTDIR)$(PREFIX)/share/man/man1
+MAN7DIR       = $(DESTDIR)$(PREFIX)/share/man/man7
 BASHCOMPDIR   = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR    = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR)
+	install -d $(DESTDIR)$(PREFIX)/bin $(MANDIR) $(MAN7DIR) $(BASHCOMPDIR) $(ZSHCOMPDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/refbatch
-	$(BIN) __man $(MANDIR)
+	$(BIN) __man $(MANDIR) $(MAN7DIR)
 	$(BIN) completion bash > $(BASHCOMPDIR)/refbatch
 	$(BIN) completion zsh > $(ZSHCOMPDIR)/_refbatch
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/refbatch $(MANDIR)/refbatch.1 $(MANDIR)/refbatch-*.1 $(BASHCOMPDIR)/refbatch $(ZSHCOMPDIR)/_refbatch
+	rm -f $(DESTDIR)$(PREFIX)/bin/refbatch $(MANDIR)/refbatch.1 $(MANDIR)/refbatch-*.1 $(MAN7DIR)/refbatch-*.7 $(BASHCOMPDIR)/refbatch $(ZSHCOMPDIR)/_refbatch
 
 test: deps lint
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
