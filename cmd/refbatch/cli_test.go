@@ -270,6 +270,7 @@ func TestManPages(t *testing.T) {
 	}
 	want["refbatch-run.1"] = "--max-bytes SIZE"
 	want["refbatch-review.1"] = "REVIEW RETRY"
+	want["refbatch-verify.1"] = "DETAILS" // its reference
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != len(want) {
 		t.Errorf("pages %v, want %d", ents, len(want))

@@ -168,6 +168,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 	}
 	app.Description = topicList()
+	withReferences(app.Commands)
 	app.Commands = append(app.Commands, manCommand())
 	app.Commands = append(app.Commands, workerCmds()...)
 	// A bad flag is a usage error (exit 2) whichever command it reached.

@@ -83,6 +83,7 @@ func appPage(app *cli.App) string {
 // commandPage is refbatch-CMD.1, with a section per subcommand.
 func commandPage(app *cli.App, c *cli.Command) string {
 	var b strings.Builder
+	b.WriteString(pageMark)
 	header(&b, "refbatch-"+c.Name, 1, c.Usage, app.Version)
 	b.WriteString(".SH SYNOPSIS\n")
 	synopsis(&b, "refbatch "+c.Name, c)
@@ -104,6 +105,9 @@ func commandPage(app *cli.App, c *cli.Command) string {
 			b.WriteString(roffText(s.Usage+".") + "\n")
 		}
 		flagSection(&b, "", s.VisibleFlags())
+	}
+	if ref, ok := reference(c.Name); ok {
+		b.WriteString(".SH DETAILS\n" + mdRoff(ref))
 	}
 	var envFlags []flagDoc
 	for _, f := range c.VisibleFlags() {

@@ -47,7 +47,8 @@ func TestHelpTopics(t *testing.T) {
 			t.Errorf("help %s shows markdown's code fences", tp.name)
 		}
 	}
-	if code, out, _ := helpIn(t, "run"); code != 0 || !strings.Contains(out, "refbatch run - ") {
+	// help COMMAND is the command's help, then its reference.
+	if code, out, _ := helpIn(t, "run"); code != 0 || !strings.Contains(out, "refbatch run - ") || !strings.Contains(out, "\nDETAILS:\n") || !strings.Contains(out, "Rerunning after fixes") {
 		t.Errorf("help run: exit %d\n%s", code, out)
 	}
 	code, _, errOut := helpIn(t, "no-such-topic")

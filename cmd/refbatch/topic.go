@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cpuguy83/go-md2man/v2/md2man"
 	"github.com/urfave/cli/v2"
 )
 
@@ -87,8 +86,8 @@ func helpCommand() *cli.Command {
 		Usage:     "show the commands, a command's help, or a topic of the manual",
 		ArgsUsage: "[COMMAND|TOPIC]",
 		Description: `Without an argument, lists the commands and the topics. With a command,
-shows its help, as COMMAND --help does (and man refbatch-COMMAND). With a
-topic, prints that page of the manual (man refbatch-TOPIC shows the same).
+shows its help, as COMMAND --help does, then its reference in detail (as
+man refbatch-COMMAND does). With a topic, prints that page of the manual (man refbatch-TOPIC shows the same).
 
 Topics: ` + topicNames() + `.
 
@@ -99,7 +98,14 @@ Exit status: 0 shown; 2 no such command or topic.`,
 				return usageErr("help takes one command or topic", "refbatch help [COMMAND|TOPIC]")
 			}
 			if name == "" || c.App.Command(name) != nil {
-				return show(c)
+				if err := show(c); err != nil {
+					return err
+				}
+				if ref, ok := reference(name); ok {
+					_, err := io.WriteString(c.App.Writer, "\nDETAILS:\n\n"+indent(terminalText(ref)))
+					return err
+				}
+				return nil
 			}
 			t, ok := topicNamed(name)
 			if !ok {
@@ -161,13 +167,10 @@ func topicPage(app *cli.App, t topic) string {
 		}
 		md.WriteString(line)
 	}
-	body := string(md2man.Render([]byte(md.String())))
-	body = strings.TrimPrefix(body, "'\\\" t\n")
-	body = strings.TrimPrefix(body, ".nh\n")
 	var b strings.Builder
-	b.WriteString("'\\\" t\n")
+	b.WriteString(pageMark)
 	header(&b, "refbatch-"+t.name, 7, t.title, app.Version)
-	b.WriteString(roffASCII(body))
+	b.WriteString(mdRoff(md.String()))
 	b.WriteString(".SH SEE ALSO\n.BR refbatch (1)\n")
 	return b.String()
 }
@@ -184,4 +187,16 @@ func roffASCII(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// indent indents every line that is not empty by three spaces, as urfave
+// indents help's sections.
+func indent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "   " + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
