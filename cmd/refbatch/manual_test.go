@@ -58,7 +58,8 @@ func TestHelpTopics(t *testing.T) {
 }
 
 // TestManualAgrees: the README, help and the man pages agree. Every
-// command help lists is in the README's command list and has a man page;
+// command help lists is in the README's command list and has a man page
+// and (but version and completion) a reference with an example;
 // every state, reason code and band a row can end in is in `refbatch help
 // outcomes` and in refbatch-outcomes(7); every topic is named in the
 // README.
@@ -79,6 +80,9 @@ func TestManualAgrees(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(dir, "refbatch-"+c.Name+".1")); err != nil {
 			t.Errorf("refbatch %s has no man page: %v", c.Name, err)
+		}
+		if ref, ok := reference(c.Name); !strings.Contains(ref, "```") && c.Name != "version" && c.Name != "completion" {
+			t.Errorf("refbatch %s has no example in its reference (commands/%s.md, %v)", c.Name, c.Name, ok)
 		}
 	}
 	for _, tp := range topics() {
