@@ -73,7 +73,7 @@ func appPage(app *cli.App) string {
 	flagSection(&b, "OPTIONS", app.VisibleFlags())
 	b.WriteString(".SH TOPICS\n.PP\nThe manual's topics: \\fBrefbatch help\\fR \\fITOPIC\\fR, or refbatch\\-TOPIC(7).\n")
 	for _, t := range topics() {
-		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roffText(t.name), roffText(t.title))
+		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roffText(t.name), roffText(t.summary))
 		see = append(see, fmt.Sprintf(".BR refbatch\\-%s (7)", roffText(t.name)))
 	}
 	b.WriteString(".SH SEE ALSO\n" + strings.Join(see, ",\n") + "\n")

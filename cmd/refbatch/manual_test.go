@@ -35,6 +35,9 @@ func TestHelpTopics(t *testing.T) {
 		if !strings.Contains(list, tp.name) {
 			t.Errorf("refbatch help does not list the topic %s", tp.name)
 		}
+		if topicSummaries[tp.name] == "" {
+			t.Errorf("the topic %s has no summary in topicSummaries", tp.name)
+		}
 		code, out, errOut := helpIn(t, tp.name)
 		if code != 0 {
 			t.Errorf("help %s: exit %d\n%s", tp.name, code, errOut)

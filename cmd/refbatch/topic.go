@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"embed"
 	"fmt"
 	"io"
@@ -21,9 +22,26 @@ var topicFiles embed.FS
 
 // topic is one page of the manual beside the commands' own help.
 type topic struct {
-	name  string // manifest, outcomes, ...
-	title string // its first heading
-	text  string // markdown
+	name    string // manifest, outcomes, ...
+	title   string // its first heading
+	summary string // what it covers, in a line
+	text    string // markdown
+}
+
+// topicSummaries say in a line what each topic covers: help's list of the
+// topics and the man pages' NAME show it.
+var topicSummaries = map[string]string{
+	"usage":          "the output folder, a shared journal, sizes, completion",
+	"manifest":       "the manifest: its columns, encoding, and what is refused and why",
+	"outcomes":       "every state and reason code, the bands, the review lane, the exit codes",
+	"custody":        "the custody log and the batch root, the files on disk, the logs",
+	"searchable-pdf": "what export's searchable PDF is made of and what it promises",
+	"hostile-files":  "what a hostile PDF can do, and what stops it",
+	"reading":        "how a page is read: rendering, text layers, coverage, recovery, columns, the cascade",
+	"notifications":  "the batch's events, their receivers, signing and delivery",
+	"scale-out":      "one batch across many machines over a PostgreSQL journal",
+	"benchmarks":     "make bench: the figures, and how the defaults were chosen",
+	"development":    "the make targets, the tests and what they need",
 }
 
 // topics lists the manual's topics, sorted by name.
@@ -41,6 +59,7 @@ func topics() []topic {
 		t := topic{name: strings.TrimSuffix(e.Name(), ".md"), text: string(b)}
 		first, _, _ := strings.Cut(t.text, "\n")
 		t.title = strings.TrimPrefix(first, "# ")
+		t.summary = cmp.Or(topicSummaries[t.name], t.title)
 		out = append(out, t)
 	}
 	return out
@@ -69,7 +88,7 @@ func topicList() string {
 	var b strings.Builder
 	b.WriteString("The manual's topics, beside each command's help: refbatch help TOPIC, or\nman refbatch-TOPIC.\n")
 	for _, t := range topics() {
-		fmt.Fprintf(&b, "\n  %-15s %s", t.name, t.title)
+		fmt.Fprintf(&b, "\n  %-15s %s", t.name, t.summary)
 	}
 	return b.String()
 }
@@ -169,7 +188,7 @@ func topicPage(app *cli.App, t topic) string {
 	}
 	var b strings.Builder
 	b.WriteString(pageMark)
-	header(&b, "refbatch-"+t.name, 7, t.title, app.Version)
+	header(&b, "refbatch-"+t.name, 7, t.summary, app.Version)
 	b.WriteString(mdRoff(md.String()))
 	b.WriteString(".SH SEE ALSO\n.BR refbatch (1)\n")
 	return b.String()
