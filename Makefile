@@ -90,20 +90,23 @@ build:
 
 # install copies bin/refbatch to $(PREFIX)/bin, writes a man page per
 # command (generated from the CLI's own definition) to
-# $(PREFIX)/share/man/man1 and the bash and zsh completion scripts where
-# those shells look under $(PREFIX). DESTDIR stages it for a package.
+# $(PREFIX)/share/man/man1 and one per topic of the manual (refbatch help
+# TOPIC) to $(PREFIX)/share/man/man7, and the bash and zsh completion
+# scripts where those shells look under $(PREFIX). DESTDIR stages it for a
+# package.
 MANDIR        = $(DESTDIR)$(PREFIX)/share/man/man1
+MAN7DIR       = $(DESTDIR)$(PREFIX)/share/man/man7
 BASHCOMPDIR   = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR    = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR)
+	install -d $(DESTDIR)$(PREFIX)/bin $(MANDIR) $(MAN7DIR) $(BASHCOMPDIR) $(ZSHCOMPDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/refbatch
-	$(BIN) __man $(MANDIR)
+	$(BIN) __man $(MANDIR) $(MAN7DIR)
 	$(BIN) completion bash > $(BASHCOMPDIR)/refbatch
 	$(BIN) completion zsh > $(ZSHCOMPDIR)/_refbatch
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/refbatch $(MANDIR)/refbatch.1 $(MANDIR)/refbatch-*.1 $(BASHCOMPDIR)/refbatch $(ZSHCOMPDIR)/_refbatch
+	rm -f $(DESTDIR)$(PREFIX)/bin/refbatch $(MANDIR)/refbatch.1 $(MANDIR)/refbatch-*.1 $(MAN7DIR)/refbatch-*.7 $(BASHCOMPDIR)/refbatch $(ZSHCOMPDIR)/_refbatch
 
 test: deps lint
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
@@ -132,13 +135,13 @@ demo: deps build
 	  || [ $$? -eq 4 ] # the sample's bad rows are refused on purpose: 4 says rows need a person
 
 # eval prints the table (outcomes, CER, WER, field recall, calibration) and
-# writes $(EVAL_OUT)/eval.json; see README, "refbatch eval".
+# writes $(EVAL_OUT)/eval.json; see refbatch help eval.
 # The corpus's too_large row is a 2.1 MB file: eval caps files at 2 MB.
 eval: build
 	./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
 	  --thresholds $(EVAL_DIR)/thresholds.json --max-bytes 2000000 --out $(EVAL_OUT) $(EVAL_FLAGS) $(EVAL_DIR)/manifest.csv
 
-# eval-probe calibrates the cascade (README, "Two resolutions"): the
+# eval-probe calibrates the cascade ("Two resolutions" in refbatch help reading): the
 # corpus read once at the first resolution, then once at the full one,
 # both with --no-cascade; the second prints the thresholds the pair
 # supports (and gates the full-resolution reading as eval does).
@@ -178,7 +181,7 @@ clean:
 # (pdftoppm + tesseract, one process per core) and OCRmyPDF on a refcorpus
 # corpus of about 200 pages at 300 DPI, plus resume, memory against manifest
 # rows and one long document; it prints a table and writes
-# $(BENCH_OUT)/bench.json (see README, "Benchmarks"). Then the defaults
+# $(BENCH_OUT)/bench.json (see refbatch help benchmarks). Then the defaults
 # check on three corpora (below). BENCH_DOCS=2400 is the
 # weekend-import size. The corpus is generated once per seed, size and DPI.
 # It installs poppler-utils when missing, and tries OCRmyPDF once (optional).
@@ -188,7 +191,7 @@ BENCH_DPI     ?= 300
 BENCH_OUT     ?= bench-out
 BENCH_CORPUS  ?= $(BENCH_OUT)/corpus-s$(BENCH_SEED)-d$(BENCH_DOCS)-$(BENCH_DPI)dpi
 BENCH_FLAGS   ?=
-# The defaults check (issue 29, README "Benchmarks"): refbench defaults
+# The defaults check (issue 29, refbatch help benchmarks): refbench defaults
 # runs refbatch's defaults and --cascade on the bench corpus, the eval
 # corpus and the real corpus (skipped when REAL_CORPUS is absent), each
 # against the render + OCR limit at BENCH_DPI measured in the same run,

@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	filippo.io/age v1.3.2
 	github.com/chromedp/chromedp v0.23.0
+	github.com/cpuguy83/go-md2man/v2 v2.0.7
 	github.com/dustin/go-humanize v1.1.0
 	github.com/gen2brain/go-fitz v1.24.15
 	github.com/jackc/pgx/v5 v5.12.0
@@ -23,7 +24,6 @@ require (
 	filippo.io/hpke v0.4.0 // indirect
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.2.0 // indirect
-	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/ebitengine/purego v0.8.4 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/uuid v1.6.0 // indirect

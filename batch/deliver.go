@@ -250,7 +250,7 @@ func (c *courier) watchStall(ctx context.Context, batchID string, run int64) {
 }
 
 // runEnd says how a run ended, for the outbox's events: finished, or why
-// not and the exit code `refbatch run` gives that (README, "Exit codes").
+// not and the exit code `refbatch run` gives that (refbatch help outcomes, "Exit codes").
 func runEnd(ctx context.Context, batchID, manifest string, runErr error) journal.RunEnd {
 	e := journal.RunEnd{BatchID: batchID, Manifest: manifest, Finished: runErr == nil, ExitCode: 3}
 	switch {

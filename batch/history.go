@@ -54,18 +54,7 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 		return h, err
 	}
 
-	// An attempt holds its document from its claim to its end; one that
-	// never ended holds it until now when it is live, else (its process
-	// died) until its last sign of life.
-	end := func(a journal.AttemptSpan) time.Time {
-		switch {
-		case !a.EndedAt.IsZero():
-			return a.EndedAt
-		case a.Live:
-			return now
-		}
-		return a.LastSeen
-	}
+	end := func(a journal.AttemptSpan) time.Time { return attemptEnd(a, now) }
 	ownerEnd := map[string]time.Time{}
 	ownerLive := map[string]bool{}
 	var firstAdmission time.Time
@@ -92,59 +81,8 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 		return h, err
 	}
 
-	// Runs: wall time is the union of their spans, so that two processes
-	// sharing the batch count once and the pause between an interrupted
-	// run and its resumption not at all.
-	type span struct{ from, to time.Time }
-	var spans []span
-	for _, r := range runs {
-		inv := report.Invocation{Owner: r.Owner, StartedAt: r.StartedAt.UTC(), Exit: r.Exit,
-			CPUSeconds: round3(r.CPUSeconds), PeakInflightBytes: r.PeakInflightBytes}
-		to := r.FinishedAt
-		if to.IsZero() {
-			// Not ended: going on, or killed, when it ended with its last
-			// sign of life.
-			to = later(r.StartedAt, ownerEnd[r.Owner])
-			if journal.Owner(r.Owner).MayRun(ownerLive[r.Owner]) {
-				to, h.live = now, true
-			}
-		} else {
-			inv.FinishedAt = r.FinishedAt.UTC()
-		}
-		h.runs = append(h.runs, inv)
-		h.cpu += r.CPUSeconds
-		h.peakInflight = max(h.peakInflight, r.PeakInflightBytes)
-		h.peakParentRSS = max(h.peakParentRSS, r.PeakParentRSS)
-		h.peakWorkerRSS = max(h.peakWorkerRSS, r.PeakWorkerRSS)
-		spans = append(spans, span{r.StartedAt, to})
-		if h.started.IsZero() || r.StartedAt.Before(h.started) {
-			h.started = r.StartedAt
-		}
-		h.lastActivity = later(h.lastActivity, to)
-	}
-	slices.SortFunc(spans, func(a, b span) int { return a.from.Compare(b.from) })
-	var cur span
-	for i, s := range spans {
-		switch {
-		case i == 0:
-			cur = s
-		case !s.from.After(cur.to):
-			cur.to = later(cur.to, s.to)
-		default:
-			h.wall += cur.to.Sub(cur.from)
-			cur = s
-		}
-	}
-	if len(spans) > 0 {
-		h.wall += cur.to.Sub(cur.from)
-	}
-	if h.documents > 0 && (h.started.IsZero() || firstAdmission.Before(h.started)) {
-		h.started = firstAdmission
-	}
-	h.lastActivity = later(h.lastActivity, latest)
-	if h.live {
-		h.lastActivity = later(h.lastActivity, now)
-	}
+	h.addRuns(runs, ownerEnd, ownerLive, now)
+	h.bound(firstAdmission, latest, now)
 
 	// Per document: admission to first claim, and the SLO share. Per
 	// claim: how long the document had waited, since admission for a
@@ -195,6 +133,84 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 		h.peakInflight = derived
 	}
 	return h, nil
+}
+
+// attemptEnd is when an attempt stopped holding its document: its end; for
+// one that never ended, now when it is live, else (its process died) its
+// last sign of life.
+func attemptEnd(a journal.AttemptSpan, now time.Time) time.Time {
+	switch {
+	case !a.EndedAt.IsZero():
+		return a.EndedAt
+	case a.Live:
+		return now
+	}
+	return a.LastSeen
+}
+
+// bound sets the batch's start no later than its first admission, and its
+// last activity no earlier than the journal's latest record (or now, while
+// it is live).
+func (h *history) bound(firstAdmission, latest, now time.Time) {
+	if h.documents > 0 && (h.started.IsZero() || firstAdmission.Before(h.started)) {
+		h.started = firstAdmission
+	}
+	h.lastActivity = later(h.lastActivity, latest)
+	if h.live {
+		h.lastActivity = later(h.lastActivity, now)
+	}
+}
+
+// addRuns adds the runs' totals to h: their invocations, CPU, peaks, first
+// start and last activity, and the wall time, the union of their spans, so
+// that two processes sharing the batch count once and the pause between an
+// interrupted run and its resumption not at all. A run not ended lasts
+// until its owner's last attempt ended (ownerEnd), or until now when it
+// may still run.
+func (h *history) addRuns(runs []journal.Run, ownerEnd map[string]time.Time, ownerLive map[string]bool, now time.Time) {
+	type span struct{ from, to time.Time }
+	var spans []span
+	for _, r := range runs {
+		inv := report.Invocation{Owner: r.Owner, StartedAt: r.StartedAt.UTC(), Exit: r.Exit,
+			CPUSeconds: round3(r.CPUSeconds), PeakInflightBytes: r.PeakInflightBytes}
+		to := r.FinishedAt
+		if to.IsZero() {
+			// Not ended: going on, or killed, when it ended with its last
+			// sign of life.
+			to = later(r.StartedAt, ownerEnd[r.Owner])
+			if journal.Owner(r.Owner).MayRun(ownerLive[r.Owner]) {
+				to, h.live = now, true
+			}
+		} else {
+			inv.FinishedAt = r.FinishedAt.UTC()
+		}
+		h.runs = append(h.runs, inv)
+		h.cpu += r.CPUSeconds
+		h.peakInflight = max(h.peakInflight, r.PeakInflightBytes)
+		h.peakParentRSS = max(h.peakParentRSS, r.PeakParentRSS)
+		h.peakWorkerRSS = max(h.peakWorkerRSS, r.PeakWorkerRSS)
+		spans = append(spans, span{r.StartedAt, to})
+		if h.started.IsZero() || r.StartedAt.Before(h.started) {
+			h.started = r.StartedAt
+		}
+		h.lastActivity = later(h.lastActivity, to)
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.from.Compare(b.from) })
+	var cur span
+	for i, s := range spans {
+		switch {
+		case i == 0:
+			cur = s
+		case !s.from.After(cur.to):
+			cur.to = later(cur.to, s.to)
+		default:
+			h.wall += cur.to.Sub(cur.from)
+			cur = s
+		}
+	}
+	if len(spans) > 0 {
+		h.wall += cur.to.Sub(cur.from)
+	}
 }
 
 // reachedVerdict tells an attempt that read its pages and ended done or

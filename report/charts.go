@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -348,4 +349,37 @@ func timelineChart(tl Timeline) template.HTML {
 	}
 	s.text((left+right)/2, bottom+36, "middle", "axis", "time since the batch began ("+formatTime(tl.Start)+")")
 	return s.html()
+}
+
+// Bucket is one bar of a histogram: N samples in [Lo, Hi).
+type Bucket struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	N  int     `json:"n"`
+}
+
+// Timeline samples the batch's queue over time, from the journal's
+// timestamps, so that a stall shows as a shape: finished flat, running
+// stuck, the oldest queued document ageing.
+type Timeline struct {
+	Start  time.Time       `json:"start,omitzero"`
+	End    time.Time       `json:"end,omitzero"`
+	Points []TimelinePoint `json:"points"`
+}
+
+// TimelinePoint is the batch at Seconds after the timeline's start.
+type TimelinePoint struct {
+	Seconds float64 `json:"t"`
+	// Queued documents are admitted and waiting for an engine, Running
+	// ones held by one, Finished ones final.
+	Queued   int `json:"queued"`
+	Running  int `json:"running"`
+	Finished int `json:"finished"`
+	// OldestQueuedSeconds is the age since admission of the
+	// longest-waiting queued document, 0 when none waits.
+	OldestQueuedSeconds float64 `json:"oldest_queued_seconds"`
+	// InflightBytes are the source bytes of the documents running, an
+	// upper bound of what the engines held (a claimed document may still
+	// wait for byte budget).
+	InflightBytes int64 `json:"inflight_bytes"`
 }

@@ -73,18 +73,19 @@ func TestLowConfidenceWithoutBands(t *testing.T) {
 	}
 }
 
-// TestREADMEOutcomes: the README's Outcomes table has a row per final
-// state listing exactly the reasons of that state.
-func TestREADMEOutcomes(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+// TestManualOutcomes: the Outcomes table of the manual's outcomes topic
+// (refbatch help outcomes) has a row per final state listing exactly the
+// reasons of that state.
+func TestManualOutcomes(t *testing.T) {
+	b, err := os.ReadFile("../cmd/refbatch/topics/outcomes.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "\n## Outcomes\n")
+	_, section, ok := strings.Cut("\n"+string(b), "\n# Outcomes\n")
 	if !ok {
-		t.Fatal("README.md has no Outcomes section")
+		t.Fatal("the outcomes topic has no Outcomes section")
 	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section, _, _ = strings.Cut(section, "\n# ")
 	code := regexp.MustCompile("`([^`]+)`")
 	table := map[outcome.State][]outcome.Reason{}
 	for line := range strings.Lines(section) {

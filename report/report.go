@@ -347,39 +347,6 @@ const (
 	ClockEngine = "engine"
 )
 
-// Bucket is one bar of a histogram: N samples in [Lo, Hi).
-type Bucket struct {
-	Lo float64 `json:"lo"`
-	Hi float64 `json:"hi"`
-	N  int     `json:"n"`
-}
-
-// Timeline samples the batch's queue over time, from the journal's
-// timestamps, so that a stall shows as a shape: finished flat, running
-// stuck, the oldest queued document ageing.
-type Timeline struct {
-	Start  time.Time       `json:"start,omitzero"`
-	End    time.Time       `json:"end,omitzero"`
-	Points []TimelinePoint `json:"points"`
-}
-
-// TimelinePoint is the batch at Seconds after the timeline's start.
-type TimelinePoint struct {
-	Seconds float64 `json:"t"`
-	// Queued documents are admitted and waiting for an engine, Running
-	// ones held by one, Finished ones final.
-	Queued   int `json:"queued"`
-	Running  int `json:"running"`
-	Finished int `json:"finished"`
-	// OldestQueuedSeconds is the age since admission of the
-	// longest-waiting queued document, 0 when none waits.
-	OldestQueuedSeconds float64 `json:"oldest_queued_seconds"`
-	// InflightBytes are the source bytes of the documents running, an
-	// upper bound of what the engines held (a claimed document may still
-	// wait for byte budget).
-	InflightBytes int64 `json:"inflight_bytes"`
-}
-
 // compareRows orders rows by manifest, then line.
 func compareRows(a, b Row) int {
 	return cmp.Or(strings.Compare(a.Manifest, b.Manifest), a.ManifestLine-b.ManifestLine)

@@ -107,36 +107,44 @@ func (r *Result) Check(t Thresholds) []Regression {
 		}
 		prev = &r.Calibration[i]
 	}
-	if c := r.Coverage; c != nil && t.coverageGated() {
-		notMeasured := func(figure, what string) {
-			add(figure, "%s not measured (%s) but thresholds.json gates it", figure, what)
-		}
-		switch limit := t.FaintUnflaggedMax; {
-		case limit == nil:
-		case c.FaintDocuments == 0:
-			notMeasured("faint_unflagged", "no readable document has faint print in its truth")
-		case c.FaintUnflagged > *limit:
-			add("faint_unflagged", "documents done reading under %.0f%% of their faint print %d > threshold %d (%s)",
-				100*FaintReadRecall, c.FaintUnflagged, *limit, idList(c.FaintUnflaggedIDs))
-		}
-		switch limit := t.ColumnPageCERMax; {
-		case limit == nil:
-		case c.ColumnPages == 0:
-			notMeasured("column_page_cer", "no readable page has columns in its truth")
-		case c.ColumnMaxCER > *limit:
-			a, b := pair(c.ColumnMaxCER, *limit)
-			add("column_page_cer", "worst column page CER %s > threshold %s (%s page %d)", a, b, c.ColumnMaxSource, c.ColumnMaxPage)
-		}
-		switch limit := t.CoverageFalseAlarmsMax; {
-		case limit == nil:
-		case c.CleanDocuments == 0:
-			notMeasured("coverage_false_alarms", "no readable document without faint print")
-		case c.FalseAlarms > *limit:
-			add("coverage_false_alarms", "documents without faint print in review %s %d > threshold %d (%s)",
-				outcome.IncompleteText, c.FalseAlarms, *limit, idList(c.FalseAlarmIDs))
-		}
-	}
+	r.checkCoverage(t, add)
 	return out
+}
+
+// checkCoverage adds the regressions of r's coverage figures, when t gates
+// them.
+func (r *Result) checkCoverage(t Thresholds, add func(figure, format string, args ...any)) {
+	c := r.Coverage
+	if c == nil || !t.coverageGated() {
+		return
+	}
+	notMeasured := func(figure, what string) {
+		add(figure, "%s not measured (%s) but thresholds.json gates it", figure, what)
+	}
+	switch limit := t.FaintUnflaggedMax; {
+	case limit == nil:
+	case c.FaintDocuments == 0:
+		notMeasured("faint_unflagged", "no readable document has faint print in its truth")
+	case c.FaintUnflagged > *limit:
+		add("faint_unflagged", "documents done reading under %.0f%% of their faint print %d > threshold %d (%s)",
+			100*FaintReadRecall, c.FaintUnflagged, *limit, idList(c.FaintUnflaggedIDs))
+	}
+	switch limit := t.ColumnPageCERMax; {
+	case limit == nil:
+	case c.ColumnPages == 0:
+		notMeasured("column_page_cer", "no readable page has columns in its truth")
+	case c.ColumnMaxCER > *limit:
+		a, b := pair(c.ColumnMaxCER, *limit)
+		add("column_page_cer", "worst column page CER %s > threshold %s (%s page %d)", a, b, c.ColumnMaxSource, c.ColumnMaxPage)
+	}
+	switch limit := t.CoverageFalseAlarmsMax; {
+	case limit == nil:
+	case c.CleanDocuments == 0:
+		notMeasured("coverage_false_alarms", "no readable document without faint print")
+	case c.FalseAlarms > *limit:
+		add("coverage_false_alarms", "documents without faint print in review %s %d > threshold %d (%s)",
+			outcome.IncompleteText, c.FalseAlarms, *limit, idList(c.FalseAlarmIDs))
+	}
 }
 
 // idList names up to shownMismatches source IDs.

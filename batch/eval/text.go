@@ -3,6 +3,7 @@ package eval
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -109,10 +110,9 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 	var sumWER float64
 	// A page without an uncovered share counts as fully covered once any
 	// artifact records one: a build may leave the field out when it is 0.
-	measured := false
-	for _, pages := range in.Coverage {
-		measured = measured || slices.ContainsFunc(pages, func(p PageCoverage) bool { return p.UncoveredShare != nil })
-	}
+	measured := slices.ContainsFunc(slices.Collect(maps.Values(in.Coverage)), func(pages []PageCoverage) bool {
+		return slices.ContainsFunc(pages, func(p PageCoverage) bool { return p.UncoveredShare != nil })
+	})
 	for i, e := range in.Expected {
 		readable, doubted := e.readable(), e.doubted()
 		if (!readable && !doubted) || seen[e.SourceID] {
@@ -168,23 +168,7 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 				}
 			}
 			if d.Read && measured {
-				pc := PageCoverage{UncoveredShare: new(float64)}
-				if p < len(cov) && cov[p].UncoveredShare != nil {
-					pc = cov[p]
-				}
-				ps.UncoveredShare, ps.UncoveredFirst, ps.RecoveredWords = pc.UncoveredShare, pc.UncoveredFirst, pc.RecoveredWords
-				if d.MaxUncoveredShare == nil || *pc.UncoveredShare > *d.MaxUncoveredShare {
-					d.MaxUncoveredShare = pc.UncoveredShare
-				}
-				if pc.UncoveredFirst != nil && (d.MaxUncoveredFirst == nil || *pc.UncoveredFirst > *d.MaxUncoveredFirst) {
-					d.MaxUncoveredFirst = pc.UncoveredFirst
-				}
-				if pc.RecoveredWords != nil {
-					if d.RecoveredWords == nil {
-						d.RecoveredWords = new(int)
-					}
-					*d.RecoveredWords += *pc.RecoveredWords
-				}
+				d.addCoverage(&ps, cov, p)
 			}
 			d.Pages = append(d.Pages, ps)
 			docOCR, docTruth = append(docOCR, h), append(docTruth, r)
@@ -216,6 +200,35 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 		t.IDRecall.count(d.IDFound != nil, d.IDFound != nil && *d.IDFound)
 		t.DateRecall.count(d.DateFound != nil, d.DateFound != nil && *d.DateFound)
 	}
+	t.total(pageCER, sumWER)
+	return t, nil
+}
+
+// addCoverage records page p's coverage in ps and adds it to d's: a page
+// the artifact records no share for counts as fully covered.
+func (d *DocScore) addCoverage(ps *PageScore, cov []PageCoverage, p int) {
+	pc := PageCoverage{UncoveredShare: new(float64)}
+	if p < len(cov) && cov[p].UncoveredShare != nil {
+		pc = cov[p]
+	}
+	ps.UncoveredShare, ps.UncoveredFirst, ps.RecoveredWords = pc.UncoveredShare, pc.UncoveredFirst, pc.RecoveredWords
+	if d.MaxUncoveredShare == nil || *pc.UncoveredShare > *d.MaxUncoveredShare {
+		d.MaxUncoveredShare = pc.UncoveredShare
+	}
+	if pc.UncoveredFirst != nil && (d.MaxUncoveredFirst == nil || *pc.UncoveredFirst > *d.MaxUncoveredFirst) {
+		d.MaxUncoveredFirst = pc.UncoveredFirst
+	}
+	if pc.RecoveredWords != nil {
+		if d.RecoveredWords == nil {
+			d.RecoveredWords = new(int)
+		}
+		*d.RecoveredWords += *pc.RecoveredWords
+	}
+}
+
+// total turns t's sums into its figures: means, the 95th percentile of the
+// pages' CER, the overall rates.
+func (t *Text) total(pageCER []float64, sumWER float64) {
 	if t.Doubted > 0 {
 		t.DoubtedCER /= float64(t.Doubted)
 	}
@@ -235,7 +248,6 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 	if t.WER.N > 0 {
 		t.WER.Rate = float64(t.WER.Distance) / float64(t.WER.N)
 	}
-	return t, nil
 }
 
 // sumRates adds a document's page distances into one rate, with the empty

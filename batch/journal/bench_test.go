@@ -18,7 +18,7 @@ import (
 //	go test -run '^$' -bench . ./batch/journal
 //
 // BenchmarkWorkers runs on PostgreSQL too when REFBATCH_TEST_POSTGRES is
-// set (see README, "Running across machines", for the figures).
+// set (see refbatch help scale-out for the figures).
 
 func benchJournal(b *testing.B) *Journal {
 	b.Helper()

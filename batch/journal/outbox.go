@@ -142,7 +142,7 @@ func (j *Journal) runEndNotices(tx *sql.Tx, run int64, end RunEnd) error {
 		c.ExitCode, c.Why = end.ExitCode, end.Why
 		return j.enqueue(tx, NoticeInterrupted, end.BatchID, c)
 	}
-	// The codes of `refbatch run` (README, "Exit codes").
+	// The codes of `refbatch run` (refbatch help outcomes, "Exit codes").
 	if person > 0 {
 		c.ExitCode = 4
 	}

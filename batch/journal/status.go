@@ -102,17 +102,42 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 	}
 	defer tx.Rollback()
 
-	rows, err := tx.Query(`SELECT r.kind, COALESCE(d.state,''), COUNT(*) FROM rows r LEFT JOIN documents d ON d.id = r.document_id GROUP BY 1, 2`)
+	if err := s.countRows(tx); err != nil {
+		return s, wrap(err)
+	}
+	var first sql.NullInt64
+	if err := tx.QueryRow(`SELECT COUNT(*), COALESCE(SUM(pages),0), MIN(admitted_at) FROM documents`).Scan(&s.Documents, &s.DocumentPages, &first); err != nil {
+		return s, wrap(err)
+	}
+	s.FirstAdmission = fromMS(first)
+	holders, err := s.readQueue(tx, now)
 	if err != nil {
 		return s, wrap(err)
 	}
+	var last sql.NullInt64
+	if err := tx.QueryRow(`SELECT COALESCE(SUM(CASE WHEN finished_at >= ? THEN 1 ELSE 0 END),0), MAX(finished_at) FROM pages`, ms(now.Add(-window))).Scan(&s.PagesInWindow, &last); err != nil {
+		return s, wrap(err)
+	}
+	s.LastPage = fromMS(last)
+	if err := s.countLiveRuns(tx, now, holders); err != nil {
+		return s, wrap(err)
+	}
+	return s, nil
+}
+
+// countRows counts the manifest's rows per state into s.Rows.
+func (s *Snapshot) countRows(tx *sql.Tx) error {
+	rows, err := tx.Query(`SELECT r.kind, COALESCE(d.state,''), COUNT(*) FROM rows r LEFT JOIN documents d ON d.id = r.document_id GROUP BY 1, 2`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
 	for rows.Next() {
 		var kind rowKind
 		var state outcome.State
 		var n int
 		if err := rows.Scan(&kind, &state, &n); err != nil {
-			rows.Close()
-			return s, wrap(err)
+			return err
 		}
 		switch kind {
 		case kindRejected:
@@ -123,30 +148,26 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 			s.Rows[state] += n
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s, wrap(err)
-	}
+	return rows.Err()
+}
 
-	var first sql.NullInt64
-	if err := tx.QueryRow(`SELECT COUNT(*), COALESCE(SUM(pages),0), MIN(admitted_at) FROM documents`).Scan(&s.Documents, &s.DocumentPages, &first); err != nil {
-		return s, wrap(err)
-	}
-	s.FirstAdmission = fromMS(first)
-
+// readQueue reads the queued documents at now: the pages left, the
+// documents running and waiting, the oldest waiting, and who holds their
+// leases (s.Leases, live holders first), which it returns by owner too.
+func (s *Snapshot) readQueue(tx *sql.Tx, now time.Time) (map[string]*LeaseHolder, error) {
 	holders := map[string]*LeaseHolder{}
-	rows, err = tx.Query(`SELECT pages, admitted_at, COALESCE(lease_owner,''), lease_token IS NOT NULL, COALESCE(lease_expires,0) FROM documents WHERE state=?`, outcome.Queued)
+	rows, err := tx.Query(`SELECT pages, admitted_at, COALESCE(lease_owner,''), lease_token IS NOT NULL, COALESCE(lease_expires,0) FROM documents WHERE state=?`, outcome.Queued)
 	if err != nil {
-		return s, wrap(err)
+		return nil, err
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var pages int
 		var admitted, expires int64
 		var owner string
 		var leased bool
 		if err := rows.Scan(&pages, &admitted, &owner, &leased, &expires); err != nil {
-			rows.Close()
-			return s, wrap(err)
+			return nil, err
 		}
 		s.RemainingPages += pages
 		live := leased && expires > ms(now) && !Owner(owner).dead()
@@ -171,9 +192,8 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 			s.OldestWaiting = a
 		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return s, wrap(err)
+		return nil, err
 	}
 	for _, h := range holders {
 		s.Leases = append(s.Leases, *h)
@@ -187,34 +207,28 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 		}
 		return b.Documents - a.Documents
 	})
+	return holders, nil
+}
 
-	var last sql.NullInt64
-	if err := tx.QueryRow(`SELECT COALESCE(SUM(CASE WHEN finished_at >= ? THEN 1 ELSE 0 END),0), MAX(finished_at) FROM pages`, ms(now.Add(-window))).Scan(&s.PagesInWindow, &last); err != nil {
-		return s, wrap(err)
-	}
-	s.LastPage = fromMS(last)
-
-	rows, err = tx.Query(`SELECT owner, COALESCE(heartbeat_at,0) FROM runs WHERE finished_at IS NULL`)
+// countLiveRuns counts the runs not ended whose process may still run.
+func (s *Snapshot) countLiveRuns(tx *sql.Tx, now time.Time, holders map[string]*LeaseHolder) error {
+	rows, err := tx.Query(`SELECT owner, COALESCE(heartbeat_at,0) FROM runs WHERE finished_at IS NULL`)
 	if err != nil {
-		return s, wrap(err)
+		return err
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var owner string
 		var beat int64
 		if err := rows.Scan(&owner, &beat); err != nil {
-			rows.Close()
-			return s, wrap(err)
+			return err
 		}
 		h := holders[owner]
 		if Owner(owner).MayRun((h != nil && h.Live) || beat > ms(now.Add(-HeartbeatTTL))) {
 			s.LiveRuns++
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s, wrap(err)
-	}
-	return s, nil
+	return rows.Err()
 }
 
 // DocSpan is one document's life in the journal.

@@ -14,7 +14,7 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// independentRoot recomputes a journal's batch root from the README's
+// independentRoot recomputes a journal's batch root from the custody topic's
 // description of the custody log alone, without refbatch's code: each
 // event's hash is the SHA-256 of the netstrings of "refbatch-event-1",
 // the previous hash (64 zeros first), id, at, kind, manifest, line,
@@ -45,7 +45,7 @@ func independentRoot(t *testing.T, db *sql.DB) (string, int64) {
 	return prev, n
 }
 
-// chainHash is an event's hash as the README describes it: the SHA-256 of
+// chainHash is an event's hash as the custody topic describes it: the SHA-256 of
 // the netstrings of "refbatch-event-1", prev and the event's fields.
 func chainHash(prev string, fields ...string) string {
 	var pre strings.Builder
@@ -170,7 +170,7 @@ func TestCustodyRoot(t *testing.T) {
 	}
 }
 
-// forgeDecision rewrites history as a forger who read the README would:
+// forgeDecision rewrites history as a forger who read the custody topic would:
 // a person's acceptance of doc inserted before the last event, the
 // document's state set to match, and every hash from there recomputed, so
 // that the chain and the tables agree again.

@@ -256,10 +256,12 @@ eval "$1"; words=(refbatch run --max-); CURRENT=3; _refbatch`
 }
 
 // TestManPages renders every generated page with man -l, and with groff's
-// warnings on when groff is there.
+// warnings on when groff is there: a page per command in the first folder,
+// a page per topic in the second.
 func TestManPages(t *testing.T) {
-	dir := t.TempDir()
-	if r := refbatch(t, nil, manCommandName, dir); r.code != 0 {
+	t.Parallel()
+	dir, topicDir := t.TempDir(), t.TempDir()
+	if r := refbatch(t, nil, manCommandName, dir, topicDir); r.code != 0 {
 		t.Fatalf("__man: exit %d\n%s", r.code, r.stderr)
 	}
 	want := map[string]string{"refbatch.1": "refbatch-run(1)"}
@@ -268,6 +270,7 @@ func TestManPages(t *testing.T) {
 	}
 	want["refbatch-run.1"] = "--max-bytes SIZE"
 	want["refbatch-review.1"] = "REVIEW RETRY"
+	want["refbatch-verify.1"] = "DETAILS" // its reference
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != len(want) {
 		t.Errorf("pages %v, want %d", ents, len(want))
@@ -276,6 +279,16 @@ func TestManPages(t *testing.T) {
 		page := filepath.Join(dir, name)
 		if out := manPage(t, page); !strings.Contains(out, text) {
 			t.Errorf("%s lacks %q:\n%s", name, text, out)
+		}
+	}
+	ents, _ = os.ReadDir(topicDir)
+	if len(ents) != len(topics()) {
+		t.Errorf("topic pages %v, want %d", ents, len(topics()))
+	}
+	for _, tp := range topics() {
+		page := filepath.Join(topicDir, "refbatch-"+tp.name+".7")
+		if out := manPage(t, page); !regexp.MustCompile(`refbatch-`+tp.name+`\s+-\s`).MatchString(out) || !strings.Contains(out, tp.title) {
+			t.Errorf("%s lacks its name and title:\n%.400s", page, out)
 		}
 	}
 }

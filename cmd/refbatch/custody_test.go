@@ -39,7 +39,7 @@ func TestEncryptedCustody(t *testing.T) {
 	if !rep.Run.Encrypted {
 		t.Error("report does not record the encryption choice")
 	}
-	// The demo's batch: its root, recomputed from the README's encoding
+	// The demo's batch: its root, recomputed from the custody topic's encoding
 	// of the custody log without refbatch's code, is the one reported.
 	if root, n := independentRoot(t, openDB(t, out)); rep.Custody == nil || root != rep.Custody.Root || n != rep.Custody.Events {
 		t.Errorf("independent root %s after %d events, report %+v", root, n, rep.Custody)

@@ -227,7 +227,7 @@ func TestEvalUsage(t *testing.T) {
 // real-world corpus against testdata/real_expected.csv, which transcribes
 // the corpus README's "a correct importer should…" column. The files carry
 // none of our participant IDs, so the ID check is off (--no-id-check). It
-// runs at the default 300 DPI, the resolution the README's outcomes were
+// runs at the default 300 DPI, the resolution the corpus README's outcomes were
 // measured at: at 150 DPI 2400dpi.pdf (a 1.7-inch page) renders too small
 // to read.
 func TestEvalRealCorpus(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 // into a fresh PREFIX, and checks what landed there: the binary reports the
 // version make stamped (git describe, never devel), a document it reads
 // records that version in its provenance and the report, the man pages
-// render with man -l, and the completion scripts are those refbatch prints.
+// (a page per command, one per topic) render with man -l, and the completion scripts are those refbatch prints.
 func TestMakeInstall(t *testing.T) {
 	for _, tool := range []string{"make", "git", "pkg-config"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -46,6 +46,9 @@ func TestMakeInstall(t *testing.T) {
 		if got := manPage(t, filepath.Join(prefix, "share", "man", "man1", page)); !strings.Contains(got, version) {
 			t.Errorf("%s does not name version %s", page, version)
 		}
+	}
+	if got := manPage(t, filepath.Join(prefix, "share", "man", "man7", "refbatch-outcomes.7")); !strings.Contains(got, "rejected_by_person") {
+		t.Errorf("refbatch-outcomes.7 is not the outcomes topic:\n%.400s", got)
 	}
 	for shell, file := range map[string]string{"bash": "share/bash-completion/completions/refbatch", "zsh": "share/zsh/site-functions/_refbatch"} {
 		b, err := os.ReadFile(filepath.Join(prefix, file))

@@ -1,6 +1,6 @@
 // Command refbatch turns an archive of scanned referral PDFs into
-// searchable, auditable text. See README.md for the commands and the
-// contracts they keep.
+// searchable, auditable text. Each command's help and the manual's topics
+// (topics/*.md, `refbatch help TOPIC`) give the contracts it keeps.
 package main
 
 import (
@@ -167,8 +167,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			evalCommand(),
 			versionCommand(),
 			completionCommand(),
+			helpCommand(),
 		},
 	}
+	app.Description = topicList()
+	withReferences(app.Commands)
 	app.Commands = append(app.Commands, manCommand())
 	app.Commands = append(app.Commands, workerCmds()...)
 	// A bad flag is a usage error (exit 2) whichever command it reached.

@@ -18,13 +18,17 @@ func manCommand() *cli.Command {
 	return &cli.Command{
 		Name:      manCommandName,
 		Hidden:    true,
-		Usage:     "internal: write a man page per command into DIR (make install runs it)",
-		ArgsUsage: "DIR",
+		Usage:     "internal: write a man page per command into DIR, and one per topic into TOPICDIR (default DIR) (make install runs it)",
+		ArgsUsage: "DIR [TOPICDIR]",
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErr("__man takes the folder to write the pages into", "refbatch __man DIR")
+			if c.NArg() != 1 && c.NArg() != 2 {
+				return usageErr("__man takes the folder to write the pages into, and the topics' folder", "refbatch __man DIR [TOPICDIR]")
 			}
-			return writeManPages(c.App, c.Args().First())
+			topicDir := c.Args().Get(1)
+			if topicDir == "" {
+				topicDir = c.Args().First()
+			}
+			return writeManPages(c.App, c.Args().First(), topicDir)
 		},
 	}
 }
@@ -32,17 +36,21 @@ func manCommand() *cli.Command {
 // writeManPages writes refbatch.1 and a refbatch-CMD.1 per visible command
 // into dir, generated from the CLI's own definition: its usage, description
 // and flags, as help shows them. A paragraph of a description that starts
-// "Exit status:" or "Environment:" becomes that section of the page.
-func writeManPages(app *cli.App, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	pages := map[string]string{"refbatch.1": appPage(app)}
+// "Exit status:" or "Environment:" becomes that section of the page. Each
+// topic of the manual becomes refbatch-TOPIC.7 in topicDir.
+func writeManPages(app *cli.App, dir, topicDir string) error {
+	pages := map[string]string{filepath.Join(dir, "refbatch.1"): appPage(app)}
 	for _, c := range manCommands(app.VisibleCommands()) {
-		pages["refbatch-"+c.Name+".1"] = commandPage(app, c)
+		pages[filepath.Join(dir, "refbatch-"+c.Name+".1")] = commandPage(app, c)
+	}
+	for _, t := range topics() {
+		pages[filepath.Join(topicDir, "refbatch-"+t.name+".7")] = topicPage(app, t)
 	}
 	for name, page := range pages {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(name, []byte(page), 0o644); err != nil {
 			return err
 		}
 	}
@@ -52,7 +60,7 @@ func writeManPages(app *cli.App, dir string) error {
 // appPage is refbatch.1: the commands, the global flags, the pages to read.
 func appPage(app *cli.App) string {
 	var b strings.Builder
-	header(&b, "refbatch", app.Usage, app.Version)
+	header(&b, "refbatch", 1, app.Usage, app.Version)
 	fmt.Fprintf(&b, ".SH SYNOPSIS\n.B refbatch\n[\\fB\\-\\-help\\fR] [\\fB\\-\\-version\\fR] \\fICOMMAND\\fR [\\fIoptions\\fR] [\\fIarguments\\fR]\n")
 	b.WriteString(".SH DESCRIPTION\n" + roffText(app.Usage+".") + "\n")
 	b.WriteString(".PP\nEach command has its own page, refbatch\\-COMMAND(1), and its own \\fBrefbatch help\\fR \\fICOMMAND\\fR.\n")
@@ -63,6 +71,11 @@ func appPage(app *cli.App) string {
 		see = append(see, fmt.Sprintf(".BR refbatch\\-%s (1)", roffText(c.Name)))
 	}
 	flagSection(&b, "OPTIONS", app.VisibleFlags())
+	b.WriteString(".SH TOPICS\n.PP\nThe manual's topics: \\fBrefbatch help\\fR \\fITOPIC\\fR, or refbatch\\-TOPIC(7).\n")
+	for _, t := range topics() {
+		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roffText(t.name), roffText(t.summary))
+		see = append(see, fmt.Sprintf(".BR refbatch\\-%s (7)", roffText(t.name)))
+	}
 	b.WriteString(".SH SEE ALSO\n" + strings.Join(see, ",\n") + "\n")
 	return b.String()
 }
@@ -70,7 +83,8 @@ func appPage(app *cli.App) string {
 // commandPage is refbatch-CMD.1, with a section per subcommand.
 func commandPage(app *cli.App, c *cli.Command) string {
 	var b strings.Builder
-	header(&b, "refbatch-"+c.Name, c.Usage, app.Version)
+	b.WriteString(pageMark)
+	header(&b, "refbatch-"+c.Name, 1, c.Usage, app.Version)
 	b.WriteString(".SH SYNOPSIS\n")
 	synopsis(&b, "refbatch "+c.Name, c)
 	subs := manCommands(c.VisibleCommands())
@@ -91,6 +105,9 @@ func commandPage(app *cli.App, c *cli.Command) string {
 			b.WriteString(roffText(s.Usage+".") + "\n")
 		}
 		flagSection(&b, "", s.VisibleFlags())
+	}
+	if ref, ok := reference(c.Name); ok {
+		b.WriteString(".SH DETAILS\n" + mdRoff(ref))
 	}
 	var envFlags []flagDoc
 	for _, f := range c.VisibleFlags() {
@@ -125,8 +142,8 @@ func manCommands(cs []*cli.Command) []*cli.Command {
 
 // header starts a page; no hyphenation, so that flags and file names stay
 // whole.
-func header(b *strings.Builder, name, usage, version string) {
-	fmt.Fprintf(b, ".TH %s 1 \"\" \"refbatch %s\" \"refbatch manual\"\n.nh\n", roffText(strings.ToUpper(name)), roffText(version))
+func header(b *strings.Builder, name string, section int, usage, version string) {
+	fmt.Fprintf(b, ".TH %s %d \"\" \"refbatch %s\" \"refbatch manual\"\n.nh\n", roffText(strings.ToUpper(name)), section, roffText(version))
 	fmt.Fprintf(b, ".SH NAME\n%s \\- %s\n", roffText(name), roffText(usage))
 }
 

@@ -14,7 +14,7 @@ import (
 // TestSharedJournal runs the sample on a PostgreSQL journal and reads it
 // back with every command that takes --journal: status, report, review,
 // show and verify (with the pinned root). The custody log is the same as
-// on SQLite: the README's encoding recomputes its root independently, and
+// on SQLite: the custody topic's encoding recomputes its root independently, and
 // a rewrite of the journal behind the log is found by verify --root as it
 // is on SQLite. The refusals: a --journal that is no URL, another --out
 // than the batch's, a journal with no batch.

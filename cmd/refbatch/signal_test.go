@@ -27,7 +27,7 @@ import (
 // consistent.
 
 // interruptBound is how long a command may take to end after SIGINT: the
-// README's 2 seconds, with slack for a loaded test machine (the tests log
+// 2 seconds refbatch help run promises, with slack for a loaded test machine (the tests log
 // the time measured).
 const interruptBound = 3 * time.Second
 

@@ -1,6 +1,6 @@
 // Command refbench measures refbatch against the machine's limit and
 // against OCRmyPDF, on the same pages, and writes bench.json. `make bench`
-// runs it; see README, "Benchmarks".
+// runs it; see refbatch help benchmarks.
 //
 // Usage:
 //

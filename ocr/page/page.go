@@ -51,8 +51,8 @@ const (
 	DefaultMaxPagePixels = 50_000_000
 	// DefaultFirstDPI is the resolution of a page's first reading under
 	// the cascade: 200 dpi reads a page at about 0.7 of the time of 300,
-	// and as well when its print is large (see the README, "Two
-	// resolutions").
+	// and as well when its print is large (see "Two resolutions" in
+	// refbatch help reading).
 	DefaultFirstDPI = 200
 	// DefaultCoverConfidence is the least confidence of a word whose ink
 	// counts as read, and of a word recovery adds. On the evaluation

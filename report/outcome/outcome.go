@@ -14,7 +14,8 @@
 // `refbatch run --json`'s events, and people filter on them in
 // spreadsheets: a code is never renamed or given another meaning. A new
 // one may be added; it then needs its explanation in package report and
-// its row in the README's Outcomes table (tests check both).
+// its row in the Outcomes table of `refbatch help outcomes`
+// (cmd/refbatch/topics/outcomes.md; tests check both).
 //
 // # States
 //

@@ -36,7 +36,7 @@ func TestVocabulary(t *testing.T) {
 		add("band", string(b))
 	}
 	if n := len(Reasons()); n != 27 {
-		t.Errorf("%d reasons, want 27 (a new one needs its README row and report text)", n)
+		t.Errorf("%d reasons, want 27 (a new one needs its row in the outcomes topic and report text)", n)
 	}
 	for _, r := range Reasons() {
 		st := r.State()
