@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 	case "admit":
 		os.Exit(admit.ServeMain())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeFixtures()
+	os.Exit(code)
 }
 
 // testAdmission runs admission's PDF checks in real children: the test
