@@ -101,7 +101,7 @@ func secretFile(t *testing.T, secret string) string {
 func TestWebhooks(t *testing.T) {
 	dir := t.TempDir()
 	manifest := filepath.Join(sampleDir(t), "manifest.csv")
-	plain := refbatch(t, nil, runArgs(filepath.Join(dir, "plain"), manifest)...)
+	plain := sampleRun(t, filepath.Join(dir, "plain"))
 
 	rcv := newReceiver(t)
 	rcv.fail = 3
