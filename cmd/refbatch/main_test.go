@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -391,61 +390,6 @@ func corpusDir(t *testing.T) string {
 		t.Skipf("real corpus not found at %s", dir)
 	}
 	return dir
-}
-
-// TestRealCorpus runs every file of the shared real-world corpus: no crash,
-// no hang, every row reaches a state, and the files that must be refused are
-// refused for the reasons its README gives.
-func TestRealCorpus(t *testing.T) {
-	dir := corpusDir(t)
-	files, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
-	if len(files) != 25 {
-		t.Fatalf("corpus has %d PDFs, want 25", len(files))
-	}
-	var b strings.Builder
-	b.WriteString("source_id,participant_id,referral_date,consent,path\n")
-	for _, f := range files {
-		name := filepath.Base(f)
-		b.WriteString(strings.TrimSuffix(name, ".pdf") + ",P-000000,2024-01-01,yes," + name + "\n")
-	}
-	tmp := t.TempDir()
-	manifest := filepath.Join(tmp, "manifest.csv")
-	os.WriteFile(manifest, []byte(b.String()), 0o600)
-	out := filepath.Join(tmp, "out")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	_ = ctx
-	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--root", dir, "--dpi", "100", "--page-timeout", "60s", manifest)
-	if r.code != exitNeedsPerson {
-		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	rep := readReport(t, out)
-	want := map[string]string{
-		"invalid":                     "malformed_pdf",
-		"encrypted_algo4":             "encrypted",
-		"libreoffice-writer-password": "encrypted",
-		"skew-encrypted":              "encrypted",
-		"hugemono":                    "page_too_large",
-		"unreadablemetadata":          "malformed_pdf",
-		"enormous":                    "page_too_large",
-		"multipage":                   "page_too_large",
-		"imagemagick-CCITTFaxDecode":  "empty_text",
-		"lichtenstein":                "empty_text",
-		"livecycle":                   "empty_text",
-		"no_contents":                 "empty_text",
-	}
-	for _, row := range rep.Rows {
-		if row.State == "" || row.State == "queued" {
-			t.Errorf("%s: not final (%q)", row.SourceID, row.State)
-		}
-		if reason, ok := want[row.SourceID]; ok && string(row.Reason) != reason {
-			t.Errorf("%s: %s/%s, want reason %s", row.SourceID, row.State, row.Reason, reason)
-		}
-		if row.Reason == "attempts_exhausted" || row.Reason == "timeout" {
-			t.Errorf("%s: %s — an engine crashed or hung", row.SourceID, row.Reason)
-		}
-		t.Logf("%-32s %-9s %-16s conf %.1f", row.SourceID, row.State, row.Reason, row.MeanConfidence)
-	}
 }
 
 // TestSIGKILLThenResume: SIGKILL of the whole process group mid-batch
