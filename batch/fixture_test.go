@@ -4,6 +4,8 @@ import (
 	"os"
 	"sync"
 	"testing"
+
+	"github.com/refbatch/refbatch/batch/batchtest"
 )
 
 // fixtures are folders built once per test binary and shared by the
@@ -34,4 +36,23 @@ func removeFixtures() {
 	for _, d := range fixtures.dirs {
 		os.RemoveAll(d)
 	}
+}
+
+// tinySamples are ten good documents that cost no OCR time to speak of
+// (batchtest.TinyReferral), each with bytes and a participant ID of its
+// own, for the tests of the journal, the processes and the faults, which
+// never look at the text.
+func tinySamples(t *testing.T) []sampleRow {
+	t.Helper()
+	// Not in t.TempDir(): a subtest's name may hold a comma, which the
+	// manifests these tests write do not quote.
+	docs, err := batchtest.TinyDocs(fixtureDir(t), "T", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []sampleRow
+	for _, d := range docs {
+		rows = append(rows, sampleRow{d.SourceID, d.ParticipantID, d.Date, d.Path})
+	}
+	return rows
 }
