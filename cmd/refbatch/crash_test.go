@@ -147,6 +147,7 @@ func (b on) journalLocation() string {
 }
 
 func TestKillLoop(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	if testing.Short() {
 		t.Skip("kill loop is long")
 	}
@@ -232,7 +233,10 @@ func assertNoTemp(t *testing.T, out, tmp string) int {
 	return n
 }
 
-func TestTwoProcesses(t *testing.T) { journaltest.Each(t, testTwoProcesses) }
+func TestTwoProcesses(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
+	journaltest.Each(t, testTwoProcesses)
+}
 
 func testTwoProcesses(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
@@ -316,6 +320,7 @@ func TestDiskFullAtStart(t *testing.T) {
 }
 
 func TestDiskFull(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	dir := t.TempDir()
 	mnt := smallDisk(t, dir, "4m")
 	manifest := bigManifest(t, dir, 12)

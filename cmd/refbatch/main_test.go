@@ -265,6 +265,7 @@ func assertNoPHI(t *testing.T, out, manifestPath string, r result) {
 // uninterrupted run would. The documents are tiny (bigManifest): the
 // text is not the point.
 func TestInterruptThenResume(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	manifest := bigManifest(t, dir, 8)
@@ -396,6 +397,7 @@ func corpusDir(t *testing.T) string {
 // loses nothing; the same command again finishes the batch, each
 // document read by one successful attempt. Tiny documents, as above.
 func TestSIGKILLThenResume(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	if runtime.GOOS != "linux" {
 		t.Skip("linux only")
 	}

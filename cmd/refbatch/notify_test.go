@@ -233,6 +233,7 @@ func assertNoIdentifiers(t *testing.T, text, manifest string) {
 // the outbox; refbatch notify delivers it once, with the same ID, and
 // neither notify nor the next run sends it again.
 func TestWebhookAfterKill(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	dir := t.TempDir()
 	manifest := bigManifest(t, dir, 2)
 	out := filepath.Join(dir, "out")
@@ -287,6 +288,7 @@ func TestWebhookAfterKill(t *testing.T) {
 // (0 while the stall time has not passed), 0 on a finished batch; a run
 // whose pages hang sends batch_stalled itself.
 func TestStatusCheck(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	dir := t.TempDir()
 	manifest := bigManifest(t, dir, 12)
 	out := filepath.Join(dir, "out")
