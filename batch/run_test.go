@@ -248,6 +248,7 @@ func testFaults(t *testing.T, be journaltest.Backend) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // most of its time is a hang, a timeout or a retry waited out
 			dir := t.TempDir()
 			rows := [][4]string{}
 			for _, g := range good {
