@@ -18,11 +18,11 @@ func joinOptions(o Options, faults string) JoinOptions {
 	return JoinOptions{Place: Place{Out: o.Out, Journal: o.Journal}, Workers: 1, Worker: testWorker(faults), Admission: testAdmission}
 }
 
-// sampleManifest writes a manifest of n rows over the sample's good
+// sampleManifest writes a manifest of n rows over tiny good
 // documents, each under a source_id of its own.
 func sampleManifest(t *testing.T, dir string, n int) string {
 	t.Helper()
-	good := goodSamples(t)
+	good := tinySamples(t)
 	var rows [][4]string
 	for i := range n {
 		g := good[i%len(good)]
@@ -93,7 +93,7 @@ func testJoin(t *testing.T, be journaltest.Backend) {
 
 	t.Run("rejects a file whose bytes changed since it was admitted", func(t *testing.T) {
 		dir := t.TempDir()
-		good := goodSamples(t)
+		good := tinySamples(t)
 		var rows [][4]string
 		for i, g := range good[:3] {
 			p := filepath.Join(dir, fmt.Sprintf("J-%02d.pdf", i))

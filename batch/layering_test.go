@@ -39,6 +39,8 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool {
 			return imp == "batch" || imp == "batch/journal" || imp == "ocr/page" || imp == "ocr/view"
 		}, true
+	case pkg == "batch/batchtest":
+		return func(imp string) bool { return imp == "ocr" }, true
 	case pkg == "batch/eval":
 		return func(imp string) bool { return imp == "report/outcome" || slices.Contains(leaves, imp) }, true
 	case pkg == "batch/export":

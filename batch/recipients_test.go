@@ -28,7 +28,7 @@ func TestRecipientsPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	samples := goodSamples(t)
+	samples := tinySamples(t)
 	manifest := func(s sampleRow) string {
 		return writeManifest(t, dir, [][4]string{{s.sourceID, s.path, s.participantID, s.date}})
 	}

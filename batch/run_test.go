@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 	case "admit":
 		os.Exit(admit.ServeMain())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeFixtures()
+	os.Exit(code)
 }
 
 // testAdmission runs admission's PDF checks in real children: the test
@@ -223,8 +225,8 @@ func attemptsOf(t *testing.T, o Options, sourceID string) []journal.AttemptSpan 
 func TestFaults(t *testing.T) { journaltest.Each(t, testFaults) }
 
 func testFaults(t *testing.T, be journaltest.Backend) {
-	good := goodSamples(t)[:3]
-	victim := goodSamples(t)[3]
+	good := tinySamples(t)[:3]
+	victim := tinySamples(t)[3]
 	tests := []struct {
 		name     string
 		fault    string // the fault's kind; it strikes the victim's bytes
@@ -246,6 +248,7 @@ func testFaults(t *testing.T, be journaltest.Backend) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // most of its time is a hang, a timeout or a retry waited out
 			dir := t.TempDir()
 			rows := [][4]string{}
 			for _, g := range good {
@@ -293,7 +296,7 @@ func testFaults(t *testing.T, be journaltest.Backend) {
 func TestBreakerStopsBrokenEngines(t *testing.T) {
 	dir := t.TempDir()
 	var rows [][4]string
-	g := goodSamples(t)[0]
+	g := tinySamples(t)[0]
 	for i := 0; i < 7; i++ {
 		// Seven documents of the same bytes, under seven source IDs.
 		rows = append(rows, [4]string{fmt.Sprintf("C-%d", i), g.path, g.participantID, g.date})
@@ -312,7 +315,7 @@ func TestBreakerStopsBrokenEngines(t *testing.T) {
 // review, and the good document is done.
 func TestPoisonIsNotBreakage(t *testing.T) {
 	dir := t.TempDir()
-	s := goodSamples(t)
+	s := tinySamples(t)
 	var rows [][4]string
 	for i := 0; i < breakerThreshold+1; i++ {
 		rows = append(rows, [4]string{fmt.Sprintf("C-%d", i), s[0].path, s[0].participantID, s[0].date})
@@ -341,7 +344,7 @@ func TestDuplicatesAndConflictsAcrossRuns(t *testing.T) {
 
 func testDuplicatesAndConflictsAcrossRuns(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
-	s := goodSamples(t)
+	s := tinySamples(t)
 	out := filepath.Join(dir, "out")
 	jr := be.Shared(t)
 	on := func(o Options) Options { o.Journal = jr; return o }
@@ -378,7 +381,7 @@ func testTwoRunsShareTheWork(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
 	jr := be.Shared(t)
 	var rows [][4]string
-	for i, g := range goodSamples(t) {
+	for i, g := range tinySamples(t) {
 		rows = append(rows, [4]string{fmt.Sprintf("S-%d", i), g.path, g.participantID, g.date})
 	}
 	manifest := writeManifest(t, dir, rows)
@@ -410,7 +413,7 @@ func testTwoRunsShareTheWork(t *testing.T, be journaltest.Backend) {
 
 func TestInterruptReleasesUncounted(t *testing.T) {
 	dir := t.TempDir()
-	s := goodSamples(t)
+	s := tinySamples(t)
 	manifest := writeManifest(t, dir, [][4]string{{"A", s[0].path, s[0].participantID, s[0].date}, {"B", s[1].path, s[1].participantID, s[1].date}})
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithCancel(context.Background())

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"filippo.io/age"
@@ -16,11 +17,30 @@ import (
 	_ "modernc.org/sqlite" // to tamper with the journal as an attacker would
 )
 
-// finishedBatch runs a small encrypted batch once; each tamper case works
-// on its own copy, which is the same as a fresh finished batch.
+// finishedBatch is a small encrypted batch, run once for the test binary
+// in a folder the tests share: they read it, or work on their own copy
+// (copyTree), which is the same as a fresh finished batch. Its sources
+// are recorded by absolute path: a test that alters one restores it.
 func finishedBatch(t *testing.T) (dir string, id *age.X25519Identity) {
 	t.Helper()
-	dir = t.TempDir()
+	finished.once.Do(func() {
+		finished.dir, finished.id = buildFinishedBatch(t)
+	})
+	if finished.id == nil {
+		t.Fatal("the shared finished batch could not be built (see the first test that asked for it)")
+	}
+	return finished.dir, finished.id
+}
+
+var finished struct {
+	once sync.Once
+	dir  string
+	id   *age.X25519Identity
+}
+
+func buildFinishedBatch(t *testing.T) (dir string, id *age.X25519Identity) {
+	t.Helper()
+	dir = fixtureDir(t)
 	id, err := age.GenerateX25519Identity()
 	if err != nil {
 		t.Fatal(err)

@@ -91,7 +91,8 @@ func TestCustodyRoot(t *testing.T) {
 	writeSubset(t, manifest, 3)
 	run := func() string {
 		t.Helper()
-		r := refbatch(t, nil, runArgs(out, "--root", sampleDir(t), "--root-log", rootLog, manifest)...)
+		// 100 dpi: the custody log is the point, not the text.
+		r := refbatch(t, nil, runArgs(out, "--root", sampleDir(t), "--root-log", rootLog, "--dpi", "100", manifest)...)
 		if r.code != 0 && r.code != exitNeedsPerson {
 			t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 		}

@@ -19,8 +19,9 @@ import (
 // These tests do the damage for real: SIGKILL of the whole process group,
 // two processes on one output folder, a disk that fills mid-batch.
 
-// bigManifest writes a manifest of n rows over the sample's good documents
-// (repeated under new source_ids, so each is a separate document) plus the
+// bigManifest writes a manifest of n good rows, each a tiny one-page
+// referral of its own (tinyReferral: read in a fraction of a second, so
+// the tests' time goes to what they test, not to OCR), plus four of the
 // sample's bad rows, into dir; paths are absolute.
 func bigManifest(t *testing.T, dir string, n int) string {
 	t.Helper()
@@ -31,20 +32,22 @@ func bigManifest(t *testing.T, dir string, n int) string {
 			expected[r["source_id"]] = r["state"]
 		}
 	}
-	var good, bad []map[string]string
+	var bad []map[string]string
 	for _, r := range readCSV(t, filepath.Join(sample, "manifest.csv")) {
 		r["path"] = filepath.Join(sample, r["path"])
-		if expected[r["source_id"]] == "done" {
-			good = append(good, r)
-		} else {
+		if expected[r["source_id"]] != "done" {
 			bad = append(bad, r)
 		}
+	}
+	docs := filepath.Join(dir, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	var b strings.Builder
 	b.WriteString("source_id,participant_id,referral_date,consent,path,sha256\n")
 	for i := 0; i < n; i++ {
-		g := good[i%len(good)]
-		fmt.Fprintf(&b, "K-%03d,%s,%s,%s,%s,\n", i, g["participant_id"], g["referral_date"], g["consent"], g["path"])
+		g := tinyRow(t, docs, fmt.Sprintf("K-%03d", i), 1000+i)
+		fmt.Fprintf(&b, "%s,%s,%s,yes,%s,\n", g[0], g[1], g[2], g[3])
 	}
 	for _, r := range bad[:min(4, len(bad))] {
 		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%s\n", r["source_id"], r["participant_id"], r["referral_date"], r["consent"], r["path"], r["sha256"])
@@ -54,6 +57,28 @@ func bigManifest(t *testing.T, dir string, n int) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// bigManifestStates is what an uninterrupted run of a bigManifest ends
+// with, per source_id: its tiny documents done, its bad rows as the
+// sample's expected.csv says (rejected at admission).
+func bigManifestStates(t *testing.T, manifest string) map[string]string {
+	t.Helper()
+	expected := map[string]string{}
+	for _, r := range readCSV(t, filepath.Join(sampleDir(t), "expected.csv")) {
+		if _, ok := expected[r["source_id"]]; !ok {
+			expected[r["source_id"]] = r["state"] + "/" + r["reason"]
+		}
+	}
+	want := map[string]string{}
+	for _, r := range readCSV(t, manifest) {
+		if strings.HasPrefix(r["source_id"], "K-") {
+			want[r["source_id"]] = "done/"
+		} else {
+			want[r["source_id"]] = expected[r["source_id"]]
+		}
+	}
+	return want
 }
 
 // rowStates maps source_id to state/reason for the first row of each.
@@ -122,6 +147,7 @@ func (b on) journalLocation() string {
 }
 
 func TestKillLoop(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	if testing.Short() {
 		t.Skip("kill loop is long")
 	}
@@ -130,24 +156,25 @@ func TestKillLoop(t *testing.T) {
 
 func testKillLoop(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
-	manifest := bigManifest(t, dir, 20)
+	// 48 tiny documents, each page slowed to 400ms on two workers: a run
+	// killed within 1.2s finishes four documents at most, so ten kills
+	// cannot finish the batch, and many land between a document's end
+	// and the next one's start, where the journal and the artifacts are
+	// written.
+	manifest := bigManifest(t, dir, 48)
 	tmp := filepath.Join(dir, "tmp")
 	os.Mkdir(tmp, 0o700)
 	env := []string{"TMPDIR=" + tmp}
-
-	ref := filepath.Join(dir, "ref")
-	if r := refbatch(t, env, runArgs(ref, "--root", "/", manifest)...); r.code != exitNeedsPerson {
-		t.Fatalf("uninterrupted run: exit %d\n%s", r.code, r.stderr)
-	}
-	want := rowStates(t, ref)
-
 	out := filepath.Join(dir, "out")
-	b := onBackend(t, be, out)
+	b := onBackend(t, be, out) // skips before any work without the backend
+	// What an uninterrupted run ends with: bigManifest's documents are
+	// done, its bad rows rejected as the sample's expected.csv says.
+	want := bigManifestStates(t, manifest)
+
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := 0
 	for kills < 10 {
-		// Slow pages keep the batch long enough for ten kills.
-		cmd, _ := start(t, append(env, "REFBATCH_TEST_FAULTS=slow500ms=*"), b.run("--root", "/", manifest)...)
+		cmd, _ := start(t, append(env, "REFBATCH_TEST_FAULTS=slow400ms=*"), b.run("--root", "/", "--workers", "2", manifest)...)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
@@ -206,14 +233,19 @@ func assertNoTemp(t *testing.T, out, tmp string) int {
 	return n
 }
 
-func TestTwoProcesses(t *testing.T) { journaltest.Each(t, testTwoProcesses) }
+func TestTwoProcesses(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
+	journaltest.Each(t, testTwoProcesses)
+}
 
 func testTwoProcesses(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
 	manifest := bigManifest(t, dir, 12)
 	out := filepath.Join(dir, "out")
 	on := onBackend(t, be, out)
-	env := []string{"REFBATCH_TEST_FAULTS=slow100ms=*"}
+	// Slowed pages keep either process from taking every document
+	// before the other has started.
+	env := []string{"REFBATCH_TEST_FAULTS=slow300ms=*"}
 	a, errA := start(t, env, on.run("--root", "/", "--workers", "1", manifest)...)
 	b, errB := start(t, env, on.run("--root", "/", "--workers", "1", manifest)...)
 	for i, c := range []*exec.Cmd{a, b} {
@@ -288,6 +320,7 @@ func TestDiskFullAtStart(t *testing.T) {
 }
 
 func TestDiskFull(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	dir := t.TempDir()
 	mnt := smallDisk(t, dir, "4m")
 	manifest := bigManifest(t, dir, 12)

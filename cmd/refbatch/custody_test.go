@@ -15,7 +15,9 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 )
 
-// TestEncryptedCustody runs the sample with a recipient: every byte written
+// TestEncryptedCustody runs part of the sample with a recipient (three
+// documents read, their duplicate and conflicting rows, three rows
+// rejected at admission): every byte written
 // under --out outside artifacts/ and every artifact (ciphertext) is free of
 // participant IDs and OCR text; show round-trips each document's text
 // exactly; verify passes, with and without the identity and the sources;
@@ -29,7 +31,7 @@ func TestEncryptedCustody(t *testing.T) {
 	}
 	recipient := strings.TrimSpace(kg.stdout)
 	out := filepath.Join(dir, "out")
-	manifest := filepath.Join(sampleDir(t), "manifest.csv")
+	manifest := sampleSubset(t, filepath.Join(dir, "in"), "R-0001", "R-0002", "R-0003", "R-0011", "R-0012", "R-0015")
 	args := append([]string{"run", "--recipient", recipient, "--out", out}, fastFlags...)
 	r := refbatch(t, nil, append(args, manifest)...)
 	if r.code != exitNeedsPerson {
@@ -251,4 +253,44 @@ func checkSwap(t *testing.T, out string) {
 		!strings.Contains(r.stdout, ": 1 finding\n") {
 		t.Errorf("verify of swapped artifacts: exit %d\n%s", r.code, r.stdout)
 	}
+}
+
+// sampleSubset writes into dir the sample's manifest rows of the given
+// source_ids (every row of each, duplicates included) with their
+// documents copied beside it, as the sample is laid out, and returns the
+// manifest's path: a smaller sample, read from its own folder.
+func sampleSubset(t *testing.T, dir string, ids ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(sampleDir(t), "manifest.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	kept := lines[:1]
+	for _, row := range readCSV(t, filepath.Join(sampleDir(t), "manifest.csv")) {
+		if !slices.Contains(ids, row["source_id"]) {
+			continue
+		}
+		for _, l := range lines[1:] {
+			if strings.HasPrefix(l, row["source_id"]+",") && strings.Contains(l, ","+row["path"]+",") && !slices.Contains(kept, l) {
+				kept = append(kept, l)
+			}
+		}
+		if src := filepath.Join(sampleDir(t), row["path"]); isFile(src) {
+			copyFile(t, src, filepath.Join(dir, row["path"]))
+		}
+	}
+	manifest := filepath.Join(dir, "manifest.csv")
+	if err := os.WriteFile(manifest, []byte(strings.Join(kept, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return manifest
+}
+
+func isFile(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

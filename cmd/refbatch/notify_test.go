@@ -100,8 +100,11 @@ func secretFile(t *testing.T, secret string) string {
 // no body, header or log holds a participant ID or a source's path.
 func TestWebhooks(t *testing.T) {
 	dir := t.TempDir()
-	manifest := filepath.Join(sampleDir(t), "manifest.csv")
-	plain := refbatch(t, nil, runArgs(filepath.Join(dir, "plain"), manifest)...)
+	// Tiny documents and the sample's bad rows: done and rejected rows,
+	// read in a few seconds; in a folder of their own, which the log
+	// must not name (it names the output folder).
+	manifest := bigManifest(t, filepath.Join(dir, "in"), 3)
+	plain := refbatch(t, nil, runArgs(filepath.Join(dir, "plain"), "--root", "/", manifest)...)
 
 	rcv := newReceiver(t)
 	rcv.fail = 3
@@ -109,7 +112,7 @@ func TestWebhooks(t *testing.T) {
 	cmdOut := filepath.Join(dir, "cmd-events")
 	out := filepath.Join(dir, "out")
 	r := refbatch(t, nil, runArgs(out, "--notify", rcv.URL+"/hooks/refbatch", "--notify-secret-file", secretFile(t, secret),
-		"--notify-cmd", "cat >> "+cmdOut+"; echo >> "+cmdOut, manifest)...)
+		"--notify-cmd", "cat >> "+cmdOut+"; echo >> "+cmdOut, "--root", "/", manifest)...)
 	if r.code != plain.code {
 		t.Fatalf("exit %d with --notify, %d without\n%s", r.code, plain.code, r.stderr)
 	}
@@ -230,6 +233,7 @@ func assertNoIdentifiers(t *testing.T, text, manifest string) {
 // the outbox; refbatch notify delivers it once, with the same ID, and
 // neither notify nor the next run sends it again.
 func TestWebhookAfterKill(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	dir := t.TempDir()
 	manifest := bigManifest(t, dir, 2)
 	out := filepath.Join(dir, "out")
@@ -284,6 +288,7 @@ func TestWebhookAfterKill(t *testing.T) {
 // (0 while the stall time has not passed), 0 on a finished batch; a run
 // whose pages hang sends batch_stalled itself.
 func TestStatusCheck(t *testing.T) {
+	t.Parallel() // it waits on processes more than it computes
 	dir := t.TempDir()
 	manifest := bigManifest(t, dir, 12)
 	out := filepath.Join(dir, "out")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/batchtest"
 	"github.com/refbatch/refbatch/ocr"
 )
 
@@ -23,13 +24,7 @@ import (
 func pdfFile(objs ...string) []byte { return ocr.ClassicPDF(objs...) }
 
 // deflated is a stream object holding content, compressed.
-func deflated(content []byte) string {
-	var z bytes.Buffer
-	w, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-	w.Write(content)
-	w.Close()
-	return fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.Bytes())
-}
+func deflated(content []byte) string { return batchtest.Deflated(content) }
 
 // textBomb is a one-page PDF of a few KB whose text layer claims about
 // layer bytes of text: four lines of print anyone reads, and under them,
@@ -112,24 +107,10 @@ func writeFile(t *testing.T, dir, name string, b []byte) string {
 	return p
 }
 
-// tinyReferral is a good document as cheap as one can be: a small page
-// of large print holding its participant ID and referral date, read at
-// 100 dpi in a fraction of a second. seed makes each file's bytes its own.
-func tinyReferral(seed int, id, date string) []byte {
-	var c bytes.Buffer
-	c.WriteString("BT /F1 20 Tf 26 TL 18 120 Td\n")
-	for _, l := range []string{fmt.Sprintf("Referral number %d to the clinic", seed), "Participant ID: " + id, "Referral date: " + date} {
-		fmt.Fprintf(&c, "(%s) Tj T*\n", l)
-	}
-	c.WriteString("ET\n")
-	return pdfFile(
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 432 144] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-		deflated(c.Bytes()),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	)
-}
+// tinyReferral is a good document as cheap as one can be
+// (batchtest.TinyReferral): read at 100 dpi in a fraction of a second.
+// seed makes each file's bytes its own.
+func tinyReferral(seed int, id, date string) []byte { return batchtest.TinyReferral(seed, id, date) }
 
 // tinyRow writes tinyReferral(seed) into dir and returns its manifest row.
 func tinyRow(t *testing.T, dir, sourceID string, seed int) [4]string {

@@ -30,8 +30,7 @@ import (
 // of the finished batch.
 func TestReportCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	manifest := filepath.Join(sampleDir(t), "manifest.csv")
-	r := refbatch(t, nil, runArgs(out, manifest)...)
+	r := sampleRun(t, out)
 	if r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
