@@ -87,7 +87,8 @@ type DecideOptions struct {
 }
 
 // Decided is the outcome of one decision: recorded, or refused (Err: a
-// *journal.NotInReviewError, or journal.ErrNoDocument).
+// *journal.NotInReviewError, a *journal.NotRejectedError for a dismissal,
+// journal.ErrDismissed, or journal.ErrNoDocument).
 type Decided struct {
 	SourceID string
 	Decision journal.Decision
@@ -96,7 +97,9 @@ type Decided struct {
 
 // Decide records o's decision about each of o.SourceIDs, one journal
 // transaction each: a document not in review is refused, and the others
-// are decided all the same. It returns an error only when no decision
+// are decided all the same. A dismissal (journal.Dismiss) is about
+// rejected rows instead: the row stays rejected and no longer needs a
+// person; a row not rejected, or dismissed already, is refused. It returns an error only when no decision
 // could be tried (no journal, a retry policy no page could be read
 // under), or when ctx ended while it waited for the journal's lock: the
 // decisions before are recorded, the others are not tried. The refusals
@@ -126,7 +129,7 @@ func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
 	}
 	var out []Decided
 	for _, id := range o.SourceIDs {
-		d, err := j.Decide(id, journal.Decision{Action: o.Action, User: o.User, Host: o.Host, Note: o.Note}, retry)
+		d, err := decideOne(j, id, journal.Decision{Action: o.Action, User: o.User, Host: o.Host, Note: o.Note}, retry)
 		if errors.Is(err, context.Canceled) {
 			// Interrupted waiting for the lock: not a refusal, and the
 			// decisions after it are not tried.
@@ -135,6 +138,19 @@ func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
 		out = append(out, Decided{SourceID: id, Decision: d, Err: err})
 	}
 	return out, nil
+}
+
+// decideOne records one decision: a dismissal of a rejected row, or a
+// decision about a document in review.
+func decideOne(j *journal.Journal, id string, d journal.Decision, retry string) (journal.Decision, error) {
+	if d.Action != journal.Dismiss {
+		return j.Decide(id, d, retry)
+	}
+	ds, err := j.Dismiss(id, d)
+	if err != nil {
+		return d, err
+	}
+	return ds[0], nil
 }
 
 // retryPolicy is the latest run's page policy with the fields set

@@ -218,6 +218,13 @@ type Row struct {
 	Decision *Decision `json:"decision,omitempty"`
 }
 
+// Open reports whether the row still needs a person (outcome.Open): in
+// review, or rejected for a reason that asks for action and not dismissed
+// by a person (its decision a dismissal).
+func (r Row) Open() bool {
+	return outcome.Open(r.State, r.Reason, r.Decision != nil && r.Decision.Action == "dismiss")
+}
+
 // HistoryEntry is one earlier verdict of a row: its state and reason, when
 // it was superseded, and the journal event that superseded it
 // (row_readmitted, row_changed, decision).
@@ -252,6 +259,11 @@ type Summary struct {
 	States map[outcome.State]int `json:"states"`
 	// Reasons counts rows per reason code, over all states.
 	Reasons map[outcome.Reason]int `json:"reasons"`
+	// NeedPerson counts the rows that still need a person (Row.Open):
+	// run exits 4 while it is not 0. NeedPersonReasons splits it by
+	// reason.
+	NeedPerson        int                    `json:"need_person"`
+	NeedPersonReasons map[outcome.Reason]int `json:"need_person_reasons"`
 	// Pages counts the pages of the documents that went through OCR
 	// (done and review rows), so that PagesPerMinute measures OCR work;
 	// StatePages splits them by state.

@@ -23,7 +23,8 @@ type ReportRow struct {
 	Artifact       string
 	TraceID        string
 	// Decision is the latest decision a person made about the row's
-	// document; nil when none did (and for rejected and duplicate rows).
+	// document, or the dismissal of a row rejected before it had one; nil
+	// when none did (and for duplicate rows).
 	Decision *Decision
 }
 
@@ -32,6 +33,12 @@ type ReportRow struct {
 // streamed from one query, never held, so fn runs while the query is open
 // and must not use the journal (it has one connection).
 func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
+	// A rejected row with no document has its dismissal (if any) as its
+	// decision: read them first, as fn runs while the query is open.
+	ds, err := readDismissals(j.db)
+	if err != nil {
+		return fmt.Errorf("journal: listing rows: %w", err)
+	}
 	rows, err := j.db.Query(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256,
 			COALESCE(d.state,''), COALESCE(d.reason,''), COALESCE(d.pages,0), COALESCE(d.attempts,0),
 			COALESCE(d.mean_confidence,0), COALESCE(d.band,''), COALESCE(d.artifact,''), COALESCE(d.trace_id,''),
@@ -64,6 +71,7 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 		switch kind {
 		case kindRejected:
 			r.State = outcome.Rejected
+			r.Decision = ds.latest(r.Manifest, r.Line, 0, r.Reason)
 			r.Pages, r.Attempts, r.MeanConfidence, r.Band, r.Artifact, r.TraceID = 0, 0, 0, "", "", ""
 		case kindDuplicate:
 			r.State, r.Reason, r.Attempts = outcome.Duplicate, "", 0

@@ -43,6 +43,9 @@ reason, pages, confidence, band, any earlier decision) and writes nothing.
       the next run reads the document again, under the latest run's page
       policy with the page flags given here (--dpi, --lang, --force-ocr,
       --no-deskew, ...) replacing its own, its attempts counted afresh
+  refbatch review dismiss [--note TEXT] [--user NAME] SOURCE_ID...
+      acknowledge a rejected row: it stays rejected, with its reason, and
+      no longer needs a person (run exits 0 once nothing else does)
 
 Each decision is one journal transaction, recorded only if the document is
 still in review, with the user (default $USER), the host, the time and the
@@ -59,6 +62,7 @@ report: write no patient data in them.
 			decideCommand(journal.Accept, "accept the documents' text: they are done"),
 			decideCommand(journal.Reject, "reject the documents: rejected_by_person"),
 			decideCommand(journal.Retry, "have the next run read the documents again, under the page flags given"),
+			decideCommand(journal.Dismiss, "acknowledge rejected rows: they stay rejected and no longer need a person"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -178,9 +182,16 @@ func runDecide(ctx context.Context, o batch.DecideOptions, stdout io.Writer) err
 	var refused []string
 	for _, r := range res {
 		var nr *journal.NotInReviewError
+		var nj *journal.NotRejectedError
 		switch {
 		case errors.As(r.Err, &nr):
 			refused = append(refused, nr.Error())
+		case errors.As(r.Err, &nj):
+			refused = append(refused, nj.Error())
+		case errors.Is(r.Err, journal.ErrDismissed):
+			refused = append(refused, fmt.Sprintf("%s is dismissed already", r.SourceID))
+		case errors.Is(r.Err, journal.ErrNoDocument) && o.Action == journal.Dismiss:
+			refused = append(refused, fmt.Sprintf("%s: no row has this source_id", r.SourceID))
 		case errors.Is(r.Err, journal.ErrNoDocument):
 			refused = append(refused, fmt.Sprintf("%s: no document has this source_id (a row rejected before OCR has none)", r.SourceID))
 		case r.Err != nil:
@@ -193,6 +204,8 @@ func runDecide(ctx context.Context, o batch.DecideOptions, stdout io.Writer) err
 				fmt.Fprint(stdout, ", now done")
 			case journal.Reject:
 				fmt.Fprint(stdout, ", now rejected")
+			case journal.Dismiss:
+				fmt.Fprint(stdout, ", acknowledged: it stays rejected and no longer needs a person")
 			case journal.Retry:
 				fmt.Fprintf(stdout, ", queued: the next run reads it again under %s", d.Settings)
 			}

@@ -249,20 +249,15 @@ func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdo
 	}
 	if code == exitNeedsPerson {
 		// Even with --quiet: a person is needed, and cron mails stderr.
-		st := res.Report.Summary.States
-		n := st[outcome.Review] + st[outcome.Rejected]
-		rows := fmt.Sprintf("%d rows need", n)
-		if n == 1 {
-			rows = "1 row needs"
-		}
-		fmt.Fprintf(stderr, "refbatch: %s a person (%d in review, %d rejected): see %s\n", rows, st[outcome.Review], st[outcome.Rejected], paths.HTML)
+		fmt.Fprintf(stderr, "refbatch: %s: see %s\n", needPersonLine(res.Report.Summary), paths.HTML)
 	}
 	return err
 }
 
-// runExit turns what Run returned into run's exit: nil when every row is
-// done or a duplicate, exitNeedsPerson when the batch finished with rows in
-// review or rejected, exitIncomplete when it stopped before the end.
+// runExit turns what Run returned into run's exit: nil when no row needs a
+// person, exitNeedsPerson when the batch finished with rows still open
+// (in review, or rejected and neither needing no action nor dismissed:
+// report.Row.Open), exitIncomplete when it stopped before the end.
 func runExit(ctx context.Context, res *batch.Result, err error) error {
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, batch.ErrIncomplete) {
@@ -278,7 +273,7 @@ func runExit(ctx context.Context, res *batch.Result, err error) error {
 		return &exitError{code: exitIncomplete, msg: "some documents are not finished",
 			hint: "run the same command again to resume"}
 	}
-	if st := res.Report.Summary.States; st[outcome.Review]+st[outcome.Rejected] > 0 {
+	if res.Report.Summary.NeedPerson > 0 {
 		return &exitError{code: exitNeedsPerson} // runRun prints the line
 	}
 	return nil
@@ -301,13 +296,18 @@ type summaryEvent struct {
 	States    map[outcome.State]int  `json:"states"`
 	Reasons   map[outcome.Reason]int `json:"reasons"`
 	Pages     int                    `json:"pages"`
-	Exit      int                    `json:"exit"`
-	Reports   reportPaths            `json:"reports"`
+	// NeedPerson counts the rows that still need a person, by reason in
+	// NeedPersonReasons (report.Row.Open).
+	NeedPerson        int                    `json:"need_person"`
+	NeedPersonReasons map[outcome.Reason]int `json:"need_person_reasons"`
+	Exit              int                    `json:"exit"`
+	Reports           reportPaths            `json:"reports"`
 }
 
 func writeSummaryEvent(w io.Writer, s report.Summary, code int, paths reportPaths) {
 	json.NewEncoder(w).Encode(summaryEvent{Kind: "summary", Time: time.Now().UTC(), Rows: s.Rows, BlankRows: s.BlankRows,
-		States: s.States, Reasons: s.Reasons, Pages: s.Pages, Exit: code, Reports: paths})
+		States: s.States, Reasons: s.Reasons, Pages: s.Pages, NeedPerson: s.NeedPerson, NeedPersonReasons: s.NeedPersonReasons,
+		Exit: code, Reports: paths})
 }
 
 // zeroIsAValue lists the run flags for which 0 is a value of its own (no
@@ -358,4 +358,27 @@ func settingFlag(setting string) string {
 		return setting
 	}
 	return "--" + strings.ReplaceAll(setting, "_", "-")
+}
+
+// needPersonLine says how many rows still need a person, by state and
+// reason: "3 rows need a person: 1 in review id_not_found, 2 rejected
+// malformed_pdf".
+func needPersonLine(s report.Summary) string {
+	rows := fmt.Sprintf("%d rows need", s.NeedPerson)
+	if s.NeedPerson == 1 {
+		rows = "1 row needs"
+	}
+	var kinds []string
+	for _, st := range []outcome.State{outcome.Review, outcome.Rejected} {
+		for _, r := range outcome.Reasons() {
+			if n := s.NeedPersonReasons[r]; n > 0 && r.State() == st {
+				where := string(outcome.Rejected)
+				if st == outcome.Review {
+					where = "in review"
+				}
+				kinds = append(kinds, fmt.Sprintf("%d %s %s", n, where, r))
+			}
+		}
+	}
+	return rows + " a person: " + strings.Join(kinds, ", ")
 }
