@@ -93,7 +93,7 @@ func (r *runner) revisit(o Options, row manifest.Row, st journal.RowStatus) (_ j
 	changed := journal.ChangedFields(st.Fields, fields)
 	switch {
 	case len(changed) == 0:
-		return st, true, nil
+		return r.revalidate(o, row, st)
 	case st.State == outcome.Review || st.State == outcome.Queued:
 		if err := r.j.Requeue(o.Manifest, row.Line, fields, changed); err != nil {
 			if errors.Is(err, journal.ErrNotReadmittable) {

@@ -96,6 +96,9 @@ type VerifyResult struct {
 	// Decisions counts the decisions of a person the journal records, each
 	// checked against the artifact it names.
 	Decisions int `json:"decisions"`
+	// Revalidations counts the verdicts found again from an artifact
+	// (revalidated and amended events), each checked like a decision.
+	Revalidations int `json:"revalidations"`
 	// Custody is the batch root the custody log recomputes to; nil for a
 	// journal an earlier build wrote, which has none.
 	Custody *report.Custody `json:"custody,omitempty"`
@@ -184,13 +187,25 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		return res, nil
 	}
 	res.Decisions = len(decisions)
-	// decided maps an artifact to the decisions about it, which explain a
+	// explained maps an artifact to the states the decisions and
+	// revalidations about it moved its document to, which explain a
 	// document whose state is not its artifact's verdict.
-	decided := map[string][]journal.Action{}
+	explained := map[string][]outcome.State{}
 	latest := map[int64]journal.Action{}
 	for _, d := range decisions {
-		decided[d.Artifact] = append(decided[d.Artifact], d.Action)
+		if st, ok := map[journal.Action]outcome.State{journal.Accept: outcome.Done, journal.Reject: outcome.Rejected}[d.Action]; ok {
+			explained[d.Artifact] = append(explained[d.Artifact], st)
+		}
 		latest[d.DocID] = d.Action
+	}
+	revalidations, err := j.Revalidations()
+	if err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
+	}
+	res.Revalidations = len(revalidations)
+	for _, rv := range revalidations {
+		explained[rv.Artifact] = append(explained[rv.Artifact], rv.State)
 	}
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
@@ -209,7 +224,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			name := storeName(d.Artifact)
 			referenced[name] = true
 			if a := verifyArtifact(st, d, name, o.Identities, res, add); a != nil {
-				verifyState(filepath.Join(artDir, name), d, a, decided[d.Artifact], add)
+				verifyState(filepath.Join(artDir, name), d, a, explained[d.Artifact], add)
 			}
 		} else if d.State == outcome.Done {
 			add(FindingMissingArtifactEntry, dbPath, d.SourceID, "a done document has no artifact recorded")

@@ -91,7 +91,7 @@ func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
 // HistoryKinds are the events that tell a row's history beyond its state:
 // the verdicts a rerun replaced and a person's decisions. They are few
 // (one per row admitted again, read again or decided).
-var HistoryKinds = []EventKind{EventRowReadmitted, EventRowChanged, EventDecision}
+var HistoryKinds = []EventKind{EventRowReadmitted, EventRowChanged, EventDecision, EventRevalidated, EventAmended}
 
 // kindIn is the condition that an event is of one of kinds (at least one),
 // and its arguments.

@@ -43,6 +43,16 @@ type runOptions struct {
 	// sends none).
 	notify     notifyOptions
 	stallAfter time.Duration
+	// identity is --identity (or REFBATCH_IDENTITY): it decrypts the
+	// artifacts of the documents a rerun validates again.
+	identity string
+}
+
+// identityRunFlag is run's --identity.
+func identityRunFlag(dest *string) cli.Flag {
+	return &cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{"REFBATCH_IDENTITY"},
+		Usage:       "age identity file to read the artifacts of documents in review that a change of validation settings (--no-id-check, the bands, --coverage-threshold) or a corrected participant_id or referral_date validates again, with no OCR; a plaintext batch needs none `FILE`",
+		Destination: dest}
 }
 
 // recipientsEnv names the variable that gives recipients when no flag does.
@@ -88,7 +98,8 @@ Exit status: 0 every row is done or a duplicate; 1 unexpected failure; 2
 usage or manifest error, recipients other than the batch's, or a root log
 inside --out; 3 interrupted or incomplete: run the same command again to
 resume; 4 finished, but rows are in review or rejected: a person is needed.`,
-		Flags: append(append(runFlags(&o), journalFlag(&o.batch.Journal)), append(notifyFlags(&o.notify), stallAfterFlag(&o.stallAfter))...),
+		Flags: append(append(runFlags(&o), journalFlag(&o.batch.Journal), identityRunFlag(&o.identity)),
+			append(notifyFlags(&o.notify), stallAfterFlag(&o.stallAfter))...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErr("run takes exactly one argument, the manifest", "refbatch run [flags] MANIFEST.csv (flags go before the manifest)")
@@ -175,6 +186,9 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if len(recipients)+len(o.batch.AddRecipients) > 0 && o.batch.Plaintext {
 		return usageErr("--plaintext and recipients both given", "choose one: encrypt to the recipients, or --plaintext")
 	}
+	if o.batch.Identities, err = loadIdentities(o.identity, stderr); err != nil {
+		return err
+	}
 	if _, err := os.Stat(o.batch.Manifest); err != nil {
 		return usageErrf("pass the path of the manifest CSV", "cannot read manifest: %w", err)
 	}
@@ -247,6 +261,7 @@ func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdo
 		fmt.Fprintf(stdout, "report: %s\n", paths.JSON)
 		fmt.Fprintf(stdout, "html:   %s\n", paths.HTML)
 	}
+	writeRevalidated(res.Revalidated, asJSON, stdout, stderr)
 	if code == exitNeedsPerson {
 		// Even with --quiet: a person is needed, and cron mails stderr.
 		fmt.Fprintf(stderr, "refbatch: %s: see %s\n", needPersonLine(res.Report.Summary), paths.HTML)
@@ -358,27 +373,4 @@ func settingFlag(setting string) string {
 		return setting
 	}
 	return "--" + strings.ReplaceAll(setting, "_", "-")
-}
-
-// needPersonLine says how many rows still need a person, by state and
-// reason: "3 rows need a person: 1 in review id_not_found, 2 rejected
-// malformed_pdf".
-func needPersonLine(s report.Summary) string {
-	rows := fmt.Sprintf("%d rows need", s.NeedPerson)
-	if s.NeedPerson == 1 {
-		rows = "1 row needs"
-	}
-	var kinds []string
-	for _, st := range []outcome.State{outcome.Review, outcome.Rejected} {
-		for _, r := range outcome.Reasons() {
-			if n := s.NeedPersonReasons[r]; n > 0 && r.State() == st {
-				where := string(outcome.Rejected)
-				if st == outcome.Review {
-					where = "in review"
-				}
-				kinds = append(kinds, fmt.Sprintf("%d %s %s", n, where, r))
-			}
-		}
-	}
-	return rows + " a person: " + strings.Join(kinds, ", ")
 }

@@ -1,0 +1,142 @@
+package batch
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/manifest"
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// This file validates a document again from its artifact, with no OCR:
+// validation is a function of the artifact's text, the manifest row and
+// the settings, so a rerun whose validation settings changed
+// (--no-id-check, the confidence bands, --coverage-threshold) moves the
+// documents in review that no person decided to their new verdict, each
+// as a revalidated event.
+
+// Revalidated counts what a run validated again from artifacts.
+type Revalidated struct {
+	// Documents were validated again; Moved of them changed state or
+	// reason.
+	Documents int `json:"documents"`
+	Moved     int `json:"moved"`
+	// NeedIdentity counts the documents in review validated under other
+	// settings that this run could not read: their artifacts are
+	// encrypted and it was given no identity.
+	NeedIdentity int `json:"need_identity"`
+}
+
+// revalidation is a runner's state for validating again.
+type revalidation struct {
+	once    sync.Once
+	changed bool // some earlier run validated under other settings
+	err     error
+
+	documents, moved, needIdentity atomic.Int64
+}
+
+func (rv *revalidation) counts() Revalidated {
+	return Revalidated{Documents: int(rv.documents.Load()), Moved: int(rv.moved.Load()), NeedIdentity: int(rv.needIdentity.Load())}
+}
+
+// validationKey names the settings validation decides by: the bands, the
+// coverage threshold and the checks that run.
+func (s Settings) validationKey() string {
+	return fmt.Sprint(s.HighConfidence, "/", s.LowConfidence, "/", s.CoverageThreshold, "/", s.validation())
+}
+
+// artifactValidationKey is the validationKey an artifact's policy
+// records.
+func artifactValidationKey(p map[string]any) string {
+	return fmt.Sprint(p["high_confidence"], "/", p["low_confidence"], "/", p["coverage_threshold"], "/", p["validation"])
+}
+
+// validationReasons are the review reasons validation gives: a document
+// in review for one of them has an artifact to validate again.
+var validationReasons = []outcome.Reason{outcome.EmptyText, outcome.LowConfidence, outcome.IncompleteText, outcome.IDNotFound, outcome.DateNotFound}
+
+// validationChanged reports whether an earlier run of the batch recorded
+// other validation settings than o's: only then may a document in review
+// have a verdict o would not give.
+func (r *runner) validationChanged(o Options) (bool, error) {
+	r.reval.once.Do(func() {
+		runs, err := r.j.Runs()
+		if err != nil {
+			r.reval.err = err
+			return
+		}
+		key := o.Settings.validationKey()
+		for _, run := range runs {
+			if s, ok := decodeSettings(run.Settings); ok && s.withDefaults().validationKey() != key {
+				r.reval.changed = true
+			}
+		}
+	})
+	return r.reval.changed, r.reval.err
+}
+
+// revalidate validates again, from its artifact, the document of a row in
+// review for a validation reason when the run's validation settings
+// differ from those it was validated under; it returns the row as it
+// then stands. A document whose artifact this run cannot read (encrypted,
+// no identity) is counted and left as it is.
+func (r *runner) revalidate(o Options, row manifest.Row, st journal.RowStatus) (journal.RowStatus, bool, error) {
+	if st.State != outcome.Review || !slices.Contains(validationReasons, st.Reason) {
+		return st, true, nil
+	}
+	if changed, err := r.validationChanged(o); err != nil || !changed {
+		return st, true, err
+	}
+	d, err := r.j.Document(st.DocID)
+	if err != nil || d.Artifact == "" {
+		return st, true, err
+	}
+	key := o.Settings.validationKey()
+	if last, err := r.j.LatestValidation(d.ID); err != nil || last == key {
+		return st, true, err
+	}
+	if r.st.Encrypted() && len(o.Identities) == 0 {
+		r.reval.needIdentity.Add(1)
+		return st, true, nil
+	}
+	a, err := openArtifact(r.st, d, o.Identities)
+	if err != nil {
+		// verify names what is wrong with it; the row stays in review.
+		r.log.Warn("cannot read an artifact to validate it again", "line", row.Line, "source_id", row.SourceID, "err", err)
+		return st, true, nil
+	}
+	if artifactValidationKey(a.Provenance.Policy) == key {
+		return st, true, nil
+	}
+	rv := r.verdictFrom(a, d, row, o)
+	if err := r.j.Revalidate(o.Manifest, row.Line, journal.EventRevalidated, rv, ""); err != nil {
+		if errors.Is(err, journal.ErrVerdictMoved) {
+			return r.reread(o, row)
+		}
+		return st, true, err
+	}
+	r.reval.documents.Add(1)
+	if rv.State != rv.FromState || rv.Reason != rv.FromReason {
+		r.reval.moved.Add(1)
+	}
+	r.log.Info("validated again from its artifact: the validation settings changed", "line", row.Line, "source_id", row.SourceID,
+		"was", st.Reason, "now", string(rv.State)+" "+string(rv.Reason))
+	return r.reread(o, row)
+}
+
+// verdictFrom validates artifact a of document d against row under o.
+func (r *runner) verdictFrom(a *Artifact, d journal.Doc, row manifest.Row, o Options) journal.Revalidation {
+	id, date := row.ParticipantID, row.ReferralDate
+	if o.NoIDCheck {
+		id, date = "", ""
+	}
+	v := validate(a.Pages, id, date, o)
+	return journal.Revalidation{FromState: d.State, FromReason: d.Reason, State: v.state, Reason: v.reason,
+		MeanConfidence: v.meanConf, Band: v.band, Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256,
+		Validation: o.Settings.validationKey()}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/refbatch/refbatch/batch/journal"
+)
+
+// journalFigures are the pages the batch in out recognised, over all its
+// runs, and its events of the kinds given.
+func journalFigures(t *testing.T, out string, kinds ...journal.EventKind) (pages, events int) {
+	t.Helper()
+	j, err := journal.OpenReadOnly(filepath.Join(out, "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	tm, err := j.Timings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = j.Events(func(journal.Event) error { events++; return nil }, kinds...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm.Pages, events
+}
+
+// TestRevalidateNoIDCheck (issue 32, acceptance 2): five documents whose
+// manifest rows carry IDs their text lacks go to review id_not_found;
+// the same run with --no-id-check validates them again from their
+// artifacts: all five done, no page recognised in that run, five
+// revalidated events, and verify exits 0. A third run does nothing more.
+func TestRevalidateNoIDCheck(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(base, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var rows []loopRow
+	for _, id := range []string{"R-0001", "R-0002", "R-0003", "R-0004", "R-0005"} {
+		r := sampleRow(t, id)
+		copyFile(t, filepath.Join(sampleDir(t), r.path), filepath.Join(base, r.path))
+		r.participant = "P-000000" // no scan carries it
+		rows = append(rows, r)
+	}
+	manifest := filepath.Join(base, "manifest.csv")
+	writeLoopManifest(t, manifest, rows)
+	out := filepath.Join(base, "out")
+	want := map[string]string{}
+	for _, r := range rows {
+		want[r.sourceID] = "review/id_not_found"
+	}
+	if r := refbatch(t, nil, append(runArgs(out, "--quiet"), manifest)...); r.code != exitNeedsPerson ||
+		!strings.Contains(r.stderr, "5 rows need a person: 5 in review id_not_found") {
+		t.Fatalf("first run: exit %d, want 4 naming 5 id_not_found\n%s", r.code, r.stderr)
+	}
+	assertLoopReport(t, out, want)
+	pages, _ := journalFigures(t, out)
+
+	r := refbatch(t, nil, append(runArgs(out, "--quiet", "--no-id-check"), manifest)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "validated again: 5 documents in review") || !strings.Contains(r.stdout, "5 moved") {
+		t.Fatalf("run --no-id-check: exit %d, want 0 saying 5 moved\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for id := range want {
+		want[id] = "done/"
+	}
+	rep := assertLoopReport(t, out, want)
+	for _, row := range rep.Rows {
+		if len(row.History) == 0 || row.History[len(row.History)-1].Event != string(journal.EventRevalidated) {
+			t.Errorf("%s: history %+v, want the earlier review, revalidated", row.SourceID, row.History)
+		}
+	}
+	after, events := journalFigures(t, out, journal.EventRevalidated)
+	if after != pages || events != 5 {
+		t.Errorf("run --no-id-check: %d pages recognised (journal: %d then %d), %d revalidated events; want 0 pages, 5 events", after-pages, pages, after, events)
+	}
+	t.Logf("run --no-id-check: %d pages recognised, %d revalidated events, %s", after-pages, events, r.elapsed)
+	if r := refbatch(t, nil, "verify", "--out", out); r.code != 0 {
+		t.Errorf("verify: exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	names, _ := os.ReadDir(filepath.Join(out, "artifacts"))
+	if len(names) != 5 {
+		t.Errorf("artifacts: %d files, want the 5 first readings, no other", len(names))
+	}
+	if r := refbatch(t, nil, append(runArgs(out, "--quiet", "--no-id-check"), manifest)...); r.code != 0 || strings.Contains(r.stdout, "validated again") {
+		t.Errorf("third run: exit %d, want 0 validating nothing again\n%s", r.code, r.stdout)
+	}
+}
