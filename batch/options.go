@@ -63,6 +63,9 @@ type Options struct {
 	// again (revalidate.go); without them an encrypted batch's are left
 	// as they are, and counted (Revalidated.NeedIdentity).
 	Identities []age.Identity
+	// User names who runs the run, for the amended events (default:
+	// "unknown").
+	User string
 
 	// Worker and Admission say how Run starts its child processes: the
 	// OCR workers, which it starts under the page policy and

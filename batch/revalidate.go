@@ -1,8 +1,10 @@
 package batch
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -25,6 +27,9 @@ type Revalidated struct {
 	// reason.
 	Documents int `json:"documents"`
 	Moved     int `json:"moved"`
+	// Amended counts the rows whose corrected participant_id or
+	// referral_date this run validated their documents against.
+	Amended int `json:"amended"`
 	// NeedIdentity counts the documents in review validated under other
 	// settings that this run could not read: their artifacts are
 	// encrypted and it was given no identity.
@@ -37,11 +42,12 @@ type revalidation struct {
 	changed bool // some earlier run validated under other settings
 	err     error
 
-	documents, moved, needIdentity atomic.Int64
+	documents, moved, needIdentity, amended atomic.Int64
 }
 
 func (rv *revalidation) counts() Revalidated {
-	return Revalidated{Documents: int(rv.documents.Load()), Moved: int(rv.moved.Load()), NeedIdentity: int(rv.needIdentity.Load())}
+	return Revalidated{Documents: int(rv.documents.Load()), Moved: int(rv.moved.Load()), NeedIdentity: int(rv.needIdentity.Load()),
+		Amended: int(rv.amended.Load())}
 }
 
 // validationKey names the settings validation decides by: the bands, the
@@ -139,4 +145,67 @@ func (r *runner) verdictFrom(a *Artifact, d journal.Doc, row manifest.Row, o Opt
 	return journal.Revalidation{FromState: d.State, FromReason: d.Reason, State: v.state, Reason: v.reason,
 		MeanConfidence: v.meanConf, Band: v.band, Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256,
 		Validation: o.Settings.validationKey()}
+}
+
+// amendable reports whether the fields changed are all ones validation
+// checks (participant_id, referral_date): the document is the same, and
+// its artifact can be validated against the corrected row.
+func amendable(changed []string) bool {
+	for _, f := range changed {
+		if f != journal.FieldParticipantID && f != journal.FieldReferralDate {
+			return false
+		}
+	}
+	return len(changed) > 0
+}
+
+// amend validates the document of a done or review row whose
+// participant_id or referral_date was corrected again, from its artifact,
+// against the corrected row, and records an amended event: who, which
+// fields and their salted digests before and after (fields is the row's
+// new digests). handled is false when it could not (no artifact, an
+// engine's review reason, an encrypted artifact and no identity, an
+// artifact it cannot read): the caller does what it did before.
+func (r *runner) amend(o Options, row manifest.Row, st journal.RowStatus, fields string, changed []string) (_ journal.RowStatus, seen, handled bool, err error) {
+	if st.State == outcome.Review && !slices.Contains(validationReasons, st.Reason) {
+		return st, true, false, nil
+	}
+	d, err := r.j.Document(st.DocID)
+	if err != nil || d.Artifact == "" || (r.st.Encrypted() && len(o.Identities) == 0) {
+		return st, true, err != nil, err
+	}
+	a, err := openArtifact(r.st, d, o.Identities)
+	if err != nil {
+		r.log.Warn("cannot read an artifact to validate a corrected row against it", "line", row.Line, "source_id", row.SourceID, "err", err)
+		return st, true, false, nil
+	}
+	rv := r.verdictFrom(a, d, row, o)
+	rv.User, rv.Fields = o.User, changed
+	rv.Host, _ = os.Hostname()
+	rv.Before, rv.After = digestsOf(st.Fields, changed), digestsOf(fields, changed)
+	if err := r.j.Revalidate(o.Manifest, row.Line, journal.EventAmended, rv, fields); err != nil {
+		if errors.Is(err, journal.ErrVerdictMoved) {
+			st, seen, err = r.reread(o, row)
+			return st, seen, true, err
+		}
+		return st, true, true, err
+	}
+	r.reval.amended.Add(1)
+	r.log.Info("row amended: its document validated again from its artifact", "line", row.Line, "source_id", row.SourceID,
+		"fields", changed, "was", string(st.State)+" "+string(st.Reason), "now", string(rv.State)+" "+string(rv.Reason))
+	st, seen, err = r.reread(o, row)
+	return st, seen, true, err
+}
+
+// digestsOf are the digests (a rows.fields value) of the fields named.
+func digestsOf(stored string, names []string) map[string]string {
+	var all map[string]string
+	if json.Unmarshal([]byte(stored), &all) != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, n := range names {
+		out[n] = all[n]
+	}
+	return out
 }

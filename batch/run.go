@@ -92,7 +92,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
 		}
 	}
-	if err := checkEdits(j, o.Manifest); err != nil {
+	if err := checkEdits(j, o.Manifest, o.Plaintext || len(o.Identities) > 0); err != nil {
 		return nil, err
 	}
 	if err := recordEncryption(j, o.Encrypted); err != nil {

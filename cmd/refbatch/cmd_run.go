@@ -186,6 +186,7 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if len(recipients)+len(o.batch.AddRecipients) > 0 && o.batch.Plaintext {
 		return usageErr("--plaintext and recipients both given", "choose one: encrypt to the recipients, or --plaintext")
 	}
+	o.batch.User = currentUser()
 	if o.batch.Identities, err = loadIdentities(o.identity, stderr); err != nil {
 		return err
 	}

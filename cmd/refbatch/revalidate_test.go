@@ -90,3 +90,68 @@ func TestRevalidateNoIDCheck(t *testing.T) {
 		t.Errorf("third run: exit %d, want 0 validating nothing again\n%s", r.code, r.stdout)
 	}
 }
+
+// TestAmendDoneRow (issue 32, acceptance 3): a done row's participant ID
+// corrected to one its text contains (the same ID in lower case, which
+// validation compares without case) stays done through an amended event,
+// with no page recognised; corrected to one its text lacks, it goes to
+// review id_not_found; verify exits 0 after each. The event holds the
+// fields and salted digests, never the values.
+func TestAmendDoneRow(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(base, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r1 := sampleRow(t, "R-0002")
+	copyFile(t, filepath.Join(sampleDir(t), r1.path), filepath.Join(base, r1.path))
+	manifest := filepath.Join(base, "manifest.csv")
+	writeLoopManifest(t, manifest, []loopRow{r1})
+	out := filepath.Join(base, "out")
+	args := append(runArgs(out, "--quiet"), manifest)
+	if r := refbatch(t, nil, args...); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	pages, _ := journalFigures(t, out)
+
+	for i, step := range []struct {
+		participant, want string
+		code, events      int
+	}{
+		{strings.ToLower(r1.participant), "done/", 0, 1},
+		{"P-000000", "review/id_not_found", exitNeedsPerson, 2},
+	} {
+		r1.participant = step.participant
+		writeLoopManifest(t, manifest, []loopRow{r1})
+		r := refbatch(t, []string{"USER=alice"}, args...)
+		if r.code != step.code || !strings.Contains(r.stdout, "amended: 1 row") {
+			t.Fatalf("amendment %d: exit %d, want %d saying 1 row amended\n%s%s", i+1, r.code, step.code, r.stdout, r.stderr)
+		}
+		assertLoopReport(t, out, map[string]string{r1.sourceID: step.want})
+		after, events := journalFigures(t, out, journal.EventAmended)
+		if after != pages || events != step.events {
+			t.Errorf("amendment %d: %d pages recognised, %d amended events; want 0 and %d", i+1, after-pages, events, step.events)
+		}
+		t.Logf("amendment %d: %s, %d pages recognised, %d amended events, %s", i+1, step.want, after-pages, events, r.elapsed)
+		if r := refbatch(t, nil, "verify", "--out", out); r.code != 0 {
+			t.Errorf("amendment %d: verify exit %d, want 0\n%s%s", i+1, r.code, r.stdout, r.stderr)
+		}
+	}
+	j, err := journal.OpenReadOnly(filepath.Join(out, "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	rvs, err := j.Revalidations()
+	if err != nil || len(rvs) != 2 {
+		t.Fatalf("revalidations %+v, %v; want the 2 amendments", rvs, err)
+	}
+	a := rvs[1]
+	if a.User != "alice" || a.Host == "" || len(a.Fields) != 1 || a.Fields[0] != "participant_id" ||
+		a.Before["participant_id"] == "" || a.After["participant_id"] == a.Before["participant_id"] {
+		t.Errorf("amended event %+v, want alice's, naming participant_id with two digests", a)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "journal.db")); strings.Contains(string(b), "P-000000") {
+		t.Error("the journal holds the participant ID in the clear")
+	}
+}

@@ -43,6 +43,10 @@ func writeRevalidated(rv batch.Revalidated, asJSON bool, stdout, stderr io.Write
 		fmt.Fprintf(stdout, "validated again: %d document%s in review, under the changed validation settings, with no OCR; %d moved\n",
 			rv.Documents, plural(rv.Documents), rv.Moved)
 	}
+	if rv.Amended > 0 && !asJSON {
+		fmt.Fprintf(stdout, "amended: %d row%s whose participant_id or referral_date was corrected, validated again from the artifacts, with no OCR\n",
+			rv.Amended, plural(rv.Amended))
+	}
 	if rv.NeedIdentity > 0 {
 		fmt.Fprintf(stderr, "refbatch: %d document%s in review %s validated under other settings, and the artifacts are encrypted: run again with --identity FILE (or REFBATCH_IDENTITY) to validate them again\n",
 			rv.NeedIdentity, plural(rv.NeedIdentity), map[bool]string{true: "was", false: "were"}[rv.NeedIdentity == 1])
