@@ -59,7 +59,17 @@ func (s Settings) validationKey() string {
 // artifactValidationKey is the validationKey an artifact's policy
 // records.
 func artifactValidationKey(p map[string]any) string {
-	return fmt.Sprint(p["high_confidence"], "/", p["low_confidence"], "/", p["coverage_threshold"], "/", p["validation"])
+	var rec struct {
+		High       float64 `json:"high_confidence"`
+		Low        float64 `json:"low_confidence"`
+		Coverage   float64 `json:"coverage_threshold"`
+		Validation string  `json:"validation"`
+	}
+	b, _ := json.Marshal(p)
+	if json.Unmarshal(b, &rec) != nil {
+		return ""
+	}
+	return fmt.Sprint(rec.High, "/", rec.Low, "/", rec.Coverage, "/", rec.Validation)
 }
 
 // validationReasons are the review reasons validation gives: a document

@@ -212,3 +212,37 @@ func (o Options) docOptions(d journal.Doc) (Options, error) {
 	o.Policy = p.WithDefaults()
 	return o, nil
 }
+
+// RejectedItem is a rejected row that still needs a person (neither a
+// refusal that needs no action nor dismissed): what refused it, in its
+// detail's words, and the advice chosen from them.
+type RejectedItem struct {
+	SourceID     string         `json:"source_id"`
+	Manifest     string         `json:"manifest"`
+	ManifestLine int            `json:"manifest_line"`
+	Reason       outcome.Reason `json:"reason"`
+	Detail       string         `json:"detail,omitempty"`
+	Advice       string         `json:"advice"`
+}
+
+// ListRejected lists the rejected rows of the batch at p that still need
+// a person, in manifest order: fix each, or dismiss it (Decide with
+// journal.Dismiss). It only reads.
+func ListRejected(p Place) ([]RejectedItem, error) {
+	j, _, err := openJournal(p)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	items := []RejectedItem{}
+	err = j.ReportRows("", func(r journal.ReportRow) error {
+		dismissed := r.Decision != nil && r.Decision.Action == journal.Dismiss
+		if r.State != outcome.Rejected || !outcome.Open(r.State, r.Reason, dismissed) {
+			return nil
+		}
+		items = append(items, RejectedItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason,
+			Detail: r.Detail, Advice: report.Advice(r.Reason, r.Detail)})
+		return nil
+	})
+	return items, err
+}

@@ -209,6 +209,12 @@ type Row struct {
 	Attempts       int            `json:"attempts"`
 	Artifact       string         `json:"artifact"`
 	TraceID        string         `json:"trace_id"`
+	// Detail is what exactly refused a rejected row ("image object 5 is
+	// 9000×9000 px, 81 Mpx, over the 50 Mpx cap"), naming no path and no
+	// participant; Advice is the fix chosen from it (Advice). Both are
+	// absent when admission recorded no detail.
+	Detail string `json:"detail,omitempty"`
+	Advice string `json:"advice,omitempty"`
 	// History holds the row's earlier verdicts, oldest first, when a
 	// rerun or a person changed it: a rejection a rerun admitted again
 	// once fixed, a review a changed row sent back to be read.

@@ -32,7 +32,9 @@ func reviewCommand() *cli.Command {
 		Name:  "review",
 		Usage: "list the documents a person must look at, and record decisions about them",
 		Description: `Without a decision, lists the documents in review (source_id, manifest line,
-reason, pages, confidence, band, any earlier decision) and writes nothing.
+reason, pages, confidence, band, any earlier decision), then the rejected
+rows that still need a person with what refused each (its detail) and the
+advice, and writes nothing. --json prints the documents in review.
 
   refbatch review accept [--note TEXT] [--user NAME] SOURCE_ID...
       the text is good enough: the document is done (the review reason is
@@ -82,7 +84,14 @@ report: write no patient data in them.
 				enc.SetIndent("", "  ")
 				return enc.Encode(items)
 			}
-			return writeReviewList(c.App.Writer, items)
+			if err := writeReviewList(c.App.Writer, items); err != nil {
+				return err
+			}
+			rejected, err := batch.ListRejected(p)
+			if err != nil {
+				return err
+			}
+			return writeRejectedList(c.App.Writer, rejected)
 		},
 	}
 }
@@ -111,6 +120,24 @@ func writeReviewList(w io.Writer, items []batch.ReviewItem) error {
 	}
 	_, err := fmt.Fprintf(w, "%d in review: decide with refbatch review accept|reject|retry SOURCE_ID...\n", len(items))
 	return err
+}
+
+// writeRejectedList prints the rejected rows that still need a person,
+// each with its detail and the advice chosen from it.
+func writeRejectedList(w io.Writer, items []batch.RejectedItem) error {
+	if len(items) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\n%d rejected row%s need%s a person: fix each as advised and run again, or refbatch review dismiss --note TEXT SOURCE_ID\n",
+		len(items), plural(len(items)), map[bool]string{true: "s"}[len(items) == 1])
+	for _, it := range items {
+		fmt.Fprintf(w, "line %d  %s  %s", it.ManifestLine, termText(it.SourceID), it.Reason)
+		if it.Detail != "" {
+			fmt.Fprintf(w, ": %s", termText(it.Detail))
+		}
+		fmt.Fprintf(w, "\n    %s\n", it.Advice)
+	}
+	return nil
 }
 
 // decideCommand is `review accept`, `review reject` or `review retry`.
