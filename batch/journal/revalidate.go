@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -102,6 +103,7 @@ func (j *Journal) Revalidate(manifest string, line int, kind EventKind, rv Reval
 // DocRevalidation is a revalidation with the document it is about.
 type DocRevalidation struct {
 	EventID  int64
+	At       time.Time
 	Kind     EventKind
 	DocID    int64
 	SourceID string
@@ -113,7 +115,7 @@ type DocRevalidation struct {
 func (j *Journal) Revalidations() ([]DocRevalidation, error) {
 	var out []DocRevalidation
 	err := j.Events(func(e Event) error {
-		dr := DocRevalidation{EventID: e.ID, Kind: e.Kind, DocID: e.DocID, SourceID: e.SourceID}
+		dr := DocRevalidation{EventID: e.ID, At: e.At, Kind: e.Kind, DocID: e.DocID, SourceID: e.SourceID}
 		if err := json.Unmarshal(e.Data, &dr.Revalidation); err != nil {
 			return fmt.Errorf("journal: event %d: %w", e.ID, err)
 		}

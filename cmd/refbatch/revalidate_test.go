@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/batch/journal"
 )
 
@@ -153,5 +155,27 @@ func TestAmendDoneRow(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "journal.db")); strings.Contains(string(b), "P-000000") {
 		t.Error("the journal holds the participant ID in the clear")
+	}
+
+	// A person accepts it after the failed ID check; the bag's
+	// provenance.json carries that decision and both amendments.
+	if r := refbatch(t, []string{"USER=bob"}, "review", "accept", "--out", out, "--note", "ID checked on paper", r1.sourceID); r.code != 0 {
+		t.Fatalf("accept: exit %d\n%s", r.code, r.stderr)
+	}
+	bag := filepath.Join(base, "bag")
+	if r := refbatch(t, nil, "export", "--out", out, "--to", bag, "--format", "txt", "--bag"); r.code != 0 {
+		t.Fatalf("export --bag: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(bag, "data", r1.sourceID, "provenance.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prov export.Provenance
+	if err := json.Unmarshal(b, &prov); err != nil {
+		t.Fatal(err)
+	}
+	if prov.State != "done" || len(prov.Decisions) != 1 || prov.Decisions[0].Action != "accept" || prov.Decisions[0].User != "bob" ||
+		prov.Decisions[0].FromReason != "id_not_found" || len(prov.Amendments) != 2 || prov.Amendments[1].Event != "amended" {
+		t.Errorf("provenance.json %s, want done with bob's accept of id_not_found and the 2 amendments", b)
 	}
 }
