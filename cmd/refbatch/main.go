@@ -160,6 +160,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			statusCommand(),
 			notifyCommand(),
 			reviewCommand(),
+			manifestCommand(),
 			keygenCommand(),
 			evalCommand(),
 			versionCommand(),

@@ -384,12 +384,30 @@ func TestRealCorpus(t *testing.T) {
 	if len(files) != 25 {
 		t.Fatalf("corpus has %d PDFs, want 25", len(files))
 	}
-	var b strings.Builder
-	b.WriteString("source_id,participant_id,referral_date,consent,path\n")
-	for _, f := range files {
-		name := filepath.Base(f)
-		b.WriteString(strings.TrimSuffix(name, ".pdf") + ",P-000000,2024-01-01,yes," + name + "\n")
+	// The manifest is refbatch manifest's scaffold with the participant
+	// columns filled (issue 32, acceptance 5): it must be the
+	// hand-written one's rows, plus each file's sha256, and run to the
+	// same states.
+	scaffold := refbatch(t, nil, "manifest", dir)
+	if scaffold.code != 0 {
+		t.Fatalf("refbatch manifest: exit %d\n%s", scaffold.code, scaffold.stderr)
 	}
+	recs, err := csv.NewReader(strings.NewReader(scaffold.stdout)).ReadAll()
+	if err != nil || len(recs) != len(files)+1 {
+		t.Fatalf("refbatch manifest: %d records (%v), want a header and %d rows\n%s", len(recs), err, len(files), scaffold.stdout)
+	}
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(recs[0])
+	for i, f := range files {
+		rec, name := recs[i+1], filepath.Base(f)
+		if rec[0] != strings.TrimSuffix(name, ".pdf") || rec[4] != name || len(rec[5]) != 64 || rec[1]+rec[2]+rec[3] != "" {
+			t.Errorf("refbatch manifest row %d: %q, want %s with its path and sha256, the rest empty", i+1, rec, name)
+		}
+		rec[1], rec[2], rec[3] = "P-000000", "2024-01-01", "yes"
+		w.Write(rec)
+	}
+	w.Flush()
 	tmp := t.TempDir()
 	manifest := filepath.Join(tmp, "manifest.csv")
 	os.WriteFile(manifest, []byte(b.String()), 0o600)
