@@ -84,6 +84,11 @@ type DecideOptions struct {
 	// run's for the document's next reading.
 	Retry    page.Policy
 	RetrySet []string
+	// RetryValidation are a retry's validation settings: those named in
+	// RetrySet (no_id_check, high_confidence, low_confidence,
+	// coverage_threshold) replace the latest run's for the document's
+	// next verdict.
+	RetryValidation RetryValidation
 }
 
 // Decided is the outcome of one decision: recorded, or refused (Err: a
@@ -105,8 +110,9 @@ type Decided struct {
 // decisions before are recorded, the others are not tried. The refusals
 // are in the results.
 //
-// A retry's page policy is the latest run's, with the settings o names
-// replaced; min_dpi, which no flag sets, follows the dpi. The document is
+// A retry's page policy and validation settings (RetryValidation) are
+// the latest run's, with the settings o names replaced, and recorded
+// complete; min_dpi, which no flag sets, follows the dpi. The document is
 // read again under it by the next run, whatever that run's own page
 // flags.
 func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
@@ -117,15 +123,25 @@ func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
 	defer j.Close()
 	retry := ""
 	if o.Action == journal.Retry {
-		p, err := retryPolicy(j, o.Retry, o.RetrySet)
+		var pageSet, valSet []string
+		for _, name := range o.RetrySet {
+			if slices.Contains(retryValidationNames, name) {
+				valSet = append(valSet, name)
+			} else {
+				pageSet = append(pageSet, name)
+			}
+		}
+		p, err := retryPolicy(j, o.Retry, pageSet)
 		if err != nil {
 			return nil, err
 		}
-		b, err := json.Marshal(p)
+		v, err := retryValidation(j, o.RetryValidation, valSet)
 		if err != nil {
 			return nil, err
 		}
-		retry = string(b)
+		if retry, err = retryRecord(p, v); err != nil {
+			return nil, err
+		}
 	}
 	var out []Decided
 	for _, id := range o.SourceIDs {
@@ -210,7 +226,7 @@ func (o Options) docOptions(d journal.Doc) (Options, error) {
 	}
 	legacyCascade([]byte(d.RetryPolicy), &p)
 	o.Policy = p.WithDefaults()
-	return o, nil
+	return o.withRetryValidation([]byte(d.RetryPolicy)), nil
 }
 
 // RejectedItem is a rejected row that still needs a person (neither a

@@ -43,8 +43,10 @@ advice, and writes nothing. --json prints the documents in review.
       the document is rejected rejected_by_person
   refbatch review retry [page flags] [--note TEXT] [--user NAME] SOURCE_ID...
       the next run reads the document again, under the latest run's page
-      policy with the page flags given here (--dpi, --lang, --force-ocr,
-      --no-deskew, ...) replacing its own, its attempts counted afresh
+      policy and validation settings with those given here (--dpi, --lang,
+      --force-ocr, --no-deskew, ..., --no-id-check, --high-confidence,
+      --low-confidence, --coverage-threshold) replacing its own, its
+      attempts counted afresh; it prints the settings it records, complete
   refbatch review dismiss [--note TEXT] [--user NAME] SOURCE_ID...
       acknowledge a rejected row: it stays rejected, with its reason, and
       no longer needs a person (run exits 0 once nothing else does)
@@ -151,7 +153,12 @@ func decideCommand(action journal.Action, usage string) *cli.Command {
 	}
 	var policy []cli.Flag
 	if action == journal.Retry {
-		policy = pageFlags(&o.Retry)
+		rv := &o.RetryValidation
+		policy = append(pageFlags(&o.Retry),
+			&cli.BoolFlag{Name: "no-id-check", Usage: "judge the next reading without the participant ID and referral date checks", Destination: &rv.NoIDCheck},
+			&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence from which the next reading is in the high band", Destination: &rv.HighConfidence},
+			&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which the next reading goes to review low_confidence", Destination: &rv.LowConfidence},
+			&cli.Float64Flag{Name: "coverage-threshold", Usage: "unread share of a page's print from which the next reading goes to review incomplete_text", Destination: &rv.CoverageThreshold})
 		flags = append(flags, policy...)
 	}
 	return &cli.Command{

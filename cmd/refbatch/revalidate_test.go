@@ -179,3 +179,36 @@ func TestAmendDoneRow(t *testing.T) {
 		t.Errorf("provenance.json %s, want done with bob's accept of id_not_found and the 2 amendments", b)
 	}
 }
+
+// TestRetryTakesValidation: `review retry` takes run's validation flags
+// (--no-id-check here), prints the settings it records complete (page
+// policy and validation), and the next reading is judged by them.
+func TestRetryTakesValidation(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(base, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r1 := sampleRow(t, "R-0003")
+	copyFile(t, filepath.Join(sampleDir(t), r1.path), filepath.Join(base, r1.path))
+	r1.participant = "P-000000"
+	manifest := filepath.Join(base, "manifest.csv")
+	writeLoopManifest(t, manifest, []loopRow{r1})
+	out := filepath.Join(base, "out")
+	args := append(runArgs(out, "--quiet"), manifest)
+	if r := refbatch(t, nil, args...); r.code != exitNeedsPerson {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	r := refbatch(t, nil, "review", "retry", "--out", out, "--no-id-check", r1.sourceID)
+	if r.code != 0 || !strings.Contains(r.stdout, `"no_id_check":true`) || !strings.Contains(r.stdout, `"high_confidence":94.3`) ||
+		!strings.Contains(r.stdout, `"dpi":150`) {
+		t.Fatalf("review retry --no-id-check: exit %d, want the complete settings printed\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := refbatch(t, nil, args...); r.code != 0 {
+		t.Fatalf("run after the retry: exit %d, want 0 (read again without the ID check)\n%s", r.code, r.stderr)
+	}
+	rep := assertLoopReport(t, out, map[string]string{r1.sourceID: "done/"})
+	if rep.Rows[0].Attempts != 2 {
+		t.Errorf("attempts %d, want 2", rep.Rows[0].Attempts)
+	}
+}
