@@ -147,9 +147,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,                         // refbatch completion's scripts ask through it
 		ExitErrHandler:       func(*cli.Context, error) {}, // exitCode decides
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrf("see refbatch --help", "%w", err)
-		},
+		OnUsageError: onUsageError,
+		Action:       rootAction,
 		Commands: []*cli.Command{
 			runCommand(),
 			joinCommand(),
