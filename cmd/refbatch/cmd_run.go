@@ -48,9 +48,13 @@ type runOptions struct {
 	identity string
 }
 
+// identityEnv names the variable that gives the identity file when no
+// --identity does, for every command that reads artifacts.
+const identityEnv = "REFBATCH_IDENTITY"
+
 // identityRunFlag is run's --identity.
 func identityRunFlag(dest *string) cli.Flag {
-	return &cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{"REFBATCH_IDENTITY"},
+	return &cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{identityEnv},
 		Usage:       "age identity file to read the artifacts of documents in review that a change of validation settings (--no-id-check, the bands, --coverage-threshold) or a corrected participant_id or referral_date validates again, with no OCR; a plaintext batch needs none `FILE`",
 		Destination: dest}
 }

@@ -147,8 +147,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,                         // refbatch completion's scripts ask through it
 		ExitErrHandler:       func(*cli.Context, error) {}, // exitCode decides
-		OnUsageError: onUsageError,
-		Action:       rootAction,
+		OnUsageError:         onUsageError,
+		Action:               rootAction,
 		Commands: []*cli.Command{
 			runCommand(),
 			joinCommand(),
