@@ -187,25 +187,10 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		return res, nil
 	}
 	res.Decisions = len(decisions)
-	// explained maps an artifact to the states the decisions and
-	// revalidations about it moved its document to, which explain a
-	// document whose state is not its artifact's verdict.
-	explained := map[string][]outcome.State{}
-	latest := map[int64]journal.Action{}
-	for _, d := range decisions {
-		if st, ok := map[journal.Action]outcome.State{journal.Accept: outcome.Done, journal.Reject: outcome.Rejected}[d.Action]; ok {
-			explained[d.Artifact] = append(explained[d.Artifact], st)
-		}
-		latest[d.DocID] = d.Action
-	}
-	revalidations, err := j.Revalidations()
+	explained, latest, err := explainedStates(j, decisions, res)
 	if err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return res, nil
-	}
-	res.Revalidations = len(revalidations)
-	for _, rv := range revalidations {
-		explained[rv.Artifact] = append(explained[rv.Artifact], rv.State)
 	}
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
@@ -327,4 +312,28 @@ func openVerified(o *VerifyOptions, add func(kind, file, source, detail string))
 		return nil, nil
 	}
 	return j, nil
+}
+
+// explainedStates maps an artifact to the states the decisions and
+// revalidations about it moved its document to, which explain a document
+// whose state is not its artifact's verdict; latest is each document's
+// latest decision. It counts the revalidations in res.
+func explainedStates(j *journal.Journal, decisions []journal.DocDecision, res *VerifyResult) (map[string][]outcome.State, map[int64]journal.Action, error) {
+	explained := map[string][]outcome.State{}
+	latest := map[int64]journal.Action{}
+	for _, d := range decisions {
+		if st, ok := map[journal.Action]outcome.State{journal.Accept: outcome.Done, journal.Reject: outcome.Rejected}[d.Action]; ok {
+			explained[d.Artifact] = append(explained[d.Artifact], st)
+		}
+		latest[d.DocID] = d.Action
+	}
+	revalidations, err := j.Revalidations()
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Revalidations = len(revalidations)
+	for _, rv := range revalidations {
+		explained[rv.Artifact] = append(explained[rv.Artifact], rv.State)
+	}
+	return explained, latest, nil
 }

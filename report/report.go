@@ -224,35 +224,6 @@ type Row struct {
 	Decision *Decision `json:"decision,omitempty"`
 }
 
-// Open reports whether the row still needs a person (outcome.Open): in
-// review, or rejected for a reason that asks for action and not dismissed
-// by a person (its decision a dismissal).
-func (r Row) Open() bool {
-	return outcome.Open(r.State, r.Reason, r.Decision != nil && r.Decision.Action == "dismiss")
-}
-
-// HistoryEntry is one earlier verdict of a row: its state and reason, when
-// it was superseded, and the journal event that superseded it
-// (row_readmitted, row_changed, decision).
-type HistoryEntry struct {
-	State  outcome.State  `json:"state"`
-	Reason outcome.Reason `json:"reason"`
-	At     time.Time      `json:"at"`
-	Event  string         `json:"event"`
-}
-
-// Decision is a person's decision about a document in review: accept
-// (done), reject (rejected rejected_by_person) or retry (read again), who
-// made it, on which host, when, and their note (their own words, never
-// document text).
-type Decision struct {
-	Action string    `json:"action"`
-	User   string    `json:"user"`
-	Host   string    `json:"host"`
-	At     time.Time `json:"at"`
-	Note   string    `json:"note,omitempty"`
-}
-
 // Summary holds the batch's numbers.
 type Summary struct {
 	Rows int `json:"rows"`
