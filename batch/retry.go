@@ -2,7 +2,9 @@ package batch
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/refbatch/refbatch/batch/journal"
 )
@@ -20,12 +22,19 @@ type RetryValidation struct {
 	CoverageThreshold float64 `json:"coverage_threshold"`
 }
 
-// retryValidationNames are RetryValidation's names, as a retry's set
-// names them.
-var retryValidationNames = []string{"no_id_check", "high_confidence", "low_confidence", "coverage_threshold"}
+// retryValidationNames are RetryValidation's JSON names, as a retry's
+// set names them.
+var retryValidationNames = func() (names []string) {
+	t := reflect.TypeOf(RetryValidation{})
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return names
+}()
 
 // retryValidation is the latest run's validation settings with those set
-// replaced by over's, checked as a run checks its own.
+// (by JSON name) replaced by over's, checked as a run checks its own.
 func retryValidation(j *journal.Journal, over RetryValidation, set []string) (RetryValidation, error) {
 	s := Settings{}
 	runs, err := j.Runs()
@@ -39,20 +48,32 @@ func retryValidation(j *journal.Journal, over RetryValidation, set []string) (Re
 		}
 	}
 	s = s.withDefaults()
-	for _, name := range set {
-		switch name {
-		case "no_id_check":
-			s.NoIDCheck = over.NoIDCheck
-		case "high_confidence":
-			s.HighConfidence = over.HighConfidence
-		case "low_confidence":
-			s.LowConfidence = over.LowConfidence
-		case "coverage_threshold":
-			s.CoverageThreshold = over.CoverageThreshold
-		}
+	base := RetryValidation{NoIDCheck: s.NoIDCheck, HighConfidence: s.HighConfidence, LowConfidence: s.LowConfidence, CoverageThreshold: s.CoverageThreshold}
+	var bm, om map[string]json.RawMessage
+	if err := remarshal(base, &bm); err != nil {
+		return base, err
 	}
-	v := RetryValidation{NoIDCheck: s.NoIDCheck, HighConfidence: s.HighConfidence, LowConfidence: s.LowConfidence, CoverageThreshold: s.CoverageThreshold}
+	if err := remarshal(over, &om); err != nil {
+		return base, err
+	}
+	for _, name := range set {
+		bm[name] = om[name]
+	}
+	var v RetryValidation
+	if err := remarshal(bm, &v); err != nil {
+		return base, err
+	}
+	s.NoIDCheck, s.HighConfidence, s.LowConfidence, s.CoverageThreshold = v.NoIDCheck, v.HighConfidence, v.LowConfidence, v.CoverageThreshold
 	return v, Options{Settings: s}.Validate()
+}
+
+// remarshal is v through JSON into dst.
+func remarshal(v, dst any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, dst)
 }
 
 // retryRecord is the JSON a retry records: the page policy's fields and
