@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/admit"
@@ -49,7 +51,7 @@ func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journa
 	// is checked is admitted again on the next run, never kept refused.
 	key := admitKey(o, row)
 	reject := func(sha string, reason outcome.Reason, detail string) (journal.RowStatus, []int, error) {
-		if err := r.j.Reject(o.Manifest, row.Line, row.SourceID, sha, reason, key); err != nil {
+		if err := r.j.RejectDetail(o.Manifest, row.Line, row.SourceID, sha, reason, key, safeDetail(detail, row)); err != nil {
 			return journal.RowStatus{}, nil, err
 		}
 		log := r.log.Info
@@ -87,4 +89,16 @@ func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journa
 	r.log.Info("row admitted", "line", row.Line, "source_id", row.SourceID, "sha256", doc.SHA256, "pages", doc.Pages,
 		"state", st.State, "reason", st.Reason, "admit_ms", time.Since(now).Milliseconds())
 	return st, doc.PageDPI, nil
+}
+
+// safeDetail is a refusal's detail as the journal and the reports keep
+// it: with the row's path, participant ID and referral date (and the
+// path's file name) cut out, so it names neither a file nor a person.
+func safeDetail(detail string, row manifest.Row) string {
+	for _, v := range []string{row.Path, filepath.Base(row.Path), row.ParticipantID, row.ReferralDate} {
+		if len(v) >= 3 {
+			detail = strings.ReplaceAll(detail, v, "…")
+		}
+	}
+	return detail
 }

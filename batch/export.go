@@ -171,6 +171,9 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		return nil, err
 	}
 	x := &exporter{o: o, root: sourceRoot(runs), st: st, res: res, dirMode: dirMode(o.FileMode)}
+	if x.history, err = docHistory(j); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if x.dest != nil {
 			x.dest.Close()

@@ -37,6 +37,9 @@ type exporter struct {
 	// renderer parses the sources, in a child; nil when no format needs
 	// them.
 	renderer *export.Renderer
+	// history holds each document's decisions and amendments, for its
+	// provenance.
+	history map[int64]*provHistory
 }
 
 // prepareDest opens Dest (openDest) and readies it: the temp files of an
@@ -130,6 +133,9 @@ func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src [
 		Lang: a.Provenance.Lang, Engines: a.Provenance.Engines,
 		PolicyVersion: a.Provenance.PolicyVersion, Policy: a.Provenance.Policy,
 		ReadAt: a.Provenance.CreatedAt, Producer: "refbatch " + Version(),
+	}
+	if h := x.history[d.ID]; h != nil {
+		prov.Decisions, prov.Amendments = h.decisions, h.amendments
 	}
 	if slices.Contains(x.o.Formats, FormatText) {
 		names, contents = append(names, base+".txt"), append(contents, []byte(ContentText(a.Pages)+TranscriptionsText(a.Transcriptions)))

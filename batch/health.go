@@ -27,6 +27,10 @@ type Health struct {
 	Stalled bool `json:"stalled"`
 	// NotFinal counts rows not final, rows not recorded yet included.
 	NotFinal int `json:"rows_not_final"`
+	// NeedPerson counts the final rows that still need a person (see
+	// Status.NeedPerson), by reason in NeedPersonReasons.
+	NeedPerson        int                    `json:"need_person"`
+	NeedPersonReasons map[outcome.Reason]int `json:"need_person_reasons"`
 	// IdleSeconds is the time since the batch last recorded progress.
 	IdleSeconds       float64 `json:"idle_seconds"`
 	StallAfterSeconds float64 `json:"stall_after_seconds"`
@@ -39,7 +43,8 @@ func (st *Status) Health(stallAfter time.Duration) Health {
 	if stallAfter <= 0 {
 		stallAfter = DefaultStallAfter
 	}
-	h := Health{NotFinal: st.Rows[outcome.Queued] + max(st.NotRecorded, 0), StallAfterSeconds: stallAfter.Seconds()}
+	h := Health{NotFinal: st.Rows[outcome.Queued] + max(st.NotRecorded, 0), StallAfterSeconds: stallAfter.Seconds(),
+		NeedPerson: st.NeedPerson, NeedPersonReasons: st.NeedPersonReasons}
 	idle := time.Duration(0)
 	if !st.LastProgress.IsZero() {
 		idle = max(st.Now.Sub(st.LastProgress), 0)

@@ -99,7 +99,7 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 		if err := checkManifest(m.o.Manifest, o.Logger); err != nil {
 			return nil, err
 		}
-		if err := checkEdits(j, m.o.Manifest); err != nil {
+		if err := checkEdits(j, m.o.Manifest, m.o.Plaintext || len(m.o.Identities) > 0); err != nil {
 			return nil, err
 		}
 	}

@@ -59,6 +59,13 @@ type Options struct {
 	Recipients    []age.Recipient
 	AddRecipients []age.Recipient
 	Plaintext     bool
+	// Identities decrypt the artifacts of documents a rerun validates
+	// again (revalidate.go); without them an encrypted batch's are left
+	// as they are, and counted (Revalidated.NeedIdentity).
+	Identities []age.Identity
+	// User names who runs the run, for the amended events (default:
+	// "unknown").
+	User string
 
 	// Worker and Admission say how Run starts its child processes: the
 	// OCR workers, which it starts under the page policy and

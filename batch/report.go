@@ -235,6 +235,9 @@ func journalRows(path, manifest string, many bool) report.RowSource {
 			if many {
 				row.Manifest = r.Manifest
 			}
+			if r.Detail != "" {
+				row.Detail, row.Advice = r.Detail, report.Advice(r.Reason, r.Detail)
+			}
 			row.History = history[rowKey{r.Manifest, r.Line}]
 			if r.Decision != nil {
 				row.Decision = reportDecision(*r.Decision)

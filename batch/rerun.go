@@ -28,9 +28,11 @@ import (
 //   - a row whose document was refused while queued (its file vanished or
 //     became unreadable between runs) likewise.
 //   - an admitted row whose fields (path, sha256, participant_id,
-//     referral_date) changed: its document is read again when it is in
-//     review; a done row (or a duplicate) is refused with a
-//     *RowChangedError, before any work.
+//     referral_date) changed: a done or review row whose participant_id
+//     or referral_date alone changed is amended, its artifact validated
+//     again against them (revalidate.go); otherwise its document is read
+//     again when it is in review, and a done row (or a duplicate) is
+//     refused with a *RowChangedError, before any work.
 
 // RowChangedError is a manifest row that changed in fields that decide its
 // document, while the journal holds a verdict that must not be replaced:
@@ -40,6 +42,10 @@ type RowChangedError struct {
 	SourceID string
 	Fields   []string      // the manifest columns that changed
 	State    outcome.State // the row's state in the journal
+	// NeedIdentity is set for a done row whose participant_id or
+	// referral_date alone changed: an amendment, which reads the
+	// artifact, and the batch's are encrypted with no identity given.
+	NeedIdentity bool
 }
 
 func (e *RowChangedError) Error() string {
@@ -93,8 +99,13 @@ func (r *runner) revisit(o Options, row manifest.Row, st journal.RowStatus) (_ j
 	changed := journal.ChangedFields(st.Fields, fields)
 	switch {
 	case len(changed) == 0:
-		return st, true, nil
+		return r.revalidate(o, row, st)
 	case st.State == outcome.Review || st.State == outcome.Queued:
+		if st.State == outcome.Review && amendable(changed) {
+			if st, seen, handled, err := r.amend(o, row, st, fields, changed); handled {
+				return st, seen, err
+			}
+		}
 		if err := r.j.Requeue(o.Manifest, row.Line, fields, changed); err != nil {
 			if errors.Is(err, journal.ErrNotReadmittable) {
 				return r.reread(o, row)
@@ -104,6 +115,11 @@ func (r *runner) revisit(o Options, row manifest.Row, st journal.RowStatus) (_ j
 		r.log.Info("row changed: its document is read again", "line", row.Line, "source_id", row.SourceID,
 			"fields", strings.Join(changed, ","), "was", st.Reason)
 		return r.reread(o, row)
+	}
+	if st.State == outcome.Done && amendable(changed) {
+		if st, seen, handled, err := r.amend(o, row, st, fields, changed); handled {
+			return st, seen, err
+		}
 	}
 	if st.State == outcome.Done || st.State == outcome.Duplicate {
 		// checkEdits refuses these before any work; a process beside
@@ -117,7 +133,11 @@ func (r *runner) revisit(o Options, row manifest.Row, st journal.RowStatus) (_ j
 // the first row whose recorded verdict an edit would contradict: a done
 // row or a duplicate whose fields changed (*RowChangedError), or an
 // admitted row that now names another source_id. It writes nothing.
-func checkEdits(j *journal.Journal, path string) error {
+//
+// A done row whose participant_id or referral_date alone changed is an
+// amendment (revalidate.go), not refused, when the run can read its
+// artifact (canRead: a plaintext batch, or identities given).
+func checkEdits(j *journal.Journal, path string, canRead bool) error {
 	if salt, err := j.Meta("field_salt"); err != nil || salt == "" {
 		return err // no row has digests yet
 	}
@@ -155,8 +175,10 @@ func checkEdits(j *journal.Journal, path string) error {
 		if err != nil {
 			return err
 		}
-		if changed := journal.ChangedFields(st.Fields, fields); len(changed) > 0 {
-			return &RowChangedError{Line: row.Line, SourceID: st.SourceID, Fields: changed, State: st.State}
+		changed := journal.ChangedFields(st.Fields, fields)
+		amend := st.State == outcome.Done && amendable(changed)
+		if len(changed) > 0 && !(amend && canRead) {
+			return &RowChangedError{Line: row.Line, SourceID: st.SourceID, Fields: changed, State: st.State, NeedIdentity: amend}
 		}
 	}
 }

@@ -84,6 +84,11 @@ type DecideOptions struct {
 	// run's for the document's next reading.
 	Retry    page.Policy
 	RetrySet []string
+	// RetryValidation are a retry's validation settings: those named in
+	// RetrySet (no_id_check, high_confidence, low_confidence,
+	// coverage_threshold) replace the latest run's for the document's
+	// next verdict.
+	RetryValidation RetryValidation
 	// Since, when set, holds each document's latest event as the person
 	// saw it (DeskDocument's Version): a document that changed since is
 	// refused (*journal.ChangedError).
@@ -91,7 +96,8 @@ type DecideOptions struct {
 }
 
 // Decided is the outcome of one decision: recorded, or refused (Err: a
-// *journal.NotInReviewError, a *journal.ChangedError, or
+// *journal.NotInReviewError, a *journal.ChangedError, a
+// *journal.NotRejectedError for a dismissal, journal.ErrDismissed, or
 // journal.ErrNoDocument).
 type Decided struct {
 	SourceID string
@@ -101,14 +107,17 @@ type Decided struct {
 
 // Decide records o's decision about each of o.SourceIDs, one journal
 // transaction each: a document not in review is refused, and the others
-// are decided all the same. It returns an error only when no decision
+// are decided all the same. A dismissal (journal.Dismiss) is about
+// rejected rows instead: the row stays rejected and no longer needs a
+// person; a row not rejected, or dismissed already, is refused. It returns an error only when no decision
 // could be tried (no journal, a retry policy no page could be read
 // under), or when ctx ended while it waited for the journal's lock: the
 // decisions before are recorded, the others are not tried. The refusals
 // are in the results.
 //
-// A retry's page policy is the latest run's, with the settings o names
-// replaced; min_dpi, which no flag sets, follows the dpi. The document is
+// A retry's page policy and validation settings (RetryValidation) are
+// the latest run's, with the settings o names replaced, and recorded
+// complete; min_dpi, which no flag sets, follows the dpi. The document is
 // read again under it by the next run, whatever that run's own page
 // flags.
 func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
@@ -119,19 +128,29 @@ func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
 	defer j.Close()
 	retry := ""
 	if o.Action == journal.Retry {
-		p, err := retryPolicy(j, o.Retry, o.RetrySet)
+		var pageSet, valSet []string
+		for _, name := range o.RetrySet {
+			if slices.Contains(retryValidationNames, name) {
+				valSet = append(valSet, name)
+			} else {
+				pageSet = append(pageSet, name)
+			}
+		}
+		p, err := retryPolicy(j, o.Retry, pageSet)
 		if err != nil {
 			return nil, err
 		}
-		b, err := json.Marshal(p)
+		v, err := retryValidation(j, o.RetryValidation, valSet)
 		if err != nil {
 			return nil, err
 		}
-		retry = string(b)
+		if retry, err = retryRecord(p, v); err != nil {
+			return nil, err
+		}
 	}
 	var out []Decided
 	for _, id := range o.SourceIDs {
-		d, err := j.Decide(id, journal.Decision{Action: o.Action, User: o.User, Host: o.Host, Note: o.Note, Since: o.Since[id]}, retry)
+		d, err := decideOne(j, id, journal.Decision{Action: o.Action, User: o.User, Host: o.Host, Note: o.Note, Since: o.Since[id]}, retry)
 		if errors.Is(err, context.Canceled) {
 			// Interrupted waiting for the lock: not a refusal, and the
 			// decisions after it are not tried.
@@ -140,6 +159,19 @@ func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
 		out = append(out, Decided{SourceID: id, Decision: d, Err: err})
 	}
 	return out, nil
+}
+
+// decideOne records one decision: a dismissal of a rejected row, or a
+// decision about a document in review.
+func decideOne(j *journal.Journal, id string, d journal.Decision, retry string) (journal.Decision, error) {
+	if d.Action != journal.Dismiss {
+		return j.Decide(id, d, retry)
+	}
+	ds, err := j.Dismiss(id, d)
+	if err != nil {
+		return d, err
+	}
+	return ds[0], nil
 }
 
 // retryPolicy is the latest run's page policy with the fields set
@@ -199,5 +231,39 @@ func (o Options) docOptions(d journal.Doc) (Options, error) {
 	}
 	legacyCascade([]byte(d.RetryPolicy), &p)
 	o.Policy = p.WithDefaults()
-	return o, nil
+	return o.withRetryValidation([]byte(d.RetryPolicy)), nil
+}
+
+// RejectedItem is a rejected row that still needs a person (neither a
+// refusal that needs no action nor dismissed): what refused it, in its
+// detail's words, and the advice chosen from them.
+type RejectedItem struct {
+	SourceID     string         `json:"source_id"`
+	Manifest     string         `json:"manifest"`
+	ManifestLine int            `json:"manifest_line"`
+	Reason       outcome.Reason `json:"reason"`
+	Detail       string         `json:"detail,omitempty"`
+	Advice       string         `json:"advice"`
+}
+
+// ListRejected lists the rejected rows of the batch at p that still need
+// a person, in manifest order: fix each, or dismiss it (Decide with
+// journal.Dismiss). It only reads.
+func ListRejected(p Place) ([]RejectedItem, error) {
+	j, _, err := openJournal(p)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	items := []RejectedItem{}
+	err = j.ReportRows("", func(r journal.ReportRow) error {
+		dismissed := r.Decision != nil && r.Decision.Action == journal.Dismiss
+		if r.State != outcome.Rejected || !outcome.Open(r.State, r.Reason, dismissed) {
+			return nil
+		}
+		items = append(items, RejectedItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason,
+			Detail: r.Detail, Advice: report.Advice(r.Reason, r.Detail)})
+		return nil
+	})
+	return items, err
 }

@@ -39,6 +39,9 @@ type Result struct {
 	Report   *report.Report
 	Out      string
 	Complete bool
+	// Revalidated counts the documents this run validated again from
+	// their artifacts, under changed validation settings.
+	Revalidated Revalidated
 }
 
 // Run imports the manifest described by o. It returns ErrIncomplete
@@ -89,7 +92,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
 		}
 	}
-	if err := checkEdits(j, o.Manifest); err != nil {
+	if err := checkEdits(j, o.Manifest, o.Plaintext || len(o.Identities) > 0); err != nil {
 		return nil, err
 	}
 	if err := recordEncryption(j, o.Encrypted); err != nil {
@@ -144,7 +147,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	runErr = interruptedLate(ctx, runErr)
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
-	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete}, diskFull(runErr)
+	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete, Revalidated: r.reval.counts()}, diskFull(runErr)
 }
 
 // interruptedLate is runErr, or ErrIncomplete when ctx ended after the

@@ -71,6 +71,9 @@ type runner struct {
 	// document: there may be room in the window.
 	claimed signal
 	others  otherAdmitters
+	// reval validates documents in review again from their artifacts
+	// (revalidate.go).
+	reval revalidation
 }
 
 // manifestWork is one manifest a runner works on.

@@ -34,6 +34,12 @@ type Status struct {
 	// not final. Done, review, rejected, duplicate and queued are always
 	// present.
 	Rows map[outcome.State]int `json:"rows"`
+	// NeedPerson counts the rows that still need a person, as run's exit
+	// 4 and the notifications count them (outcome.Open): in review, or
+	// rejected, neither needing no action nor dismissed.
+	// NeedPersonReasons splits it by reason.
+	NeedPerson        int                    `json:"need_person"`
+	NeedPersonReasons map[outcome.Reason]int `json:"need_person_reasons"`
 	// NotRecorded counts manifest rows the journal has not seen yet (the
 	// run streams the manifest); -1 when a manifest could not be read.
 	NotRecorded int `json:"rows_not_recorded"`
@@ -156,6 +162,12 @@ func ReadStatus(p Place, now time.Time) (*Status, error) {
 	}, journal.HistoryKinds...)
 	if err != nil {
 		return nil, err
+	}
+	if st.NeedPersonReasons, err = j.OpenRows(""); err != nil {
+		return nil, err
+	}
+	for _, n := range st.NeedPersonReasons {
+		st.NeedPerson += n
 	}
 	if st.LastProgress, err = j.LatestRecorded(); err != nil {
 		return nil, err

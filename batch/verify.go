@@ -99,6 +99,9 @@ type VerifyResult struct {
 	// Transcriptions counts the transcriptions of a person the journal
 	// records; the artifacts they replaced are checked as superseded.
 	Transcriptions int `json:"transcriptions"`
+	// Revalidations counts the verdicts found again from an artifact
+	// (revalidated and amended events), each checked like a decision.
+	Revalidations int `json:"revalidations"`
 	// Custody is the batch root the custody log recomputes to; nil for a
 	// journal an earlier build wrote, which has none.
 	Custody *report.Custody `json:"custody,omitempty"`
@@ -187,13 +190,10 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		return res, nil
 	}
 	res.Decisions = len(decisions)
-	// decided maps an artifact to the decisions about it, which explain a
-	// document whose state is not its artifact's verdict.
-	decided := map[string][]journal.Action{}
-	latest := map[int64]journal.Action{}
-	for _, d := range decisions {
-		decided[d.Artifact] = append(decided[d.Artifact], d.Action)
-		latest[d.DocID] = d.Action
+	explained, latest, err := explainedStates(j, decisions, res)
+	if err != nil {
+		add(FindingJournalCorrupt, dbPath, "", err.Error())
+		return res, nil
 	}
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
@@ -212,7 +212,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			name := storeName(d.Artifact)
 			referenced[name] = true
 			if a := verifyArtifact(st, d, name, o.Identities, res, add); a != nil {
-				verifyState(filepath.Join(artDir, name), d, a, decided[d.Artifact], add)
+				verifyState(filepath.Join(artDir, name), d, a, explained[d.Artifact], add)
 			}
 		} else if d.State == outcome.Done {
 			add(FindingMissingArtifactEntry, dbPath, d.SourceID, "a done document has no artifact recorded")
@@ -321,4 +321,28 @@ func openVerified(o *VerifyOptions, add func(kind, file, source, detail string))
 		return nil, nil
 	}
 	return j, nil
+}
+
+// explainedStates maps an artifact to the states the decisions and
+// revalidations about it moved its document to, which explain a document
+// whose state is not its artifact's verdict; latest is each document's
+// latest decision. It counts the revalidations in res.
+func explainedStates(j *journal.Journal, decisions []journal.DocDecision, res *VerifyResult) (map[string][]outcome.State, map[int64]journal.Action, error) {
+	explained := map[string][]outcome.State{}
+	latest := map[int64]journal.Action{}
+	for _, d := range decisions {
+		if st, ok := map[journal.Action]outcome.State{journal.Accept: outcome.Done, journal.Reject: outcome.Rejected}[d.Action]; ok {
+			explained[d.Artifact] = append(explained[d.Artifact], st)
+		}
+		latest[d.DocID] = d.Action
+	}
+	revalidations, err := j.Revalidations()
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Revalidations = len(revalidations)
+	for _, rv := range revalidations {
+		explained[rv.Artifact] = append(explained[rv.Artifact], rv.State)
+	}
+	return explained, latest, nil
 }

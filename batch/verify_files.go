@@ -20,14 +20,10 @@ import (
 // journal's first bytes.
 
 // verifyState checks that the document's state is its artifact's verdict,
-// or that a decision about that artifact (actions) explains the
-// difference.
-func verifyState(file string, d journal.Doc, a *Artifact, actions []journal.Action, add func(kind, file, source, detail string)) {
-	if a.Provenance.State == d.State {
-		return
-	}
-	want := map[outcome.State]journal.Action{outcome.Done: journal.Accept, outcome.Rejected: journal.Reject}[d.State]
-	if a.Provenance.State == outcome.Review && want != "" && slices.Contains(actions, want) {
+// or that a decision of a person or a revalidation about that artifact
+// explains the difference (explained: the states they moved it to).
+func verifyState(file string, d journal.Doc, a *Artifact, explained []outcome.State, add func(kind, file, source, detail string)) {
+	if a.Provenance.State == d.State || slices.Contains(explained, d.State) {
 		return
 	}
 	add(FindingUndecidedState, file, d.SourceID, fmt.Sprintf("the artifact says %s %s, the journal %s %s, and no decision of a person explains it",

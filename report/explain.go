@@ -3,6 +3,8 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/refbatch/refbatch/report/outcome"
@@ -153,4 +155,40 @@ func compareReview(a, b outcome.Reason) int {
 		return len(explanations) + 1
 	}
 	return cmp.Or(rank(a)-rank(b), strings.Compare(string(a), string(b)))
+}
+
+// bombPixels is the size, in pixels at 300 dpi, from which a page or an
+// image is no scan of a paper referral: an A4 page at 600 dpi is 35 Mpx,
+// an A0 poster at 300 dpi 140 Mpx. A page over it is a decompression bomb
+// or a generated file, and a larger --max-page-pixels would render it.
+const bombPixels = 1e9
+
+var (
+	pageDetail  = regexp.MustCompile(`page \d+ is (\d+)×(\d+) pt`)
+	imageDetail = regexp.MustCompile(`is (\d+)×(\d+) px`)
+)
+
+// Advice is the fix for a row rejected for reason with detail (the
+// refusal's own words): the reason's fix, unless the detail shows that
+// fix would not help. A decompression bomb is not fixed by a larger limit.
+func Advice(reason outcome.Reason, detail string) string {
+	if strings.Contains(detail, "decompression bomb") {
+		return "A decompression bomb: the file unpacks to far more than any scan holds. Treat it as hostile, do not raise a limit for it, and get a clean copy from where it came from."
+	}
+	if reason == outcome.PageTooLarge {
+		px := 0.0
+		if m := pageDetail.FindStringSubmatch(detail); m != nil {
+			w, _ := strconv.ParseFloat(m[1], 64)
+			h, _ := strconv.ParseFloat(m[2], 64)
+			px = (w / 72 * 300) * (h / 72 * 300)
+		} else if m := imageDetail.FindStringSubmatch(detail); m != nil {
+			w, _ := strconv.ParseFloat(m[1], 64)
+			h, _ := strconv.ParseFloat(m[2], 64)
+			px = w * h
+		}
+		if px >= bombPixels {
+			return fmt.Sprintf("At 300 dpi this is %.1f gigapixels, which no scan of a paper referral comes near: a decompression bomb or a generated file. Do not raise --max-page-pixels (rendering it would take gigabytes); get a normal scan from the sender.", px/1e9)
+		}
+	}
+	return explanations[reason].fix
 }

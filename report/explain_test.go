@@ -167,3 +167,24 @@ func everyReason() *Report {
 	rep.Summary.ConfidenceBands = Bands{High: 94.3, Low: 77}
 	return rep
 }
+
+// TestAdviceFromDetail: the advice for a refusal follows its detail: a
+// page of gigapixels (the real corpus's hugemono.pdf) or a decompression
+// bomb is not told to raise a limit, an ordinary oversized image is.
+func TestAdviceFromDetail(t *testing.T) {
+	for _, tt := range []struct {
+		reason outcome.Reason
+		detail string
+		raise  bool
+	}{
+		{outcome.PageTooLarge, "image object 5 is 9000×9000 px, 81 Mpx, over the 50 Mpx cap", true},
+		{outcome.PageTooLarge, "page 1 is 8400×8400 pt, 136 Mpx even at 100 dpi, over the 50 Mpx cap", false},
+		{outcome.PageTooLarge, "image object 7 is 35000×35000 px, 1225 Mpx, over the 50 Mpx cap", false},
+		{outcome.MalformedPDF, "object 4 decodes to more than 256 MiB (a decompression bomb)", false},
+	} {
+		got := Advice(tt.reason, tt.detail)
+		if raises := strings.Contains(got, "Rerun with a larger"); raises != tt.raise {
+			t.Errorf("Advice(%s, %q) = %q: tells to raise a limit %v, want %v", tt.reason, tt.detail, got, raises, tt.raise)
+		}
+	}
+}

@@ -29,6 +29,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"stateClass": stateClass,
 	"when":       formatTime,
 	"phase":      phaseLabel,
+	"sub":        func(a, b int) int { return a - b },
 	"phaseColour": func(name string) template.CSS {
 		return template.CSS("background:" + phaseColour(name)) // from a fixed palette
 	},
@@ -49,7 +50,8 @@ type htmlView struct {
 	// StateCSS styles each state's class (stateClass).
 	StateCSS []template.CSS
 	Counts   []stateCount
-	// NRejected counts the rejected rows, NeedPerson those and the review
+	// NRejected counts the rejected rows, NeedPerson the rows still open
+	// (Row.Open) among them and the review
 	// rows.
 	NRejected  int
 	NeedPerson int
@@ -144,7 +146,7 @@ func renderHTML(w io.Writer, n *Report, pr *pageRows) error {
 		v.NReview += g.N
 	}
 	v.Rejected = pr.rejectedGroups()
-	v.NeedPerson = v.NReview + v.NRejected
+	v.NeedPerson = n.Summary.NeedPerson
 	v.Done = pr.stateList(outcome.Done, "Done", "Searchable text published and verified: nothing to do.")
 	v.Duplicate = pr.stateList(outcome.Duplicate, "Duplicates", "The same source ID and bytes as an earlier row, whose document and text they share: nothing to do.")
 	v.Timings = []timing{

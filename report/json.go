@@ -36,6 +36,7 @@ func (r *Report) normalized() *Report {
 	n.Runs = nonNil(r.Runs)
 	n.Summary.States = cloneMap(r.Summary.States)
 	n.Summary.Reasons = cloneMap(r.Summary.Reasons)
+	n.Summary.NeedPersonReasons = cloneMap(r.Summary.NeedPersonReasons)
 	n.Summary.StatePages = cloneMap(r.Summary.StatePages)
 	for _, st := range finalStates() {
 		n.Summary.States[st] += 0

@@ -48,6 +48,9 @@ type rowList struct {
 type listedRow struct {
 	Line     string
 	SourceID string
+	// Detail and Advice are a rejected row's (Row.Detail, Row.Advice);
+	// Advice only when it is not its reason's own fix.
+	Detail, Advice string
 }
 
 func newPageRows(n *Report) *pageRows {
@@ -103,7 +106,11 @@ func list[K comparable](p *pageRows, m map[K]*rowList, key K, r Row) {
 		if p.many && r.Manifest != "" {
 			l = baseName(r.Manifest) + ":" + l
 		}
-		g.rows = append(g.rows, listedRow{l, r.SourceID})
+		lr := listedRow{Line: l, SourceID: r.SourceID, Detail: r.Detail}
+		if r.Advice != explanations[r.Reason].fix {
+			lr.Advice = r.Advice
+		}
+		g.rows = append(g.rows, lr)
 	}
 }
 

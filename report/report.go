@@ -209,6 +209,12 @@ type Row struct {
 	Attempts       int            `json:"attempts"`
 	Artifact       string         `json:"artifact"`
 	TraceID        string         `json:"trace_id"`
+	// Detail is what exactly refused a rejected row ("image object 5 is
+	// 9000×9000 px, 81 Mpx, over the 50 Mpx cap"), naming no path and no
+	// participant; Advice is the fix chosen from it (Advice). Both are
+	// absent when admission recorded no detail.
+	Detail string `json:"detail,omitempty"`
+	Advice string `json:"advice,omitempty"`
 	// History holds the row's earlier verdicts, oldest first, when a
 	// rerun or a person changed it: a rejection a rerun admitted again
 	// once fixed, a review a changed row sent back to be read.
@@ -216,28 +222,6 @@ type Row struct {
 	// Decision is the latest decision a person made about the row's
 	// document in review (refbatch review); absent when none did.
 	Decision *Decision `json:"decision,omitempty"`
-}
-
-// HistoryEntry is one earlier verdict of a row: its state and reason, when
-// it was superseded, and the journal event that superseded it
-// (row_readmitted, row_changed, decision).
-type HistoryEntry struct {
-	State  outcome.State  `json:"state"`
-	Reason outcome.Reason `json:"reason"`
-	At     time.Time      `json:"at"`
-	Event  string         `json:"event"`
-}
-
-// Decision is a person's decision about a document in review: accept
-// (done), reject (rejected rejected_by_person) or retry (read again), who
-// made it, on which host, when, and their note (their own words, never
-// document text).
-type Decision struct {
-	Action string    `json:"action"`
-	User   string    `json:"user"`
-	Host   string    `json:"host"`
-	At     time.Time `json:"at"`
-	Note   string    `json:"note,omitempty"`
 }
 
 // Summary holds the batch's numbers.
@@ -252,6 +236,11 @@ type Summary struct {
 	States map[outcome.State]int `json:"states"`
 	// Reasons counts rows per reason code, over all states.
 	Reasons map[outcome.Reason]int `json:"reasons"`
+	// NeedPerson counts the rows that still need a person (Row.Open):
+	// run exits 4 while it is not 0. NeedPersonReasons splits it by
+	// reason.
+	NeedPerson        int                    `json:"need_person"`
+	NeedPersonReasons map[outcome.Reason]int `json:"need_person_reasons"`
 	// Pages counts the pages of the documents that went through OCR
 	// (done and review rows), so that PagesPerMinute measures OCR work;
 	// StatePages splits them by state.

@@ -182,7 +182,8 @@ func TestSummarize(t *testing.T) {
 	}{
 		{
 			name: "no rows",
-			want: Summary{States: zeroStates, Reasons: map[outcome.Reason]int{}, StatePages: map[outcome.State]int{"done": 0, "review": 0}},
+			want: Summary{States: zeroStates, Reasons: map[outcome.Reason]int{}, StatePages: map[outcome.State]int{"done": 0, "review": 0},
+				NeedPersonReasons: map[outcome.Reason]int{}},
 		},
 		{
 			name: "one of each",
@@ -196,6 +197,7 @@ func TestSummarize(t *testing.T) {
 				Rows:       4,
 				States:     map[outcome.State]int{"done": 1, "review": 1, "rejected": 1, "duplicate": 1},
 				Reasons:    map[outcome.Reason]int{"low_confidence": 1, "not_pdf": 1},
+				NeedPerson: 2, NeedPersonReasons: map[outcome.Reason]int{"low_confidence": 1, "not_pdf": 1},
 				Pages:      5,
 				StatePages: map[outcome.State]int{"done": 2, "review": 3},
 			},
@@ -211,9 +213,11 @@ func TestSummarize(t *testing.T) {
 				{State: "rejected", Reason: "too_large"},
 			},
 			want: Summary{
-				Rows:       6,
-				States:     map[outcome.State]int{"done": 1, "review": 0, "rejected": 3, "duplicate": 0, "queued": 2},
-				Reasons:    map[outcome.Reason]int{"no_consent": 2, "too_large": 1},
+				Rows:    6,
+				States:  map[outcome.State]int{"done": 1, "review": 0, "rejected": 3, "duplicate": 0, "queued": 2},
+				Reasons: map[outcome.Reason]int{"no_consent": 2, "too_large": 1},
+				// no_consent needs no action: only too_large is open.
+				NeedPerson: 1, NeedPersonReasons: map[outcome.Reason]int{"too_large": 1},
 				Pages:      1,
 				StatePages: map[outcome.State]int{"done": 1, "review": 0},
 			},
@@ -537,10 +541,10 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 		t.Errorf("header %q", recs[0])
 	}
 	want := [][]string{
-		{"'=cmd|' /C calc'!A0", "2", "'=HYPERLINK(\"x\")", "rejected", "not_pdf", "", "", "", "", "", "", "", "", "", "", ""},
-		{"'=cmd|' /C calc'!A0", "3", "'@SUM(A1)", "done", "", "", "2", "91.5", "high", "1", "", "", "", "", "", ""},
-		{"'=cmd|' /C calc'!A0", "4", "R-1,\"quoted\"", "duplicate", "", "", "", "", "", "", "", "", "", "", "", ""},
-		{"'=cmd|' /C calc'!A0", "5", "R-5", "done", "", "", "1", "60", "low", "1", "", "", "accept", "alice@desk", "2025-03-01T09:30:00Z", "'=checked"},
+		{"'=cmd|' /C calc'!A0", "2", "'=HYPERLINK(\"x\")", "rejected", "not_pdf", "", "", "", "", "", "", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "3", "'@SUM(A1)", "done", "", "", "2", "91.5", "high", "1", "", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "4", "R-1,\"quoted\"", "duplicate", "", "", "", "", "", "", "", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "5", "R-5", "done", "", "", "1", "60", "low", "1", "", "", "accept", "alice@desk", "2025-03-01T09:30:00Z", "'=checked", "", ""},
 	}
 	if !reflect.DeepEqual(recs[1:], want) {
 		t.Errorf("rows\n%q\nwant\n%q", recs[1:], want)

@@ -69,12 +69,17 @@ type Summarizer struct {
 	states      map[outcome.State]int
 	reasons     map[outcome.Reason]int
 	statePages  map[outcome.State]int
+	open        map[outcome.Reason]int
 }
 
 // Add counts one row.
 func (z *Summarizer) Add(r Row) {
 	if z.states == nil {
 		z.states, z.reasons, z.statePages = map[outcome.State]int{}, map[outcome.Reason]int{}, map[outcome.State]int{}
+		z.open = map[outcome.Reason]int{}
+	}
+	if r.Open() {
+		z.open[r.Reason]++
 	}
 	z.rows++
 	z.states[r.State]++
@@ -91,11 +96,16 @@ func (z *Summarizer) Add(r Row) {
 // and the pages of done and review present even when zero.
 func (z *Summarizer) Summary() Summary {
 	s := Summary{
-		Rows:       z.rows,
-		States:     make(map[outcome.State]int, len(outcome.States())+len(z.states)),
-		Reasons:    make(map[outcome.Reason]int, len(z.reasons)),
-		Pages:      z.pages,
-		StatePages: map[outcome.State]int{outcome.Done: 0, outcome.Review: 0},
+		Rows:              z.rows,
+		States:            make(map[outcome.State]int, len(outcome.States())+len(z.states)),
+		Reasons:           make(map[outcome.Reason]int, len(z.reasons)),
+		Pages:             z.pages,
+		StatePages:        map[outcome.State]int{outcome.Done: 0, outcome.Review: 0},
+		NeedPersonReasons: map[outcome.Reason]int{},
+	}
+	for reason, n := range z.open {
+		s.NeedPersonReasons[reason] = n
+		s.NeedPerson += n
 	}
 	for _, st := range finalStates() {
 		s.States[st] = 0

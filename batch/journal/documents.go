@@ -2,6 +2,7 @@ package journal
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -215,11 +216,21 @@ func (j *Journal) Row(manifest string, line int) (st RowStatus, ok bool, err err
 // document is rejected too (its file changed or vanished between runs, so
 // it cannot be trusted).
 func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, reason outcome.Reason, key string) error {
+	return j.RejectDetail(manifest, line, sourceID, sha256, reason, key, "")
+}
+
+// RejectDetail is Reject with the refusal's detail ("image object 5 is
+// 9000×9000 px, 81 Mpx, ..."), kept in the row_rejected event's data: it
+// must name no path and no participant ID.
+func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 string, reason outcome.Reason, key, detail string) error {
 	return j.tx(func(tx *sql.Tx) error {
 		var oldSource string
 		var kind rowKind
 		var docID sql.NullInt64
 		ev := Event{Kind: EventRowRejected, Manifest: manifest, Line: line, SourceID: sourceID}
+		if detail != "" {
+			ev.Data, _ = json.Marshal(map[string]string{"detail": detail})
+		}
 		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`, manifest, line).Scan(&oldSource, &kind, &docID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):

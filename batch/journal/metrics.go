@@ -22,8 +22,12 @@ type ReportRow struct {
 	Band           outcome.Band
 	Artifact       string
 	TraceID        string
+	// Detail is the refusal's detail of a rejected row (RejectDetail),
+	// "" when none was recorded.
+	Detail string
 	// Decision is the latest decision a person made about the row's
-	// document; nil when none did (and for rejected and duplicate rows).
+	// document, or the dismissal of a row rejected before it had one; nil
+	// when none did (and for duplicate rows).
 	Decision *Decision
 }
 
@@ -32,6 +36,16 @@ type ReportRow struct {
 // streamed from one query, never held, so fn runs while the query is open
 // and must not use the journal (it has one connection).
 func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
+	// A rejected row with no document has its dismissal (if any) as its
+	// decision: read them first, as fn runs while the query is open.
+	ds, err := readDismissals(j.db)
+	if err != nil {
+		return fmt.Errorf("journal: listing rows: %w", err)
+	}
+	details, err := j.rejectionDetails()
+	if err != nil {
+		return fmt.Errorf("journal: listing rows: %w", err)
+	}
 	rows, err := j.db.Query(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256,
 			COALESCE(d.state,''), COALESCE(d.reason,''), COALESCE(d.pages,0), COALESCE(d.attempts,0),
 			COALESCE(d.mean_confidence,0), COALESCE(d.band,''), COALESCE(d.artifact,''), COALESCE(d.trace_id,''),
@@ -53,7 +67,7 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 			&r.Pages, &r.Attempts, &r.MeanConfidence, &r.Band, &r.Artifact, &r.TraceID, &decidedAt, &decision); err != nil {
 			return fmt.Errorf("journal: listing rows: %w", err)
 		}
-		r.Decision = nil
+		r.Decision, r.Detail = nil, ""
 		if decision != "" && kind == kindDoc {
 			d, err := parseDecision(decision, decidedAt)
 			if err != nil {
@@ -61,9 +75,13 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 			}
 			r.Decision = &d
 		}
+		if outcome.State(docState) == outcome.Rejected || kind == kindRejected {
+			r.Detail = details[rowKey(r.Manifest, r.Line)]
+		}
 		switch kind {
 		case kindRejected:
 			r.State = outcome.Rejected
+			r.Decision = ds.latest(r.Manifest, r.Line, 0, r.Reason)
 			r.Pages, r.Attempts, r.MeanConfidence, r.Band, r.Artifact, r.TraceID = 0, 0, 0, "", "", ""
 		case kindDuplicate:
 			r.State, r.Reason, r.Attempts = outcome.Duplicate, "", 0
@@ -227,6 +245,27 @@ func (j *Journal) Runs() ([]Run, error) {
 		}
 		r.StartedAt, r.FinishedAt = fromMS(start), fromMS(end)
 		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// rejectionDetails are the details of the rows' latest refusals, by row
+// (rowKey). Only rejected rows have one, so they are as few as those.
+func (j *Journal) rejectionDetails() (map[string]string, error) {
+	detail := `COALESCE(` + j.jsonText("data", "detail") + `,'')`
+	rows, err := j.db.Query(`SELECT manifest, line, `+detail+` FROM events WHERE kind=? AND `+detail+` <> '' ORDER BY id`, EventRowRejected)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var m, d string
+		var line int
+		if err := rows.Scan(&m, &line, &d); err != nil {
+			return nil, err
+		}
+		out[rowKey(m, line)] = d
 	}
 	return out, rows.Err()
 }

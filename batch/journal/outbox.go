@@ -137,7 +137,14 @@ func (j *Journal) runEndNotices(tx *sql.Tx, run int64, end RunEnd) error {
 	if hash != ZeroHash {
 		c.Custody = &Root{Hash: hash, Events: id}
 	}
-	person := c.Rows[outcome.Review] + c.Rows[outcome.Rejected]
+	open, err := openRows(tx, end.Manifest)
+	if err != nil {
+		return err
+	}
+	person := 0
+	for _, n := range open {
+		person += n
+	}
 	if !end.Finished {
 		c.ExitCode, c.Why = end.ExitCode, end.Why
 		return j.enqueue(tx, NoticeInterrupted, end.BatchID, c)
@@ -152,12 +159,16 @@ func (j *Journal) runEndNotices(tx *sql.Tx, run int64, end RunEnd) error {
 	if person == 0 {
 		return nil
 	}
+	// Open counts what a person still has to do (outcome.Open), by
+	// reason; Review and Rejected count every such row.
 	need := struct {
 		Run      int64                  `json:"run"`
 		Review   int                    `json:"review"`
 		Rejected int                    `json:"rejected"`
 		Reasons  map[outcome.Reason]int `json:"reasons"`
-	}{run, c.Rows[outcome.Review], c.Rows[outcome.Rejected], c.Reasons}
+		Open     int                    `json:"open"`
+		Kinds    map[outcome.Reason]int `json:"open_reasons"`
+	}{run, c.Rows[outcome.Review], c.Rows[outcome.Rejected], c.Reasons, person, open}
 	return j.enqueue(tx, NoticeNeedsPerson, end.BatchID, need)
 }
 

@@ -75,7 +75,7 @@ func evalCommand() *cli.Command {
 		&cli.StringFlag{Name: "truth", Usage: "ground truth folder, one <source_id>.json per document; without it only outcomes are scored `DIR`", Destination: &o.truth},
 		&cli.StringFlag{Name: "thresholds", Usage: "limits of the figures (thresholds.json); without it only outcomes are gated `FILE`", Destination: &o.thresholds},
 		&cli.StringFlag{Name: "from-out", Usage: "score a finished output folder instead of running the batch `DIR`", Destination: &o.fromOut},
-		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity to read an encrypted --from-out folder `FILE`", Destination: &o.identity},
+		&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{identityEnv}, Usage: "age identity to read an encrypted --from-out folder `FILE`", Destination: &o.identity},
 		&cli.StringFlag{Name: "cascade-probe", Usage: "also score this output folder, the same manifest read with --dpi at the first resolution and --no-cascade, against this run (read with --no-cascade), and print the cascade thresholds the pair supports `DIR`", Destination: &o.probe},
 		&cli.StringFlag{Name: "eval-json", Usage: "write eval.json here `FILE` (default: into the output folder eval ran; with --from-out, which eval only reads, nowhere)", Destination: &o.evalJSON},
 	}

@@ -77,7 +77,7 @@ flag); 3 interrupted: run the same command again to resume.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder to export from"),
 			journalFlag(&o.journal),
-			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity that decrypts the artifacts `FILE`", Destination: &o.identity},
+			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{identityEnv}, Usage: "age identity that decrypts the artifacts `FILE`", Destination: &o.identity},
 			&cli.StringFlag{Name: "to", Usage: "the folder `DEST` to export into (outside --out)", Destination: &o.to},
 			&cli.StringFlag{Name: "format", Usage: "formats, comma-separated: pdf, alto, txt `FORMATS`", Value: "pdf,alto,txt", Destination: &o.formats},
 			&cli.BoolFlag{Name: "bag", Usage: "make DEST a BagIt bag (RFC 8493)", Destination: &o.bag},

@@ -32,7 +32,9 @@ func reviewCommand() *cli.Command {
 		Name:  "review",
 		Usage: "list the documents a person must look at, and record decisions about them",
 		Description: `Without a decision, lists the documents in review (source_id, manifest line,
-reason, pages, confidence, band, any earlier decision) and writes nothing.
+reason, pages, confidence, band, any earlier decision), then the rejected
+rows that still need a person with what refused each (its detail) and the
+advice, and writes nothing. --json prints the documents in review.
 
   refbatch review accept [--note TEXT] [--user NAME] SOURCE_ID...
       the text is good enough: the document is done (the review reason is
@@ -41,8 +43,13 @@ reason, pages, confidence, band, any earlier decision) and writes nothing.
       the document is rejected rejected_by_person
   refbatch review retry [page flags] [--note TEXT] [--user NAME] SOURCE_ID...
       the next run reads the document again, under the latest run's page
-      policy with the page flags given here (--dpi, --lang, --force-ocr,
-      --no-deskew, ...) replacing its own, its attempts counted afresh
+      policy and validation settings with those given here (--dpi, --lang,
+      --force-ocr, --no-deskew, ..., --no-id-check, --high-confidence,
+      --low-confidence, --coverage-threshold) replacing its own, its
+      attempts counted afresh; it prints the settings it records, complete
+  refbatch review dismiss [--note TEXT] [--user NAME] SOURCE_ID...
+      acknowledge a rejected row: it stays rejected, with its reason, and
+      no longer needs a person (run exits 0 once nothing else does)
 
 Each decision is one journal transaction, recorded only if the document is
 still in review, with the user (default $USER), the host, the time and the
@@ -59,6 +66,7 @@ report: write no patient data in them.
 			decideCommand(journal.Accept, "accept the documents' text: they are done"),
 			decideCommand(journal.Reject, "reject the documents: rejected_by_person"),
 			decideCommand(journal.Retry, "have the next run read the documents again, under the page flags given"),
+			decideCommand(journal.Dismiss, "acknowledge rejected rows: they stay rejected and no longer need a person"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -78,7 +86,14 @@ report: write no patient data in them.
 				enc.SetIndent("", "  ")
 				return enc.Encode(items)
 			}
-			return writeReviewList(c.App.Writer, items)
+			if err := writeReviewList(c.App.Writer, items); err != nil {
+				return err
+			}
+			rejected, err := batch.ListRejected(p)
+			if err != nil {
+				return err
+			}
+			return writeRejectedList(c.App.Writer, rejected)
 		},
 	}
 }
@@ -109,6 +124,24 @@ func writeReviewList(w io.Writer, items []batch.ReviewItem) error {
 	return err
 }
 
+// writeRejectedList prints the rejected rows that still need a person,
+// each with its detail and the advice chosen from it.
+func writeRejectedList(w io.Writer, items []batch.RejectedItem) error {
+	if len(items) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\n%d rejected row%s need%s a person: fix each as advised and run again, or refbatch review dismiss --note TEXT SOURCE_ID\n",
+		len(items), plural(len(items)), map[bool]string{true: "s"}[len(items) == 1])
+	for _, it := range items {
+		fmt.Fprintf(w, "line %d  %s  %s", it.ManifestLine, termText(it.SourceID), it.Reason)
+		if it.Detail != "" {
+			fmt.Fprintf(w, ": %s", termText(it.Detail))
+		}
+		fmt.Fprintf(w, "\n    %s\n", it.Advice)
+	}
+	return nil
+}
+
 // decideCommand is `review accept`, `review reject` or `review retry`.
 func decideCommand(action journal.Action, usage string) *cli.Command {
 	o := batch.DecideOptions{Action: action}
@@ -120,7 +153,12 @@ func decideCommand(action journal.Action, usage string) *cli.Command {
 	}
 	var policy []cli.Flag
 	if action == journal.Retry {
-		policy = pageFlags(&o.Retry)
+		rv := &o.RetryValidation
+		policy = append(pageFlags(&o.Retry),
+			&cli.BoolFlag{Name: "no-id-check", Usage: "judge the next reading without the participant ID and referral date checks", Destination: &rv.NoIDCheck},
+			&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence from which the next reading is in the high band", Destination: &rv.HighConfidence},
+			&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which the next reading goes to review low_confidence", Destination: &rv.LowConfidence},
+			&cli.Float64Flag{Name: "coverage-threshold", Usage: "unread share of a page's print from which the next reading goes to review incomplete_text", Destination: &rv.CoverageThreshold})
 		flags = append(flags, policy...)
 	}
 	return &cli.Command{
@@ -178,9 +216,16 @@ func runDecide(ctx context.Context, o batch.DecideOptions, stdout io.Writer) err
 	var refused []string
 	for _, r := range res {
 		var nr *journal.NotInReviewError
+		var nj *journal.NotRejectedError
 		switch {
 		case errors.As(r.Err, &nr):
 			refused = append(refused, nr.Error())
+		case errors.As(r.Err, &nj):
+			refused = append(refused, nj.Error())
+		case errors.Is(r.Err, journal.ErrDismissed):
+			refused = append(refused, fmt.Sprintf("%s is dismissed already", r.SourceID))
+		case errors.Is(r.Err, journal.ErrNoDocument) && o.Action == journal.Dismiss:
+			refused = append(refused, fmt.Sprintf("%s: no row has this source_id", r.SourceID))
 		case errors.Is(r.Err, journal.ErrNoDocument):
 			refused = append(refused, fmt.Sprintf("%s: no document has this source_id (a row rejected before OCR has none)", r.SourceID))
 		case r.Err != nil:
@@ -193,6 +238,8 @@ func runDecide(ctx context.Context, o batch.DecideOptions, stdout io.Writer) err
 				fmt.Fprint(stdout, ", now done")
 			case journal.Reject:
 				fmt.Fprint(stdout, ", now rejected")
+			case journal.Dismiss:
+				fmt.Fprint(stdout, ", acknowledged: it stays rejected and no longer needs a person")
 			case journal.Retry:
 				fmt.Fprintf(stdout, ", queued: the next run reads it again under %s", d.Settings)
 			}

@@ -43,6 +43,20 @@ type runOptions struct {
 	// sends none).
 	notify     notifyOptions
 	stallAfter time.Duration
+	// identity is --identity (or REFBATCH_IDENTITY): it decrypts the
+	// artifacts of the documents a rerun validates again.
+	identity string
+}
+
+// identityEnv names the variable that gives the identity file when no
+// --identity does, for every command that reads artifacts.
+const identityEnv = "REFBATCH_IDENTITY"
+
+// identityRunFlag is run's --identity.
+func identityRunFlag(dest *string) cli.Flag {
+	return &cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{identityEnv},
+		Usage:       "age identity file to read the artifacts of documents in review that a change of validation settings (--no-id-check, the bands, --coverage-threshold) or a corrected participant_id or referral_date validates again, with no OCR; a plaintext batch needs none `FILE`",
+		Destination: dest}
 }
 
 // recipientsEnv names the variable that gives recipients when no flag does.
@@ -88,7 +102,8 @@ Exit status: 0 every row is done or a duplicate; 1 unexpected failure; 2
 usage or manifest error, recipients other than the batch's, or a root log
 inside --out; 3 interrupted or incomplete: run the same command again to
 resume; 4 finished, but rows are in review or rejected: a person is needed.`,
-		Flags: append(append(runFlags(&o), journalFlag(&o.batch.Journal)), append(notifyFlags(&o.notify), stallAfterFlag(&o.stallAfter))...),
+		Flags: append(append(runFlags(&o), journalFlag(&o.batch.Journal), identityRunFlag(&o.identity)),
+			append(notifyFlags(&o.notify), stallAfterFlag(&o.stallAfter))...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErr("run takes exactly one argument, the manifest", "refbatch run [flags] MANIFEST.csv (flags go before the manifest)")
@@ -175,6 +190,10 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if len(recipients)+len(o.batch.AddRecipients) > 0 && o.batch.Plaintext {
 		return usageErr("--plaintext and recipients both given", "choose one: encrypt to the recipients, or --plaintext")
 	}
+	o.batch.User = currentUser()
+	if o.batch.Identities, err = loadIdentities(o.identity, stderr); err != nil {
+		return err
+	}
 	if _, err := os.Stat(o.batch.Manifest); err != nil {
 		return usageErrf("pass the path of the manifest CSV", "cannot read manifest: %w", err)
 	}
@@ -247,22 +266,18 @@ func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdo
 		fmt.Fprintf(stdout, "report: %s\n", paths.JSON)
 		fmt.Fprintf(stdout, "html:   %s\n", paths.HTML)
 	}
+	writeRevalidated(res.Revalidated, asJSON, stdout, stderr)
 	if code == exitNeedsPerson {
 		// Even with --quiet: a person is needed, and cron mails stderr.
-		st := res.Report.Summary.States
-		n := st[outcome.Review] + st[outcome.Rejected]
-		rows := fmt.Sprintf("%d rows need", n)
-		if n == 1 {
-			rows = "1 row needs"
-		}
-		fmt.Fprintf(stderr, "refbatch: %s a person (%d in review, %d rejected): see %s\n", rows, st[outcome.Review], st[outcome.Rejected], paths.HTML)
+		fmt.Fprintf(stderr, "refbatch: %s: see %s\n", needPersonLine(res.Report.Summary), paths.HTML)
 	}
 	return err
 }
 
-// runExit turns what Run returned into run's exit: nil when every row is
-// done or a duplicate, exitNeedsPerson when the batch finished with rows in
-// review or rejected, exitIncomplete when it stopped before the end.
+// runExit turns what Run returned into run's exit: nil when no row needs a
+// person, exitNeedsPerson when the batch finished with rows still open
+// (in review, or rejected and neither needing no action nor dismissed:
+// report.Row.Open), exitIncomplete when it stopped before the end.
 func runExit(ctx context.Context, res *batch.Result, err error) error {
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, batch.ErrIncomplete) {
@@ -278,7 +293,7 @@ func runExit(ctx context.Context, res *batch.Result, err error) error {
 		return &exitError{code: exitIncomplete, msg: "some documents are not finished",
 			hint: "run the same command again to resume"}
 	}
-	if st := res.Report.Summary.States; st[outcome.Review]+st[outcome.Rejected] > 0 {
+	if res.Report.Summary.NeedPerson > 0 {
 		return &exitError{code: exitNeedsPerson} // runRun prints the line
 	}
 	return nil
@@ -301,13 +316,18 @@ type summaryEvent struct {
 	States    map[outcome.State]int  `json:"states"`
 	Reasons   map[outcome.Reason]int `json:"reasons"`
 	Pages     int                    `json:"pages"`
-	Exit      int                    `json:"exit"`
-	Reports   reportPaths            `json:"reports"`
+	// NeedPerson counts the rows that still need a person, by reason in
+	// NeedPersonReasons (report.Row.Open).
+	NeedPerson        int                    `json:"need_person"`
+	NeedPersonReasons map[outcome.Reason]int `json:"need_person_reasons"`
+	Exit              int                    `json:"exit"`
+	Reports           reportPaths            `json:"reports"`
 }
 
 func writeSummaryEvent(w io.Writer, s report.Summary, code int, paths reportPaths) {
 	json.NewEncoder(w).Encode(summaryEvent{Kind: "summary", Time: time.Now().UTC(), Rows: s.Rows, BlankRows: s.BlankRows,
-		States: s.States, Reasons: s.Reasons, Pages: s.Pages, Exit: code, Reports: paths})
+		States: s.States, Reasons: s.Reasons, Pages: s.Pages, NeedPerson: s.NeedPerson, NeedPersonReasons: s.NeedPersonReasons,
+		Exit: code, Reports: paths})
 }
 
 // zeroIsAValue lists the run flags for which 0 is a value of its own (no

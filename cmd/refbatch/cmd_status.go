@@ -104,6 +104,9 @@ func healthLine(st *batch.Status, h batch.Health) string {
 	rows := fmt.Sprintf("%d row%s not final", h.NotFinal, plural(h.NotFinal))
 	switch h.State {
 	case batch.HealthComplete:
+		if h.NeedPerson > 0 {
+			return fmt.Sprintf("ok: complete, every row is final; %d row%s need%s a person (refbatch review)", h.NeedPerson, plural(h.NeedPerson), map[bool]string{true: "s"}[h.NeedPerson == 1])
+		}
 		return "ok: complete, every row is final"
 	case batch.HealthRunning:
 		return fmt.Sprintf("ok: running, %s, last progress %s ago", rows, idle)

@@ -71,7 +71,7 @@ run it again.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder to verify"),
 			journalFlag(&o.journal),
-			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file to decrypt and check artifact content `FILE`", Destination: &o.identity},
+			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{identityEnv}, Usage: "age identity file to decrypt and check artifact content `FILE`", Destination: &o.identity},
 			&cli.BoolFlag{Name: "sources", Usage: "re-hash every source file and compare with the journal", Destination: &o.sources},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout", Destination: &o.json},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar", Destination: &o.quiet},
@@ -252,7 +252,7 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 		Flags: []cli.Flag{
 			outFlag(&out, "the output folder"),
 			journalFlag(&journalURL),
-			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, Usage: "age identity file `FILE`", Destination: &identity},
+			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{identityEnv}, Usage: "age identity file `FILE`", Destination: &identity},
 			&cli.BoolFlag{Name: "json", Usage: "print the whole artifact as JSON", Destination: &asJSON},
 		},
 		Action: func(c *cli.Context) error {

@@ -299,7 +299,7 @@ func TestDiskFullAtStart(t *testing.T) {
 	dir := t.TempDir()
 	mnt := smallDisk(t, dir, "2m")
 	manifest := filepath.Join(dir, "manifest.csv")
-	os.WriteFile(manifest, []byte("source_id,participant_id,referral_date,consent,path\nR-0001,P-1,2024-01-01,no,a.pdf\n"), 0o600)
+	os.WriteFile(manifest, []byte("source_id,participant_id,referral_date,consent,path\nR-0001,P-1,2024-01-01,maybe,a.pdf\n"), 0o600)
 	out := filepath.Join(mnt, "out")
 	if r := refbatch(t, nil, "run", "--plaintext", "--quiet", "--out", out, manifest); r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)

@@ -244,15 +244,33 @@ func TestEvalRealCorpus(t *testing.T) {
 	if len(rows) != 25 {
 		t.Fatalf("%s has %d rows, want one per file of the corpus (25)", expect, len(rows))
 	}
-	var b strings.Builder
-	b.WriteString("source_id,participant_id,referral_date,consent,path\n")
-	for _, row := range rows {
-		name := row["source_id"] + ".pdf"
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			t.Fatalf("%s names %s, not in the corpus: %v", expect, name, err)
-		}
-		b.WriteString(row["source_id"] + ",P-000000,2024-01-01,yes," + name + "\n")
+	// The manifest is refbatch manifest's scaffold of the folder with the
+	// participant columns filled: it must hold one row per file (source_id
+	// from the name, the path, its sha256, the rest empty to fill) and run
+	// to the states the hand-written expectations give.
+	scaffold := refbatch(t, nil, "manifest", dir)
+	if scaffold.code != 0 {
+		t.Fatalf("refbatch manifest: exit %d\n%s", scaffold.code, scaffold.stderr)
 	}
+	recs, err := csv.NewReader(strings.NewReader(scaffold.stdout)).ReadAll()
+	if err != nil || len(recs) != len(rows)+1 {
+		t.Fatalf("refbatch manifest: %d records (%v), want a header and %d rows", len(recs), err, len(rows))
+	}
+	expected := map[string]bool{}
+	for _, row := range rows {
+		expected[row["source_id"]] = true
+	}
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(recs[0])
+	for _, rec := range recs[1:] {
+		if !expected[rec[0]] || rec[4] != rec[0]+".pdf" || len(rec[5]) != 64 || rec[1]+rec[2]+rec[3] != "" {
+			t.Errorf("refbatch manifest row %q: want a file %s names, with its path and sha256, the rest empty", rec, expect)
+		}
+		rec[1], rec[2], rec[3] = "P-000000", "2024-01-01", "yes"
+		w.Write(rec)
+	}
+	w.Flush()
 	tmp := t.TempDir()
 	manifest := filepath.Join(tmp, "manifest.csv")
 	os.WriteFile(manifest, []byte(b.String()), 0o600)

@@ -21,7 +21,7 @@ func TestIdentityFileOpenToOthers(t *testing.T) {
 	}
 	recipient := strings.TrimSpace(r.stdout)
 	manifest := filepath.Join(dir, "m.csv")
-	if err := os.WriteFile(manifest, []byte(hdr5+"R-0003,P-590334,2021-02-21,no,docs/R-0003.pdf\n"), 0o600); err != nil {
+	if err := os.WriteFile(manifest, []byte(hdr5+"R-0003,P-590334,2021-02-21,maybe,docs/R-0003.pdf\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")

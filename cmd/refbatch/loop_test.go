@@ -51,8 +51,8 @@ func sampleRow(t *testing.T, sourceID string) loopRow {
 // a bad date, a path outside the root and a missing file (exit 4, and
 // stderr says so even with --quiet); the archivist fixes the line, passes
 // --root and adds the file; the same command again re-admits exactly those
-// rows, and every row ends done, once each in the report, exit 0. Editing a
-// field of a done row afterwards is refused (exit 2) naming the line.
+// rows, and every row ends done, once each in the report, exit 0. Editing
+// the path of a done row afterwards is refused (exit 2) naming the line.
 func TestArchivistLoop(t *testing.T) {
 	base := t.TempDir()
 	batchDir := filepath.Join(base, "batch")
@@ -117,14 +117,15 @@ func TestArchivistLoop(t *testing.T) {
 		}
 	}
 
-	// A done row whose participant or date changes is refused, naming the
-	// line; the journal is left as it was.
+	// A done row whose path changes is refused, naming the line; the
+	// journal is left as it was. (A corrected participant_id or
+	// referral_date is an amendment: TestAmendDoneRow.)
 	changed := date
-	changed.date = "2020-01-01"
+	changed.path = filepath.Join(batchDir, "docs", "elsewhere.pdf")
 	writeLoopManifest(t, manifest, []loopRow{good, changed, far, missing})
 	r = refbatch(t, nil, args...)
-	if r.code != 2 || !strings.Contains(r.stderr, "line 3") || !strings.Contains(r.stderr, "referral_date") {
-		t.Fatalf("done row edited: exit %d, want 2 naming line 3 and referral_date\n%s", r.code, r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, "line 3") || !strings.Contains(r.stderr, "path") {
+		t.Fatalf("done row edited: exit %d, want 2 naming line 3 and path\n%s", r.code, r.stderr)
 	}
 	assertLoopReport(t, out, want)
 }
@@ -149,11 +150,12 @@ func assertLoopReport(t *testing.T, out string, want map[string]string) *report.
 	return rep
 }
 
-// TestEditedReviewRowIsReadAgain: a row in review because its participant
-// ID was mistyped is read again once the line is corrected, and ends done;
-// the first reading's artifact stays, and verify accepts it as superseded
-// (not an unknown file). A second rerun does nothing more.
-func TestEditedReviewRowIsReadAgain(t *testing.T) {
+// TestEditedReviewRowIsAmended: a row in review because its participant
+// ID was mistyped is amended once the line is corrected: its artifact is
+// validated again against the corrected ID, with no second reading, and
+// it ends done; verify accepts its state through the amended event. A
+// second rerun does nothing more.
+func TestEditedReviewRowIsAmended(t *testing.T) {
 	base := t.TempDir()
 	docs := filepath.Join(base, "docs")
 	if err := os.MkdirAll(docs, 0o700); err != nil {
@@ -181,18 +183,18 @@ func TestEditedReviewRowIsReadAgain(t *testing.T) {
 		}
 		rep := assertLoopReport(t, out, map[string]string{r1.sourceID: "done/"})
 		h := rep.Rows[0].History
-		if len(h) != 1 || h[0].State != outcome.Review || h[0].Reason != outcome.IDNotFound || h[0].Event != string(journal.EventRowChanged) {
-			t.Errorf("rerun %d: history %+v, want the earlier review id_not_found (row_changed)", i+1, h)
+		if len(h) != 1 || h[0].State != outcome.Review || h[0].Reason != outcome.IDNotFound || h[0].Event != string(journal.EventAmended) {
+			t.Errorf("rerun %d: history %+v, want the earlier review id_not_found (amended)", i+1, h)
 		}
-		if rep.Rows[0].Attempts != 2 {
-			t.Errorf("rerun %d: attempts %d, want 2 (read once more, under a new artifact name)", i+1, rep.Rows[0].Attempts)
+		if rep.Rows[0].Attempts != 1 {
+			t.Errorf("rerun %d: attempts %d, want 1 (not read again)", i+1, rep.Rows[0].Attempts)
 		}
 	}
 	names, _ := os.ReadDir(filepath.Join(out, "artifacts"))
-	if len(names) != 2 {
-		t.Errorf("artifacts: %d files, want both readings", len(names))
+	if len(names) != 1 {
+		t.Errorf("artifacts: %d files, want the one reading", len(names))
 	}
 	if r := refbatch(t, nil, "verify", "--out", out); r.code != 0 {
-		t.Errorf("verify: exit %d, want 0 (the superseded artifact is recorded)\n%s%s", r.code, r.stdout, r.stderr)
+		t.Errorf("verify: exit %d, want 0 (the amendment explains the state)\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -149,9 +149,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,                         // refbatch completion's scripts ask through it
 		ExitErrHandler:       func(*cli.Context, error) {}, // exitCode decides
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrf("see refbatch --help", "%w", err)
-		},
+		OnUsageError:         onUsageError,
+		Action:               rootAction,
 		Commands: []*cli.Command{
 			runCommand(),
 			joinCommand(),
@@ -163,6 +162,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			notifyCommand(),
 			reviewCommand(),
 			deskCommand(),
+			manifestCommand(),
 			keygenCommand(),
 			evalCommand(),
 			versionCommand(),
@@ -248,7 +248,11 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitUsage
 	case errors.As(err, &rce):
 		fmt.Fprintf(stderr, "refbatch: error: %v; nothing was done\n", err)
-		fmt.Fprintf(stderr, "refbatch: hint: a %s row's text is never replaced: restore line %d as it was, or give the corrected document a new source_id in a new row\n", rce.State, rce.Line)
+		if rce.NeedIdentity {
+			fmt.Fprintf(stderr, "refbatch: hint: a corrected participant_id or referral_date is checked against the document's encrypted artifact: run again with --identity FILE (or REFBATCH_IDENTITY)\n")
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "refbatch: hint: a %s row's text is never replaced: restore line %d as it was, or give the corrected document a new source_id in a new row (a corrected participant_id or referral_date alone is an amendment, checked against its text)\n", rce.State, rce.Line)
 		return exitUsage
 	}
 	for _, u := range userErrors {

@@ -46,14 +46,14 @@ func TestManifestDiagnostics(t *testing.T) {
 		{
 			name:     "tabs",
 			manifest: "source_id\tparticipant_id\treferral_date\tconsent\tpath\n" + tab(noYes) + "\n",
-			code:     exitNeedsPerson,
+			code:     exitOK, // no_consent needs no action
 			stderr:   []string{`msg="manifest: reading tab-separated columns"`, `reason=no_consent detail="column consent: consent is no" why="Consent is no: not imported.`},
 			rows:     map[string]string{"R-0003": "rejected no_consent"},
 		},
 		{
 			name:     "commas and a header with spaces after them",
 			manifest: "Source ID, Participant ID, Referral Date, Consent, Path\n" + noYes + "\n",
-			code:     exitNeedsPerson,
+			code:     exitOK, // no_consent needs no action
 			rows:     map[string]string{"R-0003": "rejected no_consent"},
 		},
 		{

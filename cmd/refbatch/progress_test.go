@@ -155,7 +155,8 @@ func TestJSONEvents(t *testing.T) {
 		last.Reports.HTML == "" || last.Pages == 0 {
 		t.Errorf("summary %+v, want 5 rows (2 done, 2 rejected, 1 duplicate), exit 4 and the reports", last)
 	}
-	if !strings.Contains(r.stderr, "refbatch: 2 rows need a person (0 in review, 2 rejected): see "+last.Reports.HTML) {
+	if !strings.Contains(r.stderr, "refbatch: 2 rows need a person: ") || !strings.Contains(r.stderr, " rejected ") ||
+		!strings.Contains(r.stderr, ": see "+last.Reports.HTML) || last.NeedPerson != 2 {
 		t.Errorf("stderr does not say that 2 rows need a person:\n%s", r.stderr)
 	}
 	if hasBar(r.stderr) {

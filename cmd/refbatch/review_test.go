@@ -84,8 +84,10 @@ func TestReviewDecisions(t *testing.T) {
 
 	// The next run reads R-0001 again, at 400 DPI, though its own flags
 	// say 60; the other rows are untouched.
-	if r := refbatch(t, nil, run...); r.code != runNeedsPerson { // R-0003 stays rejected
-		t.Fatalf("run after the decisions: exit %d, want %d\n%s", r.code, runNeedsPerson, r.stderr)
+	// R-0003 stays rejected, rejected_by_person: a person decided, so
+	// nothing is left to do and the run exits 0.
+	if r := refbatch(t, nil, run...); r.code != 0 {
+		t.Fatalf("run after the decisions: exit %d, want 0\n%s", r.code, r.stderr)
 	}
 	rep := readReport(t, out)
 	want := map[string][2]string{"R-0001": {"done", "retry"}, "R-0002": {"done", "accept"}, "R-0003": {"rejected", "reject"}}

@@ -71,7 +71,7 @@ func TestJournalSecretsNotPrintedReachable(t *testing.T) {
 	u.RawQuery = q.Encode()
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "m.csv")
-	if err := os.WriteFile(manifest, []byte(hdr5+"R-0003,P-590334,2021-02-21,no,docs/R-0003.pdf\n"), 0o600); err != nil {
+	if err := os.WriteFile(manifest, []byte(hdr5+"R-0003,P-590334,2021-02-21,maybe,docs/R-0003.pdf\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	run := []string{"run", "--plaintext", "--journal", u.String(), "--out", filepath.Join(dir, "out"), "--root", sampleDir(t), manifest}

@@ -117,13 +117,14 @@ func fileExists(path string) func(int) bool {
 }
 
 // rejectedBatch makes a finished batch in a new folder from a manifest of
-// one row refused without OCR (consent no), and returns the folder, the
+// one row refused without OCR (consent maybe: bad_consent, which needs a
+// person), and returns the folder, the
 // manifest and the output folder.
 func rejectedBatch(t *testing.T) (dir, manifest, out string) {
 	t.Helper()
 	dir = t.TempDir()
 	manifest = filepath.Join(dir, "manifest.csv")
-	os.WriteFile(manifest, []byte("source_id,participant_id,referral_date,consent,path\nR-0001,P-1,2024-01-01,no,a.pdf\n"), 0o600)
+	os.WriteFile(manifest, []byte("source_id,participant_id,referral_date,consent,path\nR-0001,P-1,2024-01-01,maybe,a.pdf\n"), 0o600)
 	out = filepath.Join(dir, "out")
 	if r := refbatch(t, nil, "run", "--plaintext", "--quiet", "--out", out, manifest); r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
@@ -150,7 +151,7 @@ func TestInterruptNotifyWait(t *testing.T) {
 		{"waiting for the receiver at the end",
 			func(t *testing.T, dir string) string {
 				m := filepath.Join(dir, "manifest.csv")
-				os.WriteFile(m, []byte("source_id,participant_id,referral_date,consent,path\nR-0001,P-1,2024-01-01,no,a.pdf\n"), 0o600)
+				os.WriteFile(m, []byte("source_id,participant_id,referral_date,consent,path\nR-0001,P-1,2024-01-01,maybe,a.pdf\n"), 0o600)
 				return m
 			},
 			func(pidFile string, _ *syncBuffer) func(int) bool { return fileExists(pidFile) }, nil},

@@ -121,7 +121,14 @@ Exit status: 0 shown; 2 no such command or topic.`,
 					return err
 				}
 				if ref, ok := reference(name); ok {
-					_, err := io.WriteString(c.App.Writer, "\nDETAILS:\n\n"+indent(terminalText(ref)))
+					if _, err := io.WriteString(c.App.Writer, "\nDETAILS:\n\n"+indent(terminalText(ref))); err != nil {
+						return err
+					}
+				}
+				// A topic that shares the command's name (manifest: the
+				// command prints one, the topic says what one holds) follows.
+				if t, ok := topicNamed(name); ok && name != "" {
+					_, err := io.WriteString(c.App.Writer, "\n"+terminalText(t.text))
 					return err
 				}
 				return nil

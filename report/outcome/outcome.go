@@ -232,3 +232,23 @@ const (
 
 // Bands returns the bands from the most to the least confident.
 func Bands() []Band { return []Band{BandHigh, BandMedium, BandLow} }
+
+// NeedsNoAction reports whether a row rejected with r asks nothing of
+// anyone: the participant said no (no_consent), or a person already
+// decided (rejected_by_person). Such a row is final and closed.
+func (r Reason) NeedsNoAction() bool { return r == NoConsent || r == RejectedByPerson }
+
+// Open reports whether a row in state s with reason r still needs a
+// person: every row in review, and every rejected one whose reason asks
+// for action and that no person dismissed (acknowledged). It is the one
+// count behind run's exit 4, its summary line, status and the
+// notifications.
+func Open(s State, r Reason, dismissed bool) bool {
+	switch s {
+	case Review:
+		return true
+	case Rejected:
+		return !dismissed && !r.NeedsNoAction()
+	}
+	return false
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/report"
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// This file is what a run says at its end beside the summary: the rows
+// that still need a person, and what it validated again.
+
+// needPersonLine says how many rows still need a person, by state and
+// reason: "3 rows need a person: 1 in review id_not_found, 2 rejected
+// malformed_pdf".
+func needPersonLine(s report.Summary) string {
+	rows := fmt.Sprintf("%d rows need", s.NeedPerson)
+	if s.NeedPerson == 1 {
+		rows = "1 row needs"
+	}
+	var kinds []string
+	for _, st := range []outcome.State{outcome.Review, outcome.Rejected} {
+		for _, r := range outcome.Reasons() {
+			if n := s.NeedPersonReasons[r]; n > 0 && r.State() == st {
+				where := string(outcome.Rejected)
+				if st == outcome.Review {
+					where = "in review"
+				}
+				kinds = append(kinds, fmt.Sprintf("%d %s %s", n, where, r))
+			}
+		}
+	}
+	return rows + " a person: " + strings.Join(kinds, ", ")
+}
+
+// writeRevalidated says what the run validated again from artifacts, and
+// what it could not for want of an identity.
+func writeRevalidated(rv batch.Revalidated, asJSON bool, stdout, stderr io.Writer) {
+	if rv.Documents > 0 && !asJSON {
+		fmt.Fprintf(stdout, "validated again: %d document%s in review, under the changed validation settings, with no OCR; %d moved\n",
+			rv.Documents, plural(rv.Documents), rv.Moved)
+	}
+	if rv.Amended > 0 && !asJSON {
+		fmt.Fprintf(stdout, "amended: %d row%s whose participant_id or referral_date was corrected, validated again from the artifacts, with no OCR\n",
+			rv.Amended, plural(rv.Amended))
+	}
+	if rv.NeedIdentity > 0 {
+		fmt.Fprintf(stderr, "refbatch: %d document%s in review %s validated under other settings, and the artifacts are encrypted: run again with --identity FILE (or REFBATCH_IDENTITY) to validate them again\n",
+			rv.NeedIdentity, plural(rv.NeedIdentity), map[bool]string{true: "was", false: "were"}[rv.NeedIdentity == 1])
+	}
+}
