@@ -142,7 +142,7 @@ func (r *Renderer) check(src []byte, pdf bool, rep renderReply) (*Rendered, erro
 }
 
 // replyCap bounds the reply for a document: the source, which the
-// searchable PDF repeats, plus its text layer (a text object per word, a
+// searchable PDF repeats, plus its text layer (a text object per line, a
 // few hundred bytes, and each character's UTF-16 code in hex), plus room
 // for the font, the page frames and the update's objects.
 func replyCap(src []byte, pages []ocr.PageResult) int64 {

@@ -205,8 +205,8 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte
 
 	var font *types.IndirectRef
 	for i, p := range pages {
-		words := placeWords(p, frames[i])
-		if len(words) == 0 {
+		lines := placeLines(p, frames[i])
+		if len(lines) == 0 {
 			continue
 		}
 		if font == nil {
@@ -214,7 +214,7 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte
 				return nil, nil, err
 			}
 		}
-		if err := u.addLayer(ctx, i+1, *font, words); err != nil {
+		if err := u.addLayer(ctx, i+1, *font, lines); err != nil {
 			return nil, nil, fmt.Errorf("adding the text layer to page %d: %w", i+1, err)
 		}
 	}
@@ -232,7 +232,7 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte
 
 // addLayer gives page n (1-based) its text layer: the content streams
 // around its own and its resources with the font.
-func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, words []placedWord) error {
+func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, lines []placedLine) error {
 	d, ref, attrs, err := ctx.PageDict(n, false)
 	if err != nil {
 		return &parseError{"reading the page dictionary", err}
@@ -280,7 +280,7 @@ func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, wor
 	res["Font"] = fonts
 
 	open := u.stream(types.Dict{}, []byte("q\n"))
-	layer := u.stream(types.Dict{}, textLayer(words, name))
+	layer := u.stream(types.Dict{}, textLayer(lines, name))
 	page := types.Dict{}
 	maps.Copy(page, d)
 	page["Contents"] = append(append(types.Array{open}, contents...), layer)
