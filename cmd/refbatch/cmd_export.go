@@ -201,31 +201,37 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 			Exit    int     `json:"exit"`
 		}{"summary", res, time.Since(start).Seconds(), code})
 	} else {
-		for _, f := range res.Findings {
-			writeFinding(stdout, f)
-		}
-		for _, n := range res.NotPDFA {
-			fmt.Fprintf(stdout, "not PDF/A: %s: %s (exported as plain searchable PDF)\n", termText(n.SourceID), n.Reason)
-		}
-		what := "folder"
-		if res.Bag {
-			what = "bag"
-		}
-		fmt.Fprintf(stdout, "exported %d of %d documents into %s %s: %d files written, %d already there, %s in %.1fs",
-			res.Exported, res.Selected, what, termText(res.Dest), res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
-		if o.pdfa {
-			fmt.Fprintf(stdout, ", %d as PDF/A-2b", res.PDFA)
-		}
-		if res.OK() {
-			fmt.Fprintln(stdout, ", no findings")
-		} else {
-			fmt.Fprintf(stdout, "; %d finding%s: the documents concerned were not exported\n", len(res.Findings), plural(len(res.Findings)))
-		}
+		writeExportSummary(stdout, res, o.pdfa, start)
 	}
 	if code != exitOK {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// writeExportSummary prints export's findings, the documents not PDF/A
+// though asked, and the closing line.
+func writeExportSummary(stdout io.Writer, res *batch.ExportResult, pdfa bool, start time.Time) {
+	for _, f := range res.Findings {
+		writeFinding(stdout, f)
+	}
+	for _, n := range res.NotPDFA {
+		fmt.Fprintf(stdout, "not PDF/A: %s: %s (exported as plain searchable PDF)\n", termText(n.SourceID), n.Reason)
+	}
+	what := "folder"
+	if res.Bag {
+		what = "bag"
+	}
+	fmt.Fprintf(stdout, "exported %d of %d documents into %s %s: %d files written, %d already there, %s in %.1fs",
+		res.Exported, res.Selected, what, termText(res.Dest), res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
+	if pdfa {
+		fmt.Fprintf(stdout, ", %d as PDF/A-2b", res.PDFA)
+	}
+	if res.OK() {
+		fmt.Fprintln(stdout, ", no findings")
+	} else {
+		fmt.Fprintf(stdout, "; %d finding%s: the documents concerned were not exported\n", len(res.Findings), plural(len(res.Findings)))
+	}
 }
 
 func splitList(s string) []string {
