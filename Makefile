@@ -49,8 +49,10 @@ all: build
 # from Debian's packages when any is missing. It needs root (or sudo). It
 # also tries the tools some tests check refbatch's output with: chromium
 # (report.html), poppler-utils, qpdf and libxml2-utils (export's PDF and
-# ALTO), man-db (the man pages), and the handwriting fonts (HAND_FONTS);
-# without them those tests skip.
+# ALTO), mupdf-tools and pdf.js (npm's pdfjs-dist, installed into
+# testdata/pdfjs when node is there: the searchable PDF's readers), man-db
+# (the man pages), and the handwriting fonts (HAND_FONTS); without them
+# those tests skip.
 deps:
 	@missing=""; for p in $(DEBIAN_DEPS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -64,7 +66,7 @@ deps:
 	  { echo "deps: apt-get could not install$$missing (no network to Debian's mirrors?)" >&2; exit 1; }; \
 	fi
 	@command -v chromium >/dev/null 2>&1 || { echo "deps: installing chromium (optional: a test renders report.html with it)"; if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo -n"; else sudo=false; fi; { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium || { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }; } >/dev/null 2>&1 || echo "deps: note: chromium could not be installed; the report rendering test will be skipped"; }
-	@missing=""; for c in pdftotext:poppler-utils qpdf:qpdf xmllint:libxml2-utils man:man-db; do \
+	@missing=""; for c in pdftotext:poppler-utils qpdf:qpdf mutool:mupdf-tools xmllint:libxml2-utils man:man-db; do \
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c#*:}"; \
 	done; \
 	[ -z "$$missing" ] || { echo "deps: installing$$missing (optional: the export tests check PDFs and ALTO with them, the install test the man pages)"; \
@@ -72,6 +74,8 @@ deps:
 	  { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
 	    { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }; } >/dev/null 2>&1 || \
 	  echo "deps: note:$$missing could not be installed; the tests that need them will be skipped"; }
+	@[ -d testdata/pdfjs/node_modules/pdfjs-dist ] || ! command -v npm >/dev/null 2>&1 || { echo "deps: installing pdf.js into testdata/pdfjs (optional: the export tests read the searchable PDF with it)"; \
+	  (cd testdata/pdfjs && npm install --no-audit --no-fund --silent >/dev/null 2>&1) || echo "deps: note: pdf.js could not be installed; its reader checks will be skipped"; }
 	@missing=""; for p in $(HAND_FONTS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
@@ -163,7 +167,9 @@ holdout: build
 # export-check exports a finished batch's searchable PDFs into a scratch
 # folder and checks each against its source and its artifact (issue 16's
 # acceptance 1 and 2): pdftotext -raw CER, words on the source's ink, the
-# 72 dpi renders, qpdf --check, pdfimages -list. It prints per document and
+# 72 dpi renders, qpdf --check, pdfimages -list; and issue 33's: each
+# reader's CER (pdftotext, -raw, mutool, pdf.js) and, exported with --pdfa,
+# the PDF/A clauses (EXPORT_CHECK_FLAGS=-pdfa=false skips). It prints per document and
 # overall figures and fails when a document misses a line. The batch is
 # eval-out (make eval) unless EXPORT_CHECK_OUT says otherwise; demo-out is
 # decrypted with the demo key. Needs poppler-utils and qpdf (make deps).

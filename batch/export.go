@@ -31,6 +31,12 @@ const (
 	FormatText = "txt"  // <name>.txt, pages separated by form feeds
 )
 
+// Where a searchable PDF's title comes from (ExportOptions.TitleFrom).
+const (
+	TitleSourceID = "source_id" // the document's source_id
+	TitleFile     = "file"      // the source file's name without its extension
+)
+
 // FindingExportFailed is a document that passed verification but whose
 // files could not be made: the child that parses its PDF, for its page
 // frames and its searchable PDF, failed on it (an error, a crash, out of
@@ -74,6 +80,13 @@ type ExportOptions struct {
 	Progress func(ExportEvent)
 	// Now is the clock of Bagging-Date; time.Now when nil.
 	Now func() time.Time
+	// PDFA makes the searchable PDFs PDF/A-2b where the source allows; a
+	// document whose source does not is exported as plain searchable PDF
+	// and listed in ExportResult.NotPDFA with the reason.
+	PDFA bool
+	// TitleFrom is where a PDF's title comes from: TitleSourceID (the
+	// default, when empty) or TitleFile.
+	TitleFrom string
 
 	// Child says how to start the child process that parses the sources
 	// (for the page frames of the ALTO and for the searchable PDF), as
@@ -97,8 +110,11 @@ type ExportEvent struct {
 	Written  int       `json:"files_written"`
 	Present  int       `json:"files_present"`
 	Findings []Finding `json:"findings,omitempty"`
-	Done     int       `json:"done"`
-	Total    int       `json:"total"`
+	// NotPDFA says why the document's PDF is plain searchable PDF though
+	// PDF/A was asked for.
+	NotPDFA string `json:"not_pdfa,omitempty"`
+	Done    int    `json:"done"`
+	Total   int    `json:"total"`
 }
 
 // ExportResult is what Export did.
@@ -114,6 +130,18 @@ type ExportResult struct {
 	Present  int       `json:"files_present"`
 	Bytes    int64     `json:"bytes"`
 	Findings []Finding `json:"findings"`
+	// PDFA counts the PDFs exported as PDF/A-2b (with ExportOptions.PDFA);
+	// NotPDFA lists the documents whose source did not allow it, and why.
+	PDFA    int       `json:"pdfa"`
+	NotPDFA []NotPDFA `json:"not_pdfa"`
+}
+
+// NotPDFA is a document exported as plain searchable PDF though PDF/A was
+// asked for, and the reason, in refbatch's words (never the source's
+// content).
+type NotPDFA struct {
+	SourceID string `json:"source_id"`
+	Reason   string `json:"reason"`
 }
 
 // OK reports whether every selected document was exported.
@@ -151,7 +179,7 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &ExportResult{Dest: o.Dest, Bag: o.Bag, Findings: []Finding{}}
+	res := &ExportResult{Dest: o.Dest, Bag: o.Bag, Findings: []Finding{}, NotPDFA: []NotPDFA{}}
 	if res.BatchID, err = batchID(j, runs); err != nil {
 		return nil, err
 	}
@@ -230,6 +258,9 @@ func checkExportOptions(o *ExportOptions) error {
 		if s != outcome.Done && s != outcome.Review {
 			return fmt.Errorf("state %q has no text to export: want done or review", s)
 		}
+	}
+	if o.TitleFrom != "" && o.TitleFrom != TitleSourceID && o.TitleFrom != TitleFile {
+		return fmt.Errorf("title from %q: want %s or %s", o.TitleFrom, TitleSourceID, TitleFile)
 	}
 	if o.FileMode == 0 {
 		o.FileMode = 0o600

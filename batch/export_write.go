@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -98,7 +99,7 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 		}
 		return refuse()
 	}
-	names, contents, err := x.render(ctx, d, a, src)
+	names, contents, notPDFA, err := x.render(ctx, d, a, src)
 	var re *export.RenderError
 	switch {
 	case errors.As(err, &re):
@@ -117,14 +118,20 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 		return ExportEvent{}, err
 	}
 	x.res.Exported++
-	return ExportEvent{Kind: "exported", Written: written, Present: present}, nil
+	if notPDFA != "" {
+		x.res.NotPDFA = append(x.res.NotPDFA, NotPDFA{SourceID: d.SourceID, Reason: notPDFA})
+	} else if x.o.PDFA && slices.Contains(x.o.Formats, FormatPDF) {
+		x.res.PDFA++
+	}
+	return ExportEvent{Kind: "exported", Written: written, Present: present, NotPDFA: notPDFA}, nil
 }
 
 // render makes a verified document's files, in memory: at most a source
 // PDF and its text at a time, whatever the batch's size. The frames and
 // the searchable PDF come from the renderer's child; a document it fails
-// on is an *export.RenderError.
-func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src []byte) (names []string, contents [][]byte, err error) {
+// on is an *export.RenderError. notPDFA says why its PDF is not PDF/A
+// though asked.
+func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src []byte) (names []string, contents [][]byte, notPDFA string, err error) {
 	base := safeName(d.SourceID)
 	prov := export.Provenance{
 		SourceID: d.SourceID, ManifestLine: d.Line, SourceSHA256: d.SHA256, SourceSize: d.Size,
@@ -142,15 +149,20 @@ func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src [
 	}
 	var r *export.Rendered
 	if x.renderer != nil {
-		if r, err = x.renderer.Render(ctx, src, a.Pages, prov, slices.Contains(x.o.Formats, FormatPDF)); err != nil {
-			return nil, nil, err
+		var opt *export.PDFOptions
+		if slices.Contains(x.o.Formats, FormatPDF) {
+			opt = &export.PDFOptions{PDFA: x.o.PDFA, Title: x.title(d)}
 		}
+		if r, err = x.renderer.Render(ctx, src, a.Pages, prov, opt); err != nil {
+			return nil, nil, "", err
+		}
+		notPDFA = r.NotPDFA
 	}
 	if slices.Contains(x.o.Formats, FormatALTO) {
 		var buf bytes.Buffer
 		if err := export.WriteALTO(&buf, a.Pages, r.Frames, prov); err != nil {
 			// The artifact and the source disagree on the page count.
-			return nil, nil, &export.RenderError{Reason: err.Error()}
+			return nil, nil, "", &export.RenderError{Reason: err.Error()}
 		}
 		names, contents = append(names, base+".alto.xml"), append(contents, buf.Bytes())
 	}
@@ -160,11 +172,20 @@ func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src [
 	if x.o.Bag {
 		b, err := prov.JSON()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
 		names, contents = append(names, ProvenanceFile), append(contents, b)
 	}
-	return names, contents, nil
+	return names, contents, notPDFA, nil
+}
+
+// title is document d's PDF title, as TitleFrom says.
+func (x *exporter) title(d journal.Doc) string {
+	if x.o.TitleFrom == TitleFile {
+		base := filepath.Base(d.Path)
+		return strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return d.SourceID
 }
 
 // write puts files into dir (beneath Dest) as one set, skipping those

@@ -83,6 +83,8 @@ func NewRenderer(cfg RendererConfig) *Renderer {
 type Rendered struct {
 	Frames []PageFrame // every page's frame, for the ALTO
 	PDF    []byte      // the searchable PDF, when asked for
+	// NotPDFA says why the PDF is not PDF/A though PDF/A was asked for.
+	NotPDFA string
 }
 
 // RenderError is a document whose files could not be made: its child
@@ -93,19 +95,20 @@ type RenderError struct{ Reason string }
 
 func (e *RenderError) Error() string { return e.Reason }
 
-// Render reads the frames of src's pages and, with pdf, makes its
-// searchable PDF from pages and meta (see SearchablePDF), in a child. A
+// Render reads the frames of src's pages and, with pdf (not nil), makes
+// its searchable PDF from pages, meta and pdf (see SearchablePDF), in a
+// child. A
 // child that overruns its CPU budget or its memory fails the document at
 // once; one that crashes, or overruns the wall-clock backstop while
 // starved of CPU, is replaced and the document tried once more. Either
 // failure is a *RenderError; a cancelled ctx returns its error.
-func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResult, meta Provenance, pdf bool) (*Rendered, error) {
+func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResult, meta Provenance, pdf *PDFOptions) (*Rendered, error) {
 	budget := r.cfg.Timeout + time.Duration(float64(r.cfg.TimeoutPerMiB)*float64(len(src))/(1<<20))
 	// The child needs none of the policy, whose values gob cannot all
 	// carry.
 	meta.Policy = nil
 	req := renderRequest{Source: src, PDF: pdf, Memory: r.cfg.Memory, Meta: meta}
-	if pdf {
+	if pdf != nil {
 		req.Pages = pages
 	}
 	need := replyCap(src, pages)
@@ -134,15 +137,15 @@ func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResul
 // check refuses a reply that cannot be right, whatever the child did:
 // the searchable PDF is an incremental update, so it starts with the
 // source, byte for byte.
-func (r *Renderer) check(src []byte, pdf bool, rep renderReply) (*Rendered, error) {
-	if pdf && (len(rep.PDF) <= len(src) || !bytes.Equal(rep.PDF[:len(src)], src)) {
+func (r *Renderer) check(src []byte, pdf *PDFOptions, rep renderReply) (*Rendered, error) {
+	if pdf != nil && (len(rep.PDF) <= len(src) || !bytes.Equal(rep.PDF[:len(src)], src)) {
 		return nil, &RenderError{Reason: "the PDF child's searchable PDF does not start with the source"}
 	}
-	return &Rendered{Frames: rep.Frames, PDF: rep.PDF}, nil
+	return &Rendered{Frames: rep.Frames, PDF: rep.PDF, NotPDFA: rep.NotPDFA}, nil
 }
 
 // replyCap bounds the reply for a document: the source, which the
-// searchable PDF repeats, plus its text layer (a text object per word, a
+// searchable PDF repeats, plus its text layer (a text object per line, a
 // few hundred bytes, and each character's UTF-16 code in hex), plus room
 // for the font, the page frames and the update's objects.
 func replyCap(src []byte, pages []ocr.PageResult) int64 {
@@ -225,12 +228,14 @@ type renderRequest struct {
 	Source []byte
 	Pages  []ocr.PageResult // with PDF only
 	Meta   Provenance
-	PDF    bool  // make the searchable PDF, not only the frames
-	Memory int64 // resident cap while this document is rendered
+	PDF    *PDFOptions // make the searchable PDF so, not only the frames
+	Memory int64       // resident cap while this document is rendered
 }
 
 type renderReply struct {
 	Frames []PageFrame
 	PDF    []byte
 	Err    string // why the document failed, in refbatch's words
+	// NotPDFA: why the PDF is not PDF/A though asked (refbatch's words).
+	NotPDFA string
 }

@@ -57,19 +57,23 @@ func TestRendererMatchesInProcess(t *testing.T) {
 	r := testRenderer(t, RendererConfig{})
 	src, pages := samplePages(t)
 	meta := testProvenance()
-	want, err := SearchablePDF(src, pages, meta)
+	opt := PDFOptions{PDFA: true, Title: "a title"}
+	want, notPDFA, err := SearchablePDF(src, pages, meta, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	frames, _ := ReadFrames(src)
-	got, err := r.Render(context.Background(), src, pages, meta, true)
+	got, err := r.Render(context.Background(), src, pages, meta, &opt)
 	if err != nil {
 		t.Fatalf("Render: %v", err)
+	}
+	if got.NotPDFA != notPDFA {
+		t.Errorf("the child says %q of PDF/A, in process %q", got.NotPDFA, notPDFA)
 	}
 	if !bytes.Equal(got.PDF, want) || !slices.Equal(got.Frames, frames) {
 		t.Errorf("the child's PDF (%d bytes) or frames %v differ from the in-process ones (%d bytes, %v)", len(got.PDF), got.Frames, len(want), frames)
 	}
-	got, err = r.Render(context.Background(), src, pages, meta, false)
+	got, err = r.Render(context.Background(), src, pages, meta, nil)
 	if err != nil || got.PDF != nil || !slices.Equal(got.Frames, frames) {
 		t.Errorf("frames only: %v, %d PDF bytes, frames %v", err, len(got.PDF), got.Frames)
 	}
@@ -113,13 +117,13 @@ func TestRendererContainsFailures(t *testing.T) {
 			meta := testProvenance()
 			meta.SourceSHA256 = tc.sha
 			start := time.Now()
-			_, err := r.Render(context.Background(), tc.src, pages, meta, true)
+			_, err := r.Render(context.Background(), tc.src, pages, meta, &PDFOptions{})
 			var re *RenderError
 			if !errors.As(err, &re) || !strings.Contains(re.Reason, tc.reason) || strings.Contains(re.Reason, "secret") {
 				t.Fatalf("Render: %v; want a RenderError %q", err, tc.reason)
 			}
 			t.Logf("%v in %v", re, time.Since(start).Round(time.Millisecond))
-			if _, err := r.Render(context.Background(), src, pages, testProvenance(), true); err != nil {
+			if _, err := r.Render(context.Background(), src, pages, testProvenance(), &PDFOptions{}); err != nil {
 				t.Fatalf("a good document after it: %v", err)
 			}
 		})
@@ -134,7 +138,7 @@ func TestRendererCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := r.Render(ctx, src, pages, testProvenance(), false)
+	_, err := r.Render(ctx, src, pages, testProvenance(), nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Render: %v; want the context's error", err)
 	}

@@ -126,11 +126,11 @@ func TestDisplayedBoxUpright(t *testing.T) {
 	}
 }
 
-// TestPlaceWordsSquare: a word that runs left to right on the displayed
+// TestPlaceLinesSquare: a line that runs left to right on the displayed
 // page keeps its slant; one on a page turned in the image is set square
-// to the page on its box's centre, since poppler splits slanted words
+// to the page on its box's centre, since poppler splits slanted lines
 // that do not run left to right.
-func TestPlaceWordsSquare(t *testing.T) {
+func TestPlaceLinesSquare(t *testing.T) {
 	f := PageFrame{Width: 612, Height: 792, Visible: [4]float64{0, 0, 612, 792}}
 	c, s := math.Cos(2*math.Pi/180), math.Sin(2*math.Pi/180)
 	tests := []struct {
@@ -144,25 +144,32 @@ func TestPlaceWordsSquare(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := ocr.PageResult{DPI: 72, TextSource: ocr.TextFromOCR,
+			p := ocr.PageResult{DPI: 72, TextSource: ocr.TextFromOCR, Text: "a line",
 				Canvas: &ocr.Canvas{RenderWidth: 612, RenderHeight: 792, Matrix: tc.matrix},
-				Words:  []ocr.Word{{Text: "word", Box: [4]int{100, 300, 180, 320}}}}
-			w := placeWords(p, f)
-			if len(w) != 1 {
-				t.Fatalf("%d words placed, want 1", len(w))
+				Words:  []ocr.Word{{Text: "a", Box: [4]int{100, 305, 110, 320}}, {Text: "line", Box: [4]int{120, 300, 180, 320}}}}
+			l := placeLines(p, f)
+			if len(l) != 1 || len(l[0].words) != 2 {
+				t.Fatalf("%d lines placed, want 1 of 2 words", len(l))
 			}
-			m := w[0].matrix
+			m := l[0].matrix
 			slanted := !near(m[1]*m[0], 0) || !near(m[2]*m[3], 0)
 			if slanted == tc.square {
 				t.Errorf("text matrix %v: slanted %v, want square %v", m, slanted, tc.square)
 			}
-			// The word's centre stays where the box's centre maps.
+			// One baseline and size: the median bottom (320) and top (300).
+			if !near(l[0].size, 20) {
+				t.Errorf("size %g, want 20", l[0].size)
+			}
+			// The line's centre stays where its box's centre maps, and
+			// the second word starts 20 points along.
 			cx, cy := CanvasToUser(p, f).Apply(140, 310)
-			along := w[0].scale / 100 * w[0].size * glyphAdvance * 4
-			x := m[4] + m[0]*along/2 + m[2]*w[0].size/2
-			y := m[5] + m[1]*along/2 + m[3]*w[0].size/2
+			x := m[4] + m[0]*40 + m[2]*10
+			y := m[5] + m[1]*40 + m[3]*10
 			if math.Abs(x-cx) > 1e-3 || math.Abs(y-cy) > 1e-3 {
-				t.Errorf("word centre (%g, %g), want (%g, %g)", x, y, cx, cy)
+				t.Errorf("line centre (%g, %g), want (%g, %g)", x, y, cx, cy)
+			}
+			if w := l[0].words[1]; !near(w.start, 20) || !near(w.width, 60) {
+				t.Errorf("second word at %g, %g wide; want 20, 60", w.start, w.width)
 			}
 		})
 	}

@@ -32,7 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -163,27 +162,32 @@ func frameOf(a *model.InheritedPageAttrs) PageFrame {
 
 // SearchablePDF returns src with an invisible text layer on each page
 // that was OCR'd (see the top of this file). pages are the artifact's,
-// one per page of src in order; meta supplies the metadata.
+// one per page of src in order; meta and opt supply the metadata, and
+// opt whether to make it PDF/A-2b. notPDFA says why a PDF/A asked for
+// could not be made (the PDF is then plain searchable PDF), "" otherwise.
 //
 // It parses src with pdfcpu in the calling process: refbatch calls it only
 // in a child ([Renderer]).
-func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance) ([]byte, error) {
-	pdf, _, err := searchable(src, pages, meta)
-	return pdf, err
+func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance, opt PDFOptions) (pdf []byte, notPDFA string, err error) {
+	r, err := searchable(src, pages, meta, &opt)
+	return r.PDF, r.NotPDFA, err
 }
 
-// searchable is SearchablePDF, and the frames of src's pages read on the
-// way.
-func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte, frames []PageFrame, err error) {
+// searchable reads src's frames and, with a non-nil opt, makes its
+// searchable PDF (see SearchablePDF).
+func searchable(src []byte, pages []ocr.PageResult, meta Provenance, opt *PDFOptions) (r Rendered, err error) {
 	ctx, err := readPDF(src)
 	if err != nil {
-		return nil, nil, err
+		return r, err
+	}
+	if r.Frames, err = framesOf(ctx); err != nil || opt == nil {
+		return r, err
 	}
 	if len(pages) != ctx.PageCount {
-		return nil, nil, fmt.Errorf("the artifact has %d pages and the source %d", len(pages), ctx.PageCount)
+		return r, fmt.Errorf("the artifact has %d pages and the source %d", len(pages), ctx.PageCount)
 	}
 	if ctx.Read.RepairOffset != 0 {
-		return nil, nil, errors.New("the source has bytes before its header; its offsets cannot be extended")
+		return r, errors.New("the source has bytes before its header; its offsets cannot be extended")
 	}
 	prev, xrefStream, err := lastXRef(src)
 	var located map[int][2]int64
@@ -191,10 +195,7 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte
 		located, err = objectOffsets(ctx, src)
 	}
 	if err != nil {
-		return nil, nil, err
-	}
-	if frames, err = framesOf(ctx); err != nil {
-		return nil, nil, err
+		return r, err
 	}
 	next := ctx.MaxObjNr + 1
 	if ctx.Size != nil {
@@ -202,37 +203,57 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance) (pdf []byte
 	}
 	u := newUpdate(src, next)
 	maps.Copy(u.offsets, located)
-
-	var font *types.IndirectRef
-	for i, p := range pages {
-		words := placeWords(p, frames[i])
-		if len(words) == 0 {
-			continue
-		}
-		if font == nil {
-			if font, err = u.glyphlessFont(); err != nil {
-				return nil, nil, err
-			}
-		}
-		if err := u.addLayer(ctx, i+1, *font, words); err != nil {
-			return nil, nil, fmt.Errorf("adding the text layer to page %d: %w", i+1, err)
+	if err := u.layers(ctx, pages, r.Frames); err != nil {
+		return r, err
+	}
+	m := newDocMeta(ctx, meta, *opt)
+	if opt.PDFA {
+		if r.NotPDFA = pdfaObstacle(ctx, src, located != nil); r.NotPDFA == "" {
+			m.PDFA = true
 		}
 	}
-	info, err := u.info(ctx, meta)
+	if err := u.catalog(ctx, m); err != nil {
+		return r, err
+	}
+	info, err := u.info(ctx, meta, m)
 	if err != nil {
-		return nil, nil, err
+		return r, err
 	}
 	trailer := types.Dict{"Root": *ctx.Root, "Info": info}
 	if located == nil {
 		trailer["Prev"] = types.Integer(prev)
 	}
 	trailer["ID"] = fileID(ctx.ID, meta)
-	return u.finish(trailer, xrefStream), frames, nil
+	r.PDF = u.finish(trailer, xrefStream)
+	return r, nil
+}
+
+// layers adds the text layer of each OCR'd page with words, and the font
+// once when one does.
+func (u *update) layers(ctx *model.Context, pages []ocr.PageResult, frames []PageFrame) error {
+	var font *types.IndirectRef
+	for i, p := range pages {
+		lines := placeLines(p, frames[i])
+		if len(lines) == 0 {
+			continue
+		}
+		if font == nil {
+			f, err := u.glyphlessFont()
+			if err != nil {
+				return err
+			}
+			font = f
+		}
+		if err := u.addLayer(ctx, i+1, *font, lines); err != nil {
+			return fmt.Errorf("adding the text layer to page %d: %w", i+1, err)
+		}
+	}
+	return nil
 }
 
 // addLayer gives page n (1-based) its text layer: the content streams
 // around its own and its resources with the font.
-func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, words []placedWord) error {
+func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, lines []placedLine) error {
 	d, ref, attrs, err := ctx.PageDict(n, false)
 	if err != nil {
 		return &parseError{"reading the page dictionary", err}
@@ -280,42 +301,13 @@ func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, wor
 	res["Font"] = fonts
 
 	open := u.stream(types.Dict{}, []byte("q\n"))
-	layer := u.stream(types.Dict{}, textLayer(words, name))
+	layer := u.stream(types.Dict{}, textLayer(lines, name))
 	page := types.Dict{}
 	maps.Copy(page, d)
 	page["Contents"] = append(append(types.Array{open}, contents...), layer)
 	page["Resources"] = res
 	u.object(ref.ObjectNumber.Value(), ref.GenerationNumber.Value(), page.PDFString())
 	return nil
-}
-
-// info writes the new document information dictionary and returns its
-// reference.
-func (u *update) info(ctx *model.Context, meta Provenance) (types.IndirectRef, error) {
-	d := types.Dict{}
-	if ctx.Info != nil {
-		old, err := ctx.DereferenceDict(*ctx.Info)
-		if err != nil {
-			return types.IndirectRef{}, &parseError{"reading the source's /Info", err}
-		}
-		maps.Copy(d, old)
-	}
-	producer := meta.Producer
-	if producer == "" {
-		producer = "refbatch"
-	}
-	engines := make([]string, 0, len(meta.Engines))
-	for _, k := range slices.Sorted(maps.Keys(meta.Engines)) {
-		engines = append(engines, k+" "+meta.Engines[k])
-	}
-	d["Producer"] = pdfString(producer)
-	d["RefbatchSourceSHA256"] = pdfString(meta.SourceSHA256)
-	d["RefbatchArtifactSHA256"] = pdfString(meta.ArtifactSHA256)
-	d["RefbatchEngines"] = pdfString(strings.Join(engines, ", "))
-	d["RefbatchPolicyVersion"] = pdfString(meta.PolicyVersion)
-	n := u.alloc()
-	u.object(n, 0, d.PDFString())
-	return *types.NewIndirectRef(n, 0), nil
 }
 
 // pdfString is s as a PDF text string: literal when it is printable

@@ -93,15 +93,9 @@ func serveRender(req renderRequest) renderReply {
 		}
 	}()
 	injectFault(req.Meta.SourceSHA256)
-	var (
-		rep renderReply
-		err error
-	)
-	if req.PDF {
-		rep.PDF, rep.Frames, err = searchable(req.Source, req.Pages, req.Meta)
-	} else {
-		rep.Frames, err = ReadFrames(req.Source)
-	}
+	var rep renderReply
+	r, err := searchable(req.Source, req.Pages, req.Meta, req.PDF)
+	rep.PDF, rep.Frames, rep.NotPDFA = r.PDF, r.Frames, r.NotPDFA
 	if err != nil {
 		return renderReply{Err: Redacted(err)}
 	}

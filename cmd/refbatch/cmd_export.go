@@ -26,6 +26,8 @@ type exportOptions struct {
 	formats, states   string
 	mode              string
 	bag, json, quiet  bool
+	pdfa              bool
+	titleFrom         string
 	childMemory       int64
 	childTimeout      time.Duration
 }
@@ -51,6 +53,17 @@ With --bag, --to is a BagIt bag (RFC 8493): data/<name>/ holds each
 document's files and its provenance.json, data/report.json the batch's
 report; bagit.txt, bag-info.txt and manifest-sha256.txt follow, and
 tagmanifest-sha256.txt is written last.
+
+The searchable PDF's text layer is set line by line, in reading order, so
+that pdftotext, MuPDF and browsers rebuild the lines. Its metadata (in the
+information dictionary and as XMP) is: Title the source_id (--title-from
+file: the source file's name), Producer refbatch and its version,
+CreationDate when the run read the document. --pdfa makes it PDF/A-2b
+(an sRGB output intent, XMP identification, the font embedded) by the
+same incremental update, pages untouched; a source that cannot conform
+without being re-encoded (LZW streams, JavaScript, fonts not embedded, a
+header without its binary comment, ...) gets the plain searchable PDF, and
+the export lists it with the reason (not_pdfa in --json), exit status 0.
 
 The source PDFs are parsed (for the ALTO's page sizes and to add the
 searchable PDF's text layer) in a child process, as admission's checks
@@ -81,6 +94,8 @@ flag); 3 interrupted: run the same command again to resume.`,
 			&cli.StringFlag{Name: "to", Usage: "the folder `DEST` to export into (outside --out)", Destination: &o.to},
 			&cli.StringFlag{Name: "format", Usage: "formats, comma-separated: pdf, alto, txt `FORMATS`", Value: "pdf,alto,txt", Destination: &o.formats},
 			&cli.BoolFlag{Name: "bag", Usage: "make DEST a BagIt bag (RFC 8493)", Destination: &o.bag},
+			&cli.BoolFlag{Name: "pdfa", Usage: "make the searchable PDFs PDF/A-2b where the source allows; the others are listed with the reason", Destination: &o.pdfa},
+			&cli.StringFlag{Name: "title-from", Usage: "the PDFs' title: source_id, or file (the source file's name) `FROM`", Value: batch.TitleSourceID, Destination: &o.titleFrom},
 			&cli.StringFlag{Name: "state", Usage: "states whose documents are exported, comma-separated: done, review `STATES`", Value: string(outcome.Done), Destination: &o.states},
 			&cli.StringFlag{Name: "mode", Usage: "octal mode of the files written (folders add x where r is set) `MODE`", Value: "0600", Destination: &o.mode},
 			bytesFlag("pdf-memory", "resident memory the PDF child may use for one document; more is export_failed", export.DefaultMemory, &o.childMemory),
@@ -117,7 +132,11 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("finding the refbatch binary for the PDF child: %w", err)
 	}
+	if o.titleFrom != batch.TitleSourceID && o.titleFrom != batch.TitleFile {
+		return usageErr(fmt.Sprintf("--title-from %s: want source_id or file", o.titleFrom), hint)
+	}
 	eo := batch.ExportOptions{Out: o.place.Out, Journal: o.place.Journal, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode),
+		PDFA: o.pdfa, TitleFrom: o.titleFrom,
 		// The sources are parsed in a child: this binary re-executed in
 		// its hidden export mode.
 		Child: batch.Process{Path: exe, Args: []string{exportChildCommand}}, ChildMemory: o.childMemory, ChildTimeout: o.childTimeout}
@@ -182,25 +201,37 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 			Exit    int     `json:"exit"`
 		}{"summary", res, time.Since(start).Seconds(), code})
 	} else {
-		for _, f := range res.Findings {
-			writeFinding(stdout, f)
-		}
-		what := "folder"
-		if res.Bag {
-			what = "bag"
-		}
-		fmt.Fprintf(stdout, "exported %d of %d documents into %s %s: %d files written, %d already there, %s in %.1fs",
-			res.Exported, res.Selected, what, termText(res.Dest), res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
-		if res.OK() {
-			fmt.Fprintln(stdout, ", no findings")
-		} else {
-			fmt.Fprintf(stdout, "; %d finding%s: the documents concerned were not exported\n", len(res.Findings), plural(len(res.Findings)))
-		}
+		writeExportSummary(stdout, res, o.pdfa, start)
 	}
 	if code != exitOK {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// writeExportSummary prints export's findings, the documents not PDF/A
+// though asked, and the closing line.
+func writeExportSummary(stdout io.Writer, res *batch.ExportResult, pdfa bool, start time.Time) {
+	for _, f := range res.Findings {
+		writeFinding(stdout, f)
+	}
+	for _, n := range res.NotPDFA {
+		fmt.Fprintf(stdout, "not PDF/A: %s: %s (exported as plain searchable PDF)\n", termText(n.SourceID), n.Reason)
+	}
+	what := "folder"
+	if res.Bag {
+		what = "bag"
+	}
+	fmt.Fprintf(stdout, "exported %d of %d documents into %s %s: %d files written, %d already there, %s in %.1fs",
+		res.Exported, res.Selected, what, termText(res.Dest), res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
+	if pdfa {
+		fmt.Fprintf(stdout, ", %d as PDF/A-2b", res.PDFA)
+	}
+	if res.OK() {
+		fmt.Fprintln(stdout, ", no findings")
+	} else {
+		fmt.Fprintf(stdout, "; %d finding%s: the documents concerned were not exported\n", len(res.Findings), plural(len(res.Findings)))
+	}
 }
 
 func splitList(s string) []string {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/refbatch/refbatch/batch/export/pdfcheck"
 )
 
 // exportBatch runs a three-document batch with encrypted artifacts, the
@@ -88,6 +90,7 @@ func TestExport(t *testing.T) {
 			{"bad format", []string{"-i", key, "--to", dest, "--format", "hocr"}},
 			{"bad state", []string{"-i", key, "--to", dest, "--state", "rejected"}},
 			{"bad mode", []string{"-i", key, "--to", dest, "--mode", "0400"}},
+			{"bad title-from", []string{"-i", key, "--to", dest, "--title-from", "participant"}},
 		} {
 			r := refbatch(t, nil, append([]string{"export", "--out", out}, tc.args...)...)
 			if r.code != exitUsage || !strings.Contains(r.stderr, "refbatch: hint:") {
@@ -147,6 +150,8 @@ func TestExport(t *testing.T) {
 			t.Errorf("bag-info.txt lacks %q:\n%s", want, info)
 		}
 	}
+
+	t.Run("pdfa", func(t *testing.T) { exportPDFA(t, out, key) })
 
 	// A tampered payload file is caught; rerunning export repairs it,
 	// leaving the files that were right as they were.
@@ -426,4 +431,47 @@ func exportChildren(t *testing.T) []string {
 		}
 	}
 	return pids
+}
+
+// exportPDFA: --pdfa exports every document as PDF/A-2b or says why not,
+// and each PDF/A passes pdfcheck's clauses; --title-from file titles it
+// with the source file's name.
+func exportPDFA(t *testing.T, out, key string) {
+	dest := filepath.Join(filepath.Dir(out), "pdfa")
+	r := refbatch(t, nil, "export", "--out", out, "-i", key, "--to", dest, "--format", "pdf", "--pdfa", "--title-from", "file", "--json")
+	if r.code != 0 {
+		t.Fatalf("export --pdfa: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var sum struct {
+		PDFA    int `json:"pdfa"`
+		NotPDFA []struct {
+			SourceID string `json:"source_id"`
+			Reason   string `json:"reason"`
+		} `json:"not_pdfa"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.PDFA+len(sum.NotPDFA) != 3 || sum.PDFA == 0 {
+		t.Fatalf("summary: %+v (%v)\n%s", sum, err, r.stdout)
+	}
+	notPDFA := map[string]bool{}
+	for _, n := range sum.NotPDFA {
+		if n.Reason == "" {
+			t.Errorf("%s is not PDF/A with no reason", n.SourceID)
+		}
+		notPDFA[n.SourceID] = true
+	}
+	for _, id := range []string{"R-0001", "R-0002"} {
+		pdf, err := os.ReadFile(filepath.Join(dest, id+".pdf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !notPDFA[id] {
+			if p := pdfcheck.PDFA(pdf); len(p) > 0 {
+				t.Errorf("%s: PDF/A clauses broken: %v", id, p)
+			}
+		}
+		if !bytes.Contains(pdf, []byte("<rdf:li xml:lang=\"x-default\">"+id+"</rdf:li>")) {
+			t.Errorf("%s: the XMP title is not the source file's name", id)
+		}
+	}
 }

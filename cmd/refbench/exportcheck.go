@@ -38,7 +38,13 @@ scratch folder (or --to) and checks every searchable PDF against its source
 its artifact: pdftotext -raw CER at most 0.01 on the OCR'd pages, at least
 95% of the words pdftotext -bbox finds on the source's ink (pdftoppm), every
 page identical at 72 dpi, qpdf --check passing (or no worse than on the
-source), pdfimages -list unchanged. It prints one line per document (its
+source), pdfimages -list unchanged. Then issue 33's lines: each reader's
+character error against the artifact's text (pdftotext default and -raw,
+mutool draw -F txt, pdf.js from testdata/pdfjs when node and its
+node_modules are there) at most 0.01 on the upright pages, reported on the
+turned and skewed ones; and, with --pdfa (the default), every PDF exported
+as PDF/A-2b passing batch/export/pdfcheck's PDF/A clauses, the others
+listed with export's reason. It prints one line per document (its
 source_id and figures, never its text) and the totals.
 
 Exit status: 0 every document meets every line; 1 one does not, a document
@@ -50,7 +56,9 @@ Flags:
 // exportCheckOptions are export-check's flags.
 type exportCheckOptions struct {
 	Out, Identity, Refbatch, To, States, JSON string
+	PDFJS                                     string
 	Workers                                   int
+	PDFA                                      bool
 }
 
 // docCheck is one document's figures; Problems are the lines it misses.
@@ -60,6 +68,12 @@ type docCheck struct {
 	CER      float64  `json:"cer"`
 	InkShare float64  `json:"words_on_ink"`
 	Problems []string `json:"problems,omitempty"`
+	// Readers are each reader's CER on the upright pages and the others.
+	Readers map[string][2]pdfcheck.PageCER `json:"readers,omitempty"`
+	// PDFA is whether the PDF was exported as PDF/A; NotPDFA export's
+	// reason when not.
+	PDFA    bool   `json:"pdfa"`
+	NotPDFA string `json:"not_pdfa,omitempty"`
 }
 
 // exportCheckMain is `refbench export-check ARGS`; it returns the exit code.
@@ -75,6 +89,8 @@ func exportCheckMain(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.StringVar(&o.States, "state", "done,review", "the --state of the export: the documents checked")
 	fs.StringVar(&o.JSON, "json", "", "also write every figure to `FILE`")
 	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "documents checked at once")
+	fs.BoolVar(&o.PDFA, "pdfa", true, "export with --pdfa and check the PDF/A clauses")
+	fs.StringVar(&o.PDFJS, "pdfjs", "testdata/pdfjs", "the `DIR` of pdf.js's text.mjs and node_modules")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -119,7 +135,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 	if to == "" {
 		to = filepath.Join(scratch, "export")
 	}
-	exported, refused, err := runExport(ctx, o, to, stderr)
+	exported, refused, notPDFA, err := runExport(ctx, o, to, stderr)
 	if err != nil {
 		return false, err
 	}
@@ -133,7 +149,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 		if !exported[id] {
 			return gctx.Err()
 		}
-		d := &docCheck{SourceID: id}
+		d := &docCheck{SourceID: id, NotPDFA: notPDFA[id]}
 		docs = append(docs, d)
 		pages := a.Pages
 		g.Go(func() error {
@@ -157,7 +173,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 				return fmt.Errorf("%s: %w", id, err)
 			}
 			d.CER, d.InkShare, d.Problems = d.Result.CER(), d.Result.InkShare(), d.Result.Problems()
-			return nil
+			return checkReadersAndPDFA(gctx, o, d, dir, out, pages)
 		})
 		return gctx.Err()
 	})
@@ -168,6 +184,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 		return false, err
 	}
 	ok := writeExportCheck(stdout, docs, refused)
+	writeReaders(stdout, docs, o.PDFA)
 	if len(docs) != len(exported) {
 		fmt.Fprintf(stdout, "FAIL: %d documents exported, %d of them with an artifact checked\n", len(exported), len(docs))
 		ok = false
@@ -196,13 +213,17 @@ func sourcePrefix(out []byte, size int64, sha string) ([]byte, bool) {
 }
 
 // runExport runs refbatch export --format pdf --json into to and returns
-// the source_ids exported and those refused (with their findings' kinds).
-func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.Writer) (exported map[string]bool, refused map[string][]string, err error) {
+// the source_ids exported, those refused (with their findings' kinds) and
+// those not PDF/A though asked (with the reason).
+func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.Writer) (exported map[string]bool, refused map[string][]string, notPDFA map[string]string, err error) {
 	exe, err := filepath.Abs(o.Refbatch)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	args := []string{"export", "--quiet", "--json", "--format", "pdf", "--state", o.States, "--out", o.Out, "--to", to}
+	if o.PDFA {
+		args = append(args, "--pdfa")
+	}
 	if o.Identity != "" {
 		args = append(args, "--identity", o.Identity)
 	}
@@ -210,7 +231,7 @@ func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.W
 	var stdout, errBuf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &errBuf
 	runErr := cmd.Run()
-	exported, refused = map[string]bool{}, map[string][]string{}
+	exported, refused, notPDFA = map[string]bool{}, map[string][]string{}, map[string]string{}
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	for sc.Scan() {
@@ -221,6 +242,9 @@ func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.W
 		switch ev.Kind {
 		case "exported":
 			exported[ev.SourceID] = true
+			if ev.NotPDFA != "" {
+				notPDFA[ev.SourceID] = ev.NotPDFA
+			}
 		case "refused":
 			for _, f := range ev.Findings {
 				refused[ev.SourceID] = append(refused[ev.SourceID], f.Kind)
@@ -229,9 +253,9 @@ func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.W
 	}
 	var ee *exec.ExitError
 	if runErr != nil && !(errors.As(runErr, &ee) && ee.ExitCode() == 1 && len(refused) > 0) {
-		return nil, nil, fmt.Errorf("refbatch export: %v: %s", runErr, strings.TrimSpace(lastLine(errBuf.String())))
+		return nil, nil, nil, fmt.Errorf("refbatch export: %v: %s", runErr, strings.TrimSpace(lastLine(errBuf.String())))
 	}
-	return exported, refused, nil
+	return exported, refused, notPDFA, nil
 }
 
 // writeExportCheck prints a line per document and the totals, and reports

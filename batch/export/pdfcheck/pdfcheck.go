@@ -12,6 +12,9 @@
 //     unchanged and `qpdf --check` passes (or warns no worse than on the
 //     source).
 //
+// Issue 33's lines are in readers.go (each reader's character error:
+// ReaderCER) and pdfa.go (the PDF/A-2b clauses: PDFA).
+//
 // batch/export's TestSearchablePDF runs it on a few hand-picked pages and
 // `refbench export-check` over every document of a finished batch. It
 // runs the poppler-utils and qpdf programs named in [Tools]; it logs

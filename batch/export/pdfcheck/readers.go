@@ -1,0 +1,149 @@
+package pdfcheck
+
+// Reader agreement (issue 33's acceptance 1): the text each common reader
+// extracts from a searchable PDF, against the text the export wrote.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/refbatch/refbatch/batch/eval"
+	"github.com/refbatch/refbatch/ocr"
+)
+
+// The readers, as ReaderCER names them.
+const (
+	ReaderPdftotext = "pdftotext"     // poppler, default (reading order) mode: desktop search, indexers
+	ReaderRaw       = "pdftotext-raw" // poppler, content stream order
+	ReaderMutool    = "mutool"        // MuPDF, mutool draw -F txt
+	ReaderPDFJS     = "pdfjs"         // pdf.js (browsers), getTextContent
+)
+
+// Readers are the readers ReaderCER measures, in report order.
+var Readers = []string{ReaderPdftotext, ReaderRaw, ReaderMutool, ReaderPDFJS}
+
+// PDFJSDir is the folder holding testdata/pdfjs's text.mjs and its
+// node_modules (npm install there; make deps does).
+func PDFJSDir(moduleRoot string) string { return filepath.Join(moduleRoot, "testdata", "pdfjs") }
+
+// ReaderAvailable says why reader cannot run here, "" when it can.
+// pdfjsDir is the folder of PDFJSDir.
+func ReaderAvailable(reader, pdfjsDir string) string {
+	need := map[string]string{ReaderPdftotext: "pdftotext", ReaderRaw: "pdftotext", ReaderMutool: "mutool", ReaderPDFJS: "node"}[reader]
+	if _, err := exec.LookPath(need); err != nil {
+		return need + " is not installed"
+	}
+	if reader == ReaderPDFJS {
+		if _, err := os.Stat(filepath.Join(pdfjsDir, "node_modules", "pdfjs-dist")); err != nil {
+			return "pdfjs-dist is not installed in " + pdfjsDir + " (npm install there)"
+		}
+	}
+	return ""
+}
+
+// Extract returns the text reader gives of each page of the PDF at path.
+// dir is a scratch folder the caller removes.
+func Extract(ctx context.Context, reader, path, dir, pdfjsDir string) ([]string, error) {
+	var out []byte
+	var err error
+	switch reader {
+	case ReaderPdftotext:
+		out, err = run(ctx, "pdftotext", path, "-")
+	case ReaderRaw:
+		out, err = run(ctx, "pdftotext", "-raw", path, "-")
+	case ReaderMutool:
+		return mutoolPages(ctx, path, dir)
+	case ReaderPDFJS:
+		abs, aerr := filepath.Abs(path)
+		if aerr != nil {
+			return nil, aerr
+		}
+		cmd := exec.CommandContext(ctx, "node", "text.mjs", abs)
+		cmd.Dir = pdfjsDir
+		if out, err = cmd.Output(); err != nil {
+			err = fmt.Errorf("node text.mjs (pdf.js): %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("unknown reader %q", reader)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pages := strings.Split(string(out), "\f")
+	return pages[:len(pages)-1], nil // every page ends with a form feed
+}
+
+// mutoolPages runs mutool draw -F txt, a file per page.
+func mutoolPages(ctx context.Context, path, dir string) ([]string, error) {
+	pattern := filepath.Join(dir, "mutool-%d.txt")
+	if _, err := run(ctx, "mutool", "draw", "-q", "-F", "txt", "-o", pattern, path); err != nil {
+		return nil, err
+	}
+	var pages []string
+	for i := 1; ; i++ {
+		name := filepath.Join(dir, fmt.Sprintf("mutool-%d.txt", i))
+		b, err := os.ReadFile(name)
+		if os.IsNotExist(err) {
+			return pages, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		os.Remove(name)
+		pages = append(pages, string(b))
+	}
+}
+
+// PageCER is one reader's character error on a set of pages: Distance
+// over N, and how many pages the reader gave.
+type PageCER struct {
+	Distance, N, Pages int
+}
+
+// Rate is Distance over N, 0 with no text.
+func (c PageCER) Rate() float64 {
+	if c.N == 0 {
+		return 0
+	}
+	return float64(c.Distance) / float64(c.N)
+}
+
+// Add adds o's counts to c.
+func (c *PageCER) Add(o PageCER) {
+	c.Distance, c.N, c.Pages = c.Distance+o.Distance, c.N+o.N, c.Pages+o.Pages
+}
+
+// ReaderCER is reader's character error on the OCR'd pages of the PDF at
+// path for which keep says yes (nil: all), against the artifact's text
+// of each page: the export's .txt.
+func ReaderCER(ctx context.Context, reader, path, dir, pdfjsDir string, pages []ocr.PageResult, keep func(int) bool) (PageCER, error) {
+	texts, err := Extract(ctx, reader, path, dir, pdfjsDir)
+	if err != nil {
+		return PageCER{}, err
+	}
+	var c PageCER
+	for i, p := range pages {
+		if p.TextSource != ocr.TextFromOCR || (keep != nil && !keep(i)) {
+			continue
+		}
+		got := ""
+		if i < len(texts) {
+			got = texts[i]
+			c.Pages++
+		}
+		e := eval.CER(got, p.Text)
+		c.Distance, c.N = c.Distance+e.Distance, c.N+e.N
+	}
+	return c, nil
+}
+
+// Upright is whether page p was read as it is displayed: neither turned
+// in the image nor deskewed by a tenth of a degree or more. Issue 33's
+// 1% line holds on such pages; the others are reported.
+func Upright(p ocr.PageResult) bool {
+	return p.Rotation%360 == 0 && p.SkewDegrees < 0.1 && p.SkewDegrees > -0.1
+}
