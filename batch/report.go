@@ -108,32 +108,9 @@ func buildReport(ctx context.Context, j *journal.Journal, info ReportInfo) (*rep
 		return nil, err
 	}
 
-	recipients, _, err := j.Recipients()
+	run, err := reportRun(j, info, paths, &h, shown)
 	if err != nil {
 		return nil, err
-	}
-	run := report.Run{
-		Manifest:    info.Manifest,
-		Manifests:   paths,
-		StartedAt:   h.started.UTC(),
-		FinishedAt:  h.lastActivity.UTC(),
-		WallSeconds: round3(h.wall.Seconds()),
-		CPUSeconds:  round3(h.cpu),
-		Encrypted:   info.Encrypted,
-		Recipients:  recipients,
-		Settings:    shown,
-		Versions:    info.Versions,
-	}
-	if run.Manifest == "" && len(paths) == 1 {
-		run.Manifest = paths[0]
-	}
-	if len(h.runs) == 0 {
-		run.StartedAt, run.FinishedAt = info.Started.UTC(), info.Finished.UTC()
-		run.WallSeconds = round3(info.Finished.Sub(info.Started).Seconds())
-		run.CPUSeconds = round3(info.CPUSeconds)
-	}
-	if len(run.Versions) == 0 {
-		run.Versions = latestVersions(j)
 	}
 	root, err := j.Root()
 	if err != nil {
@@ -159,29 +136,7 @@ func buildReport(ctx context.Context, j *journal.Journal, info ReportInfo) (*rep
 		Timeline:      h.timeline,
 		RowSource:     rows,
 	}
-	s := sum.Summary()
-	s.BlankRows = blankRows
-	s.Documents = h.documents
-	s.OCRPageSeconds = roundQ(report.NewQuantiles(t.PageOCR))
-	s.OCRPageHistogram = report.NewLogHistogram(t.PageOCR)
-	s.QueueAgeSeconds = roundQ(report.NewQuantiles(h.queueAge))
-	s.AdmissionToStartSeconds = roundQ(report.NewQuantiles(h.admissionToStart))
-	s.TimeBreakdown = h.phases
-	s.Retries = t.Retries
-	s.PeakInflightBytes = max(info.PeakInflight, h.peakInflight)
-	s.PeakParentRSSBytes, s.PeakWorkerRSSBytes = h.peakParentRSS, h.peakWorkerRSS
-	s.SLOSeconds = set.SLO.Seconds()
-	s.WithinSLO = h.withinSLO
-	s.ConfidenceBands = report.Bands{High: set.HighConfidence, Low: set.LowConfidence}
-	// Throughput counts the pages this batch recognised over the time
-	// some run was working on it, so a weekend between an interrupted run
-	// and its resumption does not count.
-	if minutes := h.wall.Minutes(); minutes > 0 && t.Pages > 0 {
-		s.PagesPerMinute = round1(float64(t.Pages) / minutes)
-	} else if span := t.LastFinish.Sub(t.FirstAdmission).Minutes(); span > 0 && t.Pages > 0 {
-		s.PagesPerMinute = round1(float64(t.Pages) / span)
-	}
-	rep.Summary = s
+	rep.Summary = summarize(&sum, t, &h, set, info, blankRows)
 	return rep, nil
 }
 
@@ -359,4 +314,66 @@ func WriteReport(out string, rep *report.Report) error {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	return nil
+}
+
+// reportRun is the report's account of the runs over the batch: the
+// manifests, the time they took, the recipients, the settings shown and
+// the versions.
+func reportRun(j *journal.Journal, info ReportInfo, paths []string, h *history, shown map[string]string) (report.Run, error) {
+	recipients, _, err := j.Recipients()
+	if err != nil {
+		return report.Run{}, err
+	}
+	run := report.Run{
+		Manifest:    info.Manifest,
+		Manifests:   paths,
+		StartedAt:   h.started.UTC(),
+		FinishedAt:  h.lastActivity.UTC(),
+		WallSeconds: round3(h.wall.Seconds()),
+		CPUSeconds:  round3(h.cpu),
+		Encrypted:   info.Encrypted,
+		Recipients:  recipients,
+		Settings:    shown,
+		Versions:    info.Versions,
+	}
+	if run.Manifest == "" && len(paths) == 1 {
+		run.Manifest = paths[0]
+	}
+	if len(h.runs) == 0 {
+		run.StartedAt, run.FinishedAt = info.Started.UTC(), info.Finished.UTC()
+		run.WallSeconds = round3(info.Finished.Sub(info.Started).Seconds())
+		run.CPUSeconds = round3(info.CPUSeconds)
+	}
+	if len(run.Versions) == 0 {
+		run.Versions = latestVersions(j)
+	}
+	return run, nil
+}
+
+// summarize completes the rows' summary with the batch's figures: time,
+// throughput, memory, the SLO and the bands.
+func summarize(sum *report.Summarizer, t journal.Timings, h *history, set Settings, info ReportInfo, blankRows int) report.Summary {
+	s := sum.Summary()
+	s.BlankRows = blankRows
+	s.Documents = h.documents
+	s.OCRPageSeconds = roundQ(report.NewQuantiles(t.PageOCR))
+	s.OCRPageHistogram = report.NewLogHistogram(t.PageOCR)
+	s.QueueAgeSeconds = roundQ(report.NewQuantiles(h.queueAge))
+	s.AdmissionToStartSeconds = roundQ(report.NewQuantiles(h.admissionToStart))
+	s.TimeBreakdown = h.phases
+	s.Retries = t.Retries
+	s.PeakInflightBytes = max(info.PeakInflight, h.peakInflight)
+	s.PeakParentRSSBytes, s.PeakWorkerRSSBytes = h.peakParentRSS, h.peakWorkerRSS
+	s.SLOSeconds = set.SLO.Seconds()
+	s.WithinSLO = h.withinSLO
+	s.ConfidenceBands = report.Bands{High: set.HighConfidence, Low: set.LowConfidence}
+	// Throughput counts the pages this batch recognised over the time
+	// some run was working on it, so a weekend between an interrupted run
+	// and its resumption does not count.
+	if minutes := h.wall.Minutes(); minutes > 0 && t.Pages > 0 {
+		s.PagesPerMinute = round1(float64(t.Pages) / minutes)
+	} else if span := t.LastFinish.Sub(t.FirstAdmission).Minutes(); span > 0 && t.Pages > 0 {
+		s.PagesPerMinute = round1(float64(t.Pages) / span)
+	}
+	return s
 }
