@@ -39,10 +39,12 @@ const (
 )
 
 // columnBand is a two-column section: rows y0 to y1, split at gutter,
-// from x0 to x1, in page pixels.
+// from x0 to x1, in page pixels; lo to hi is the gap between the columns'
+// print that every row of two runs leaves.
 type columnBand struct {
 	x0, y0, x1, y1 int
 	gutter         int
+	lo, hi         int
 }
 
 // colRow is a row of text-like lines (those that overlap vertically) with
@@ -157,7 +159,7 @@ func columnBands(lines []textLine, blobs [][4]int) []columnBand {
 		for last+1 < len(rows) && rows[last+1].clear(g) && rows[last+1].y0-rows[last].y1 <= 2*rows[last].h {
 			last++
 		}
-		b := columnBand{x0: rows[first].x0, y0: rows[first].y0, x1: rows[first].x1, y1: rows[first].y1, gutter: g}
+		b := columnBand{x0: rows[first].x0, y0: rows[first].y0, x1: rows[first].x1, y1: rows[first].y1, gutter: g, lo: lo, hi: hi}
 		for _, r := range rows[first : last+1] {
 			b.x0, b.x1 = min(b.x0, r.x0), max(b.x1, r.x1)
 			b.y0, b.y1 = min(b.y0, r.y0), max(b.y1, r.y1)
@@ -197,37 +199,57 @@ func crossesGutter(boxes []gosseract.BoundingBox, b columnBand) bool {
 // columnBlock numbers the blocks of columns read alone.
 const columnBlock = 1 << 21
 
-// readColumns reads each two-column band the reading r ran across in
-// column order, and returns the reading with the band's words replaced.
-func (e *engine) readColumns(p *prepared, r recognition, bands []columnBand) (recognition, bool, error) {
-	changed := false
+// inBand reports whether a word's centre lies in the band.
+func (b columnBand) inBand(w gosseract.BoundingBox) bool {
+	cx, cy := (w.Box.Min.X+w.Box.Max.X)/2, (w.Box.Min.Y+w.Box.Max.Y)/2
+	return cy >= b.y0 && cy < b.y1 && cx >= b.x0 && cx < b.x1
+}
+
+// straddles reports whether one of the band's words lies across its
+// gutter, reaching the print on both sides: Tesseract read ink of both
+// columns as one word, which putting the words in column order cannot
+// undo. A speck read in the gutter is no such word.
+func straddles(boxes []gosseract.BoundingBox, b columnBand) bool {
+	return slices.ContainsFunc(boxes, func(w gosseract.BoundingBox) bool {
+		return b.inBand(w) && w.Box.Min.X < b.lo && w.Box.Max.X > b.hi
+	})
+}
+
+// readColumns puts each two-column band the reading r ran across in
+// column order, and returns the reading with the band's words replaced
+// and how many bands had to be read again. Tesseract's words are sound
+// where its lines merely run across the gutter: each word is on one side,
+// so the band's words are split at the gutter, the left column's lines
+// first, each side keeping Tesseract's order. Only where a word lies
+// across the gutter is each column read alone (cut out with a margin of
+// paper), which costs a second reading of the band.
+func (e *engine) readColumns(p *prepared, r recognition, bands []columnBand) (_ recognition, changed bool, reread int, err error) {
 	for k, b := range bands {
 		if !crossesGutter(r.boxes, b) {
 			continue
 		}
 		var cols []gosseract.BoundingBox
-		for c, rect := range [][4]int{{b.x0, b.y0, b.gutter, b.y1}, {b.gutter, b.y0, b.x1, b.y1}} {
-			crop, origin := columnCrop(p.img, rect, p.paper)
-			q, err := e.recognise(crop, p.dpi)
-			if err != nil {
-				return r, false, err
+		if straddles(r.boxes, b) {
+			if cols, err = e.readBand(p, b, k); err != nil {
+				return r, false, 0, err
 			}
-			for _, w := range q.boxes {
-				w.Box = w.Box.Add(origin)
-				w.BlockNum += columnBlock + 1000*(2*k+c)
-				cols = append(cols, w)
+			reread++
+		} else {
+			for c := range 2 {
+				for _, w := range r.boxes {
+					if b.inBand(w) && ((w.Box.Min.X+w.Box.Max.X)/2 < b.gutter) == (c == 0) {
+						w.BlockNum += columnBlock + 1000*(2*k+c)
+						cols = append(cols, w)
+					}
+				}
 			}
 		}
 		// The band's words go; the columns' take the place of the first.
-		in := func(w gosseract.BoundingBox) bool {
-			cx, cy := (w.Box.Min.X+w.Box.Max.X)/2, (w.Box.Min.Y+w.Box.Max.Y)/2
-			return cy >= b.y0 && cy < b.y1 && cx >= b.x0 && cx < b.x1
-		}
-		at := slices.IndexFunc(r.boxes, in)
+		at := slices.IndexFunc(r.boxes, b.inBand)
 		if at < 0 {
 			continue
 		}
-		kept := slices.DeleteFunc(slices.Clone(r.boxes), in)
+		kept := slices.DeleteFunc(slices.Clone(r.boxes), b.inBand)
 		at = min(at, len(kept))
 		r.boxes = slices.Insert(kept, at, cols...)
 		changed = true
@@ -235,7 +257,26 @@ func (e *engine) readColumns(p *prepared, r recognition, bands []columnBand) (re
 	if changed {
 		r.words, r.text, r.mean = assemble(r.boxes)
 	}
-	return r, changed, nil
+	return r, changed, reread, nil
+}
+
+// readBand reads each column of band b (the k-th) alone, the left first,
+// and returns their words in page pixels.
+func (e *engine) readBand(p *prepared, b columnBand, k int) ([]gosseract.BoundingBox, error) {
+	var cols []gosseract.BoundingBox
+	for c, rect := range [][4]int{{b.x0, b.y0, b.gutter, b.y1}, {b.gutter, b.y0, b.x1, b.y1}} {
+		crop, origin := columnCrop(p.img, rect, p.paper)
+		q, err := e.recognise(crop, p.dpi)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range q.boxes {
+			w.Box = w.Box.Add(origin)
+			w.BlockNum += columnBlock + 1000*(2*k+c)
+			cols = append(cols, w)
+		}
+	}
+	return cols, nil
 }
 
 // columnCrop cuts rect out of img with a small margin of paper around it,
