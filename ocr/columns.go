@@ -137,8 +137,8 @@ func colRows(boxes [][4]int) []colRow {
 // with rows between them that stay clear of the gutter (a paragraph's
 // short last line, a gutter narrower than a row's own gap); then the row
 // just above when it has a run on each side of the gutter (the columns'
-// headings), and the rows below that stay clear of it and follow within
-// two line heights (the columns' ends), as long as a column that ended
+// headings), and the rows below that stay clear of it and follow at the
+// core's line pitch (the columns' ends), as long as a column that ended
 // does not start again (a table or paragraph on one side, below the
 // columns, is not theirs). A gutter that holds a blob (a stamp over a
 // paragraph splits its lines as a gutter would) is no gutter.
@@ -169,8 +169,8 @@ func columnBands(boxes [][4]int, blobs [][4]int) []columnBand {
 			continue
 		}
 		g := (lo + hi) / 2
+		last = columnEnds(rows, first, last, g)
 		first = columnHeading(rows, first, g)
-		last = columnEnds(rows, last, g)
 		b := columnBand{x0: rows[first].x0, y0: rows[first].y0, x1: rows[first].x1, y1: rows[first].y1, gutter: g, lo: lo, hi: hi}
 		for _, r := range rows[first : last+1] {
 			b.x0, b.x1 = min(b.x0, r.x0), max(b.x1, r.x1)
@@ -197,13 +197,21 @@ func columnHeading(rows []colRow, first, g int) int {
 }
 
 // columnEnds returns the band's last row: the rows below the core's last
-// that stay clear of the gutter g and follow closely, until a side that
+// that stay clear of the gutter g and follow at the core's line pitch (a
+// heading after a blank line is not the columns'), until a side that
 // ended has print again.
-func columnEnds(rows []colRow, last, g int) int {
+func columnEnds(rows []colRow, first, last, g int) int {
+	centre := func(r colRow) int { return r.y0 + r.y1 } // twice the centre
+	pitches := make([]int, 0, last-first)
+	for k := first + 1; k <= last; k++ {
+		pitches = append(pitches, centre(rows[k])-centre(rows[k-1]))
+	}
+	slices.Sort(pitches)
+	pitch := pitches[len(pitches)/2]
 	leftOn, rightOn := true, true
 	for last+1 < len(rows) {
 		r := rows[last+1]
-		if !r.clear(g) || r.y0-rows[last].y1 > 2*rows[last].h {
+		if !r.clear(g) || 4*(centre(r)-centre(rows[last])) > 5*pitch {
 			break
 		}
 		l, rt := r.sides(g)

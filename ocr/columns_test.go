@@ -115,10 +115,11 @@ func TestColumnLayouts(t *testing.T) {
 			{lines: colRight[:5], pt: 11, x: 5.0, y: 0.5, leadPt: 15},
 			{lines: colFull, pt: 11, x: 0.8, y: 0.5 + 7*15.0/72, leadPt: 15},
 		}, want{1, 0.5 + 15.0/72, 0.5 + 6*15.0/72, 4.6}},
-		{"narrow left column, above a table", false, []block{
+		{"narrow left column, above a heading and a table", false, []block{
 			{lines: colRight, pt: 10, x: 0.8, y: 0.5, leadPt: 14},
 			{lines: colLeft, pt: 10, x: 3.3, y: 0.5, leadPt: 14},
-			{lines: colTable, pt: 10, x: 0.8, y: 0.5 + 9*14.0/72, leadPt: 14},
+			{lines: []string{"Current medicines"}, pt: 10, x: 0.8, y: 0.5 + 9*14.0/72, leadPt: 14}, // after a blank line
+			{lines: colTable, pt: 10, x: 0.8, y: 0.5 + 10*14.0/72, leadPt: 14},
 		}, want{1, 0.5 + 14.0/72, 0.5 + 8*14.0/72, 3.0}},
 		{"monospaced columns", true, []block{
 			{lines: colLeft, pt: 10, x: 0.6, y: 0.5, leadPt: 14},
