@@ -105,17 +105,6 @@ type coverage struct {
 	blobs [][4]int
 }
 
-// faintLines are the lines of the first look, against the local paper:
-// all the print on the page.
-func (c coverage) faintLines() []textLine {
-	for i, l := range c.lines {
-		if l.level > 0 {
-			return c.lines[:i]
-		}
-	}
-	return c.lines
-}
-
 // share is the unread share of the page's text-like ink, 0 when it has
 // none.
 func (c coverage) share() float64 {

@@ -187,9 +187,9 @@ func TestCoverageCleanPage(t *testing.T) {
 }
 
 func TestColumnBands(t *testing.T) {
-	line := func(x0, y0, x1, y1 int) textLine { return textLine{box: [4]int{x0, y0, x1, y1}} }
-	rows := func(y0 int, n int, segs ...[2]int) []textLine {
-		var out []textLine
+	line := func(x0, y0, x1, y1 int) [4]int { return [4]int{x0, y0, x1, y1} }
+	rows := func(y0 int, n int, segs ...[2]int) [][4]int {
+		var out [][4]int
 		for i := range n {
 			y := y0 + i*30
 			for _, s := range segs {
@@ -200,7 +200,7 @@ func TestColumnBands(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		lines []textLine
+		lines [][4]int
 		blobs [][4]int
 		want  int // bands
 	}{
@@ -276,7 +276,7 @@ func TestMeasureCoverageAnyImage(t *testing.T) {
 		if s := c.share(); s < 0 || s > 1 {
 			t.Fatalf("share %v out of range", s)
 		}
-		columnBands(c.faintLines(), c.blobs)
+		columnBands(wordBoxes(words), c.blobs)
 		unreadBlocks(c)
 	}
 }

@@ -90,7 +90,10 @@ type PageResult struct {
 	// page was not read again.
 	Recovery *Recovery `json:"recovery,omitempty"`
 	// Columns counts the two-column sections read column by column.
-	Columns       int           `json:"columns,omitempty"`
+	Columns int `json:"columns,omitempty"`
+	// ColumnsReread counts those of them read again, each column alone
+	// (see readColumns).
+	ColumnsReread int           `json:"columns_reread,omitempty"`
 	Blank         bool          `json:"blank,omitempty"`
 	TextSource    string        `json:"text_source"`
 	RenderTime    time.Duration `json:"render_ns"`

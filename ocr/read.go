@@ -163,13 +163,13 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 	}()
 	cut := float64(e.cfg.CoverConfidence)
 	c := measureCoverage(p.img, p.dpi, p.thresh, credibleWords(r.words, cut))
-	if bands := columnBands(c.faintLines(), c.blobs); len(bands) > 0 {
-		more, changed, err := e.readColumns(p, r, bands)
+	if bands := columnBands(wordBoxes(credibleWords(r.words, cut)), c.blobs); len(bands) > 0 {
+		more, changed, reread, err := e.readColumns(p, r, bands)
 		if err != nil {
 			return r, 0, err
 		}
 		if changed {
-			r, res.Columns = more, len(bands)
+			r, res.Columns, res.ColumnsReread = more, len(bands), reread
 			c = measureCoverage(p.img, p.dpi, p.thresh, credibleWords(r.words, cut))
 		}
 	}
