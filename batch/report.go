@@ -235,9 +235,7 @@ func journalRows(path, manifest string, many bool) report.RowSource {
 			if many {
 				row.Manifest = r.Manifest
 			}
-			if r.Detail != "" {
-				row.Detail, row.Advice = r.Detail, report.Advice(r.Reason, r.Detail)
-			}
+			row.Detail, row.Advice = rejectionDetail(r)
 			row.History = history[rowKey{r.Manifest, r.Line}]
 			if r.Decision != nil {
 				row.Decision = reportDecision(*r.Decision)
@@ -359,4 +357,14 @@ func WriteReport(out string, rep *report.Report) error {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	return nil
+}
+
+// rejectionDetail is what exactly refused a rejected row and the fix
+// chosen from it, as report.json has them: both "" when no detail was
+// recorded.
+func rejectionDetail(r journal.ReportRow) (detail, advice string) {
+	if r.Detail == "" {
+		return "", ""
+	}
+	return r.Detail, report.Advice(r.Reason, r.Detail)
 }
