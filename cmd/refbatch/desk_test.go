@@ -163,7 +163,7 @@ func TestDeskBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The row rejected before admission: its detail and advice shown,
-	// open, then dismissed with a note.
+	// open, then dismissed with a note; then a rejected document shown.
 	rej := `#rejected li[data-id="R-0900"] `
 	var detail, advice string
 	err = chromedp.Do(ctx,
@@ -177,6 +177,9 @@ func TestDeskBrowser(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(rej+".dismiss-note"), "date unreadable on the paper too"),
 		chromedp.Click(chromedp.CSS(rej+".dismiss-btn")),
 		until("dismissed", msgHas("R-0900 dismiss")+` && document.querySelector('`+rej+`.status').textContent.startsWith("dismissed by alice@") && document.querySelector('`+rej+`.dismiss') === null`),
+		// A rejected document's view: its status, no review decision.
+		chromedp.Click(chromedp.CSS(`#rejected li[data-id="R-0006"] .open-doc`)),
+		until("R-0006's view", title("R-0006")+` && document.querySelector("#doc-rejection .status").textContent === "no action needed" && document.getElementById("decide").hidden`),
 	)
 	if err != nil {
 		t.Fatal(err)
