@@ -38,6 +38,39 @@ type DeskRow struct {
 	Explanation  string         `json:"explanation"`
 	Pages        int            `json:"pages"`
 	Band         outcome.Band   `json:"band"`
+	// Rejection is a rejected row's detail and status, nil in review.
+	Rejection *DeskRejection `json:"rejection,omitempty"`
+}
+
+// DeskRejection is what the desk shows of a rejected row: what refused
+// it and the fix, as report.json has them, and whether it still needs a
+// person or was dismissed.
+type DeskRejection struct {
+	Detail string `json:"detail,omitempty"`
+	Advice string `json:"advice,omitempty"`
+	// Open is true while the row needs a person: rejected for a reason
+	// that asks for action and not dismissed (report.Row.Open).
+	Open bool `json:"open"`
+	// Dismissal is the person's dismissal, nil if none.
+	Dismissal *report.Decision `json:"dismissal,omitempty"`
+	// Version is the source_id's latest event: a dismissal made with it
+	// is refused when the row changed since (DecideOptions.Since).
+	Version int64 `json:"version"`
+}
+
+// deskRejection is r's rejection as the desk shows it, nil when r is not
+// rejected; versions are SourceVersions.
+func deskRejection(r journal.ReportRow, versions map[string]int64) *DeskRejection {
+	if r.State != outcome.Rejected {
+		return nil
+	}
+	dismissed := r.Decision != nil && r.Decision.Action == journal.Dismiss
+	out := &DeskRejection{Open: outcome.Open(r.State, r.Reason, dismissed), Version: versions[r.SourceID]}
+	out.Detail, out.Advice = rejectionDetail(r)
+	if dismissed {
+		out.Dismissal = reportDecision(*r.Decision)
+	}
+	return out
 }
 
 // DeskQueue lists the rows in review and the rows rejected in the batch
@@ -48,13 +81,17 @@ func DeskQueue(p Place) ([]DeskRow, error) {
 		return nil, err
 	}
 	defer j.Close()
+	versions, err := j.SourceVersions()
+	if err != nil {
+		return nil, err
+	}
 	rows := []DeskRow{}
 	err = j.ReportRows("", func(r journal.ReportRow) error {
 		if r.State != outcome.Review && r.State != outcome.Rejected {
 			return nil
 		}
 		rows = append(rows, DeskRow{SourceID: r.SourceID, Manifest: filepath.Base(r.Manifest), ManifestLine: r.Line, State: r.State,
-			Reason: r.Reason, Explanation: report.Explain(r.Reason), Pages: r.Pages, Band: r.Band})
+			Reason: r.Reason, Explanation: report.Explain(r.Reason), Pages: r.Pages, Band: r.Band, Rejection: deskRejection(r, versions)})
 		return nil
 	})
 	return rows, err
@@ -90,6 +127,9 @@ type DeskDoc struct {
 	ArtifactError string           `json:"artifact_error,omitempty"`
 	// Transcriptions are what people typed for regions of the pages.
 	Transcriptions []Transcription `json:"transcriptions"`
+	// Rejection is a rejected document's detail and status, nil when it
+	// is not rejected.
+	Rejection *DeskRejection `json:"rejection,omitempty"`
 }
 
 // DeskField is one manifest field and where the text has it.
@@ -160,8 +200,30 @@ func DeskDocument(p Place, sourceID string, ids []age.Identity) (*DeskDoc, error
 		}
 	}
 	out.readManifest(d.Line)
+	if d.State == outcome.Rejected {
+		if out.Rejection, err = docRejection(j, out.Manifest, d.Line); err != nil {
+			return nil, err
+		}
+	}
 	out.Manifest = filepath.Base(out.Manifest)
 	return out, nil
+}
+
+// docRejection is the rejection of the row at line of manifest, as the
+// queue shows it.
+func docRejection(j *journal.Journal, manifest string, line int) (*DeskRejection, error) {
+	versions, err := j.SourceVersions()
+	if err != nil {
+		return nil, err
+	}
+	var out *DeskRejection
+	err = j.ReportRows(manifest, func(r journal.ReportRow) error {
+		if r.Line == line {
+			out = deskRejection(r, versions)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // deskEvent is e as the desk shows it: its kind and time, the decision

@@ -190,9 +190,7 @@ func journalRows(path, manifest string, many bool) report.RowSource {
 			if many {
 				row.Manifest = r.Manifest
 			}
-			if r.Detail != "" {
-				row.Detail, row.Advice = r.Detail, report.Advice(r.Reason, r.Detail)
-			}
+			row.Detail, row.Advice = rejectionDetail(r)
 			row.History = history[rowKey{r.Manifest, r.Line}]
 			if r.Decision != nil {
 				row.Decision = reportDecision(*r.Decision)
@@ -376,4 +374,14 @@ func summarize(sum *report.Summarizer, t journal.Timings, h *history, set Settin
 		s.PagesPerMinute = round1(float64(t.Pages) / span)
 	}
 	return s
+}
+
+// rejectionDetail is what exactly refused a rejected row and the fix
+// chosen from it, as report.json has them: both "" when no detail was
+// recorded.
+func rejectionDetail(r journal.ReportRow) (detail, advice string) {
+	if r.Detail == "" {
+		return "", ""
+	}
+	return r.Detail, report.Advice(r.Reason, r.Detail)
 }

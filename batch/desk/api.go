@@ -96,8 +96,9 @@ type decideRequest struct {
 	Action string   `json:"action"`
 	IDs    []string `json:"ids"`
 	Note   string   `json:"note"`
-	// Since is each document's version as shown (DeskDoc.Version);
-	// documents not in it are decided if they are in review.
+	// Since is each document's version as shown (DeskDoc.Version; a
+	// dismissal's is DeskRejection.Version); documents not in it are
+	// decided if they are in review (dismissed if rejected).
 	Since map[string]int64 `json:"since"`
 	// Retry is a retry's page settings, by page.Policy's JSON names.
 	Retry map[string]json.RawMessage `json:"retry"`
@@ -146,9 +147,9 @@ func (s *Server) decideOptions(req decideRequest) (batch.DecideOptions, error) {
 	o := batch.DecideOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal, Action: journal.Action(req.Action),
 		SourceIDs: req.IDs, User: s.cfg.User, Host: s.cfg.Host, Note: req.Note, Since: req.Since}
 	switch o.Action {
-	case journal.Accept, journal.Reject, journal.Retry:
+	case journal.Accept, journal.Reject, journal.Retry, journal.Dismiss:
 	default:
-		return o, fmt.Errorf("unknown decision %q: accept, reject or retry", req.Action)
+		return o, fmt.Errorf("unknown decision %q: accept, reject, retry or dismiss", req.Action)
 	}
 	if len(req.IDs) == 0 || len(req.IDs) > maxDecided {
 		return o, fmt.Errorf("a decision is about 1 to %d documents", maxDecided)

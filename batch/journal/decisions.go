@@ -59,7 +59,8 @@ type Decision struct {
 	At time.Time `json:"-"`
 	// Since, when not 0, is the document's latest event as the person
 	// deciding saw it (DocumentEvents): a document that has changed since
-	// is refused with a *ChangedError, even if it is in review again.
+	// is refused with a *ChangedError, even if it is in review again. A
+	// dismissal's Since is the source_id's latest event (SourceVersions).
 	Since int64 `json:"-"`
 }
 

@@ -53,7 +53,9 @@ type dismissTarget struct {
 // it returns the decisions recorded (with From filled). A source_id with
 // no row is ErrNoDocument; one with rows none of them rejected is a
 // *NotRejectedError; one whose rejected rows are all dismissed already
-// is ErrDismissed.
+// is ErrDismissed. When d.Since is not 0 and not the source_id's latest
+// event (SourceVersions), it is a *ChangedError: the row was admitted
+// again, or decided, since the person saw it.
 func (j *Journal) Dismiss(sourceID string, d Decision) ([]Decision, error) {
 	d.Action = Dismiss
 	var out []Decision
@@ -62,6 +64,15 @@ func (j *Journal) Dismiss(sourceID string, d Decision) ([]Decision, error) {
 		targets, err := dismissTargets(tx, sourceID)
 		if err != nil {
 			return err
+		}
+		if d.Since != 0 {
+			var latest int64
+			if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE source_id=?`, sourceID).Scan(&latest); err != nil {
+				return err
+			}
+			if latest != d.Since {
+				return &ChangedError{SourceID: sourceID, State: outcome.Rejected, Reason: targets[0].reason, Latest: latest}
+			}
 		}
 		dismissed, err := readDismissals(tx)
 		if err != nil {
@@ -251,4 +262,24 @@ func openRows(q queryer, manifest string) (map[outcome.Reason]int, error) {
 		}
 	}
 	return open, rows.Err()
+}
+
+// SourceVersions returns each source_id's latest event: the version a
+// dismissal's Decision.Since is checked against.
+func (j *Journal) SourceVersions() (map[string]int64, error) {
+	rows, err := j.db.Query(`SELECT source_id, MAX(id) FROM events WHERE source_id <> '' GROUP BY source_id`)
+	if err != nil {
+		return nil, fmt.Errorf("journal: reading the rows' versions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var v int64
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, fmt.Errorf("journal: reading the rows' versions: %w", err)
+		}
+		out[id] = v
+	}
+	return out, rows.Err()
 }

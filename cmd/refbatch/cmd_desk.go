@@ -41,6 +41,9 @@ dpi), one document or all selected (a whole reason at once), with one note:
 each decision goes through the journal transaction of refbatch review, is
 recorded with the user and the host, and is refused when the document
 changed since it was shown (another tab, refbatch review, a run).
+The rejected rows are listed with their detail and advice and whether they
+are open or dismissed; an open one is dismissed there with a note, as
+refbatch review dismiss does.
 
 Keys: j/k next/previous document, a accept, r reject, t retry, x select,
 n note, [ and ] page.

@@ -20,7 +20,8 @@ import (
 
 // deskBatch runs a plaintext batch of sample documents, each with a
 // participant ID its text does not have (review id_not_found), plus rows
-// rejected at admission; one-page documents at 100 dpi keep it cheap.
+// rejected before admission (bad_date, with a detail); one-page
+// documents at 100 dpi keep it cheap.
 func deskBatch(t *testing.T, dir string, ids []string, rejected int) string {
 	t.Helper()
 	var b strings.Builder
@@ -29,7 +30,7 @@ func deskBatch(t *testing.T, dir string, ids []string, rejected int) string {
 		fmt.Fprintf(&b, "%s,P-000000,2024-01-01,yes,docs/%s.pdf,\n", id, id)
 	}
 	for i := range rejected {
-		fmt.Fprintf(&b, "R-09%02d,P-000001,2024-01-01,yes,docs/missing-%d.pdf,\n", i, i)
+		fmt.Fprintf(&b, "R-09%02d,P-000001,2024-02-30,yes,docs/missing-%d.pdf,\n", i, i)
 	}
 	manifest := filepath.Join(dir, "m.csv")
 	if err := os.WriteFile(manifest, []byte(b.String()), 0o600); err != nil {
@@ -161,6 +162,28 @@ func TestDeskBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The row rejected before admission: its detail and advice shown,
+	// open, then dismissed with a note; then a rejected document shown.
+	rej := `#rejected li[data-id="R-0900"] `
+	var detail, advice string
+	err = chromedp.Do(ctx,
+		until("the rejection's detail, open", `document.querySelector('`+rej+`.detail') !== null && document.querySelector('`+rej+`.status').textContent === "open"`),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) (err error) {
+			if detail, err = chromedp.TextContent(chromedp.CSS(rej+".detail"))(ctx, tg); err == nil {
+				advice, err = chromedp.TextContent(chromedp.CSS(rej+".advice"))(ctx, tg)
+			}
+			return err
+		}),
+		chromedp.SetValue(chromedp.CSS(rej+".dismiss-note"), "date unreadable on the paper too"),
+		chromedp.Click(chromedp.CSS(rej+".dismiss-btn")),
+		until("dismissed", msgHas("R-0900 dismiss")+` && document.querySelector('`+rej+`.status').textContent.startsWith("dismissed by alice@") && document.querySelector('`+rej+`.dismiss') === null`),
+		// A rejected document's view: its status, no review decision.
+		chromedp.Click(chromedp.CSS(`#rejected li[data-id="R-0006"] .open-doc`)),
+		until("R-0006's view", title("R-0006")+` && document.querySelector("#doc-rejection .status").textContent === "no action needed" && document.getElementById("decide").hidden`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// The second batch: all id_not_found at once, with one note.
 	urlB := startDesk(t, b, "USER=alice")
@@ -180,7 +203,15 @@ func TestDeskBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	deskAgrees(t, a, map[string][3]string{"R-0002": {"done", "accept", "alice"}, "R-0004": {"done", "accept", "bob"},
-		"R-0006": {"rejected", "reject", "alice"}, "R-0010": {"queued", "retry", "alice"}}, 4)
+		"R-0006": {"rejected", "reject", "alice"}, "R-0010": {"queued", "retry", "alice"}, "R-0900": {"rejected", "dismiss", "alice"}}, 5)
+	for _, row := range readReport(t, a).Rows {
+		if row.SourceID == "R-0900" && row.Decision != nil && (row.Detail == "" || row.Detail != detail || row.Advice != advice || row.Decision.Note != "date unreadable on the paper too") {
+			t.Errorf("report.json R-0900: detail %q advice %q note %q; the desk showed %q and %q", row.Detail, row.Advice, row.Decision.Note, detail, advice)
+		}
+	}
+	if r := refbatch(t, nil, "review", "--out", a); r.code != 0 || strings.Contains(r.stdout, "R-0900") {
+		t.Errorf("review after the dismissal: exit %d, want R-0900 no longer listed\n%s", r.code, r.stdout)
+	}
 	deskAgrees(t, b, map[string][3]string{"R-0015": {"done", "accept", "alice"}, "R-0016": {"done", "accept", "alice"}}, 2)
 
 	// The transcription: in a new artifact beside the old one, counted by

@@ -58,10 +58,82 @@
     ul.replaceChildren();
     for (const r of state.rejected) {
       const li = el("li", { "data-id": r.source_id });
-      li.append(el("strong", {}, r.source_id + " "), el("span", {}, r.manifest + ":" + r.manifest_line + " " + r.reason));
+      const name = el("strong", { class: "open-doc", title: "show its document, if it has one" }, r.source_id + " ");
+      name.addEventListener("click", () => showRejected(r.source_id));
+      li.append(name, el("span", {}, r.manifest + ":" + r.manifest_line + " " + r.reason));
       li.append(el("span", { class: "explain" }, r.explanation));
+      rejection(li, r.source_id, r.rejection);
       ul.append(li);
     }
+  }
+
+  // rejection adds a rejected row's detail, advice and status to parent,
+  // and while it needs a person a note and a button to dismiss it.
+  function rejection(parent, id, rj) {
+    if (!rj) return;
+    if (rj.detail) parent.append(el("span", { class: "detail" }, rj.detail));
+    if (rj.advice) parent.append(el("span", { class: "advice" }, rj.advice));
+    let status = "no action needed";
+    if (rj.dismissal) {
+      const d = rj.dismissal;
+      status = "dismissed by " + d.user + "@" + d.host + (d.note ? " — " + d.note : "");
+    } else if (rj.open) status = "open";
+    parent.append(el("span", { class: "status" }, status));
+    if (!rj.open) return;
+    const box = el("span", { class: "dismiss" });
+    const note = el("input", { type: "text", class: "dismiss-note", maxlength: "500", placeholder: "note (no patient data)", "aria-label": "note for dismissing " + id });
+    const btn = el("button", { type: "button", class: "dismiss-btn" }, "Dismiss");
+    btn.addEventListener("click", () => dismiss(id, rj.version, note.value));
+    box.append(note, btn);
+    parent.append(box);
+  }
+
+  // dismiss acknowledges the rejected row id as shown at version: it
+  // stays rejected and no longer needs a person.
+  async function dismiss(id, version, note) {
+    let res;
+    try {
+      res = await api("/api/decide", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": state.csrf },
+        body: JSON.stringify({ action: "dismiss", ids: [id], note: note, since: { [id]: version } }),
+      });
+    } catch (err) {
+      say(err.message);
+      return;
+    }
+    const d = res.decided[0];
+    say(d.ok ? id + " dismiss: " + d.message : d.message, d.ok);
+    const msg = $("msg").textContent;
+    await loadQueue();
+    if (state.doc && state.doc.source_id === id) {
+      state.preload.delete(id);
+      try {
+        state.doc = await entry(id).doc;
+        renderDoc();
+      } catch (err) {
+        say(err.message);
+        return;
+      }
+    }
+    say(msg, d.ok);
+  }
+
+  // showRejected shows the document of a rejected row (a row rejected
+  // at admission has none).
+  async function showRejected(id) {
+    say("");
+    try {
+      state.doc = await entry(id).doc;
+    } catch (err) {
+      state.preload.delete(id);
+      say(err.message);
+      return;
+    }
+    state.current = -1;
+    state.page = 0;
+    renderDoc();
+    await showPage();
   }
 
   function applyFilter() {
@@ -178,7 +250,8 @@
   function renderDoc() {
     const d = state.doc;
     $("empty").hidden = true;
-    $("head").hidden = $("decide").hidden = $("work").hidden = false;
+    $("head").hidden = $("work").hidden = false;
+    $("decide").hidden = d.state !== "review";
     $("doc-title").textContent = d.source_id + " — " + d.manifest + " line " + d.manifest_line;
     $("doc-reason").textContent = d.state + (d.reason ? " " + d.reason : "");
     $("doc-explain").textContent = d.explanation || "";
@@ -189,6 +262,9 @@
     if (d.band) fact(dl, "confidence", d.mean_confidence + " (" + d.band + ")");
     fact(dl, "attempts", String(d.attempts));
     if (d.artifact_error) fact(dl, "artifact", d.artifact_error);
+    const rj = $("doc-rejection");
+    rj.replaceChildren();
+    rejection(rj, d.source_id, d.rejection);
     const fl = $("fields");
     fl.replaceChildren();
     for (const f of d.fields) {
