@@ -151,7 +151,7 @@ func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src [
 	if x.renderer != nil {
 		var opt *export.PDFOptions
 		if slices.Contains(x.o.Formats, FormatPDF) {
-			opt = &export.PDFOptions{PDFA: x.o.PDFA, Title: x.title(d)}
+			opt = &export.PDFOptions{PDFA: x.o.PDFA, Title: x.title(d), Transcriptions: exportTranscriptions(a.Transcriptions)}
 		}
 		if r, err = x.renderer.Render(ctx, src, a.Pages, prov, opt); err != nil {
 			return nil, nil, "", err
@@ -160,7 +160,7 @@ func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src [
 	}
 	if slices.Contains(x.o.Formats, FormatALTO) {
 		var buf bytes.Buffer
-		if err := export.WriteALTO(&buf, a.Pages, r.Frames, prov); err != nil {
+		if err := export.WriteALTO(&buf, a.Pages, r.Frames, prov, exportTranscriptions(a.Transcriptions)); err != nil {
 			// The artifact and the source disagree on the page count.
 			return nil, nil, "", &export.RenderError{Reason: err.Error()}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
 )
@@ -137,7 +138,7 @@ func transcribedName(old string, n int) string {
 
 // TranscriptionsHeading marks a person's transcriptions after a
 // document's recognised text, in show's output and the export's text.
-const TranscriptionsHeading = "[transcribed by a person, not recognised]"
+const TranscriptionsHeading = "[" + export.TranscribedLabel + "]"
 
 // TranscriptionsText is ts as they follow a document's text, marked as a
 // person's (TranscriptionsHeading, then one line each); "" when there are
@@ -157,4 +158,13 @@ func TranscriptionsText(ts []Transcription) string {
 			what, t.User, t.Host, t.At.Format(time.RFC3339), t.Text)
 	}
 	return b.String()
+}
+
+// exportTranscriptions are ts as the exports take them.
+func exportTranscriptions(ts []Transcription) []export.Transcription {
+	out := make([]export.Transcription, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, export.Transcription{Page: t.Page, Box: t.Box, Field: t.Field, Text: t.Text, User: t.User, Host: t.Host, At: t.At})
+	}
+	return out
 }

@@ -25,8 +25,10 @@ const altoUnit = 1200.0 / 72.0
 // and the page's words as TextBlock, TextLine and String elements (CONTENT,
 // WC from 0 to 1, SP between words). frames[i] is page i's frame, read
 // from the source PDF; positions are the words' boxes on the displayed
-// page (see DisplayedBox), in inch1200.
-func WriteALTO(w io.Writer, pages []ocr.PageResult, frames []PageFrame, meta Provenance) error {
+// page (see DisplayedBox), in inch1200. The transcriptions ts follow
+// their page's words, each a TextBlock tagged as a person's (see
+// transcribed.go).
+func WriteALTO(w io.Writer, pages []ocr.PageResult, frames []PageFrame, meta Provenance, ts []Transcription) error {
 	if len(frames) != len(pages) {
 		return fmt.Errorf("alto: %d pages read, %d in the PDF", len(pages), len(frames))
 	}
@@ -36,10 +38,11 @@ func WriteALTO(w io.Writer, pages []ocr.PageResult, frames []PageFrame, meta Pro
 	x.printf("<alto xmlns=\"http://www.loc.gov/standards/alto/ns-v4#\" xmlns:xlink=\"http://www.w3.org/1999/xlink\"" +
 		" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"" +
 		" xsi:schemaLocation=\"http://www.loc.gov/standards/alto/ns-v4# http://www.loc.gov/alto/v4/alto-4-4.xsd\" SCHEMAVERSION=\"4.4\">\n")
-	x.description(meta)
+	x.description(meta, ts)
+	x.transcribedTags(ts)
 	x.printf("  <Layout>\n")
 	for i, p := range pages {
-		x.page(i+1, p, frames[i])
+		x.page(i+1, p, frames[i], ts)
 	}
 	x.printf("  </Layout>\n</alto>\n")
 	if x.err != nil {
@@ -59,7 +62,7 @@ func (x *altoWriter) printf(format string, args ...any) {
 	}
 }
 
-func (x *altoWriter) description(meta Provenance) {
+func (x *altoWriter) description(meta Provenance, ts []Transcription) {
 	x.printf("  <Description>\n    <MeasurementUnit>inch1200</MeasurementUnit>\n")
 	x.printf("    <sourceImageInformation>\n")
 	x.printf("      <fileName>%s</fileName>\n", esc(meta.SourceID+".pdf"))
@@ -89,6 +92,7 @@ func (x *altoWriter) description(meta Provenance) {
 			esc(name), esc(meta.Engines[name]))
 		x.printf("    </Processing>\n")
 	}
+	x.transcribedSteps(ts)
 	x.printf("  </Description>\n")
 }
 
@@ -118,8 +122,8 @@ func stepDescription(engine string) string {
 }
 
 // page writes one Page. Its size is the displayed page's; its words'
-// boxes are mapped onto it.
-func (x *altoWriter) page(n int, p ocr.PageResult, f PageFrame) {
+// boxes are mapped onto it, and so are page index n-1's transcriptions'.
+func (x *altoWriter) page(n int, p ocr.PageResult, f PageFrame, ts []Transcription) {
 	w, h := f.Width*altoUnit, f.Height*altoUnit
 	x.printf("    <Page ID=\"p%d\" PHYSICAL_IMG_NR=\"%d\" WIDTH=\"%s\" HEIGHT=\"%s\"", n, n, altoNum(w), altoNum(h))
 	if len(p.Words) > 0 {
@@ -148,6 +152,7 @@ func (x *altoWriter) page(n int, p ocr.PageResult, f PageFrame) {
 		}
 		x.printf("        </TextBlock>\n")
 	}
+	x.transcribedBlocks(n, n-1, p, f, ts)
 	x.printf("      </PrintSpace>\n    </Page>\n")
 }
 

@@ -111,7 +111,11 @@ func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResul
 	if pdf != nil {
 		req.Pages = pages
 	}
-	need := replyCap(src, pages)
+	var ts []Transcription
+	if pdf != nil {
+		ts = pdf.Transcriptions
+	}
+	need := replyCap(src, pages, ts)
 	var first *child.Death
 	for try := 1; ; try++ {
 		var rep renderReply
@@ -146,15 +150,19 @@ func (r *Renderer) check(src []byte, pdf *PDFOptions, rep renderReply) (*Rendere
 
 // replyCap bounds the reply for a document: the source, which the
 // searchable PDF repeats, plus its text layer (a text object per line, a
-// few hundred bytes, and each character's UTF-16 code in hex), plus room
-// for the font, the page frames and the update's objects.
-func replyCap(src []byte, pages []ocr.PageResult) int64 {
+// few hundred bytes, and each character's UTF-16 code in hex), the
+// transcriptions' lines alike, plus room for the font, the page frames
+// and the update's objects.
+func replyCap(src []byte, pages []ocr.PageResult, ts []Transcription) int64 {
 	n := int64(len(src)) + 4<<20
 	for _, p := range pages {
 		n += 4<<10 + 512*int64(len(p.Words)) + 16*int64(len(p.Text))
 		for _, w := range p.Words {
 			n += 16 * int64(len(w.Text))
 		}
+	}
+	for _, t := range ts {
+		n += 4<<10 + 544*int64(len(t.Text))
 	}
 	return n
 }

@@ -203,7 +203,7 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance, opt *PDFOpt
 	}
 	u := newUpdate(src, next)
 	maps.Copy(u.offsets, located)
-	if err := u.layers(ctx, pages, r.Frames); err != nil {
+	if err := u.layers(ctx, pages, r.Frames, opt.Transcriptions); err != nil {
 		return r, err
 	}
 	m := newDocMeta(ctx, meta, *opt)
@@ -228,12 +228,12 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance, opt *PDFOpt
 	return r, nil
 }
 
-// layers adds the text layer of each OCR'd page with words, and the font
-// once when one does.
-func (u *update) layers(ctx *model.Context, pages []ocr.PageResult, frames []PageFrame) error {
+// layers adds the text layer of each OCR'd page with words or
+// transcriptions (ts, after its words), and the font once when one does.
+func (u *update) layers(ctx *model.Context, pages []ocr.PageResult, frames []PageFrame, ts []Transcription) error {
 	var font *types.IndirectRef
 	for i, p := range pages {
-		lines := placeLines(p, frames[i])
+		lines := append(placeLines(p, frames[i]), placeTranscriptions(p, i, frames[i], ts)...)
 		if len(lines) == 0 {
 			continue
 		}

@@ -38,13 +38,16 @@ import (
 // glyphAdvance is every glyph's width in text space units (DW 500).
 const glyphAdvance = 0.5
 
-// lineKind says who read a line. Only OCR exists today; a transcription
-// typed by a person, once the artifact holds one, is another kind, which
-// the layer will mark as such (a marked-content sequence around its
-// lines) rather than pass it off as OCR.
+// lineKind says who read a line: Tesseract, or a person who typed it
+// (a transcription, which the layer marks as such with a marked-content
+// sequence around its lines rather than pass it off as OCR; see
+// transcribed.go).
 type lineKind int
 
-const lineOCR lineKind = iota // read by Tesseract
+const (
+	lineOCR         lineKind = iota // read by Tesseract
+	lineTranscribed                 // typed by a person
+)
 
 // placedLine is a line set on its baseline in user space.
 type placedLine struct {
@@ -54,6 +57,10 @@ type placedLine struct {
 	words  []lineWord
 	// perWord: each word has its own origin (a square line, see above).
 	perWord bool
+	// transcription numbers a transcribed line's transcription (from 1),
+	// whose lines mark opens (BDC) once.
+	transcription int
+	mark          string
 }
 
 // lineWord is a word of a placed line.
@@ -166,7 +173,16 @@ const minSpace = 0.05
 func textLayer(lines []placedLine, font string) []byte {
 	var b bytes.Buffer
 	b.WriteString("Q\nq\n")
+	open := 0 // the transcription whose marked-content sequence is open
 	for _, l := range lines {
+		if open != 0 && l.transcription != open {
+			b.WriteString("EMC\n")
+			open = 0
+		}
+		if l.transcription != 0 && open == 0 {
+			b.WriteString(l.mark)
+			open = l.transcription
+		}
 		b.WriteString("BT\n3 Tr\n/")
 		b.WriteString(font)
 		b.WriteByte(' ')
@@ -194,6 +210,9 @@ func textLayer(lines []placedLine, font string) []byte {
 			}
 		}
 		b.WriteString("ET\n")
+	}
+	if open != 0 {
+		b.WriteString("EMC\n")
 	}
 	b.WriteString("Q\n")
 	return b.Bytes()

@@ -34,6 +34,9 @@ type PDFOptions struct {
 	PDFA bool
 	// Title is the document's title; the source_id when empty.
 	Title string
+	// Transcriptions are what persons typed for regions of the pages,
+	// set in the layer as such (see transcribed.go).
+	Transcriptions []Transcription
 }
 
 // docMeta is the metadata both the information dictionary and the XMP

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/refbatch/refbatch/batch/export/pdfcheck"
 )
 
 // deskBatch runs a plaintext batch of sample documents, each with a
@@ -224,18 +227,51 @@ func TestDeskBrowser(t *testing.T) {
 		!strings.Contains(r.stdout, "Seen by Dr Hand, urgent") || !strings.Contains(r.stdout, "Willowwick") {
 		t.Errorf("show R-0002: exit %d, want the text and the transcription, marked\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	dest := filepath.Join(t.TempDir(), "export")
-	if r := refbatch(t, nil, "export", "--out", a, "--to", dest, "--format", "txt"); r.code != 0 {
-		t.Errorf("export: exit %d\n%s", r.code, r.stderr)
-	} else if txt, _ := filepath.Glob(filepath.Join(dest, "*R-0002*.txt")); len(txt) != 1 {
-		t.Errorf("export wrote %v for R-0002, want one text file", txt)
-	} else if b, _ := os.ReadFile(txt[0]); !strings.Contains(string(b), "[transcribed by a person, not recognised]\npage 1") {
-		t.Errorf("the exported text of R-0002 has no transcription, marked:\n%s", b)
-	}
+	deskExported(t, a)
 	for _, name := range []string{"R-0002_*_a1.json", "R-0002_*_a1_t1.json"} {
 		if m, _ := filepath.Glob(filepath.Join(a, "artifacts", name)); len(m) != 1 {
 			t.Errorf("artifacts %s: %v, want one", name, m)
 		}
+	}
+}
+
+// deskExported: the transcription of R-0002 in batch a is in its
+// exports, marked as a person's: after the text, in the ALTO as a block
+// tagged "transcribed", in the PDF/A's text layer.
+func deskExported(t *testing.T, a string) {
+	t.Helper()
+	dest := filepath.Join(t.TempDir(), "export")
+	if r := refbatch(t, nil, "export", "--out", a, "--to", dest, "--format", "txt,alto,pdf", "--pdfa"); r.code != 0 {
+		t.Errorf("export: exit %d\n%s", r.code, r.stderr)
+		return
+	}
+	files := func(ext string) []byte {
+		m, _ := filepath.Glob(filepath.Join(dest, "*R-0002*"+ext))
+		if len(m) != 1 {
+			t.Errorf("export wrote %v for R-0002, want one %s file", m, ext)
+			return nil
+		}
+		b, _ := os.ReadFile(m[0])
+		return b
+	}
+	if b := files(".txt"); !strings.Contains(string(b), "[transcribed by a person, not recognised]\npage 1") {
+		t.Errorf("the exported text of R-0002 has no transcription, marked:\n%s", b)
+	}
+	if b := string(files(".alto.xml")); !strings.Contains(b, `TAGREFS="transcribed" PROCESSINGREFS="transcr1"`) ||
+		!strings.Contains(b, `CONTENT="Hand,"/>`) || !strings.Contains(b, `<OtherTag ID="transcribed"`) {
+		t.Errorf("the ALTO of R-0002 has no transcription, tagged")
+	}
+	pdf := files(".pdf")
+	if p := pdfcheck.PDFA(pdf); len(p) > 0 {
+		t.Errorf("the PDF/A of R-0002 breaks %v", p)
+	}
+	if _, err := exec.LookPath("pdftotext"); err != nil || pdf == nil {
+		return
+	}
+	cmd := exec.Command("pdftotext", "-", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	if out, err := cmd.Output(); err != nil || !strings.Contains(strings.Join(strings.Fields(string(out)), " "), "Seen by Dr Hand, urgent") {
+		t.Errorf("pdftotext does not read the transcription in R-0002's PDF (%v)", err)
 	}
 }
 

@@ -151,7 +151,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 		}
 		d := &docCheck{SourceID: id, NotPDFA: notPDFA[id]}
 		docs = append(docs, d)
-		pages := a.Pages
+		pages := checkedPages(a)
 		g.Go(func() error {
 			out, err := os.ReadFile(filepath.Join(to, batch.ExportName(id)+".pdf"))
 			if err != nil {

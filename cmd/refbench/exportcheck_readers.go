@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/export/pdfcheck"
 	"github.com/refbatch/refbatch/ocr"
 )
@@ -98,4 +100,29 @@ func writeReaders(w io.Writer, docs []*docCheck, pdfa bool) {
 		fmt.Fprintf(w, "  %d of %d PDF/A", isPDFA, len(docs))
 	}
 	fmt.Fprintln(w)
+}
+
+// checkedPages are a's pages as its searchable PDF carries their text: a
+// person's transcriptions of a page (set in its layer after its lines,
+// when the page has a resolution to place them by) follow its text, a
+// line each, so that they do not count as the readers' errors.
+func checkedPages(a *batch.Artifact) []ocr.PageResult {
+	pages := slices.Clone(a.Pages)
+	for _, t := range a.Transcriptions {
+		b := t.Box
+		if t.Page < 0 || t.Page >= len(pages) || pages[t.Page].DPI <= 0 || b[2] <= b[0] || b[3] <= b[1] {
+			continue
+		}
+		var lines []string
+		for _, l := range strings.Split(t.Text, "\n") {
+			if ws := strings.Fields(l); len(ws) > 0 {
+				lines = append(lines, strings.Join(ws, " "))
+			}
+		}
+		if len(lines) > 0 {
+			p := &pages[t.Page]
+			p.Text = strings.TrimLeft(p.Text+"\n\n"+strings.Join(lines, "\n"), "\n")
+		}
+	}
+	return pages
 }
