@@ -23,6 +23,7 @@ var literalExempt = map[string]map[string]string{
 	// The child supervisor's classification (child.Cause) and its kill
 	// label.
 	"ocr/child/child.go": {"timeout": "child.CauseTimeout and the kill label"},
+	"ocr/child/death.go": {"timeout": "child.CauseTimeout and the kill label"},
 	// Names of the run's settings (--low-confidence, encryption) in the
 	// journal's settings and the policy hash, not codes.
 	"batch/settings.go": {"low_confidence": "setting name", "encrypted": "setting name"},
