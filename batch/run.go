@@ -111,7 +111,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := sweepAtStart(j, st, o.Out, owner, o.Logger); err != nil {
 		return nil, err
 	}
-	runID, err := j.StartRun(owner, o.Settings.encodeRun(o.Manifest, false), "{}")
+	runID, err := j.StartRun(owner, o.Settings.encodeManifestRun(o.Manifest, o.StdinSHA256), "{}")
 	if err != nil {
 		return nil, err
 	}
@@ -220,6 +220,12 @@ func resolvePaths(o Options) (runPaths, error) {
 		return p, err
 	}
 	p.manifest, p.root = m, filepath.Dir(m)
+	if o.Manifest == manifest.Stdin { // its relative paths are the current folder's
+		p.manifest = manifest.Stdin
+		if p.root, err = os.Getwd(); err != nil {
+			return p, err
+		}
+	}
 	if o.Root != "" {
 		if p.root, err = filepath.Abs(o.Root); err != nil {
 			return p, err
