@@ -83,3 +83,14 @@ func TestManifestFromStdin(t *testing.T) {
 		t.Error("the run wrote a file named -")
 	}
 }
+
+// TestWithFinalNewline: show adds a newline to a text without one, and
+// only then.
+func TestWithFinalNewline(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"": "", "a": "a\n", "a\fb": "a\fb\n", "a\n": "a\n", "a\f": "a\f\n"} {
+		if got := withFinalNewline(in); got != want {
+			t.Errorf("withFinalNewline(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
