@@ -145,6 +145,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, errors.Join(runErr, err)
 		}
 	}
+	rep.ThisRun = &report.RunTime{WallSeconds: time.Since(started).Seconds(), CPUSeconds: cpu}
 	runErr = interruptedLate(ctx, runErr)
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete, Revalidated: r.reval.counts()}, diskFull(runErr)

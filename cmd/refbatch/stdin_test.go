@@ -94,3 +94,42 @@ func TestWithFinalNewline(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSummaryConventions: a run's summary says this run's time and
+// the batch's, `within slo` says n/a when no document was done or due,
+// and status names no outbox when no notification was configured. The
+// row is rejected at admission: no OCR.
+func TestRunSummaryConventions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, manifest := filepath.Join(dir, "out"), filepath.Join(dir, "m.csv")
+	csv := "source_id,participant_id,referral_date,consent,path\nR-1,P-1,2024-01-01,yes,missing.pdf\n"
+	if err := os.WriteFile(manifest, []byte(csv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		r := refbatch(t, nil, append(runArgs(out), manifest)...)
+		if r.code != exitNeedsPerson {
+			t.Fatalf("run %d: exit %d\n%s%s", i+1, r.code, r.stdout, r.stderr)
+		}
+		var timeLine, sloLine string
+		for _, l := range strings.Split(r.stdout, "\n") {
+			switch {
+			case strings.HasPrefix(l, "time "):
+				timeLine = l
+			case strings.HasPrefix(l, "within slo "):
+				sloLine = l
+			}
+		}
+		if !strings.Contains(timeLine, " this run; ") || !strings.HasSuffix(timeLine, " cpu in all") {
+			t.Errorf("run %d: the time line does not say this run's and the batch's: %q", i+1, timeLine)
+		}
+		if !strings.Contains(sloLine, "n/a") || strings.Contains(sloLine, "%") {
+			t.Errorf("run %d: within slo with no document: %q, want n/a", i+1, sloLine)
+		}
+	}
+	st := refbatch(t, nil, "status", "--out", out)
+	if st.code != 0 || strings.Contains(st.stdout, "outbox") || strings.Contains(st.stdout, "notify") {
+		t.Errorf("status with no notifications configured: exit %d\n%s", st.code, st.stdout)
+	}
+}
