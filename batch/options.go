@@ -46,7 +46,9 @@ type Options struct {
 	// StdinSHA256 is the SHA-256 of the manifest read from the standard
 	// input, which the run records in its settings.
 	StdinSHA256 string
-	Out         string // output folder; default: DefaultOut
+	// StdinRows is its rows, recorded beside it.
+	StdinRows int
+	Out       string // output folder; default: DefaultOut
 	// Journal, when set, is the batch's PostgreSQL journal (a
 	// postgres:// URL) that processes on several machines share; Out is
 	// then the one the journal recorded when it is empty (see Place).

@@ -111,7 +111,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := sweepAtStart(j, st, o.Out, owner, o.Logger); err != nil {
 		return nil, err
 	}
-	runID, err := j.StartRun(owner, o.Settings.encodeManifestRun(o.Manifest, o.StdinSHA256), "{}")
+	runID, err := j.StartRun(owner, o.Settings.encodeManifestRun(o.Manifest, o.StdinSHA256, o.StdinRows), "{}")
 	if err != nil {
 		return nil, err
 	}

@@ -121,6 +121,8 @@ type runRecord struct {
 	// StdinSHA256 is the SHA-256 of a manifest the run read from the
 	// standard input (Manifest "-"): its bytes are not stored.
 	StdinSHA256 string `json:"stdin_sha256,omitempty"`
+	// StdinRows is that manifest's rows, for status, which cannot read it.
+	StdinRows int `json:"stdin_rows,omitempty"`
 	Settings
 }
 
@@ -138,9 +140,10 @@ func (s Settings) encodeRun(manifest string, join bool) string {
 }
 
 // encodeManifestRun is encodeRun of a run that streamed manifest, with the
-// SHA-256 of its bytes when it was read from the standard input.
-func (s Settings) encodeManifestRun(manifest, stdinSHA256 string) string {
-	b, err := json.Marshal(runRecord{Format: settingsFormat, Manifest: manifest, StdinSHA256: stdinSHA256, Settings: s})
+// SHA-256 of its bytes and its rows when it was read from the standard
+// input.
+func (s Settings) encodeManifestRun(manifest, stdinSHA256 string, stdinRows int) string {
+	b, err := json.Marshal(runRecord{Format: settingsFormat, Manifest: manifest, StdinSHA256: stdinSHA256, StdinRows: stdinRows, Settings: s})
 	if err != nil {
 		panic(err) // plain fields: cannot fail
 	}

@@ -203,6 +203,7 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 		if o.batch.StdinSHA256, err = manifest.ReadStdin(os.Stdin); err != nil {
 			return usageErrf("pipe the manifest CSV to the standard input: refbatch run [flags] - < manifest.csv", "%w", err)
 		}
+		o.batch.StdinRows = countRows(manifest.Stdin)
 	} else if _, err := os.Stat(o.batch.Manifest); err != nil {
 		return usageErrf("pass the path of the manifest CSV, or - to read it from the standard input", "cannot read manifest: %w", err)
 	}

@@ -76,6 +76,11 @@ func TestManifestFromStdin(t *testing.T) {
 			t.Errorf("a run's settings hold the manifest's text: %s", s)
 		}
 	}
+	// status cannot read the manifest: it counts the rows the run recorded.
+	if st := refbatch(t, nil, "status", "--out", out); st.code != 0 || !strings.Contains(st.stdout, "batch       complete") ||
+		!strings.Contains(st.stdout, "-  1 rows, 1 recorded") {
+		t.Errorf("status of a batch of -: exit %d\n%s", st.code, st.stdout)
+	}
 	if r := refbatchStdin(t, dir, "", append(runArgs(filepath.Join(dir, "out2")), "-")...); r.code != exitUsage {
 		t.Errorf("run - with an empty standard input: exit %d, want %d\n%s", r.code, exitUsage, r.stderr)
 	}
