@@ -24,6 +24,7 @@ type history struct {
 	peakParentRSS    int64
 	peakWorkerRSS    int64
 	withinSLO        float64
+	sloMeasured      int // documents done, or admitted longer ago than the SLO
 	documents        int
 	runs             []report.Invocation
 	started          time.Time
@@ -100,6 +101,9 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 		if d.State == outcome.Done && !d.FinishedAt.IsZero() && d.FinishedAt.Sub(d.AdmittedAt) <= slo {
 			within++
 		}
+		if d.State == outcome.Done || now.Sub(d.AdmittedAt) > slo {
+			h.sloMeasured++ // on time or late: the others may still make it
+		}
 		for i, a := range atts {
 			ready := d.AdmittedAt
 			if i > 0 {
@@ -120,8 +124,8 @@ func readHistory(j *journal.Journal, now time.Time, slo time.Duration) (history,
 	if err != nil {
 		return h, err
 	}
-	if h.documents > 0 {
-		h.withinSLO = round3(float64(within) / float64(h.documents))
+	if h.sloMeasured > 0 {
+		h.withinSLO = round3(float64(within) / float64(h.sloMeasured))
 	}
 	h.phases = phases.summary()
 	var derived int64

@@ -16,6 +16,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr"
 )
 
@@ -210,6 +211,12 @@ func joinManifests(j *journal.Journal, o JoinOptions) ([]*manifestWork, Options,
 func present(j *journal.Journal, ms []*manifestWork, log *slog.Logger) ([]*manifestWork, error) {
 	var out []*manifestWork
 	for i, m := range ms {
+		if m.o.Manifest == manifest.Stdin {
+			if err := stdinLeft(j, m); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if _, err := os.Stat(m.o.Manifest); err == nil {
 			out = append(out, m)
 			continue
@@ -243,4 +250,22 @@ func joinRecipients(j *journal.Journal) ([]age.Recipient, error) {
 		return nil, fmt.Errorf("the journal's recipients: %w", err)
 	}
 	return rs, nil
+}
+
+// ErrStdinManifest means a join would work on documents of a manifest a
+// run read from its standard input, which no other process can read again.
+var ErrStdinManifest = errors.New("the batch has documents left of a manifest read from the standard input (-), which a join cannot read again")
+
+// stdinLeft refuses a join of a batch whose manifest from the standard
+// input has documents left: only `run -` given the same bytes reads it.
+// One with none left is left out.
+func stdinLeft(j *journal.Journal, m *manifestWork) error {
+	left := 0
+	if err := j.QueuedOf([]string{m.o.Manifest}, func(journal.Doc) error { left++; return nil }); err != nil {
+		return err
+	}
+	if left > 0 {
+		return fmt.Errorf("%w: %d documents", ErrStdinManifest, left)
+	}
+	return nil
 }

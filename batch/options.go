@@ -42,8 +42,13 @@ import (
 // recorded because it does not change what a run produces (where the
 // files are, the keys, the child processes, the log).
 type Options struct {
-	Manifest string // the manifest CSV
-	Out      string // output folder; default: DefaultOut
+	Manifest string // the manifest CSV; manifest.Stdin for the bytes manifest.ReadStdin kept
+	// StdinSHA256 is the SHA-256 of the manifest read from the standard
+	// input, which the run records in its settings.
+	StdinSHA256 string
+	// StdinRows is its rows, recorded beside it.
+	StdinRows int
+	Out       string // output folder; default: DefaultOut
 	// Journal, when set, is the batch's PostgreSQL journal (a
 	// postgres:// URL) that processes on several machines share; Out is
 	// then the one the journal recorded when it is empty (see Place).

@@ -363,7 +363,7 @@ func summarize(sum *report.Summarizer, t journal.Timings, h *history, set Settin
 	s.PeakInflightBytes = max(info.PeakInflight, h.peakInflight)
 	s.PeakParentRSSBytes, s.PeakWorkerRSSBytes = h.peakParentRSS, h.peakWorkerRSS
 	s.SLOSeconds = set.SLO.Seconds()
-	s.WithinSLO = h.withinSLO
+	s.WithinSLO, s.SLOMeasured = h.withinSLO, h.sloMeasured
 	s.ConfidenceBands = report.Bands{High: set.HighConfidence, Low: set.LowConfidence}
 	// Throughput counts the pages this batch recognised over the time
 	// some run was working on it, so a weekend between an interrupted run

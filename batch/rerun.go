@@ -141,7 +141,7 @@ func checkEdits(j *journal.Journal, path string, canRead bool) error {
 	if salt, err := j.Meta("field_salt"); err != nil || salt == "" {
 		return err // no row has digests yet
 	}
-	f, err := os.Open(path)
+	f, err := manifest.Open(path)
 	if err != nil {
 		return &manifest.FileError{Msg: "cannot open the manifest", Err: err}
 	}

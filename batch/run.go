@@ -111,7 +111,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := sweepAtStart(j, st, o.Out, owner, o.Logger); err != nil {
 		return nil, err
 	}
-	runID, err := j.StartRun(owner, o.Settings.encodeRun(o.Manifest, false), "{}")
+	runID, err := j.StartRun(owner, o.Settings.encodeManifestRun(o.Manifest, o.StdinSHA256, o.StdinRows), "{}")
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +145,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, errors.Join(runErr, err)
 		}
 	}
+	rep.ThisRun = &report.RunTime{WallSeconds: time.Since(started).Seconds(), CPUSeconds: cpu}
 	runErr = interruptedLate(ctx, runErr)
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
 	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete, Revalidated: r.reval.counts()}, diskFull(runErr)
@@ -220,6 +221,12 @@ func resolvePaths(o Options) (runPaths, error) {
 		return p, err
 	}
 	p.manifest, p.root = m, filepath.Dir(m)
+	if o.Manifest == manifest.Stdin { // its relative paths are the current folder's
+		p.manifest = manifest.Stdin
+		if p.root, err = os.Getwd(); err != nil {
+			return p, err
+		}
+	}
 	if o.Root != "" {
 		if p.root, err = filepath.Abs(o.Root); err != nil {
 			return p, err

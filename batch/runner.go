@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -222,7 +221,7 @@ func (r *runner) admitManifest(ctx context.Context, m *manifestWork) error {
 // documents admitted are left to the workers' claims.
 func (r *runner) pass(ctx context.Context, m *manifestWork) error {
 	path := m.o.Manifest
-	f, err := os.Open(path)
+	f, err := manifest.Open(path)
 	if err != nil {
 		return &manifest.FileError{Msg: "cannot open the manifest", Err: err}
 	}

@@ -118,6 +118,11 @@ type runRecord struct {
 	Format   int    `json:"format"`
 	Manifest string `json:"manifest,omitempty"`
 	Join     bool   `json:"join,omitempty"`
+	// StdinSHA256 is the SHA-256 of a manifest the run read from the
+	// standard input (Manifest "-"): its bytes are not stored.
+	StdinSHA256 string `json:"stdin_sha256,omitempty"`
+	// StdinRows is that manifest's rows, for status, which cannot read it.
+	StdinRows int `json:"stdin_rows,omitempty"`
 	Settings
 }
 
@@ -128,6 +133,17 @@ func (s Settings) encode() string { return s.encodeRun("", false) }
 // set) as the journal stores them.
 func (s Settings) encodeRun(manifest string, join bool) string {
 	b, err := json.Marshal(runRecord{Format: settingsFormat, Manifest: manifest, Join: join, Settings: s})
+	if err != nil {
+		panic(err) // plain fields: cannot fail
+	}
+	return string(b)
+}
+
+// encodeManifestRun is encodeRun of a run that streamed manifest, with the
+// SHA-256 of its bytes and its rows when it was read from the standard
+// input.
+func (s Settings) encodeManifestRun(manifest, stdinSHA256 string, stdinRows int) string {
+	b, err := json.Marshal(runRecord{Format: settingsFormat, Manifest: manifest, StdinSHA256: stdinSHA256, StdinRows: stdinRows, Settings: s})
 	if err != nil {
 		panic(err) // plain fields: cannot fail
 	}

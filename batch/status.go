@@ -142,7 +142,7 @@ func ReadStatus(p Place, now time.Time) (*Status, error) {
 		recorded += n
 	}
 	for _, m := range ms {
-		n, _ := countManifestRows(m.Manifest)
+		n := manifestRows(j, m.Manifest)
 		st.Manifests = append(st.Manifests, ManifestStatus{Path: m.Manifest, Recorded: m.Rows, Rows: n})
 		switch {
 		case n < 0 || st.NotRecorded < 0:

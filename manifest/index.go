@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"time"
 )
@@ -37,7 +36,7 @@ var ErrChanged = errors.New("the manifest changed since it was indexed")
 // NewIndex reads the manifest at path through and indexes its rows. It
 // returns the errors Reader.Next would, a *FileError for a broken file.
 func NewIndex(path string) (*Index, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, &FileError{Msg: "cannot open the manifest", Err: err}
 	}
@@ -83,7 +82,7 @@ func (x *Index) Row(line int) (row Row, ok bool, err error) {
 	if i == len(x.lines) || x.lines[i] != line {
 		return Row{}, false, nil
 	}
-	f, err := os.Open(x.path)
+	f, err := Open(x.path)
 	if err != nil {
 		return Row{}, false, &FileError{Msg: "cannot open the manifest", Err: err}
 	}

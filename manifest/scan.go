@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // Stats is what Scan learned of a whole manifest.
@@ -40,7 +39,7 @@ func Scan(r io.Reader) (Stats, error) {
 // ScanFile is Scan on the file at path; a file that cannot be opened is a
 // *FileError with Line 0.
 func ScanFile(path string) (Stats, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return Stats{}, &FileError{Msg: "cannot open the manifest", Err: err}
 	}

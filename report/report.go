@@ -69,6 +69,10 @@ type Report struct {
 	// report was made (`refbatch report` during a run).
 	InProgress bool `json:"in_progress"`
 	Run        Run  `json:"run"`
+	// ThisRun is the time of the run that prints the report as its
+	// summary, beside the batch's (Run): not in the files, which are the
+	// batch's.
+	ThisRun *RunTime `json:"-"`
 	// Runs lists every `refbatch run` that worked on the output folder,
 	// oldest first.
 	Runs     []Invocation `json:"runs"`
@@ -181,6 +185,13 @@ type Run struct {
 	Versions map[string]string `json:"versions"`
 }
 
+// RunTime is the time one run took: its wall clock and CPU, engines
+// included.
+type RunTime struct {
+	WallSeconds float64
+	CPUSeconds  float64
+}
+
 // Invocation is one `refbatch run` process as the journal recorded it.
 type Invocation struct {
 	// Owner names the process: host/pid/start/random.
@@ -281,9 +292,14 @@ type Summary struct {
 	PeakWorkerRSSBytes int64 `json:"peak_worker_rss_bytes,omitempty"`
 
 	SLOSeconds float64 `json:"slo_seconds"`
-	// WithinSLO is the share (0..1) of admitted documents that reached done
-	// within SLOSeconds of their admission.
+	// WithinSLO is the share (0..1) of the SLOMeasured documents that
+	// reached done within SLOSeconds of their admission.
 	WithinSLO float64 `json:"within_slo"`
+	// SLOMeasured counts the admitted documents the SLO has a verdict on:
+	// done, on time or late, or admitted longer than SLOSeconds ago and
+	// not done (late). A document in review younger than that is not
+	// counted yet; with none, WithinSLO says nothing.
+	SLOMeasured int `json:"slo_measured"`
 
 	// ConfidenceBands are the thresholds of the bands: a document's mean
 	// word confidence at or above High is high, at or above Low medium,

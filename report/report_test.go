@@ -43,7 +43,7 @@ func fixture() *Report {
 	s.Retries = 1
 	s.PeakInflightBytes = 3*1024*1024 + 512*1024
 	s.SLOSeconds = 600
-	s.WithinSLO = 0.5
+	s.WithinSLO, s.SLOMeasured = 0.5, 4
 	s.Documents = 4
 	s.BlankRows = 2
 	s.OCRPageHistogram = NewLogHistogram([]float64{2.1, 2.4, 3.9, 2.2, 2.8, 5.6, 2.3, 2.5, 2.6, 2.7})

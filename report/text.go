@@ -30,7 +30,7 @@ import (
 //	pages        10  6.7 pages/min
 //	time         1m30s wall, 2m51s cpu
 //	retries      1
-//	within slo   50.0%  of admitted documents done within 10m0s
+//	within slo   50.0%  done within 10m0s, of 4 documents done or due
 //	batch root 3f0c…(64 hex digits) after 57 events
 //
 //	attempts_exhausted  The engine failed on every attempt (...)
@@ -39,7 +39,9 @@ import (
 //
 // Reasons are listed most frequent first. Unfinished states (such as queued
 // in an interrupted run) follow the final ones. The blank rows line shows
-// only when the manifest had some.
+// only when the manifest had some. In a run's summary (ThisRun set), the
+// time line says the run's time first: "20s wall, 41s cpu this run;
+// 1m30s wall, 2m51s cpu in all".
 func (r *Report) WriteText(w io.Writer) error {
 	n := r.normalized()
 	var buf bytes.Buffer
@@ -62,11 +64,19 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "blank rows\t%d\tskipped: every column empty\n", n.Summary.BlankRows)
 	}
 	fmt.Fprintf(tw, "pages\t%d\t%.1f pages/min\n", n.Summary.Pages, n.Summary.PagesPerMinute)
-	fmt.Fprintf(tw, "time\t%s wall, %s cpu\n", formatSeconds(n.Run.WallSeconds), formatSeconds(n.Run.CPUSeconds))
+	if t := n.ThisRun; t != nil {
+		fmt.Fprintf(tw, "time\t%s wall, %s cpu this run; %s wall, %s cpu in all\n", formatSeconds(t.WallSeconds), formatSeconds(t.CPUSeconds),
+			formatSeconds(n.Run.WallSeconds), formatSeconds(n.Run.CPUSeconds))
+	} else {
+		fmt.Fprintf(tw, "time\t%s wall, %s cpu\n", formatSeconds(n.Run.WallSeconds), formatSeconds(n.Run.CPUSeconds))
+	}
 	fmt.Fprintf(tw, "retries\t%d\n", n.Summary.Retries)
-	if n.Summary.SLOSeconds > 0 {
-		fmt.Fprintf(tw, "within slo\t%.1f%%\tof admitted documents done within %s\n",
-			100*n.Summary.WithinSLO, formatSeconds(n.Summary.SLOSeconds))
+	switch {
+	case n.Summary.SLOSeconds > 0 && n.Summary.SLOMeasured == 0:
+		fmt.Fprintf(tw, "within slo\tn/a\tno document done, nor admitted more than %s ago\n", formatSeconds(n.Summary.SLOSeconds))
+	case n.Summary.SLOSeconds > 0:
+		fmt.Fprintf(tw, "within slo\t%.1f%%\tdone within %s, of %d documents done or due\n",
+			100*n.Summary.WithinSLO, formatSeconds(n.Summary.SLOSeconds), n.Summary.SLOMeasured)
 	}
 	tw.Flush() // cannot fail on a bytes.Buffer
 	if n.Custody != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -72,6 +73,10 @@ func runCommand() *cli.Command {
 OCRs the admitted documents in isolated worker processes, validates the text,
 writes one artifact per document and a report. Rerunning the same command
 resumes: finished rows are never redone.
+
+MANIFEST.csv may be -, the standard input, read once into memory: the
+journal records "-" and its SHA-256, not its text; pipe the same manifest
+to run - again to resume (refbatch join cannot read it).
 
 Without --out, the batch goes into refbatch-out in the current folder, where
 status, verify, show, report, review and export look for it too.
@@ -194,8 +199,13 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if o.batch.Identities, err = loadIdentities(o.identity, stderr); err != nil {
 		return err
 	}
-	if _, err := os.Stat(o.batch.Manifest); err != nil {
-		return usageErrf("pass the path of the manifest CSV", "cannot read manifest: %w", err)
+	if o.batch.Manifest == manifest.Stdin {
+		if o.batch.StdinSHA256, err = manifest.ReadStdin(os.Stdin); err != nil {
+			return usageErrf("pipe the manifest CSV to the standard input: refbatch run [flags] - < manifest.csv", "%w", err)
+		}
+		o.batch.StdinRows = countRows(manifest.Stdin)
+	} else if _, err := os.Stat(o.batch.Manifest); err != nil {
+		return usageErrf("pass the path of the manifest CSV, or - to read it from the standard input", "cannot read manifest: %w", err)
 	}
 	out, err := newRunOutput(o.logLevel, o.quiet, o.json, func() int { return countRows(o.batch.Manifest) }, stdout, stderr)
 	if err != nil {

@@ -217,9 +217,11 @@ func plural(n int) string {
 }
 
 // writeNotifications prints the outbox's events and, per target tried,
-// what reached it.
+// what reached it; nothing when no target was ever tried: a batch run
+// without notifications still keeps its events (for refbatch notify),
+// which are no news to its operator.
 func writeNotifications(w io.Writer, n batch.NotifyStatus) {
-	if n.Events == 0 {
+	if n.Events == 0 || len(n.Targets) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "notify\t%d event%s in the outbox\n", n.Events, plural(n.Events))

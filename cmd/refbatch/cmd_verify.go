@@ -243,7 +243,9 @@ func showCommand() *cli.Command {
 		ArgsUsage: "SOURCE_ID",
 		Description: `Finds the document's artifact in the journal, checks its hash, decrypts it
 with --identity, checks its content hash and prints its text, pages separated
-by form feeds, to stdout. --json prints the whole artifact (text, words,
+by form feeds, to stdout, ending with a newline (added when the text has
+none: the content hash and the exported .txt are of the text without it).
+--json prints the whole artifact (text, words,
 confidences, provenance).
 
 Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
@@ -279,11 +281,17 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 				enc.SetIndent("", "  ")
 				return enc.Encode(a)
 			}
-			if _, err = io.WriteString(c.App.Writer, batch.ContentText(a.Pages)); err != nil {
-				return err
-			}
-			_, err = io.WriteString(c.App.Writer, batch.TranscriptionsText(a.Transcriptions))
+			_, err = io.WriteString(c.App.Writer, withFinalNewline(batch.ContentText(a.Pages)+batch.TranscriptionsText(a.Transcriptions)))
 			return err
 		},
 	}
+}
+
+// withFinalNewline is text as a terminal and line tools expect it: ending
+// with a newline, added when it has none.
+func withFinalNewline(text string) string {
+	if text == "" || strings.HasSuffix(text, "\n") {
+		return text
+	}
+	return text + "\n"
 }

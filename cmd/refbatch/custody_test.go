@@ -95,7 +95,7 @@ func TestEncryptedCustody(t *testing.T) {
 		if s.code != 0 {
 			t.Fatalf("show %s: exit %d %s", row.SourceID, s.code, s.stderr)
 		}
-		if s.stdout != want {
+		if s.stdout != withFinalNewline(want) {
 			t.Errorf("show %s does not round-trip the artifact's text", row.SourceID)
 		}
 		if shown == 0 {

@@ -130,8 +130,8 @@ func TestExport(t *testing.T) {
 		show := refbatch(t, nil, "show", "--out", out, "-i", key, id)
 		dir := filepath.Join(dest, "data", safeFileName(t, dest, id))
 		txt, err := os.ReadFile(filepath.Join(dir, safeFileName(t, dest, id)+".txt"))
-		if err != nil || string(txt) != show.stdout {
-			t.Errorf("%s: the exported text is not show's (%v)", id, err)
+		if err != nil || withFinalNewline(string(txt)) != show.stdout || !strings.HasSuffix(show.stdout, "\n") {
+			t.Errorf("%s: the exported text is not show's, less the final newline show adds (%v)", id, err)
 		}
 		var prov map[string]any
 		b, _ := os.ReadFile(filepath.Join(dir, "provenance.json"))

@@ -309,6 +309,7 @@ var userErrors = []struct {
 	{err: batch.ErrJournalNotURL, code: exitUsage, hint: "a SQLite journal is always journal.db in --out: pass --out DIR; for PostgreSQL, --journal postgres://USER@HOST:PORT/DB"},
 	{err: batch.ErrOutNotFolder, code: exitUsage, hint: "choose a folder for the output"},
 	{err: batch.ErrNotThisBatch, code: exitUsage, hint: "put the batch's own journal.db back (a regular file, from a backup) or use a new --out; refbatch never starts a batch over another's artifacts nor overwrites one"},
+	{err: batch.ErrStdinManifest, code: exitUsage, hint: "finish them with refbatch run --out DIR - < MANIFEST.csv, piping the same manifest again (the run recorded its SHA-256), then join"},
 	{err: journal.ErrManifestChanged, code: exitUsage, hint: "a journal belongs to one manifest; restore it or use a new --out"},
 	{err: batch.ErrNoRecipients, code: exitUsage, msg: "artifacts would be written unencrypted",
 		hint: "pass --recipient AGE_PUBLIC_KEY (or --recipients-file FILE, or set REFBATCH_RECIPIENTS); make one with `refbatch keygen`; or pass --plaintext to choose unencrypted artifacts explicitly"},

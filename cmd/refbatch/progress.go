@@ -72,6 +72,10 @@ type barProgress struct {
 	review  int
 	// recent holds the times of the pages recognised within rateWindow.
 	recent []time.Time
+	// eta is the rate the estimate of the time left divides by.
+	eta rateEstimate
+	// columns is the terminal's width now.
+	columns func() int
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -90,11 +94,12 @@ func newBarProgress(w io.Writer, total int) *barProgress {
 		progressbar.OptionSetItsString("rows"),
 		progressbar.OptionSetPredictTime(false),
 		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionSetWidth(24),
+		progressbar.OptionSetWidth(barWidth),
 		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
-	p := &barProgress{bar: bar, now: time.Now, start: time.Now(), total: total, stop: make(chan struct{})}
+	p := &barProgress{bar: bar, now: time.Now, start: time.Now(), total: total, stop: make(chan struct{}),
+		columns: func() int { return terminalColumns(w) }}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -137,7 +142,8 @@ func (p *barProgress) Event(e batch.Event) {
 }
 
 // describe is the text after the bar: "documents · 19 pages · 237 pages/min ·
-// ETA 4s · 1 in review". Called with p.mu held.
+// ETA 4s · 1 in review", with fewer words on a narrow terminal, so that
+// the line fits it. Called with p.mu held.
 func (p *barProgress) describe() string {
 	now := p.now()
 	cut := 0
@@ -149,16 +155,26 @@ func (p *barProgress) describe() string {
 	if window := min(rateWindow, now.Sub(p.start)); window > 0 {
 		ppm = float64(len(p.recent)) / window.Minutes()
 	}
+	p.eta.update(now, p.pages)
 	eta := "ETA --"
 	// Rows left will cost what the rows finished by this run cost on
-	// average, rejected ones (no pages) included.
-	if worked := p.done - p.resumed; worked > 0 && ppm > 0 && p.total > p.done {
+	// average, rejected ones (no pages) included, at the rate of the last
+	// minutes; none while the window holds no page (a stall).
+	rate, seen := p.eta.perSecond()
+	if worked := p.done - p.resumed; seen && worked >= etaMinRows && ppm > 0 && rate > 0 && p.total > p.done {
 		left := float64(p.total-p.done) * float64(p.pages) / float64(worked)
-		eta = "ETA " + humanSeconds(left/ppm*60)
+		eta = "ETA " + etaText(left/rate)
 	} else if p.total > 0 && p.done >= p.total {
 		eta = "finishing"
 	}
-	return fmt.Sprintf("documents · %d pages · %.0f pages/min · %s · %d in review", p.pages, ppm, eta, p.review)
+	room := p.columns() - fixedWidth(p.done, p.total, now.Sub(p.start))
+	return fitDescription(room,
+		fmt.Sprintf("documents · %d pages · %.0f pages/min · %s · %d in review", p.pages, ppm, eta, p.review),
+		fmt.Sprintf("%d pages · %.0f pages/min · %s · %d in review", p.pages, ppm, eta, p.review),
+		fmt.Sprintf("%.0f pages/min · %s · %d in review", ppm, eta, p.review),
+		fmt.Sprintf("%.0f p/min · %s · %d review", ppm, eta, p.review),
+		fmt.Sprintf("%s · %d review", eta, p.review),
+		eta)
 }
 
 func (p *barProgress) Close() {

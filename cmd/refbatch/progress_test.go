@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -164,37 +165,142 @@ func TestJSONEvents(t *testing.T) {
 	}
 }
 
+// testBar is a bar on a terminal of cols columns, with a clock the test
+// moves.
+func testBar(t *testing.T, total, cols int) (p *barProgress, now *time.Time) {
+	t.Helper()
+	var w bytes.Buffer
+	p = newBarProgress(&w, total)
+	t.Cleanup(p.Close)
+	start := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
+	now = &start
+	p.mu.Lock()
+	p.start, p.now, p.columns = start, func() time.Time { return *now }, func() int { return cols }
+	p.mu.Unlock()
+	return p, now
+}
+
 // TestBarDescription feeds events to the bar with a fixed clock.
 func TestBarDescription(t *testing.T) {
-	var w bytes.Buffer
-	p := newBarProgress(&w, 10)
-	defer p.Close()
-	start := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
-	now := start
-	p.mu.Lock()
-	p.start, p.now = start, func() time.Time { return now }
-	p.mu.Unlock()
-
+	t.Parallel()
+	p, now := testBar(t, 10, 160)
 	if got := p.describeNow(); got != "documents · 0 pages · 0 pages/min · ETA -- · 0 in review" {
 		t.Errorf("at start: %q", got)
 	}
 	// A minute in: 2 rows finished (one resumed, one in review), 6 pages.
 	p.Event(batch.Event{Kind: batch.EventFinished, State: "done", Resumed: true})
 	for range 6 {
-		now = now.Add(10 * time.Second)
+		*now = now.Add(10 * time.Second)
 		p.Event(batch.Event{Kind: batch.EventPageDone})
 	}
 	p.Event(batch.Event{Kind: batch.EventFinished, State: "review"})
-	// 6 pages in the first minute: 6 pages/min. The one row this run
-	// finished took 6 pages, so 8 rows left are 48 pages: 8 minutes.
-	if got, want := p.describeNow(), "documents · 6 pages · 6 pages/min · ETA 8m · 1 in review"; got != want {
+	// One row of this run's own is too little for an estimate.
+	if got, want := p.describeNow(), "documents · 6 pages · 6 pages/min · ETA -- · 1 in review"; got != want {
 		t.Errorf("after a minute: %q, want %q", got, want)
+	}
+	for range 6 {
+		*now = now.Add(10 * time.Second)
+		p.Event(batch.Event{Kind: batch.EventPageDone})
+	}
+	p.Event(batch.Event{Kind: batch.EventFinished, State: "done"})
+	// Two rows of 6 pages, 6 pages a minute: 7 rows left are 42 pages,
+	// 7 minutes.
+	if got, want := p.describeNow(), "documents · 12 pages · 6 pages/min · ETA 7m · 1 in review"; got != want {
+		t.Errorf("after two minutes: %q, want %q", got, want)
 	}
 	// Ten minutes of nothing: the window holds no page, the rate falls
 	// to zero and the estimate is unknown, as a stall should read.
-	now = now.Add(10 * time.Minute)
-	if got, want := p.describeNow(), "documents · 6 pages · 0 pages/min · ETA -- · 1 in review"; got != want {
+	*now = now.Add(10 * time.Minute)
+	if got, want := p.describeNow(), "documents · 12 pages · 0 pages/min · ETA -- · 1 in review"; got != want {
 		t.Errorf("after a stall: %q, want %q", got, want)
+	}
+}
+
+// TestBarETASteady: a resume (half the rows final at once) then a page
+// every 10 s, three pages a row, the bar redrawn every second: no
+// estimate in the first 30 s, then every estimate within a fifth of the
+// truth (the rows left × 30 s), never the seconds a first quick page
+// would suggest.
+func TestBarETASteady(t *testing.T) {
+	t.Parallel()
+	const total = 40
+	p, now := testBar(t, total, 160)
+	for range total / 2 {
+		p.Event(batch.Event{Kind: batch.EventFinished, State: "done", Resumed: true})
+	}
+	done, shown := total/2, 0
+	for sec := 1; sec <= 15*60 && done < total; sec++ {
+		*now = now.Add(time.Second)
+		if sec%10 == 0 {
+			p.Event(batch.Event{Kind: batch.EventPageDone})
+			if sec%30 == 0 {
+				p.Event(batch.Event{Kind: batch.EventFinished, State: "done"})
+				done++
+			}
+		}
+		got := p.describeNow()
+		_, eta, ok := strings.Cut(got, "ETA ")
+		if !ok || strings.HasPrefix(eta, "--") || strings.HasPrefix(eta, "finishing") {
+			continue
+		}
+		if sec < 40 {
+			t.Fatalf("an estimate at %d s, before enough was seen: %q", sec, got)
+		}
+		d, err := time.ParseDuration(strings.Fields(eta)[0])
+		if err != nil {
+			t.Fatalf("%q: %v", got, err)
+		}
+		// Until a few rows are finished, the pages of the rows in
+		// flight weigh on the pages a row costs: within a factor of 2; from
+		// three minutes, within a fifth.
+		truth := time.Duration(total-done) * 30 * time.Second
+		lo, hi := truth/2, truth*2
+		if sec >= 180 {
+			lo, hi = truth*4/5, truth*6/5+10*time.Second
+		}
+		if d < lo || d > hi {
+			t.Errorf("at %d s: ETA %s, want about %s", sec, d, truth)
+		}
+		shown++
+	}
+	if shown < 100 {
+		t.Errorf("%d estimates shown, want one a second once enough was seen", shown)
+	}
+}
+
+// TestBarFitsTerminal: the line (percentage, a bar of minBarWidth, count,
+// clock and description) fits 60, 80 and 120 columns, with large counts
+// and a long estimate (the description keeps the estimate at least), and
+// a wide terminal gets the whole description.
+func TestBarFitsTerminal(t *testing.T) {
+	t.Parallel()
+	for _, cols := range []int{60, 80, 120} {
+		p, now := testBar(t, 100000, cols)
+		for range 3 {
+			p.Event(batch.Event{Kind: batch.EventFinished, State: "done"})
+		}
+		for range 5000 {
+			*now = now.Add(time.Second / 10)
+			p.Event(batch.Event{Kind: batch.EventPageDone})
+		}
+		for range 999 {
+			p.Event(batch.Event{Kind: batch.EventFinished, State: "review"})
+		}
+		*now = now.Add(3 * time.Hour)
+		p.Event(batch.Event{Kind: batch.EventPageDone})
+		p.mu.Lock()
+		desc := p.describe()
+		width := fixedWidth(p.done, p.total, now.Sub(p.start)) + utf8.RuneCountInString(desc)
+		p.mu.Unlock()
+		if width > cols {
+			t.Errorf("%d columns: the line is %d wide: %q", cols, width, desc)
+		}
+		if !strings.Contains(desc, "ETA ") {
+			t.Errorf("%d columns: %q lacks the estimate", cols, desc)
+		}
+		if cols >= 120 && !strings.HasPrefix(desc, "documents · ") {
+			t.Errorf("%d columns: %q, want the whole description", cols, desc)
+		}
 	}
 }
 
