@@ -1,0 +1,349 @@
+package ocr
+
+import (
+	"math"
+	"slices"
+)
+
+// Handwriting: ink written by hand is text too.
+//
+// A note written on a referral ("allergic to penicillin") is read by
+// Tesseract as junk, or not at all, and its strokes are not print: the
+// coverage measurement, which looks for level lines of glyph-sized
+// components, passes it by. So the page's ink is looked at once more for
+// lines that are not level print:
+//
+//  1. The ink against its local paper (as coverage finds it) is split
+//     into components of the size of handwritten letters and words, and
+//     chained into lines as print is.
+//  2. A line is handwritten when it is not like the page's print: its
+//     letters are joined into strokes that fill little of their boxes
+//     (cursive), its words stand on baselines that wander or are of
+//     sizes that vary, its ink is lighter or darker than the print's, or
+//     its letters are much larger than the print's; and no credible word
+//     covers it as print.
+//  3. Handwritten lines close together make a region. A region of one
+//     short line (a signature: a short, isolated mark) is not a note.
+//
+// Each region is read again line by line (the crop's contrast stretched,
+// as recovery does) and only words read at handConf or more are kept: a
+// region is read when such words cover most of its ink. See
+// readHandwriting.
+const (
+	// handMaxInch is the tallest component a hand's word may be: loops
+	// above and below reach further than print's ascenders.
+	handMaxInch = 0.75
+	// handStrokeFill is, in percent, the most of its box a joined stroke
+	// fills: a cursive word fills 8–30% of its box, a word of blurred
+	// print run together 40–70%.
+	handStrokeFill = 34
+	// handMinNoteInch is the least width of a one-line note: a signature
+	// is 1 to 1.6 inches wide, a note's line two words or more.
+	handMinNoteInch = 1.9
+	// handReadShare is the least share of a region's ink that credible
+	// words must cover for the region to be read.
+	handReadShare = 0.8
+	// handConf is the least confidence of a word read in a handwritten
+	// region: a hand Tesseract cannot read comes out at 20–70 as junk.
+	handConf = 75
+)
+
+// HandwritingRegion is a region of a page written by hand: its box in
+// the recognised image's pixels (as the words'), and whether it was read
+// credibly (the words read in it, at handConf or more, cover most of its
+// ink).
+type HandwritingRegion struct {
+	Box  [4]int `json:"box"`
+	Read bool   `json:"read"`
+	// Words counts the credible words of the page's reading in the region.
+	Words int `json:"words"`
+}
+
+// handLine is a line of ink, on the reduced page.
+type handLine struct {
+	box   [4]int
+	comps [][4]int
+	inks  []int // each component's ink pixels
+	level []int // each component's median ink gray level
+}
+
+// handLook is the page's ink as the handwriting step sees it.
+type handLook struct {
+	f     int // reduction factor
+	wdpi  float64
+	small *grayImage
+	mask  []byte
+	lines []handLine
+	// the page's print: the median height and ink level of the
+	// components of its lines read credibly
+	printH, printLevel float64
+}
+
+// lookForHands finds the lines of ink of img, rendered at dpi.
+func lookForHands(img *grayImage, dpi int) *handLook {
+	f := max(1, int(math.Round(float64(dpi)/coverageDPI)))
+	if dpi < coverageDPI*3/2 {
+		f = 1
+	}
+	small := img.minReduce(f)
+	wdpi := float64(dpi) / float64(f)
+	mask := inkMask(small, max(8, int(0.25*wdpi)))
+	dropRules(mask, small.w, small.h, int(ruleInch*wdpi))
+	look := &handLook{f: f, wdpi: wdpi, small: small, mask: mask}
+	minH, maxH := max(3, int(minGlyphInch*wdpi+0.5)), int(handMaxInch*wdpi)
+	edge := int(0.05 * wdpi)
+	var comps [][4]int
+	var inks, levels []int
+	var hist [256]int
+	for _, b := range components(mask, small.w, small.h) {
+		h, w := b[3]-b[1], b[2]-b[0]
+		if h < minH || h > maxH || w > small.w/2 {
+			continue
+		}
+		if b[0] < edge || b[1] < edge || b[2] > small.w-edge || b[3] > small.h-edge {
+			continue
+		}
+		clear(hist[:])
+		ink := 0
+		for y := b[1]; y < b[3]; y++ {
+			row, m := small.pix[y*small.w:], mask[y*small.w:]
+			for x := b[0]; x < b[2]; x++ {
+				if m[x] != 0 {
+					ink++
+					hist[row[x]]++
+				}
+			}
+		}
+		if ink*100 < minGlyphFill/2*w*h {
+			continue
+		}
+		comps, inks = append(comps, b), append(inks, ink)
+		levels = append(levels, percentile(hist, 0.5))
+	}
+	for _, ix := range chainLines(comps) {
+		l := handLine{box: [4]int{math.MaxInt, math.MaxInt, 0, 0}}
+		for _, i := range ix {
+			b := comps[i]
+			l.comps, l.inks, l.level = append(l.comps, b), append(l.inks, inks[i]), append(l.level, levels[i])
+			l.box = [4]int{min(l.box[0], b[0]), min(l.box[1], b[1]), max(l.box[2], b[2]), max(l.box[3], b[3])}
+		}
+		look.lines = append(look.lines, l)
+	}
+	return look
+}
+
+// handFeatures are what tell a line of a hand from a line of print.
+type handFeatures struct {
+	joined  float64 // share of the ink in joined strokes
+	wander  float64 // the components' bottoms off their fitted baseline, in median heights
+	sizes   float64 // spread of the word-sized components' heights, over their median
+	height  float64 // median height over the print's
+	level   float64 // median ink level off the print's, in gray levels
+	covered float64 // share of the ink under credible words
+}
+
+// features measures line l; cover is the credible words, rasterised on
+// the reduced page.
+func (look *handLook) features(l handLine, cover []byte) handFeatures {
+	var ft handFeatures
+	total, joined, covered := 0, 0, 0
+	heights := make([]float64, 0, len(l.comps))
+	levels := make([]float64, 0, len(l.comps))
+	for k, b := range l.comps {
+		w, h := b[2]-b[0], b[3]-b[1]
+		total += l.inks[k]
+		if w >= 3*h/2 && 100*l.inks[k] < handStrokeFill*w*h {
+			joined += l.inks[k]
+		}
+		for y := b[1]; y < b[3]; y++ {
+			m, c := look.mask[y*look.small.w:], cover[y*look.small.w:]
+			for x := b[0]; x < b[2]; x++ {
+				covered += int(m[x] & c[x])
+			}
+		}
+		heights = append(heights, float64(h))
+		levels = append(levels, float64(l.level[k]))
+	}
+	if total == 0 {
+		return ft
+	}
+	ft.joined = float64(joined) / float64(total)
+	ft.covered = min(1, float64(covered)/float64(total))
+	mh := median(heights)
+	if look.printH > 0 {
+		ft.height = mh / look.printH
+	}
+	ft.level = math.Abs(median(levels) - look.printLevel)
+	ft.wander = baselineWander(l.comps) / mh
+	// The heights of the components at least as wide as high (words,
+	// not letters): a hand's words vary in size, print's do not.
+	var words []float64
+	for _, b := range l.comps {
+		if b[2]-b[0] >= b[3]-b[1] {
+			words = append(words, float64(b[3]-b[1]))
+		}
+	}
+	if len(words) >= 3 {
+		m := median(words)
+		var dev []float64
+		for _, h := range words {
+			dev = append(dev, math.Abs(h-m))
+		}
+		ft.sizes = median(dev) / m
+	}
+	return ft
+}
+
+// baselineWander is the mean distance of the boxes' bottoms from their
+// least-squares line, leaving out the lowest quarter (descenders).
+func baselineWander(boxes [][4]int) float64 {
+	if len(boxes) < 3 {
+		return 0
+	}
+	var n, sx, sy, sxx, sxy float64
+	for _, b := range boxes {
+		x, y := float64(b[0]+b[2])/2, float64(b[3])
+		n++
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	slope, icpt := 0.0, sy/n
+	if den := n*sxx - sx*sx; den != 0 {
+		slope = (n*sxy - sx*sy) / den
+		icpt = (sy - slope*sx) / n
+	}
+	res := make([]float64, 0, len(boxes))
+	for _, b := range boxes {
+		x := float64(b[0]+b[2]) / 2
+		res = append(res, float64(b[3])-(slope*x+icpt))
+	}
+	slices.Sort(res)
+	keep := res[:len(res)-len(res)/4]
+	sum := 0.0
+	for _, r := range keep {
+		sum += math.Abs(r)
+	}
+	return sum / float64(len(keep))
+}
+
+// median returns the median of v (0 when empty); v is sorted in place.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// handRegion is a region of handwritten lines, in page pixels.
+type handRegion struct {
+	box   [4]int
+	lines []handLine // on the reduced page
+	feats []handFeatures
+}
+
+// findHandwriting returns the handwritten regions of look's page, whose
+// credible words (conf handConf or more) are credible, top to bottom.
+func (look *handLook) findHandwriting(credible []Word) []handRegion {
+	cover := newWordCover(credible, look.f, look.small.w, look.small.h).raster
+	look.printReference(cover)
+	var regions []handRegion
+	for _, l := range look.lines {
+		if ft := look.features(l, cover); handLike(ft) {
+			look.join(&regions, l, ft)
+		}
+	}
+	return slices.DeleteFunc(regions, func(r handRegion) bool { return !look.note(r, cover) })
+}
+
+// printReference sets the print's height and ink level from the
+// components of the lines of four or more that credible words cover.
+func (look *handLook) printReference(cover []byte) {
+	var heights, levels []float64
+	for _, l := range look.lines {
+		if len(l.comps) < 4 {
+			continue
+		}
+		ink, covered := 0, 0
+		for k, b := range l.comps {
+			ink += l.inks[k]
+			covered += look.coveredInk(b, cover)
+		}
+		if 10*covered < 9*ink {
+			continue
+		}
+		for k, b := range l.comps {
+			heights = append(heights, float64(b[3]-b[1]))
+			levels = append(levels, float64(l.level[k]))
+		}
+	}
+	look.printH, look.printLevel = median(heights), median(levels)
+}
+
+// coveredInk counts the ink pixels of box b (reduced page) under cover.
+func (look *handLook) coveredInk(b [4]int, cover []byte) int {
+	n := 0
+	for y := b[1]; y < b[3]; y++ {
+		m, c := look.mask[y*look.small.w:], cover[y*look.small.w:]
+		for x := b[0]; x < b[2]; x++ {
+			n += int(m[x] & c[x])
+		}
+	}
+	return n
+}
+
+// Handwritten lines: larger than the page's print, joined, of words that
+// vary in size, or on a baseline that wanders.
+const (
+	handHeight = 1.35
+	handJoined = 0.4
+	handSizes  = 0.1
+	handWander = 0.12
+	// handReadLine is the share of a line credible words cover from which
+	// the line is read.
+	handReadLine = 0.9
+)
+
+// handLike reports whether a line of features ft may be written by hand.
+func handLike(ft handFeatures) bool {
+	return ft.height >= handHeight || ft.joined >= handJoined || ft.sizes >= handSizes || ft.wander >= handWander
+}
+
+// join adds line l to the region it is less than a line's height from,
+// or makes it a region of its own.
+func (look *handLook) join(regions *[]handRegion, l handLine, ft handFeatures) {
+	f := look.f
+	b := [4]int{l.box[0] * f, l.box[1] * f, l.box[2] * f, l.box[3] * f}
+	h := b[3] - b[1]
+	for k, r := range *regions {
+		a := r.box
+		if b[1]-a[3] <= h && a[1]-b[3] <= h && b[0]-a[2] <= 2*h && a[0]-b[2] <= 2*h {
+			r.box = [4]int{min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])}
+			r.lines, r.feats = append(r.lines, l), append(r.feats, ft)
+			(*regions)[k] = r
+			return
+		}
+	}
+	*regions = append(*regions, handRegion{box: b, lines: []handLine{l}, feats: []handFeatures{ft}})
+}
+
+// note reports whether region r is a note: some of its lines are not read
+// credibly, and it is not a signature. A signature is a short mark: a
+// region narrower than a note's line, or whose unread ink is at most two
+// strokes.
+func (look *handLook) note(r handRegion, cover []byte) bool {
+	if r.box[2]-r.box[0] < int(handMinNoteInch*look.wdpi)*look.f {
+		return false
+	}
+	unread := 0
+	for k, l := range r.lines {
+		if r.feats[k].covered >= handReadLine {
+			continue
+		}
+		for i, b := range l.comps {
+			if 10*look.coveredInk(b, cover) < 9*l.inks[i] {
+				unread++
+			}
+		}
+	}
+	return unread >= 3
+}
