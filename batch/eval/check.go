@@ -136,6 +136,7 @@ func (r *Result) Check(t Thresholds) []Regression {
 				outcome.IncompleteText, c.FalseAlarms, *limit, idList(c.FalseAlarmIDs))
 		}
 	}
+	checkHandwriting(r.Handwriting, t, add)
 	return out
 }
 
@@ -252,6 +253,7 @@ func (r *Report) WriteText(w io.Writer) error {
 				high, strconv.FormatFloat(s.Low, 'f', -1, 64), s.Misplaced, ReviewCER)
 		}
 		r.writeCoverage(tw)
+		r.writeHandwriting(tw)
 		if c := r.SuggestedCover; c != nil {
 			fmt.Fprintf(tw, "  suggested	cover confidence %s: %.1f%% of the characters of words read right are under it, %.1f%% of those misread at or above (%d and %d characters)\n",
 				strconv.FormatFloat(c.Conf, 'f', -1, 64), 100*c.RightUnder, 100*c.WrongAbove, c.RightChars, c.WrongChars)
