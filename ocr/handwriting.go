@@ -18,10 +18,9 @@ import (
 //     chained into lines as print is.
 //  2. A line is handwritten when it is not like the page's print: its
 //     letters are joined into strokes that fill little of their boxes
-//     (cursive), its words stand on baselines that wander or are of
-//     sizes that vary, its ink is lighter or darker than the print's, or
-//     its letters are much larger than the print's; and no credible word
-//     covers it as print.
+//     (cursive), or are much larger than the print's, or a little larger
+//     on a baseline that wanders (see handLike). Ink colour would tell
+//     too, but the page is read in gray.
 //  3. Handwritten lines close together make a region. A region of one
 //     short line (a signature: a short, isolated mark) is not a note.
 //
@@ -64,7 +63,6 @@ type handLine struct {
 	box   [4]int
 	comps [][4]int
 	inks  []int // each component's ink pixels
-	level []int // each component's median ink gray level
 }
 
 // handLook is the page's ink as the handwriting step sees it.
@@ -74,9 +72,9 @@ type handLook struct {
 	small *grayImage
 	mask  []byte
 	lines []handLine
-	// the page's print: the median height and ink level of the
+	// the page's print: the median height of the
 	// components of its lines read credibly
-	printH, printLevel float64
+	printH float64
 }
 
 // lookForHands finds the lines of ink of img, rendered at dpi.
@@ -93,8 +91,7 @@ func lookForHands(img *grayImage, dpi int) *handLook {
 	minH, maxH := max(3, int(minGlyphInch*wdpi+0.5)), int(handMaxInch*wdpi)
 	edge := int(0.05 * wdpi)
 	var comps [][4]int
-	var inks, levels []int
-	var hist [256]int
+	var inks []int
 	for _, b := range components(mask, small.w, small.h) {
 		h, w := b[3]-b[1], b[2]-b[0]
 		if h < minH || h > maxH || w > small.w/2 {
@@ -103,14 +100,12 @@ func lookForHands(img *grayImage, dpi int) *handLook {
 		if b[0] < edge || b[1] < edge || b[2] > small.w-edge || b[3] > small.h-edge {
 			continue
 		}
-		clear(hist[:])
 		ink := 0
 		for y := b[1]; y < b[3]; y++ {
-			row, m := small.pix[y*small.w:], mask[y*small.w:]
+			m := mask[y*small.w:]
 			for x := b[0]; x < b[2]; x++ {
 				if m[x] != 0 {
 					ink++
-					hist[row[x]]++
 				}
 			}
 		}
@@ -118,13 +113,12 @@ func lookForHands(img *grayImage, dpi int) *handLook {
 			continue
 		}
 		comps, inks = append(comps, b), append(inks, ink)
-		levels = append(levels, percentile(hist, 0.5))
 	}
 	for _, ix := range chainLines(comps) {
 		l := handLine{box: [4]int{math.MaxInt, math.MaxInt, 0, 0}}
 		for _, i := range ix {
 			b := comps[i]
-			l.comps, l.inks, l.level = append(l.comps, b), append(l.inks, inks[i]), append(l.level, levels[i])
+			l.comps, l.inks = append(l.comps, b), append(l.inks, inks[i])
 			l.box = [4]int{min(l.box[0], b[0]), min(l.box[1], b[1]), max(l.box[2], b[2]), max(l.box[3], b[3])}
 		}
 		look.lines = append(look.lines, l)
@@ -136,9 +130,7 @@ func lookForHands(img *grayImage, dpi int) *handLook {
 type handFeatures struct {
 	joined  float64 // share of the ink in joined strokes
 	wander  float64 // the components' bottoms off their fitted baseline, in median heights
-	sizes   float64 // spread of the word-sized components' heights, over their median
 	height  float64 // median height over the print's
-	level   float64 // median ink level off the print's, in gray levels
 	covered float64 // share of the ink under credible words
 }
 
@@ -148,21 +140,14 @@ func (look *handLook) features(l handLine, cover []byte) handFeatures {
 	var ft handFeatures
 	total, joined, covered := 0, 0, 0
 	heights := make([]float64, 0, len(l.comps))
-	levels := make([]float64, 0, len(l.comps))
 	for k, b := range l.comps {
 		w, h := b[2]-b[0], b[3]-b[1]
 		total += l.inks[k]
 		if w >= 3*h/2 && 100*l.inks[k] < handStrokeFill*w*h {
 			joined += l.inks[k]
 		}
-		for y := b[1]; y < b[3]; y++ {
-			m, c := look.mask[y*look.small.w:], cover[y*look.small.w:]
-			for x := b[0]; x < b[2]; x++ {
-				covered += int(m[x] & c[x])
-			}
-		}
+		covered += look.coveredInk(b, cover)
 		heights = append(heights, float64(h))
-		levels = append(levels, float64(l.level[k]))
 	}
 	if total == 0 {
 		return ft
@@ -173,24 +158,7 @@ func (look *handLook) features(l handLine, cover []byte) handFeatures {
 	if look.printH > 0 {
 		ft.height = mh / look.printH
 	}
-	ft.level = math.Abs(median(levels) - look.printLevel)
 	ft.wander = baselineWander(l.comps) / mh
-	// The heights of the components at least as wide as high (words,
-	// not letters): a hand's words vary in size, print's do not.
-	var words []float64
-	for _, b := range l.comps {
-		if b[2]-b[0] >= b[3]-b[1] {
-			words = append(words, float64(b[3]-b[1]))
-		}
-	}
-	if len(words) >= 3 {
-		m := median(words)
-		var dev []float64
-		for _, h := range words {
-			dev = append(dev, math.Abs(h-m))
-		}
-		ft.sizes = median(dev) / m
-	}
 	return ft
 }
 
@@ -255,10 +223,10 @@ func (look *handLook) findHandwriting(credible []Word) []handRegion {
 	return slices.DeleteFunc(regions, func(r handRegion) bool { return !look.note(r, cover) })
 }
 
-// printReference sets the print's height and ink level from the
+// printReference sets the print's height from the
 // components of the lines of four or more that credible words cover.
 func (look *handLook) printReference(cover []byte) {
-	var heights, levels []float64
+	var heights []float64
 	for _, l := range look.lines {
 		if len(l.comps) < 4 {
 			continue
@@ -271,12 +239,11 @@ func (look *handLook) printReference(cover []byte) {
 		if 10*covered < 9*ink {
 			continue
 		}
-		for k, b := range l.comps {
+		for _, b := range l.comps {
 			heights = append(heights, float64(b[3]-b[1]))
-			levels = append(levels, float64(l.level[k]))
 		}
 	}
-	look.printH, look.printLevel = median(heights), median(levels)
+	look.printH = median(heights)
 }
 
 // coveredInk counts the ink pixels of box b (reduced page) under cover.
@@ -291,12 +258,17 @@ func (look *handLook) coveredInk(b [4]int, cover []byte) int {
 	return n
 }
 
-// Handwritten lines: larger than the page's print, joined, of words that
-// vary in size, or on a baseline that wanders.
+// Handwritten lines: much larger than the page's print, joined, or a
+// little larger on a baseline that wanders. The spread of the letters'
+// heights tells nothing: print's run from its x-height to its capitals,
+// and unread print has no reference to be measured against.
 const (
 	handHeight = 1.35
 	handJoined = 0.4
-	handSizes  = 0.1
+	// a line handLarger times the print's height on a baseline handWander
+	// of its height off level is a hand: print of that size, a heading,
+	// stands on its line.
+	handLarger = 1.15
 	handWander = 0.12
 	// handReadLine is the share of a line credible words cover from which
 	// the line is read.
@@ -305,7 +277,7 @@ const (
 
 // handLike reports whether a line of features ft may be written by hand.
 func handLike(ft handFeatures) bool {
-	return ft.height >= handHeight || ft.joined >= handJoined || ft.sizes >= handSizes || ft.wander >= handWander
+	return ft.height >= handHeight || ft.joined >= handJoined || (ft.height >= handLarger && ft.wander >= handWander)
 }
 
 // join adds line l to the region it is less than a line's height from,
