@@ -29,6 +29,13 @@ const (
 	// whatever the policy's cover confidence: a stretched crop of noise
 	// reads as junk at 0–20.
 	minRecoveredConf = 30
+	// A recovered word of fewer than shortRecovered letters and digits
+	// is kept only at minShortRecoveredConf or more: a stretched crop of
+	// noise, a stain or a page's edge reads as short junk ("Ey", "oni",
+	// "2") at 30–60, which made pages read worse than without recovery,
+	// while faint print comes back as words, most of them longer.
+	shortRecovered        = 4
+	minShortRecoveredConf = 65
 	// minStretch is the least contrast a block must have between its ink
 	// and its paper to be worth reading.
 	minStretch = 16
@@ -131,6 +138,10 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 					r.confirmed = append(r.confirmed, w)
 					read = append(read, w)
 				}
+				continue
+			}
+			if AlnumCount(box.Word) < shortRecovered && box.Confidence < minShortRecoveredConf {
+				counts.DroppedLowConfidence++ // junk read into noise or a stain
 				continue
 			}
 			places := samePlace(wb, seen)
