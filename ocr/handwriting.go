@@ -39,12 +39,12 @@ const (
 	// handMinNoteInch is the least width of a one-line note: a signature
 	// is 1 to 1.6 inches wide, a note's line two words or more.
 	handMinNoteInch = 1.9
-	// handReadShare is the least share of a region's ink that credible
-	// words must cover for the region to be read.
-	handReadShare = 0.8
 	// handConf is the least confidence of a word read in a handwritten
 	// region: a hand Tesseract cannot read comes out at 20–70 as junk.
 	handConf = 75
+	// printWordShare: print's letters are, at the median, about 0.7 of
+	// the height of the words Tesseract boxes.
+	printWordShare = 0.75
 )
 
 // HandwritingRegion is a region of a page written by hand: its box in
@@ -213,19 +213,23 @@ type handRegion struct {
 // credible words (conf handConf or more) are credible, top to bottom.
 func (look *handLook) findHandwriting(credible []Word) []handRegion {
 	cover := newWordCover(credible, look.f, look.small.w, look.small.h).raster
-	look.printReference(cover)
+	look.printReference(cover, credible)
 	var regions []handRegion
 	for _, l := range look.lines {
-		if ft := look.features(l, cover); handLike(ft) {
+		if ft := look.features(l, cover); handLike(l, ft) {
 			look.join(&regions, l, ft)
 		}
 	}
 	return slices.DeleteFunc(regions, func(r handRegion) bool { return !look.note(r, cover) })
 }
 
-// printReference sets the print's height from the
-// components of the lines of four or more that credible words cover.
-func (look *handLook) printReference(cover []byte) {
+// printReference sets the print's height: the median height of the
+// components of the lines of four or more that credible words cover, and
+// at least printWordShare of the credible words' median height. On a
+// blurred page print's letters run together into words, a few lines of
+// small print read well can set the first low, and larger print would
+// pass for a hand.
+func (look *handLook) printReference(cover []byte, credible []Word) {
 	var heights []float64
 	for _, l := range look.lines {
 		if len(l.comps) < 4 {
@@ -244,6 +248,11 @@ func (look *handLook) printReference(cover []byte) {
 		}
 	}
 	look.printH = median(heights)
+	var words []float64
+	for _, w := range ordinaryWords(credible) {
+		words = append(words, float64(w.Box[3]-w.Box[1])/float64(look.f))
+	}
+	look.printH = max(look.printH, printWordShare*median(words))
 }
 
 // coveredInk counts the ink pixels of box b (reduced page) under cover.
@@ -276,7 +285,12 @@ const (
 )
 
 // handLike reports whether a line of features ft may be written by hand.
-func handLike(ft handFeatures) bool {
+// A long line of separate letters on a level baseline, half read, is
+// print: a heading, or a line of larger print on a blurred page.
+func handLike(l handLine, ft handFeatures) bool {
+	if len(l.comps) >= 12 && ft.wander < 0.04 && ft.covered >= 0.5 && ft.joined < 0.2 {
+		return false
+	}
 	return ft.height >= handHeight || ft.joined >= handJoined || (ft.height >= handLarger && ft.wander >= handWander)
 }
 
@@ -300,12 +314,9 @@ func (look *handLook) join(regions *[]handRegion, l handLine, ft handFeatures) {
 
 // note reports whether region r is a note: some of its lines are not read
 // credibly, and it is not a signature. A signature is a short mark: a
-// region narrower than a note's line, or whose unread ink is at most two
-// strokes.
+// region narrower than a note's line whose unread ink is at most four
+// strokes, or any region whose unread ink is at most two.
 func (look *handLook) note(r handRegion, cover []byte) bool {
-	if r.box[2]-r.box[0] < int(handMinNoteInch*look.wdpi)*look.f {
-		return false
-	}
 	unread := 0
 	for k, l := range r.lines {
 		if r.feats[k].covered >= handReadLine {
@@ -317,5 +328,6 @@ func (look *handLook) note(r handRegion, cover []byte) bool {
 			}
 		}
 	}
-	return unread >= 3
+	narrow := r.box[2]-r.box[0] < int(handMinNoteInch*look.wdpi)*look.f
+	return unread >= 5 || (unread >= 3 && !narrow)
 }
