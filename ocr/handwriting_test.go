@@ -115,3 +115,25 @@ func TestFindHandwriting(t *testing.T) {
 		t.Errorf("a note read credibly is a region: %v", again)
 	}
 }
+
+// BenchmarkFindHandwriting: the handwriting step's look at a US Letter
+// page of print at 300 dpi, where it finds nothing to read again (the
+// cost every page pays; Tesseract takes 2–5 s on such a page).
+func BenchmarkFindHandwriting(b *testing.B) {
+	const dpi = 300
+	var body []string
+	for range 6 {
+		body = append(body, coverBody...)
+	}
+	img := toGray(drawPage(b, []block{{lines: body, pt: 11, grey: 0, x: 1, y: 1, leadPt: 16}}, 8.5, 11, dpi))
+	var words []Word
+	for i := range body {
+		top := int((1 + float64(i)*16/72) * dpi)
+		words = append(words, Word{Text: "print", Conf: 95, Box: [4]int{dpi, top + 4, dpi * 15 / 2, top + 16*dpi/72 + 8}})
+	}
+	for b.Loop() {
+		if r := lookForHands(img, dpi).findHandwriting(words); len(r) > 0 {
+			b.Fatalf("regions on print: %v", r)
+		}
+	}
+}
