@@ -132,6 +132,11 @@ type handFeatures struct {
 	wander  float64 // the components' bottoms off their fitted baseline, in median heights
 	height  float64 // median height over the print's
 	covered float64 // share of the ink under credible words
+	// uniform: three or more separate glyphs of one height (the 80th
+	// percentile within 1.2 times the 20th), as capitals and digits are;
+	// a hand's letters rise and fall.
+	uniform bool
+	median  float64 // the components' median height, on the reduced page
 }
 
 // features measures line l; cover is the credible words, rasterised on
@@ -155,10 +160,16 @@ func (look *handLook) features(l handLine, cover []byte) handFeatures {
 	ft.joined = float64(joined) / float64(total)
 	ft.covered = min(1, float64(covered)/float64(total))
 	mh := median(heights)
+	ft.median = mh
 	if look.printH > 0 {
 		ft.height = mh / look.printH
 	}
 	ft.wander = baselineWander(l.comps) / mh
+	if len(heights) >= 3 && ft.joined < 0.2 {
+		// heights is sorted by median
+		lo, hi := heights[len(heights)/5], heights[len(heights)*4/5]
+		ft.uniform = hi <= 1.2*lo
+	}
 	return ft
 }
 
@@ -279,6 +290,10 @@ const (
 	// stands on its line.
 	handLarger = 1.15
 	handWander = 0.12
+	// handChained: a line this many times as tall as its median
+	// component is rows of print chained through a tall mark (a stamp, a
+	// logo); a note's two lines run together are about 4 times.
+	handChained = 4.5
 	// handReadLine is the share of a line credible words cover from which
 	// the line is read.
 	handReadLine = 0.9
@@ -290,6 +305,12 @@ const (
 func handLike(l handLine, ft handFeatures) bool {
 	if len(l.comps) >= 12 && ft.wander < 0.04 && ft.covered >= 0.5 && ft.joined < 0.2 {
 		return false
+	}
+	if ft.uniform {
+		return false // capitals or digits: a table's cells, a heading
+	}
+	if h := l.box[3] - l.box[1]; float64(h) > handChained*ft.median {
+		return false // rows of print chained through a tall mark
 	}
 	return ft.height >= handHeight || ft.joined >= handJoined || (ft.height >= handLarger && ft.wander >= handWander)
 }
@@ -315,7 +336,8 @@ func (look *handLook) join(regions *[]handRegion, l handLine, ft handFeatures) {
 // note reports whether region r is a note: some of its lines are not read
 // credibly, and it is not a signature. A signature is a short mark: a
 // region narrower than a note's line whose unread ink is at most four
-// strokes, or any region whose unread ink is at most two.
+// strokes, or any region whose unread ink is at most two; a region under
+// an inch wide is no note either.
 func (look *handLook) note(r handRegion, cover []byte) bool {
 	unread := 0
 	for k, l := range r.lines {
@@ -328,6 +350,10 @@ func (look *handLook) note(r handRegion, cover []byte) bool {
 			}
 		}
 	}
-	narrow := r.box[2]-r.box[0] < int(handMinNoteInch*look.wdpi)*look.f
+	w := r.box[2] - r.box[0]
+	narrow := w < int(handMinNoteInch*look.wdpi)*look.f
+	if w < int(look.wdpi)*look.f {
+		return false // under an inch: a mark, or a dotted rule down the page
+	}
 	return unread >= 5 || (unread >= 3 && !narrow)
 }
