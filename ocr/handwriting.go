@@ -39,6 +39,9 @@ const (
 	// handMinNoteInch is the least width of a one-line note: a signature
 	// is 1 to 1.6 inches wide, a note's line two words or more.
 	handMinNoteInch = 1.9
+	// handMinInch is the least width of any note: two words of a hand
+	// are 1.6 inches or more; a table's column of figures is narrower.
+	handMinInch = 1.5
 	// handConf is the least confidence of a word read in a handwritten
 	// region: a hand Tesseract cannot read comes out at 20–70 as junk.
 	handConf = 75
@@ -337,7 +340,7 @@ func (look *handLook) join(regions *[]handRegion, l handLine, ft handFeatures) {
 // credibly, and it is not a signature. A signature is a short mark: a
 // region narrower than a note's line whose unread ink is at most four
 // strokes, or any region whose unread ink is at most two; a region under
-// an inch wide is no note either.
+// handMinInch wide is no note either.
 func (look *handLook) note(r handRegion, cover []byte) bool {
 	unread := 0
 	for k, l := range r.lines {
@@ -352,8 +355,8 @@ func (look *handLook) note(r handRegion, cover []byte) bool {
 	}
 	w := r.box[2] - r.box[0]
 	narrow := w < int(handMinNoteInch*look.wdpi)*look.f
-	if w < int(look.wdpi)*look.f {
-		return false // under an inch: a mark, or a dotted rule down the page
+	if w < int(handMinInch*look.wdpi)*look.f {
+		return false // a mark, a dotted rule down the page, a table's column
 	}
 	return unread >= 5 || (unread >= 3 && !narrow)
 }
