@@ -20,7 +20,12 @@ import (
 //     letters are joined into strokes that fill little of their boxes
 //     (cursive), or are much larger than the print's, or a little larger
 //     on a baseline that wanders (see handLike). Ink colour would tell
-//     too, but the page is read in gray.
+//     too, but the page is read in gray. A long level line is print
+//     (a heading, faded or not); capitals of one height are print (a
+//     heading, a table's cells) unless, larger than the print, they are
+//     left unread on a page whose print reads cleanly (a hand writing in
+//     capitals); capitals far larger than the print and of one height
+//     are a stamp.
 //  3. Handwritten lines close together make a region. A region of one
 //     short line (a signature: a short, isolated mark) is not a note.
 //
@@ -78,6 +83,9 @@ type handLook struct {
 	// the page's print: the median height of the
 	// components of its lines read credibly
 	printH float64
+	// clean: credible words cover nearly all of handCleanPage of the
+	// page's lines of four glyphs or more (see printReference)
+	clean bool
 }
 
 // lookForHands finds the lines of ink of img, rendered at dpi.
@@ -140,6 +148,10 @@ type handFeatures struct {
 	// a hand's letters rise and fall.
 	uniform bool
 	median  float64 // the components' median height, on the reduced page
+	// even is the share of the line's large glyphs (handHeight times the
+	// print's or taller) within a tenth of their median height: a stamp's
+	// capitals are one height, a hand's letters are not.
+	even float64
 }
 
 // features measures line l; cover is the credible words, rasterised on
@@ -168,52 +180,13 @@ func (look *handLook) features(l handLine, cover []byte) handFeatures {
 		ft.height = mh / look.printH
 	}
 	ft.wander = baselineWander(l.comps) / mh
+	ft.even = look.evenLarge(l)
 	if len(heights) >= 3 && ft.joined < 0.2 {
 		// heights is sorted by median
 		lo, hi := heights[len(heights)/5], heights[len(heights)*4/5]
 		ft.uniform = hi <= 1.2*lo
 	}
 	return ft
-}
-
-// baselineWander is the mean distance of the boxes' bottoms from their
-// least-squares line, leaving out the lowest quarter (descenders).
-func baselineWander(boxes [][4]int) float64 {
-	if len(boxes) < 3 {
-		return 0
-	}
-	var n, sx, sy, sxx, sxy float64
-	for _, b := range boxes {
-		x, y := float64(b[0]+b[2])/2, float64(b[3])
-		n++
-		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
-	}
-	slope, icpt := 0.0, sy/n
-	if den := n*sxx - sx*sx; den != 0 {
-		slope = (n*sxy - sx*sy) / den
-		icpt = (sy - slope*sx) / n
-	}
-	res := make([]float64, 0, len(boxes))
-	for _, b := range boxes {
-		x := float64(b[0]+b[2]) / 2
-		res = append(res, float64(b[3])-(slope*x+icpt))
-	}
-	slices.Sort(res)
-	keep := res[:len(res)-len(res)/4]
-	sum := 0.0
-	for _, r := range keep {
-		sum += math.Abs(r)
-	}
-	return sum / float64(len(keep))
-}
-
-// median returns the median of v (0 when empty); v is sorted in place.
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	slices.Sort(v)
-	return v[len(v)/2]
 }
 
 // handRegion is a region of handwritten lines, in page pixels.
@@ -230,7 +203,7 @@ func (look *handLook) findHandwriting(credible []Word) []handRegion {
 	look.printReference(cover, credible)
 	var regions []handRegion
 	for _, l := range look.lines {
-		if ft := look.features(l, cover); handLike(l, ft) {
+		if ft := look.features(l, cover); handLike(l, ft, look.clean) {
 			look.join(&regions, l, ft)
 		}
 	}
@@ -245,6 +218,7 @@ func (look *handLook) findHandwriting(credible []Word) []handRegion {
 // pass for a hand.
 func (look *handLook) printReference(cover []byte, credible []Word) {
 	var heights []float64
+	lines, read := 0, 0
 	for _, l := range look.lines {
 		if len(l.comps) < 4 {
 			continue
@@ -254,14 +228,17 @@ func (look *handLook) printReference(cover []byte, credible []Word) {
 			ink += l.inks[k]
 			covered += look.coveredInk(b, cover)
 		}
+		lines++
 		if 10*covered < 9*ink {
 			continue
 		}
+		read++
 		for _, b := range l.comps {
 			heights = append(heights, float64(b[3]-b[1]))
 		}
 	}
 	look.printH = median(heights)
+	look.clean = lines > 0 && float64(read) >= handCleanPage*float64(lines)
 	var words []float64
 	for _, w := range ordinaryWords(credible) {
 		words = append(words, float64(w.Box[3]-w.Box[1])/float64(look.f))
@@ -297,19 +274,35 @@ const (
 	// component is rows of print chained through a tall mark (a stamp, a
 	// logo); a note's two lines run together are about 4 times.
 	handChained = 4.5
+	// stampHeight, stampEven: a line whose large glyphs, stampHeight
+	// times the print's height or more at the median, are stampEven or
+	// more of one height (see evenLarge) is a stamp's lettering (30 pt
+	// capitals over 12 pt print are about 3.2 times its median glyph); a
+	// hand's large letters are 44–47% of one height.
+	stampHeight = 2.5
+	stampEven   = 0.6
+	// handCleanPage is the share of a page's lines read from which its
+	// print reads cleanly.
+	handCleanPage = 0.8
 	// handReadLine is the share of a line credible words cover from which
 	// the line is read.
 	handReadLine = 0.9
 )
 
 // handLike reports whether a line of features ft may be written by hand.
-// A long line of separate letters on a level baseline, half read, is
-// print: a heading, or a line of larger print on a blurred page.
-func handLike(l handLine, ft handFeatures) bool {
-	if len(l.comps) >= 12 && ft.wander < 0.04 && ft.covered >= 0.5 && ft.joined < 0.2 {
-		return false
+// A long line of separate letters on a level baseline is print: a
+// heading, faded or not, or a line of larger print on a blurred page.
+func handLike(l handLine, ft handFeatures, clean bool) bool {
+	// On a page whose print reads cleanly, capitals larger than it and
+	// left unread are a hand that writes in capitals.
+	capitals := ft.uniform && clean && ft.height >= handHeight && ft.covered < handReadLine
+	if len(l.comps) >= 12 && ft.wander < 0.04 && ft.joined < 0.2 && !capitals {
+		return false // level print, read or faded: a heading
 	}
-	if ft.uniform {
+	if ft.height >= stampHeight && ft.even >= stampEven && ft.joined < 0.2 {
+		return false // a stamp: capitals far larger than the print, of one height
+	}
+	if ft.uniform && !capitals {
 		return false // capitals or digits: a table's cells, a heading
 	}
 	if h := l.box[3] - l.box[1]; float64(h) > handChained*ft.median {

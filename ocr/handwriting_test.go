@@ -137,3 +137,43 @@ func BenchmarkFindHandwriting(b *testing.B) {
 		}
 	}
 }
+
+// TestHandwritingStampAndCapitals: on a page of print read credibly, a
+// stamp (capitals three times the print's size, all of one height) is no
+// handwritten region, while a note written in capitals (Humor Sans, each
+// word at its own size and baseline), larger than the print and not read,
+// is one. At 100 dpi, with no Tesseract: the print's words are given as
+// read.
+func TestHandwritingStampAndCapitals(t *testing.T) {
+	t.Parallel()
+	const dpi = 100
+	img := drawPage(t, []block{
+		{lines: coverBody, pt: 11, grey: 0, x: 1, y: 0.8, leadPt: 16},
+		{lines: coverBody, pt: 11, grey: 0, x: 1, y: 2.4, leadPt: 16},
+		{lines: []string{"RECEIVED 15 JUL 2024"}, pt: 40, grey: 60, x: 1.5, y: 4, leadPt: 40},
+	}, 8.5, 8, dpi)
+	stamp := [4]int{int(1.5 * dpi), 4 * dpi, 8 * dpi, int(4.7 * dpi)}
+	note := writeByHand(t, img, "/usr/share/fonts/truetype/humor-sans/Humor-Sans.ttf", 24, 1, 5.8, dpi, 40,
+		[]string{"INTERPRETER NEEDED (POLISH)", "PLEASE BOOK DOUBLE SLOT"})
+	var words []Word
+	for _, y := range []float64{0.8, 2.4} {
+		for i := range coverBody {
+			top := int((y + float64(i)*16/72) * dpi)
+			words = append(words, Word{Text: "print", Conf: 95, Box: [4]int{dpi, top + 8, dpi * 15 / 2, top + 27}})
+		}
+	}
+	regions := lookForHands(toGray(img), dpi).findHandwriting(words)
+	overlaps := func(a, b [4]int) bool { return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3] }
+	found := false
+	for _, r := range regions {
+		switch {
+		case overlaps(r.box, stamp):
+			t.Errorf("the stamp %v is a handwritten region %v", stamp, r.box)
+		case overlaps(r.box, note):
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the note in capitals %v is not a handwritten region (regions %v)", note, regions)
+	}
+}
