@@ -100,7 +100,7 @@ func unreadBlocks(c coverage) []unreadBlock {
 // cut (junk read into a stamp over print) is replaced.
 func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognition, Recovery, error) {
 	var found []gosseract.BoundingBox
-	var replaced [][4]int // boxes of words read under the cut that a credible reading replaces
+	var replaced []replacement // words read under the cut that a credible reading replaces
 	var counts Recovery
 	cut := max(minRecoveredConf, float64(e.cfg.CoverConfidence))
 	// The words already read credibly are painted over in each crop, but
@@ -153,7 +153,7 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 				continue
 			}
 			for _, i := range places {
-				replaced = append(replaced, seen[i].Box)
+				replaced = append(replaced, replacement{box: seen[i].Box, by: len(found)})
 				seen[i].Text = ""
 				counts.Replaced++
 			}
@@ -163,6 +163,8 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 			seen = append(seen, Word{Text: box.Word, Conf: box.Confidence, Box: wb})
 		}
 	}
+	found, replaced, lone := dropLoneShort(found, replaced)
+	counts.DroppedLowConfidence += lone
 	counts.Added = len(found)
 	// mergeReading inserts block by block, in the order found: put the
 	// blocks back in page order first.
@@ -171,7 +173,8 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 		return r, counts, nil
 	}
 	page := slices.DeleteFunc(slices.Clone(r.boxes), func(b gosseract.BoundingBox) bool {
-		return b.Confidence < cut && slices.Contains(replaced, [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y})
+		bb := [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y}
+		return b.Confidence < cut && slices.ContainsFunc(replaced, func(r replacement) bool { return r.box == bb })
 	})
 	merged := mergeReading(page, found)
 	out := recognition{boxes: merged, confirmed: r.confirmed}
