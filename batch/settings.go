@@ -327,17 +327,18 @@ func (s Settings) policyRecord() map[string]any {
 // their order and the revision of the rule they make together, which went
 // up when a check changed: 3 when id_not_found began to look for the
 // referral date too, 4 with incomplete_text, 5 when a missing date became
-// date_not_found of its own.
+// date_not_found of its own, 6 with handwriting (which comes with the
+// coverage step).
 func (s Settings) validation() string {
 	checks := []string{string(outcome.EmptyText), string(outcome.LowConfidence)}
 	revision := 2
 	if !s.NoCoverage {
-		checks = append(checks, string(outcome.IncompleteText))
-		revision = 4
+		checks = append(checks, string(outcome.Handwriting), string(outcome.IncompleteText))
+		revision = 6
 	}
 	if !s.NoIDCheck {
 		checks = append(checks, string(outcome.IDNotFound), string(outcome.DateNotFound))
-		revision = 5
+		revision = max(revision, 5)
 	}
 	return strings.Join(checks, ",") + "/" + strconv.Itoa(revision)
 }

@@ -44,6 +44,8 @@ type verdict struct {
 // doubts, a page whose text-like ink is left unread over
 // Options.CoverageThreshold even after it was read again
 // (incomplete_text: what is missing may be anything, the ID included),
+// a handwritten note not read credibly (handwriting, checked before
+// incomplete_text: the note is the more specific),
 // text that does not hold the manifest's participant ID or its referral
 // date (both id_not_found; see containsID and containsDate). An empty
 // participantID or referralDate skips that field's check, which is how
@@ -84,7 +86,7 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 	// Unread print is error the words' confidences do not see: a document
 	// with more of a page unread than the high band's promise of 2% of
 	// characters misread cannot be in it, however sure its words are.
-	if v.band == outcome.BandHigh && !o.NoCoverage && maxUncovered(pages) > highBandUnread {
+	if v.band == outcome.BandHigh && !o.NoCoverage && (maxUncovered(pages) > highBandUnread || unreadHand(pages) > 0) {
 		v.band = outcome.BandMedium
 	}
 	switch {
@@ -92,6 +94,8 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 		v.state, v.reason, v.band = outcome.Review, outcome.EmptyText, outcome.BandLow
 	case v.band == outcome.BandLow:
 		v.state, v.reason = outcome.Review, outcome.LowConfidence
+	case !o.NoCoverage && unreadHand(pages) > 0:
+		v.state, v.reason = outcome.Review, outcome.Handwriting
 	case !o.NoCoverage && maxUncovered(pages) > o.CoverageThreshold:
 		v.state, v.reason = outcome.Review, outcome.IncompleteText
 		if v.band == outcome.BandHigh {
@@ -103,6 +107,19 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 		v.state, v.reason = outcome.Review, outcome.DateNotFound
 	}
 	return v
+}
+
+// unreadHand is the first page (from 1) with a handwritten region not
+// read credibly, 0 when none has one.
+func unreadHand(pages []ocr.PageResult) int {
+	for i, p := range pages {
+		for _, r := range p.HandwritingRegions {
+			if !r.Read {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // maxUncovered is the largest unread share of any page.

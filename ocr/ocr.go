@@ -89,6 +89,9 @@ type PageResult struct {
 	// words it added (RecoveredWords) and those it dropped; nil when the
 	// page was not read again.
 	Recovery *Recovery `json:"recovery,omitempty"`
+	// HandwritingRegions are the page's regions written by hand (see
+	// HandwritingRegion); a page not measured has none.
+	HandwritingRegions []HandwritingRegion `json:"handwriting_regions,omitempty"`
 	// Columns counts the two-column sections read column by column.
 	Columns int `json:"columns,omitempty"`
 	// ColumnsReread counts those of them read again, each column alone

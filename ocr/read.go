@@ -185,6 +185,9 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 			c = measureCoverage(p.img, p.dpi, p.thresh, append(credibleWords(r.words, cut), r.confirmed...))
 		}
 	}
+	if r, res.HandwritingRegions, err = e.readHandwriting(p, r); err != nil {
+		return r, 0, err
+	}
 	res.UncoveredShare = math.Round(c.share()*10000) / 10000
 	for _, i := range c.uncovered {
 		res.UncoveredRegions = append(res.UncoveredRegions, c.lines[i].box)

@@ -29,6 +29,13 @@ const (
 	// whatever the policy's cover confidence: a stretched crop of noise
 	// reads as junk at 0–20.
 	minRecoveredConf = 30
+	// A recovered word of fewer than shortRecovered letters and digits
+	// is kept only at minShortRecoveredConf or more: a stretched crop of
+	// noise, a stain or a page's edge reads as short junk ("Ey", "oni",
+	// "2") at 30–60, which made pages read worse than without recovery,
+	// while faint print comes back as words, most of them longer.
+	shortRecovered        = 4
+	minShortRecoveredConf = 65
 	// minStretch is the least contrast a block must have between its ink
 	// and its paper to be worth reading.
 	minStretch = 16
@@ -93,7 +100,7 @@ func unreadBlocks(c coverage) []unreadBlock {
 // cut (junk read into a stamp over print) is replaced.
 func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognition, Recovery, error) {
 	var found []gosseract.BoundingBox
-	var replaced [][4]int // boxes of words read under the cut that a credible reading replaces
+	var replaced []replacement // words read under the cut that a credible reading replaces
 	var counts Recovery
 	cut := max(minRecoveredConf, float64(e.cfg.CoverConfidence))
 	// The words already read credibly are painted over in each crop, but
@@ -133,6 +140,10 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 				}
 				continue
 			}
+			if AlnumCount(box.Word) < shortRecovered && box.Confidence < minShortRecoveredConf {
+				counts.DroppedLowConfidence++ // junk read into noise or a stain
+				continue
+			}
 			places := samePlace(wb, seen)
 			if slices.ContainsFunc(places, func(i int) bool { return seen[i].Conf >= cut || !tall(seen[i]) }) ||
 				(len(places) > 0 && box.Confidence < CredibleConf) {
@@ -142,7 +153,7 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 				continue
 			}
 			for _, i := range places {
-				replaced = append(replaced, seen[i].Box)
+				replaced = append(replaced, replacement{box: seen[i].Box, by: len(found)})
 				seen[i].Text = ""
 				counts.Replaced++
 			}
@@ -152,6 +163,8 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 			seen = append(seen, Word{Text: box.Word, Conf: box.Confidence, Box: wb})
 		}
 	}
+	found, replaced, lone := dropLoneShort(found, replaced)
+	counts.DroppedLowConfidence += lone
 	counts.Added = len(found)
 	// mergeReading inserts block by block, in the order found: put the
 	// blocks back in page order first.
@@ -160,7 +173,8 @@ func (e *engine) recoverText(p *prepared, r recognition, c coverage) (recognitio
 		return r, counts, nil
 	}
 	page := slices.DeleteFunc(slices.Clone(r.boxes), func(b gosseract.BoundingBox) bool {
-		return b.Confidence < cut && slices.Contains(replaced, [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y})
+		bb := [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y}
+		return b.Confidence < cut && slices.ContainsFunc(replaced, func(r replacement) bool { return r.box == bb })
 	})
 	merged := mergeReading(page, found)
 	out := recognition{boxes: merged, confirmed: r.confirmed}

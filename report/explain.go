@@ -36,6 +36,9 @@ type explanation struct {
 //     one look at page 1 settles it.
 //   - date_not_found next: the participant is right but the date is not
 //     found; usually the manifest's date is off, and a look settles it.
+//   - handwriting next: a note written on the referral (an allergy, a
+//     drug to stop) was not read, and only a person reading the scan
+//     finds it.
 //   - incomplete_text next: what was read is sound, but print is missing
 //     from it, and a medical note in small print is often what matters.
 //   - low_confidence and empty_text next: a person looks at the scan and
@@ -49,12 +52,13 @@ type explanation struct {
 var explanations = map[outcome.Reason]explanation{
 	outcome.IDNotFound:        {rank: 1, retry: "--dpi 400", action: "The text reads, but the participant ID from the manifest is not in it: the file may belong to someone else. Check page 1 against the manifest before anything else."},
 	outcome.DateNotFound:      {rank: 2, retry: "--dpi 400", action: "The participant ID is in the text, but the manifest's referral date is not, in any usual spelling (2024-03-07, 7/3/2024, 7 March 2024, March 7, 2024). The manifest's date is likely off, or the date on the page was misread: compare them; fix the date in the manifest and run again, or accept the document."},
-	outcome.IncompleteText:    {rank: 3, retry: "--dpi 400", action: "Print on a page was not read, even on a second reading: faint or small print, or print under a stamp. The words that were read are right, but some are missing. Compare the scan with the text (the artifact lists the unread regions per page) and transcribe what is missing, or rescan it darker."},
-	outcome.LowConfidence:     {rank: 4, retry: "--dpi 400", action: "The engine doubts what it read%s. Look at the scan: accept it, rescan it or transcribe it."},
-	outcome.EmptyText:         {rank: 5, retry: "--dpi 400", action: "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it."},
-	outcome.RenderError:       {rank: 6, noText: true, action: "The PDF could not be rendered. Open it in a viewer; re-export or rescan it."},
-	outcome.Timeout:           {rank: 7, noText: true, retry: "--dpi 200", action: "A page took longer than the page timeout. Rerun it with a longer --page-timeout or a lower --dpi, or look at the file."},
-	outcome.AttemptsExhausted: {rank: 8, noText: true, action: "The engine failed on every attempt (crash, out of memory, I/O). Give the trace ID to whoever runs refbatch: every log line of every attempt carries it."},
+	outcome.Handwriting:       {rank: 3, action: "A handwritten note on a page was not transcribed: read it in the scan. The printed text was read; the note (a clinician's or the referrals office's, often what matters most) was not, or not credibly. The artifact lists the handwritten regions per page (handwriting_regions); transcribe the note, then accept the document."},
+	outcome.IncompleteText:    {rank: 4, retry: "--dpi 400", action: "Print on a page was not read, even on a second reading: faint or small print, or print under a stamp. The words that were read are right, but some are missing. Compare the scan with the text (the artifact lists the unread regions per page) and transcribe what is missing, or rescan it darker."},
+	outcome.LowConfidence:     {rank: 5, retry: "--dpi 400", action: "The engine doubts what it read%s. Look at the scan: accept it, rescan it or transcribe it."},
+	outcome.EmptyText:         {rank: 6, retry: "--dpi 400", action: "No usable text was found: a blank, handwritten or picture-only scan. Look at it; rescan or transcribe it."},
+	outcome.RenderError:       {rank: 7, noText: true, action: "The PDF could not be rendered. Open it in a viewer; re-export or rescan it."},
+	outcome.Timeout:           {rank: 8, noText: true, retry: "--dpi 200", action: "A page took longer than the page timeout. Rerun it with a longer --page-timeout or a lower --dpi, or look at the file."},
+	outcome.AttemptsExhausted: {rank: 9, noText: true, action: "The engine failed on every attempt (crash, out of memory, I/O). Give the trace ID to whoever runs refbatch: every log line of every attempt carries it."},
 
 	outcome.MissingField:     {meaning: "a required column is empty", fix: "Fill in the empty column (source_id, participant_id, referral_date, consent and path are required)."},
 	outcome.BadDate:          {meaning: "referral_date is not a real YYYY-MM-DD date", fix: "Write the date as YYYY-MM-DD, a day that exists (2024-02-30 does not)."},

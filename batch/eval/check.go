@@ -108,6 +108,7 @@ func (r *Result) Check(t Thresholds) []Regression {
 		prev = &r.Calibration[i]
 	}
 	r.checkCoverage(t, add)
+	checkHandwriting(r.Handwriting, t, add)
 	return out
 }
 
@@ -260,6 +261,7 @@ func (r *Report) WriteText(w io.Writer) error {
 				high, strconv.FormatFloat(s.Low, 'f', -1, 64), s.Misplaced, ReviewCER)
 		}
 		r.writeCoverage(tw)
+		r.writeHandwriting(tw)
 		if c := r.SuggestedCover; c != nil {
 			fmt.Fprintf(tw, "  suggested	cover confidence %s: %.1f%% of the characters of words read right are under it, %.1f%% of those misread at or above (%d and %d characters)\n",
 				strconv.FormatFloat(c.Conf, 'f', -1, 64), 100*c.RightUnder, 100*c.WrongAbove, c.RightChars, c.WrongChars)

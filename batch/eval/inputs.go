@@ -179,6 +179,12 @@ type TruthPage struct {
 	Text      string `json:"text"`
 	FaintText string `json:"faint_text,omitempty"`
 	Columns   bool   `json:"columns,omitempty"`
+	// HandwritingText is the page's handwritten note, also part of Text,
+	// and Handwriting the hand that wrote it; Signature is set on a page
+	// signed by hand. All are absent from older truth.
+	HandwritingText string          `json:"handwriting_text,omitempty"`
+	Handwriting     *TruthHand      `json:"handwriting,omitempty"`
+	Signature       *TruthSignature `json:"signature,omitempty"`
 }
 
 // LoadTruth reads every *.json file of dir as a Truth and indexes them by
@@ -267,6 +273,12 @@ type Thresholds struct {
 	// CoverageFalseAlarmsMax caps the documents without faint print, and
 	// not expected to end incomplete, that ended review incomplete_text.
 	CoverageFalseAlarmsMax *int `json:"coverage_false_alarms_max,omitempty"`
+	// NotesUnflaggedMax caps the documents that ended done having read
+	// under NoteReadRecall of their handwritten note;
+	// HandwritingFalseAlarmsMax the documents without a note that ended
+	// review handwriting.
+	NotesUnflaggedMax         *int `json:"notes_unflagged_max,omitempty"`
+	HandwritingFalseAlarmsMax *int `json:"handwriting_false_alarms_max,omitempty"`
 }
 
 // textGated reports whether any threshold needs the truth to be checked.
@@ -278,7 +290,8 @@ func (t Thresholds) textGated() bool {
 
 // coverageGated reports whether any threshold gates the coverage figures.
 func (t Thresholds) coverageGated() bool {
-	return t.FaintUnflaggedMax != nil || t.ColumnPageCERMax != nil || t.CoverageFalseAlarmsMax != nil
+	return t.FaintUnflaggedMax != nil || t.ColumnPageCERMax != nil || t.CoverageFalseAlarmsMax != nil ||
+		t.NotesUnflaggedMax != nil || t.HandwritingFalseAlarmsMax != nil
 }
 
 // ReadThresholds parses thresholds.json (see Thresholds).

@@ -97,6 +97,9 @@ type Result struct {
 	SuggestedBands *Bands `json:"suggested_bands,omitempty"`
 	// Coverage holds the coverage figures; nil without truth.
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// Handwriting holds the handwriting figures; nil when no document's
+	// truth has a note or a signature and none ended review handwriting.
+	Handwriting *Handwriting `json:"handwriting,omitempty"`
 	// SuggestedCoverage is the coverage threshold this corpus calibrates
 	// (see SuggestCoverage); nil when the artifacts record no uncovered
 	// share.
@@ -173,6 +176,7 @@ func Score(in Input) (*Result, error) {
 		res.SuggestedBands = &b
 	}
 	res.Coverage = scoreCoverage(text.Docs)
+	res.Handwriting = scoreHandwriting(in, text.Docs)
 	if s, ok := SuggestCoverage(text.Docs); ok {
 		res.SuggestedCoverage = &s
 	}

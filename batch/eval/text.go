@@ -76,6 +76,9 @@ type DocScore struct {
 	// FaintWords is the faint-print word recall over the document's
 	// pages (faintRecall); absent when its truth has no faint print.
 	FaintWords *Recall `json:"faint_words,omitempty"`
+	// NoteWords is the recall of the words of the document's handwritten
+	// note, as FaintWords; absent when its truth has no note.
+	NoteWords *Recall `json:"note_words,omitempty"`
 	// MaxUncoveredShare is the largest uncovered share of its pages and
 	// RecoveredWords the words recovery added, when the artifacts record
 	// them.
@@ -124,7 +127,9 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 			return nil, fmt.Errorf("no truth for %s, which is expected to be read (%s)", e.SourceID, e)
 		}
 		incomplete := e.Allows(Outcome{State: outcome.Review, Reason: outcome.IncompleteText})
-		probe := incomplete || slices.ContainsFunc(truth.Pages, func(p TruthPage) bool { return p.Columns || strings.TrimSpace(p.FaintText) != "" })
+		probe := incomplete || slices.ContainsFunc(truth.Pages, func(p TruthPage) bool {
+			return p.Columns || strings.TrimSpace(p.FaintText) != "" || strings.TrimSpace(p.HandwritingText) != ""
+		})
 		d := DocScore{SourceID: e.SourceID, Band: BandNone, Pages: []PageScore{}, Doubted: doubted, Coverage: probe && !doubted, incompleteAllowed: incomplete}
 		var ocr []string
 		var cov []PageCoverage
@@ -165,6 +170,13 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 						d.FaintWords = &Recall{}
 					}
 					addRecall(d.FaintWords, rc)
+				}
+				if strings.TrimSpace(tp.HandwritingText) != "" {
+					rc := faintRecall(h, tp.Text, tp.HandwritingText)
+					if d.NoteWords == nil {
+						d.NoteWords = &Recall{}
+					}
+					addRecall(d.NoteWords, rc)
 				}
 			}
 			if d.Read && measured {

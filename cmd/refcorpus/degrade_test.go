@@ -24,8 +24,8 @@ import (
 // The commands behind the committed corpora, as their READMEs give them.
 var (
 	sampleOptions  = options{Seed: 1, Docs: 10, DPIs: []int{150, 200, 200}, Bad: true, MaxBytes: DefaultMaxBytes}
-	evalOptions    = options{Seed: 3, Docs: 30, DPIs: []int{150, 200, 300}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes, Hard: 8, Coverage: 16, FaintInk: DefaultFaintInk}
-	holdoutOptions = options{Seed: 11, Docs: 0, DPIs: []int{150, 200, 300}, MaxBytes: DefaultMaxBytes, Coverage: 8, FaintInk: [2]int{125, 195}}
+	evalOptions    = options{Seed: 3, Docs: 30, DPIs: []int{150, 200, 300}, Degrade: true, BadAll: true, Bad: true, MaxBytes: DefaultMaxBytes, Hard: 8, Coverage: 16, FaintInk: DefaultFaintInk, Handwriting: 8, Signatures: 3, HandDPIs: []int{200, 300}}
+	holdoutOptions = options{Seed: 11, Docs: 0, DPIs: []int{150, 200, 300}, MaxBytes: DefaultMaxBytes, Coverage: 8, FaintInk: [2]int{125, 195}, Handwriting: 6, Signatures: 2, HandDPIs: []int{200, 300}}
 )
 
 // smallAll exercises every --degrade, --bad-all and --hard path and stays

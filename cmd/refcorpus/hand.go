@@ -35,7 +35,7 @@ const varHand = "handwriting"
 
 // reasonHandwriting is the review reason a note that was not read
 // credibly is to end with.
-const reasonHandwriting = "handwriting"
+const reasonHandwriting = string(outcome.Handwriting)
 
 // handStream is the random stream of these documents' identities; the
 // i-th document's content is drawn from handStream+1+i. It is far from

@@ -117,6 +117,7 @@ const RejectedByPerson Reason = "rejected_by_person"
 const (
 	EmptyText      Reason = "empty_text"      // too few credible words: no usable text
 	LowConfidence  Reason = "low_confidence"  // the document's confidence is in the low band
+	Handwriting    Reason = "handwriting"     // a handwritten note on a page was not read credibly
 	IncompleteText Reason = "incomplete_text" // print on a page was left unread
 	IDNotFound     Reason = "id_not_found"    // the text lacks the participant ID
 	DateNotFound   Reason = "date_not_found"  // the text holds the participant ID but not the referral date
@@ -141,7 +142,7 @@ var reasons = []struct {
 	{NotPDF, Rejected}, {TooLarge, Rejected}, {HashMismatch, Rejected}, {Encrypted, Rejected},
 	{MalformedPDF, Rejected}, {TooManyPages, Rejected}, {PageTooLarge, Rejected}, {UnparseablePDF, Rejected},
 	{Conflict, Rejected}, {RejectedByPerson, Rejected},
-	{EmptyText, Review}, {LowConfidence, Review}, {IncompleteText, Review}, {IDNotFound, Review}, {DateNotFound, Review},
+	{EmptyText, Review}, {LowConfidence, Review}, {Handwriting, Review}, {IncompleteText, Review}, {IDNotFound, Review}, {DateNotFound, Review},
 	{Timeout, Review}, {RenderError, Review}, {AttemptsExhausted, Review},
 }
 
