@@ -161,23 +161,7 @@ func scoreText(in Input, rows []report.Row) (*Text, error) {
 				ps.Read = &reads[p]
 			}
 			if p < len(truth.Pages) {
-				tp := truth.Pages[p]
-				ps.Columns = tp.Columns
-				if strings.TrimSpace(tp.FaintText) != "" {
-					rc := faintRecall(h, tp.Text, tp.FaintText)
-					ps.FaintWords = &rc
-					if d.FaintWords == nil {
-						d.FaintWords = &Recall{}
-					}
-					addRecall(d.FaintWords, rc)
-				}
-				if strings.TrimSpace(tp.HandwritingText) != "" {
-					rc := faintRecall(h, tp.Text, tp.HandwritingText)
-					if d.NoteWords == nil {
-						d.NoteWords = &Recall{}
-					}
-					addRecall(d.NoteWords, rc)
-				}
+				d.scoreTruthPage(&ps, h, truth.Pages[p])
 			}
 			if d.Read && measured {
 				d.addCoverage(&ps, cov, p)
@@ -285,4 +269,26 @@ func field(value, src, hay string) *bool {
 	}
 	found := strings.Contains(hay, value)
 	return &found
+}
+
+// scoreTruthPage scores what the truth of page ps marks apart: its
+// columns, its faint print and its handwritten note, against h, the
+// page's reading.
+func (d *DocScore) scoreTruthPage(ps *PageScore, h string, tp TruthPage) {
+	ps.Columns = tp.Columns
+	if strings.TrimSpace(tp.FaintText) != "" {
+		rc := faintRecall(h, tp.Text, tp.FaintText)
+		ps.FaintWords = &rc
+		if d.FaintWords == nil {
+			d.FaintWords = &Recall{}
+		}
+		addRecall(d.FaintWords, rc)
+	}
+	if strings.TrimSpace(tp.HandwritingText) != "" {
+		rc := faintRecall(h, tp.Text, tp.HandwritingText)
+		if d.NoteWords == nil {
+			d.NoteWords = &Recall{}
+		}
+		addRecall(d.NoteWords, rc)
+	}
 }
