@@ -80,7 +80,7 @@ func (e *engine) readHandwriting(p *prepared, r recognition) (recognition, []Han
 // verdicts returns the regions as recorded: each read when credible
 // words cover handReadLine of every line's ink.
 func (look *handLook) verdicts(regions []handRegion, credible []Word) []HandwritingRegion {
-	cover := newWordCover(credible, look.f, look.small.w, look.small.h).raster
+	cover := credibleCover(credible, look.f, look.small.w, look.small.h)
 	out := make([]HandwritingRegion, 0, len(regions))
 	for _, reg := range regions {
 		hr := HandwritingRegion{Box: reg.box, Read: true}

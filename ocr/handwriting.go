@@ -199,7 +199,7 @@ type handRegion struct {
 // findHandwriting returns the handwritten regions of look's page, whose
 // credible words (conf handConf or more) are credible, top to bottom.
 func (look *handLook) findHandwriting(credible []Word) []handRegion {
-	cover := newWordCover(credible, look.f, look.small.w, look.small.h).raster
+	cover := credibleCover(credible, look.f, look.small.w, look.small.h)
 	look.printReference(cover, credible)
 	var regions []handRegion
 	for _, l := range look.lines {
@@ -350,6 +350,9 @@ func (look *handLook) note(r handRegion, cover []byte) bool {
 	narrow := w < int(handMinNoteInch*look.wdpi)*look.f
 	if w < int(handMinInch*look.wdpi)*look.f {
 		return false // a mark, a dotted rule down the page, a table's column
+	}
+	if r.box[3]-r.box[1] >= w {
+		return false // as tall as it is wide: a drawing, not lines of a note
 	}
 	return unread >= 5 || (unread >= 3 && !narrow)
 }

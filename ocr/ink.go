@@ -127,18 +127,39 @@ func newWordCover(words []Word, f, w, h int) wordCover {
 			tall = append(tall, wd)
 			continue
 		}
-		pad := (b[3] - b[1]) / 5
-		x0, y0 := max(0, (b[0]-pad)/f), max(0, (b[1]-pad)/f)
-		x1, y1 := min(w, (b[2]+pad+f-1)/f), min(h, (b[3]+pad+f-1)/f)
-		for y := y0; y < y1; y++ {
-			row := c.raster[y*w : (y+1)*w]
-			for x := x0; x < x1; x++ {
-				row[x] = 1
-			}
-		}
+		paintWord(c.raster, b, f, w, h)
 	}
 	c.tall = newWordIndex(tall)
 	return c
+}
+
+// paintWord marks box b, a fifth of its height larger on every side, on
+// the w×h raster of a page reduced by f.
+func paintWord(raster []byte, b [4]int, f, w, h int) {
+	pad := (b[3] - b[1]) / 5
+	x0, y0 := max(0, (b[0]-pad)/f), max(0, (b[1]-pad)/f)
+	x1, y1 := min(w, (b[2]+pad+f-1)/f), min(h, (b[3]+pad+f-1)/f)
+	for y := y0; y < y1; y++ {
+		row := raster[y*w : (y+1)*w]
+		for x := x0; x < x1; x++ {
+			row[x] = 1
+		}
+	}
+}
+
+// credibleCover is the raster of every credible word, tall ones included,
+// on the w×h page reduced by f: the handwriting step's view of what is
+// read. A heading set large, read credibly, is read, however tall; the
+// coverage step's caution about tall words (junk read into a stamp) does
+// not apply to words read at the handwriting step's confidence.
+func credibleCover(words []Word, f, w, h int) []byte {
+	raster := make([]byte, w*h)
+	for _, wd := range words {
+		if b := wd.Box; b[2] > b[0] && b[3] > b[1] {
+			paintWord(raster, b, f, w, h)
+		}
+	}
+	return raster
 }
 
 // wordIndex holds tall words' boxes, enlarged as above, sorted by their
