@@ -203,14 +203,14 @@ func TestSafeName(t *testing.T) {
 
 // TestValidationPolicy pins the validation rule's name in the policy hash
 // for every combination of switches, so that PolicyVersion changes only
-// when the rule does (revision 5: date_not_found).
+// when the rule does (revision 5: date_not_found; 6: handwriting).
 func TestValidationPolicy(t *testing.T) {
 	for _, tt := range []struct {
 		noIDCheck, noCoverage bool
 		want                  string
 	}{
-		{false, false, "empty_text,low_confidence,incomplete_text,id_not_found,date_not_found/5"},
-		{true, false, "empty_text,low_confidence,incomplete_text/4"},
+		{false, false, "empty_text,low_confidence,handwriting,incomplete_text,id_not_found,date_not_found/6"},
+		{true, false, "empty_text,low_confidence,handwriting,incomplete_text/6"},
 		{false, true, "empty_text,low_confidence,id_not_found,date_not_found/5"},
 		{true, true, "empty_text,low_confidence/2"},
 	} {
