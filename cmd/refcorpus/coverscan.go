@@ -197,26 +197,7 @@ func colourPage(r *rand.Rand, ink, faint *image.Gray, c coverDoc, look coverLook
 			img.Pix[o+3] = 255
 		}
 	}
-	for range int(look.NoiseShare * float64(w*h)) {
-		o := img.PixOffset(r.IntN(w), r.IntN(h))
-		d := r.IntN(61) - 30 + r.IntN(61) - 30
-		for k := range 3 {
-			img.Pix[o+k] = uint8(max(0, min(255, int(img.Pix[o+k])+d)))
-		}
-	}
-	radius := max(1, c.DPI/150)
-	for range look.Specks {
-		cx, cy := r.IntN(w), r.IntN(h)
-		rr := radius + r.IntN(radius+1)
-		for y := max(0, cy-rr); y < min(h, cy+rr); y++ {
-			for x := max(0, cx-rr); x < min(w, cx+rr); x++ {
-				if (x-cx)*(x-cx)+(y-cy)*(y-cy) <= rr*rr {
-					o := img.PixOffset(x, y)
-					copy(img.Pix[o:o+3], look.InkRGB[:])
-				}
-			}
-		}
-	}
+	speckle(img, r, look.NoiseShare, look.Specks, c.DPI, look.InkRGB)
 	return img
 }
 

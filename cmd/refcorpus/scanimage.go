@@ -220,26 +220,7 @@ func yellow(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool, 
 			img.Pix[o+3] = 255
 		}
 	}
-	for range int(s.NoiseShare * float64(w*h)) {
-		o := img.PixOffset(r.IntN(w), r.IntN(h))
-		d := r.IntN(61) - 30 + r.IntN(61) - 30
-		for c := range 3 {
-			img.Pix[o+c] = uint8(max(0, min(255, int(img.Pix[o+c])+d)))
-		}
-	}
-	radius := max(1, s.DPI/150)
-	for range s.Specks {
-		cx, cy := r.IntN(w), r.IntN(h)
-		rr := radius + r.IntN(radius+1)
-		for y := max(0, cy-rr); y < min(h, cy+rr); y++ {
-			for x := max(0, cx-rr); x < min(w, cx+rr); x++ {
-				if (x-cx)*(x-cx)+(y-cy)*(y-cy) <= rr*rr {
-					o := img.PixOffset(x, y)
-					copy(img.Pix[o:o+3], s.InkRGB[:])
-				}
-			}
-		}
-	}
+	speckle(img, r, s.NoiseShare, s.Specks, s.DPI, s.InkRGB)
 	return img
 }
 
@@ -358,4 +339,30 @@ func encodeScan(img image.Image, s scanStyle) (pdfImage, scanMeta, error) {
 		err = fmt.Errorf("unexpected image type %T", img)
 	}
 	return pi, m, err
+}
+
+// speckle adds a colour scan's light noise (a share of the pixels moved
+// by up to ±60 levels) and dark specks of ink, a few pixels across at dpi.
+func speckle(img *image.RGBA, r *rand.Rand, noiseShare float64, specks, dpi int, ink [3]uint8) {
+	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	for range int(noiseShare * float64(w*h)) {
+		o := img.PixOffset(r.IntN(w), r.IntN(h))
+		d := r.IntN(61) - 30 + r.IntN(61) - 30
+		for c := range 3 {
+			img.Pix[o+c] = uint8(max(0, min(255, int(img.Pix[o+c])+d)))
+		}
+	}
+	radius := max(1, dpi/150)
+	for range specks {
+		cx, cy := r.IntN(w), r.IntN(h)
+		rr := radius + r.IntN(radius+1)
+		for y := max(0, cy-rr); y < min(h, cy+rr); y++ {
+			for x := max(0, cx-rr); x < min(w, cx+rr); x++ {
+				if (x-cx)*(x-cx)+(y-cy)*(y-cy) <= rr*rr {
+					o := img.PixOffset(x, y)
+					copy(img.Pix[o:o+3], ink[:])
+				}
+			}
+		}
+	}
 }
