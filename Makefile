@@ -28,7 +28,7 @@ DESTDIR       ?=
 # and report records; without git (a source tarball) the Go toolchain's
 # stamp or "devel" stands in.
 VERSION       ?= $(shell git describe --always --dirty 2>/dev/null)
-LDFLAGS       := $(if $(VERSION),-X github.com/refbatch/refbatch/batch.version=$(VERSION))
+LDFLAGS       := $(if $(VERSION),-X github.com/refbatch/refbatch/batch/layout.version=$(VERSION))
 
 export OMP_THREAD_LIMIT = 1
 

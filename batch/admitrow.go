@@ -65,7 +65,7 @@ func (r *runner) admit(ctx context.Context, row manifest.Row, o Options) (journa
 	if row.Err != nil {
 		return reject("", row.Err.Reason, "column "+row.Err.Field+": "+row.Err.Detail)
 	}
-	doc, err := admit.Check(ctx, o.Root, row.Path, row.SHA256, o.limits(), r.inspector)
+	doc, err := admit.Check(ctx, o.Root, row.Path, row.SHA256, o.Limits(), r.inspector)
 	var rej *admit.Rejection
 	if errors.As(err, &rej) {
 		sha := ""

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -18,12 +19,12 @@ import (
 // files refbatch did not name and temp files stay.
 func TestSweepOrphans(t *testing.T) {
 	out := t.TempDir()
-	j, err := journal.Open(filepath.Join(out, JournalFile))
+	j, err := journal.Open(filepath.Join(out, layout.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	st, err := store.Open(filepath.Join(out, ArtifactsDir), nil)
+	st, err := store.Open(filepath.Join(out, layout.ArtifactsDir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestSweepOrphans(t *testing.T) {
 	}
 	committed := artifactName("R-A", shaA, 2, false)
 	put(committed)
-	if err := j.Finish(l, journal.Result{State: outcome.Done, Artifact: ArtifactsDir + "/" + committed, ArtifactSHA256: "aa"}); err != nil {
+	if err := j.Finish(l, journal.Result{State: outcome.Done, Artifact: layout.ArtifactsDir + "/" + committed, ArtifactSHA256: "aa"}); err != nil {
 		t.Fatal(err)
 	}
 	orphan := artifactName("R-A", shaA, 1, false)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -46,7 +47,7 @@ func finishedJournal(b *testing.B, rows int) (manifest, out string) {
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		b.Fatal(err)
 	}
-	j, err := journal.Open(filepath.Join(out, JournalFile))
+	j, err := journal.Open(filepath.Join(out, layout.JournalFile))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func finishedJournal(b *testing.B, rows int) (manifest, out string) {
 // from its journal.
 func BenchmarkBuildReport(b *testing.B) {
 	manifest, out := finishedJournal(b, finishedRows)
-	j, err := journal.Open(filepath.Join(out, JournalFile))
+	j, err := journal.Open(filepath.Join(out, layout.JournalFile))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,17 +1,12 @@
 package batch
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/report"
-	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // FindingJournalRewritten: the journal's custody log, or a table against
@@ -31,7 +26,7 @@ func verifyCustody(j *journal.Journal, o VerifyOptions, res *VerifyResult, dbPat
 	}
 	if chain.Legacy {
 		if o.Root != "" || o.RootLog != "" {
-			return fmt.Errorf("%w: this journal has no custody log (an earlier refbatch wrote it); a run of this build adds one, from then on", ErrNoCustodyLog)
+			return fmt.Errorf("%w: this journal has no custody log (an earlier refbatch wrote it); a run of this build adds one, from then on", layout.ErrNoCustodyLog)
 		}
 		return nil
 	}
@@ -50,16 +45,16 @@ func verifyCustody(j *journal.Journal, o VerifyOptions, res *VerifyResult, dbPat
 	if o.RootLog == "" {
 		return nil
 	}
-	id, err := j.Meta(metaBatchID)
+	id, err := j.Meta(layout.MetaBatchID)
 	if err != nil {
 		return err
 	}
-	entries, err := ReadRootLog(o.RootLog, id)
+	entries, err := layout.ReadRootLog(o.RootLog, id)
 	if err != nil {
 		return err
 	}
 	if len(entries) == 0 {
-		return fmt.Errorf("%w: %s has no entry for batch %s", ErrNoCustodyLog, o.RootLog, id)
+		return fmt.Errorf("%w: %s has no entry for batch %s", layout.ErrNoCustodyLog, o.RootLog, id)
 	}
 	for i, e := range entries {
 		n, ok := chain.Position(e.Root)
@@ -75,80 +70,4 @@ func verifyCustody(j *journal.Journal, o VerifyOptions, res *VerifyResult, dbPat
 		}
 	}
 	return nil
-}
-
-// ErrRootLogInOut means --root-log names a file inside the output folder,
-// which whoever can rewrite the journal can rewrite too.
-var ErrRootLogInOut = errors.New("the root log must be kept outside the output folder")
-
-// ErrNoCustodyLog means verify was asked to check a root against a
-// journal that has none, or a root log that has no entry for the batch.
-var ErrNoCustodyLog = errors.New("no custody log to check")
-
-// RootLogEntry is one line of a root log: a run's final batch root, with
-// when it was written and what the batch held. The log is JSON lines,
-// appended to, never rewritten.
-type RootLogEntry struct {
-	Time   time.Time `json:"time"`
-	Batch  string    `json:"batch"`
-	Root   string    `json:"root"`
-	Events int64     `json:"events"`
-	// Rows counts the batch's rows per state.
-	Rows map[outcome.State]int `json:"rows"`
-}
-
-// AppendRootLog appends the batch root of the report to the root log at
-// path (created 0600), and syncs it: the log an auditor keeps outside the
-// output folder.
-func AppendRootLog(path, batch string, rep *report.Report, now time.Time) error {
-	if rep.Custody == nil {
-		return fmt.Errorf("root log %s: %w", path, ErrNoCustodyLog)
-	}
-	line, err := json.Marshal(RootLogEntry{Time: now.UTC(), Batch: batch, Root: rep.Custody.Root, Events: rep.Custody.Events, Rows: rep.Summary.States})
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("root log: %w", err)
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("root log %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("root log %s: %w", path, err)
-	}
-	return f.Close()
-}
-
-// ReadRootLog returns the entries of the root log at path for batch, in
-// the order they were appended. A line that is not an entry is an error
-// naming it: a root log is the auditor's, and a damaged one must show.
-func ReadRootLog(path, batch string) ([]RootLogEntry, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("root log: %w", err)
-	}
-	defer f.Close()
-	var out []RootLogEntry
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		var e RootLogEntry
-		if err := json.Unmarshal([]byte(text), &e); err != nil || e.Root == "" {
-			return nil, fmt.Errorf("root log %s, line %d: not an entry refbatch wrote", path, n)
-		}
-		if e.Batch == batch {
-			out = append(out, e)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("root log %s: %w", path, err)
-	}
-	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/notify"
 )
 
@@ -272,11 +273,11 @@ func runEnd(ctx context.Context, batchID, manifest string, runErr error) journal
 // undelivered (to some target). It is `refbatch notify`. When ctx ends
 // first, it stops at once, and its error wraps context.Canceled; the
 // events not delivered stay in the outbox.
-func Flush(ctx context.Context, p Place, o NotifyOptions, log *slog.Logger) (int, error) {
+func Flush(ctx context.Context, p layout.Place, o NotifyOptions, log *slog.Logger) (int, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	j, _, err := openJournalRW(ctx, p)
+	j, _, err := layout.OpenJournalRW(ctx, p)
 	if err != nil {
 		return 0, err
 	}

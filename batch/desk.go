@@ -15,6 +15,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr"
@@ -75,8 +76,8 @@ func deskRejection(r journal.ReportRow, versions map[string]int64) *DeskRejectio
 
 // DeskQueue lists the rows in review and the rows rejected in the batch
 // at p, in manifest order.
-func DeskQueue(p Place) ([]DeskRow, error) {
-	j, _, err := openJournal(p)
+func DeskQueue(p layout.Place) ([]DeskRow, error) {
+	j, _, err := layout.OpenJournal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ type DeskDoc struct {
 	Text          []ocr.PageResult `json:"pages_read"`
 	ArtifactError string           `json:"artifact_error,omitempty"`
 	// Transcriptions are what people typed for regions of the pages.
-	Transcriptions []Transcription `json:"transcriptions"`
+	Transcriptions []layout.Transcription `json:"transcriptions"`
 	// Rejection is a rejected document's detail and status, nil when it
 	// is not rejected.
 	Rejection *DeskRejection `json:"rejection,omitempty"`
@@ -160,8 +161,8 @@ var ErrNoDeskDocument = errors.New("no document in this batch has that source_id
 // DeskDocument reads the document with sourceID for the desk: its row,
 // its history, its manifest fields read again from the manifest, and its
 // artifact decrypted with ids (checked as Show checks it).
-func DeskDocument(p Place, sourceID string, ids []age.Identity) (*DeskDoc, error) {
-	j, p, err := openJournal(p)
+func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc, error) {
+	j, p, err := layout.OpenJournal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +176,7 @@ func DeskDocument(p Place, sourceID string, ids []age.Identity) (*DeskDoc, error
 	}
 	out := &DeskDoc{SourceID: d.SourceID, ManifestLine: d.Line, State: d.State, Reason: d.Reason, Explanation: report.Explain(d.Reason),
 		Pages: d.Pages, MeanConfidence: round1(d.MeanConfidence), Band: d.Band, Attempts: d.Attempts, History: []DeskEvent{},
-		Transcriptions: []Transcription{}}
+		Transcriptions: []layout.Transcription{}}
 	err = j.DocumentEvents(d.ID, func(e journal.Event) error {
 		out.Version = e.ID
 		if out.Manifest == "" && e.Manifest != "" {
@@ -188,10 +189,10 @@ func DeskDocument(p Place, sourceID string, ids []age.Identity) (*DeskDoc, error
 		return nil, err
 	}
 	if d.Artifact != "" {
-		st, err := store.OpenReadOnly(filepath.Join(p.Out, ArtifactsDir))
+		st, err := store.OpenReadOnly(filepath.Join(p.Out, layout.ArtifactsDir))
 		if err == nil {
-			var a *Artifact
-			if a, err = openArtifact(st, d, ids); err == nil {
+			var a *layout.Artifact
+			if a, err = layout.OpenArtifact(st, d, ids); err == nil {
 				out.Text, out.Transcriptions = a.Pages, a.Transcriptions
 			}
 		}
@@ -305,8 +306,8 @@ func alnum(s string) string {
 // admitted SHA-256, and returns read, which reads it under admission's
 // rules (inside the batch's root, a regular file, at most its admitted
 // size) and returns its bytes only when they still hash to that SHA-256.
-func DeskSource(p Place, sourceID string) (sum string, read func() ([]byte, error), err error) {
-	j, _, err := openJournal(p)
+func DeskSource(p layout.Place, sourceID string) (sum string, read func() ([]byte, error), err error) {
+	j, _, err := layout.OpenJournal(p)
 	if err != nil {
 		return "", nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 )
 
@@ -21,11 +22,6 @@ var (
 	// the engines, and a fresh engine failed the probe page too); retrying
 	// would burn every document's attempts.
 	ErrEnginesBroken = errors.New("the OCR engines keep failing")
-	// ErrNoJournal means the folder holds no journal: it is not an output
-	// folder, or no run has started in it.
-	ErrNoJournal = errors.New("no journal in the output folder")
-	// ErrNotFound: no document with that source_id in the journal.
-	ErrNotFound = errors.New("no such document")
 	// ErrOutNotFolder: the output path exists and is not a folder.
 	ErrOutNotFolder = errors.New("the output path is not a folder")
 )
@@ -45,7 +41,7 @@ type EncryptionChoiceError struct {
 
 // Encrypted reports whether the folder's artifacts are the encrypted ones
 // (and the run's would be plaintext).
-func (e *EncryptionChoiceError) Encrypted() bool { return e.Have == encryptionAge }
+func (e *EncryptionChoiceError) Encrypted() bool { return e.Have == layout.EncryptionAge }
 
 func (e *EncryptionChoiceError) Error() string {
 	return fmt.Sprintf("this output folder holds %s artifacts; this run would write %s ones", e.Have, e.Want)

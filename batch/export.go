@@ -20,6 +20,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -46,9 +47,6 @@ const FindingExportFailed = "export_failed"
 
 // ProvenanceFile is each document's provenance in a bag.
 const ProvenanceFile = "provenance.json"
-
-// metaBatchID is the journal meta key of the batch's ID.
-const metaBatchID = "batch_id"
 
 var (
 	// ErrDestInsideOut: the export would write into the output folder.
@@ -99,7 +97,7 @@ type ExportOptions struct {
 	ChildTimeout time.Duration
 }
 
-func (o ExportOptions) place() Place { return Place{Out: o.Out, Journal: o.Journal} }
+func (o ExportOptions) place() layout.Place { return layout.Place{Out: o.Out, Journal: o.Journal} }
 
 // ExportEvent is one document done (exported, or refused with findings).
 // It carries IDs and counts only.
@@ -158,7 +156,7 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if err := checkExportOptions(&o); err != nil {
 		return nil, err
 	}
-	j, p, err := openJournal(o.place())
+	j, p, err := layout.OpenJournal(o.place())
 	if err != nil {
 		return nil, err
 	}
@@ -170,9 +168,9 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if problems, err := j.IntegrityCheck(); err != nil || len(problems) > 0 {
 		return nil, fmt.Errorf("the journal is damaged (run refbatch verify): %v%s", err, strings.Join(problems, "; "))
 	}
-	if enc, err := j.Meta(metaEncryption); err != nil {
+	if enc, err := j.Meta(layout.MetaEncryption); err != nil {
 		return nil, err
-	} else if enc == encryptionAge && len(o.Identities) == 0 {
+	} else if enc == layout.EncryptionAge && len(o.Identities) == 0 {
 		return nil, ErrNeedIdentity
 	}
 	runs, err := j.Runs()
@@ -194,7 +192,7 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		return nil, err
 	}
 	res.Selected = len(docs)
-	st, err := store.OpenReadOnly(filepath.Join(o.Out, ArtifactsDir))
+	st, err := store.OpenReadOnly(filepath.Join(o.Out, layout.ArtifactsDir))
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +281,7 @@ func checkExportOptions(o *ExportOptions) error {
 // ExportName is the name export gives a document's files, before the
 // extension (<name>.pdf, <name>.txt, <name>.alto.xml), and its folder in
 // a bag: the source_id made safe for any file system, as artifacts name it.
-func ExportName(sourceID string) string { return safeName(sourceID) }
+func ExportName(sourceID string) string { return layout.SafeName(sourceID) }
 
 // dirMode is a folder's mode for files of mode m: x wherever r is set.
 func dirMode(m os.FileMode) os.FileMode { return m | (m&0o444)>>2 }
@@ -291,7 +289,7 @@ func dirMode(m os.FileMode) os.FileMode { return m | (m&0o444)>>2 }
 // batchID is the batch's ID from the journal. A journal older than the ID
 // gets one derived from its first run, the same at every export.
 func batchID(j *journal.Journal, runs []journal.Run) (string, error) {
-	id, err := j.Meta(metaBatchID)
+	id, err := j.Meta(layout.MetaBatchID)
 	if err != nil || id != "" || len(runs) == 0 {
 		return id, err
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/refbatch/refbatch/batch/layout"
 )
 
 // bindMount mounts dir at a new folder and returns it, or skips the test
@@ -30,7 +32,7 @@ func bindMount(t *testing.T, dir string) string {
 func TestOpenDestByIdentity(t *testing.T) {
 	base := t.TempDir()
 	out := filepath.Join(base, "out")
-	arts := filepath.Join(out, ArtifactsDir)
+	arts := filepath.Join(out, layout.ArtifactsDir)
 	if err := os.MkdirAll(arts, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report"
 )
@@ -83,10 +84,10 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 		return ExportEvent{Kind: "refused", Findings: findings}, nil
 	}
 	if d.Artifact == "" {
-		add(FindingMissingArtifactEntry, x.o.place().describe(), d.SourceID, "a "+string(d.State)+" document has no artifact recorded")
+		add(FindingMissingArtifactEntry, x.o.place().Describe(), d.SourceID, "a "+string(d.State)+" document has no artifact recorded")
 		return refuse()
 	}
-	a := verifyArtifact(x.st, d, storeName(d.Artifact), x.o.Identities, &VerifyResult{batchID: x.res.BatchID}, add)
+	a := verifyArtifact(x.st, d, layout.StoreName(d.Artifact), x.o.Identities, &VerifyResult{batchID: x.res.BatchID}, add)
 	var src []byte
 	if slices.Contains(x.o.Formats, FormatPDF) || slices.Contains(x.o.Formats, FormatALTO) {
 		src = readVerifiedSource(x.root, d, add)
@@ -95,7 +96,7 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 	}
 	if a == nil || len(findings) > 0 {
 		if len(findings) == 0 {
-			add(FindingArtifactUnreadable, filepath.Join(x.st.Dir(), storeName(d.Artifact)), d.SourceID, "not decrypted")
+			add(FindingArtifactUnreadable, filepath.Join(x.st.Dir(), layout.StoreName(d.Artifact)), d.SourceID, "not decrypted")
 		}
 		return refuse()
 	}
@@ -110,8 +111,8 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 	}
 	dir, prefix := ".", ""
 	if x.o.Bag {
-		dir = path.Join(export.PayloadDir, safeName(d.SourceID))
-		prefix = export.PayloadDir + "/" + safeName(d.SourceID) + "/"
+		dir = path.Join(export.PayloadDir, layout.SafeName(d.SourceID))
+		prefix = export.PayloadDir + "/" + layout.SafeName(d.SourceID) + "/"
 	}
 	written, present, err := x.write(dir, prefix, names, contents)
 	if err != nil {
@@ -131,21 +132,21 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 // the searchable PDF come from the renderer's child; a document it fails
 // on is an *export.RenderError. notPDFA says why its PDF is not PDF/A
 // though asked.
-func (x *exporter) render(ctx context.Context, d journal.Doc, a *Artifact, src []byte) (names []string, contents [][]byte, notPDFA string, err error) {
-	base := safeName(d.SourceID)
+func (x *exporter) render(ctx context.Context, d journal.Doc, a *layout.Artifact, src []byte) (names []string, contents [][]byte, notPDFA string, err error) {
+	base := layout.SafeName(d.SourceID)
 	prov := export.Provenance{
 		SourceID: d.SourceID, ManifestLine: d.Line, SourceSHA256: d.SHA256, SourceSize: d.Size,
 		ArtifactSHA256: d.ArtifactSHA256, ContentSHA256: a.ContentSHA256,
 		State: string(d.State), Reason: string(d.Reason), Band: string(d.Band), Pages: len(a.Pages),
 		Lang: a.Provenance.Lang, Engines: a.Provenance.Engines,
 		PolicyVersion: a.Provenance.PolicyVersion, Policy: a.Provenance.Policy,
-		ReadAt: a.Provenance.CreatedAt, Producer: "refbatch " + Version(),
+		ReadAt: a.Provenance.CreatedAt, Producer: "refbatch " + layout.Version(),
 	}
 	if h := x.history[d.ID]; h != nil {
 		prov.Decisions, prov.Amendments = h.decisions, h.amendments
 	}
 	if slices.Contains(x.o.Formats, FormatText) {
-		names, contents = append(names, base+".txt"), append(contents, []byte(ContentText(a.Pages)+TranscriptionsText(a.Transcriptions)))
+		names, contents = append(names, base+".txt"), append(contents, []byte(layout.ContentText(a.Pages)+TranscriptionsText(a.Transcriptions)))
 	}
 	var r *export.Rendered
 	if x.renderer != nil {
@@ -280,7 +281,7 @@ func (x *exporter) finishBag() error {
 		return err
 	}
 	names, contents, tagManifest := x.bag.TagFiles(export.BagInfo{
-		ExternalIdentifier: x.res.BatchID, Agent: "refbatch " + Version(),
+		ExternalIdentifier: x.res.BatchID, Agent: "refbatch " + layout.Version(),
 		Documents: x.res.Exported, Date: x.o.Now(),
 	})
 	if _, _, err := x.write(".", "", names, contents); err != nil {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 )
 
@@ -105,7 +106,7 @@ func (e *engineVersions) snapshot() map[string]string {
 // versionsMap is the one rendering of engine versions, as runs, reports
 // and artifacts record them. Versions not known are left out.
 func versionsMap(v ocr.Versions) map[string]string {
-	m := map[string]string{"refbatch": Version()}
+	m := map[string]string{"refbatch": layout.Version()}
 	for k, s := range map[string]string{"tesseract": v.Tesseract, "mupdf": v.MuPDF, "leptonica": v.Leptonica} {
 		if s != "" {
 			m[k] = s

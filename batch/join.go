@@ -15,6 +15,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr"
@@ -31,7 +32,7 @@ import (
 // brings to it. Everything else (the page policy, the caps, the
 // recipients) is the batch's, as its runs recorded it.
 type JoinOptions struct {
-	Place
+	layout.Place
 	// Workers is the number of OCR workers of this process; default the
 	// number of CPUs.
 	Workers int
@@ -53,25 +54,25 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	if o.Progress == nil {
 		o.Progress = NopProgress{}
 	}
-	if err := checkShared(o.Journal); err != nil {
+	if err := layout.CheckShared(o.Journal); err != nil {
 		return nil, err
 	}
-	j, p, err := openJournalRW(ctx, o.Place)
+	j, p, err := layout.OpenJournalRW(ctx, o.Place)
 	if err != nil {
 		// No journal.db in the folder, or a PostgreSQL database (or
 		// schema) no run made a journal of.
-		if errors.Is(err, ErrNoJournal) {
-			return nil, fmt.Errorf("%w: %v", ErrNoBatch, err)
+		if errors.Is(err, layout.ErrNoJournal) {
+			return nil, fmt.Errorf("%w: %v", layout.ErrNoBatch, err)
 		}
 		return nil, err
 	}
 	defer j.Close()
-	if p.shared() {
-		if p.Out, err = pinOut(j, p.Out); err != nil {
+	if p.Shared() {
+		if p.Out, err = layout.PinOut(j, p.Out); err != nil {
 			return nil, err
 		}
 	}
-	batchID, err := j.Meta(metaBatchID)
+	batchID, err := j.Meta(layout.MetaBatchID)
 	if err != nil {
 		return nil, err
 	}
@@ -80,9 +81,9 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	case err != nil:
 		return nil, err
 	case batchID == "" || len(manifests) == 0:
-		return nil, fmt.Errorf("%w: no run recorded one in %s", ErrNoBatch, p.describe())
+		return nil, fmt.Errorf("%w: no run recorded one in %s", layout.ErrNoBatch, p.Describe())
 	}
-	if _, err := claimFolder(j, p.Out); err != nil {
+	if _, err := layout.ClaimFolder(j, p.Out); err != nil {
 		return nil, err
 	}
 	if manifests, err = present(j, manifests, o.Logger); err != nil {
@@ -109,7 +110,7 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(filepath.Join(p.Out, ArtifactsDir), recipients)
+	st, err := store.Open(filepath.Join(p.Out, layout.ArtifactsDir), recipients)
 	if err != nil {
 		return nil, err
 	}
@@ -118,11 +119,11 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 	if err := sweepAtStart(j, st, p.Out, owner, o.Logger); err != nil {
 		return nil, err
 	}
-	runID, err := j.StartRun(owner, main.Settings.encodeRun("", true), "{}")
+	runID, err := j.StartRun(owner, main.Settings.EncodeRun("", true), "{}")
 	if err != nil {
 		return nil, err
 	}
-	o.Logger.Info("joined the batch", "journal", p.describe(), "out", p.Out, "workers", main.Workers, "manifests", len(manifests))
+	o.Logger.Info("joined the batch", "journal", p.Describe(), "out", p.Out, "workers", main.Workers, "manifests", len(manifests))
 
 	inspector := main.inspector()
 	defer inspector.Close()
@@ -154,8 +155,8 @@ func joinManifests(j *journal.Journal, o JoinOptions) ([]*manifestWork, Options,
 	if err != nil {
 		return nil, Options{}, err
 	}
-	options := func(s Settings, manifest string) Options {
-		s = s.withDefaults()
+	options := func(s layout.Settings, manifest string) Options {
+		s = s.WithDefaults()
 		s.Workers = o.Workers
 		if s.Workers == 0 {
 			s.Workers = runtime.NumCPU()
@@ -170,14 +171,14 @@ func joinManifests(j *journal.Journal, o JoinOptions) ([]*manifestWork, Options,
 	byManifest := map[string]Options{}
 	var order []string
 	for _, r := range slices.Backward(runs) {
-		s, ok := decodeSettings(r.Settings)
+		s, ok := layout.DecodeSettings(r.Settings)
 		if !ok {
 			continue
 		}
 		if !found {
 			main, found = options(s, ""), true
 		}
-		if rec, ok := decodeRun(r.Settings); ok && rec.Manifest != "" {
+		if rec, ok := layout.DecodeRun(r.Settings); ok && rec.Manifest != "" {
 			if _, seen := byManifest[rec.Manifest]; !seen {
 				byManifest[rec.Manifest] = options(s, rec.Manifest)
 				order = append(order, rec.Manifest)
@@ -238,7 +239,7 @@ func present(j *journal.Journal, ms []*manifestWork, log *slog.Logger) ([]*manif
 // joinRecipients are the recipients the batch's artifacts are encrypted
 // to, as its journal recorded them; none for a plaintext batch.
 func joinRecipients(j *journal.Journal) ([]age.Recipient, error) {
-	encrypted, keys, err := batchRecipients(j)
+	encrypted, keys, err := layout.BatchRecipients(j)
 	if err != nil || !encrypted {
 		return nil, err
 	}

@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/refbatch/refbatch/batch/journal/journaltest"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // joinOptions are a test Join's options on the batch of o.
 func joinOptions(o Options, faults string) JoinOptions {
-	return JoinOptions{Place: Place{Out: o.Out, Journal: o.Journal}, Workers: 1, Worker: testWorker(faults), Admission: testAdmission}
+	return JoinOptions{Place: layout.Place{Out: o.Out, Journal: o.Journal}, Workers: 1, Worker: testWorker(faults), Admission: testAdmission}
 }
 
 // sampleManifest writes a manifest of n rows over tiny good
@@ -53,7 +54,7 @@ func TestJoin(t *testing.T) { journaltest.Each(t, testJoin) }
 func testJoin(t *testing.T, be journaltest.Backend) {
 	t.Run("refuses a journal without a batch", func(t *testing.T) {
 		o := onBackend(t, be, testOptions(t, "", t.TempDir(), ""))
-		if _, err := Join(context.Background(), joinOptions(o, "")); !errors.Is(err, ErrNoBatch) {
+		if _, err := Join(context.Background(), joinOptions(o, "")); !errors.Is(err, layout.ErrNoBatch) {
 			t.Errorf("Join of no batch: %v, want ErrNoBatch", err)
 		}
 	})

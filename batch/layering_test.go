@@ -37,7 +37,15 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool { return imp == "ocr/child" }, true
 	case pkg == "batch/desk":
 		return func(imp string) bool {
-			return imp == "batch" || imp == "batch/journal" || imp == "ocr/page" || imp == "ocr/view"
+			return imp == "batch" || imp == "batch/layout" || imp == "batch/journal" || imp == "ocr/page" || imp == "ocr/view"
+		}, true
+	case pkg == "batch/layout":
+		// What a batch is on disk, which the write path and the readers
+		// share: the artifact format (ocr's page results), the settings
+		// (the page policy, admission's caps), the root log (the report's
+		// custody), over the journal and the store.
+		return func(imp string) bool {
+			return imp == "batch/admit" || imp == "ocr" || imp == "ocr/page" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch/batchtest":
 		return func(imp string) bool { return imp == "ocr" }, true

@@ -15,11 +15,11 @@
 //
 // # Settings
 //
-// A run's settings are one typed value, [Settings], which embeds the page
+// A run's settings are one typed value, [layout.Settings], which embeds the page
 // policy (page.Policy: resolution, pixel cap, language, page steps) and
 // which [Options] embeds in turn, so o.DPI and o.Workers read alike. Zero
 // fields are the defaults; [Options.Validate] refuses the rest of what no
-// run could use, naming the setting ([SettingError]). The same value starts
+// run could use, naming the setting ([layout.SettingError]). The same value starts
 // the OCR workers, bounds admission, is stored in the journal and shown in
 // the report, and its policy version is in every artifact.
 package batch
@@ -28,12 +28,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"time"
 
 	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/admit"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
 )
@@ -54,7 +54,7 @@ type Options struct {
 	// then the one the journal recorded when it is empty (see Place).
 	Journal string
 
-	Settings
+	layout.Settings
 
 	// Recipients encrypt the artifacts with age; with none, Plaintext must
 	// be set explicitly. They must be the batch's recorded recipients,
@@ -105,38 +105,10 @@ type Process struct {
 	Env  []string // added to the inherited environment
 }
 
-// The defaults of a Run's settings. The page policy's are page's
-// (page.DefaultDPI, ...), the admission caps' admit's (admit.DefaultMaxBytes,
-// admit.DefaultMaxPages, admit.DefaultInspectMemory, ...).
-const (
-	DefaultPageTimeout = 120 * time.Second
-	DefaultAttempts    = 3
-	DefaultMaxInflight = 256 << 20
-	DefaultSLO         = 24 * time.Hour
-
-	// The confidence bands' thresholds, on a document's mean confidence
-	// per character, calibrated on the evaluation corpus (testdata/eval)
-	// by `refbatch eval` (its "suggested" line, eval.Suggest): from 94.3
-	// the documents misread 1.4% of their characters on average (23 of
-	// 43 documents; 4.2% from 77 to 94.3), and under 77 every document
-	// misread 10% or more (24.8% on average) while none above it did.
-	DefaultHighConfidence = 94.3
-	DefaultLowConfidence  = 77
-
-	// DefaultCoverageThreshold is the unread share of a page's print
-	// (after it was read again) from which its document goes to review
-	// incomplete_text, calibrated on the evaluation corpus by `refbatch
-	// eval` (its suggested line, eval.SuggestCoverage): pages without faint
-	// print keep up to 0.107 unread (print under a rubber stamp), pages
-	// whose faint print went unread 0.219 and more before recovery read
-	// it; 0.16 is the middle of that gap.
-	DefaultCoverageThreshold = 0.16
-)
-
 // withDefaults fills zero values. It keeps values Validate refuses, so
 // that they are refused rather than replaced.
 func (o Options) withDefaults() Options {
-	o.Settings = o.Settings.withDefaults()
+	o.Settings = o.Settings.WithDefaults()
 	o.Encrypted = len(o.Recipients)+len(o.AddRecipients) > 0
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -147,51 +119,14 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func (s Settings) withDefaults() Settings {
-	s.Policy = s.Policy.WithDefaults()
-	if s.Workers == 0 {
-		s.Workers = runtime.NumCPU()
-	}
-	lim := s.limits().WithDefaults()
-	s.MaxBytes, s.MaxPages = lim.MaxBytes, lim.MaxPages
-	if s.PageTimeout == 0 {
-		s.PageTimeout = DefaultPageTimeout
-	}
-	if s.Attempts == 0 {
-		s.Attempts = DefaultAttempts
-	}
-	if s.MaxInflightBytes == 0 {
-		s.MaxInflightBytes = DefaultMaxInflight
-	}
-	if s.SLO == 0 {
-		s.SLO = DefaultSLO
-	}
-	if s.HighConfidence == 0 {
-		s.HighConfidence = DefaultHighConfidence
-	}
-	if s.LowConfidence == 0 {
-		s.LowConfidence = DefaultLowConfidence
-	}
-	if s.CoverageThreshold == 0 {
-		s.CoverageThreshold = DefaultCoverageThreshold
-	}
-	if s.AdmitMemory == 0 {
-		s.AdmitMemory = admit.DefaultInspectMemory
-	}
-	if s.AdmitTimeout == 0 {
-		s.AdmitTimeout = admit.DefaultInspectTimeout
-	}
-	return s
-}
-
 // Validate reports the first setting no run could use, with its defaults
 // filled in, as a *SettingError. Run calls it before it creates anything.
 func (o Options) Validate() error {
-	s := o.Settings.withDefaults()
+	s := o.Settings.WithDefaults()
 	bad := func(setting string, value any, want string) error {
-		return &SettingError{Setting: setting, Value: value, Want: want}
+		return &layout.SettingError{Setting: setting, Value: value, Want: want}
 	}
-	if err := s.limits().Validate(); err != nil {
+	if err := s.Limits().Validate(); err != nil {
 		return err
 	}
 	switch {
@@ -223,11 +158,6 @@ func (o Options) Validate() error {
 		return bad("admit_timeout", s.AdmitTimeout, "a duration above 0")
 	}
 	return nil
-}
-
-// limits are the caps admission enforces under these settings.
-func (s Settings) limits() admit.Limits {
-	return admit.Limits{MaxBytes: s.MaxBytes, MaxPages: s.MaxPages, Page: s.Policy}
 }
 
 // inspector returns admission's PDF checks in children started as

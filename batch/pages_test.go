@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -67,7 +68,7 @@ func TestPageAdmittedAtTheMinimumDPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var art Artifact
+	var art layout.Artifact
 	if err := json.Unmarshal(b, &art); err != nil {
 		t.Fatal(err)
 	}

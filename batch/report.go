@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -29,7 +30,7 @@ type ReportInfo struct {
 	CPUSeconds float64
 	// Settings are the batch's; nil when no run recorded any, and the
 	// report then shows none and uses the default bands and SLO.
-	Settings *Settings
+	Settings *layout.Settings
 	// Versions are the engines' versions; empty takes the latest a run
 	// recorded in the journal.
 	Versions     map[string]string
@@ -99,7 +100,7 @@ func buildReport(ctx context.Context, j *journal.Journal, info ReportInfo) (*rep
 	if err != nil {
 		return nil, err
 	}
-	set, shown := Settings{}.withDefaults(), map[string]string(nil)
+	set, shown := layout.Settings{}.WithDefaults(), map[string]string(nil)
 	if info.Settings != nil {
 		set, shown = *info.Settings, info.Settings.Strings()
 	}
@@ -268,8 +269,8 @@ func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 // SLO are the latest run's, as it recorded them; engine versions the latest
 // a run recorded, else those of the report.json already in out. Once ctx
 // is done, the report's rows end with its error, and so does writing it.
-func ReportFromJournal(ctx context.Context, p Place, manifestPath string, now time.Time) (*report.Report, error) {
-	j, p, err := openJournal(p)
+func ReportFromJournal(ctx context.Context, p layout.Place, manifestPath string, now time.Time) (*report.Report, error) {
+	j, p, err := layout.OpenJournal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +282,7 @@ func ReportFromJournal(ctx context.Context, p Place, manifestPath string, now ti
 	}
 	// The latest run's settings: the ones the batch goes on with.
 	for _, r := range slices.Backward(runs) {
-		if s, ok := decodeSettings(r.Settings); ok {
+		if s, ok := layout.DecodeSettings(r.Settings); ok {
 			info.Settings = &s
 			break
 		}
@@ -294,7 +295,7 @@ func ReportFromJournal(ctx context.Context, p Place, manifestPath string, now ti
 			info.Versions = old.Run.Versions
 		}
 	}
-	if info.Encrypted, _, err = batchRecipients(j); err != nil {
+	if info.Encrypted, _, err = layout.BatchRecipients(j); err != nil {
 		return nil, err
 	}
 	return buildReport(ctx, j, info)
@@ -350,7 +351,7 @@ func reportRun(j *journal.Journal, info ReportInfo, paths []string, h *history, 
 
 // summarize completes the rows' summary with the batch's figures: time,
 // throughput, memory, the SLO and the bands.
-func summarize(sum *report.Summarizer, t journal.Timings, h *history, set Settings, info ReportInfo, blankRows int) report.Summary {
+func summarize(sum *report.Summarizer, t journal.Timings, h *history, set layout.Settings, info ReportInfo, blankRows int) report.Summary {
 	s := sum.Summary()
 	s.BlankRows = blankRows
 	s.Documents = h.documents

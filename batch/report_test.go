@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -32,7 +33,7 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 	t.Helper()
 	base := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
 	now := base.Add(time.Second)
-	j, err := journal.Open(filepath.Join(t.TempDir(), JournalFile), journal.WithClock(func() time.Time { return now }))
+	j, err := journal.Open(filepath.Join(t.TempDir(), layout.JournalFile), journal.WithClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func goldenFile(t *testing.T, name string, got []byte) {
 // compares report.json and the text summary with golden files.
 func TestReportOfFixedJournal(t *testing.T) {
 	j, base := fixedJournal(t)
-	settings, ok := decodeSettings(fixedSettings)
+	settings, ok := layout.DecodeSettings(fixedSettings)
 	if !ok {
 		t.Fatal("the fixed journal's settings do not decode")
 	}
@@ -214,7 +215,7 @@ func TestReportOfFixedJournal(t *testing.T) {
 // complete, and the timeline shows the document running.
 func TestReportFromJournalWhileRunning(t *testing.T) {
 	out := t.TempDir()
-	j, err := journal.Open(filepath.Join(out, JournalFile))
+	j, err := journal.Open(filepath.Join(out, layout.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestReportFromJournalWhileRunning(t *testing.T) {
 	if err := j.PageDone(l, journal.PageMetric{Page: 0, DPI: 150, OCR: time.Second}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ReportFromJournal(context.Background(), Place{Out: out}, "", time.Now().Add(time.Second))
+	rep, err := ReportFromJournal(context.Background(), layout.Place{Out: out}, "", time.Now().Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,14 +249,14 @@ func TestReportFromJournalWhileRunning(t *testing.T) {
 	if rep.Summary.SLOSeconds != 3600 {
 		t.Errorf("slo %v, want the run's recorded 1h", rep.Summary.SLOSeconds)
 	}
-	status, err := ReadStatus(Place{Out: out}, time.Now())
+	status, err := ReadStatus(layout.Place{Out: out}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if status.State != "running" || status.Running != 1 || status.RemainingPages != 4 || len(status.Leases) != 1 || !status.Leases[0].Live {
 		t.Errorf("status %+v", status)
 	}
-	if _, err := ReadStatus(Place{Out: t.TempDir()}, time.Now()); err == nil {
+	if _, err := ReadStatus(layout.Place{Out: t.TempDir()}, time.Now()); err == nil {
 		t.Error("ReadStatus of a folder without a journal succeeded")
 	}
 }

@@ -223,7 +223,7 @@ func admitKey(o Options, row manifest.Row) string {
 		put(v)
 	}
 	if row.Err == nil {
-		lim := o.limits().WithDefaults()
+		lim := o.Limits().WithDefaults()
 		put(statKey(o.Root, row.Path))
 		put(fmt.Sprint(o.Root, lim.MaxBytes, lim.MaxPages, lim.Page.DPI, lim.Page.MinDPI, lim.Page.MaxPagePixels,
 			o.AdmitMemory, o.AdmitTimeout))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 )
 
 // This file is what a retry decision records beside its page policy: the
@@ -36,18 +37,18 @@ var retryValidationNames = func() (names []string) {
 // retryValidation is the latest run's validation settings with those set
 // (by JSON name) replaced by over's, checked as a run checks its own.
 func retryValidation(j *journal.Journal, over RetryValidation, set []string) (RetryValidation, error) {
-	s := Settings{}
+	s := layout.Settings{}
 	runs, err := j.Runs()
 	if err != nil {
 		return RetryValidation{}, err
 	}
 	for _, r := range slices.Backward(runs) {
-		if rs, ok := decodeSettings(r.Settings); ok {
+		if rs, ok := layout.DecodeSettings(r.Settings); ok {
 			s = rs
 			break
 		}
 	}
-	s = s.withDefaults()
+	s = s.WithDefaults()
 	base := RetryValidation{NoIDCheck: s.NoIDCheck, HighConfidence: s.HighConfidence, LowConfidence: s.LowConfidence, CoverageThreshold: s.CoverageThreshold}
 	var bm, om map[string]json.RawMessage
 	if err := remarshal(base, &bm); err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -52,8 +53,8 @@ func (rv *revalidation) counts() Revalidated {
 
 // validationKey names the settings validation decides by: the bands, the
 // coverage threshold and the checks that run.
-func (s Settings) validationKey() string {
-	return fmt.Sprint(s.HighConfidence, "/", s.LowConfidence, "/", s.CoverageThreshold, "/", s.validation())
+func validationKey(s layout.Settings) string {
+	return fmt.Sprint(s.HighConfidence, "/", s.LowConfidence, "/", s.CoverageThreshold, "/", s.Validation())
 }
 
 // artifactValidationKey is the validationKey an artifact's policy
@@ -86,9 +87,9 @@ func (r *runner) validationChanged(o Options) (bool, error) {
 			r.reval.err = err
 			return
 		}
-		key := o.Settings.validationKey()
+		key := validationKey(o.Settings)
 		for _, run := range runs {
-			if s, ok := decodeSettings(run.Settings); ok && s.withDefaults().validationKey() != key {
+			if s, ok := layout.DecodeSettings(run.Settings); ok && validationKey(s.WithDefaults()) != key {
 				r.reval.changed = true
 			}
 		}
@@ -112,7 +113,7 @@ func (r *runner) revalidate(o Options, row manifest.Row, st journal.RowStatus) (
 	if err != nil || d.Artifact == "" {
 		return st, true, err
 	}
-	key := o.Settings.validationKey()
+	key := validationKey(o.Settings)
 	if last, err := r.j.LatestValidation(d.ID); err != nil || last == key {
 		return st, true, err
 	}
@@ -120,7 +121,7 @@ func (r *runner) revalidate(o Options, row manifest.Row, st journal.RowStatus) (
 		r.reval.needIdentity.Add(1)
 		return st, true, nil
 	}
-	a, err := openArtifact(r.st, d, o.Identities)
+	a, err := layout.OpenArtifact(r.st, d, o.Identities)
 	if err != nil {
 		// verify names what is wrong with it; the row stays in review.
 		r.log.Warn("cannot read an artifact to validate it again", "line", row.Line, "source_id", row.SourceID, "err", err)
@@ -146,7 +147,7 @@ func (r *runner) revalidate(o Options, row manifest.Row, st journal.RowStatus) (
 }
 
 // verdictFrom validates artifact a of document d against row under o.
-func (r *runner) verdictFrom(a *Artifact, d journal.Doc, row manifest.Row, o Options) journal.Revalidation {
+func (r *runner) verdictFrom(a *layout.Artifact, d journal.Doc, row manifest.Row, o Options) journal.Revalidation {
 	id, date := row.ParticipantID, row.ReferralDate
 	if o.NoIDCheck {
 		id, date = "", ""
@@ -154,7 +155,7 @@ func (r *runner) verdictFrom(a *Artifact, d journal.Doc, row manifest.Row, o Opt
 	v := validate(a.Pages, id, date, o)
 	return journal.Revalidation{FromState: d.State, FromReason: d.Reason, State: v.state, Reason: v.reason,
 		MeanConfidence: v.meanConf, Band: v.band, Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256,
-		Validation: o.Settings.validationKey()}
+		Validation: validationKey(o.Settings)}
 }
 
 // amendable reports whether the fields changed are all ones validation
@@ -184,7 +185,7 @@ func (r *runner) amend(o Options, row manifest.Row, st journal.RowStatus, fields
 	if err != nil || d.Artifact == "" || (r.st.Encrypted() && len(o.Identities) == 0) {
 		return st, true, err != nil, err
 	}
-	a, err := openArtifact(r.st, d, o.Identities)
+	a, err := layout.OpenArtifact(r.st, d, o.Identities)
 	if err != nil {
 		r.log.Warn("cannot read an artifact to validate a corrected row against it", "line", row.Line, "source_id", row.SourceID, "err", err)
 		return st, true, false, nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report"
@@ -46,8 +47,8 @@ func reportDecision(d journal.Decision) *report.Decision {
 // ListReview lists the documents in review in the batch at p, in
 // manifest order. It only reads: it opens the journal read-only and
 // writes nothing, also while a run goes on.
-func ListReview(p Place) ([]ReviewItem, error) {
-	j, _, err := openJournal(p)
+func ListReview(p layout.Place) ([]ReviewItem, error) {
+	j, _, err := layout.OpenJournal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ type Decided struct {
 // read again under it by the next run, whatever that run's own page
 // flags.
 func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
-	j, _, err := openJournalRW(ctx, Place{Out: o.Out, Journal: o.Journal})
+	j, _, err := layout.OpenJournalRW(ctx, layout.Place{Out: o.Out, Journal: o.Journal})
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Polic
 		return base, err
 	}
 	for _, r := range slices.Backward(runs) {
-		if s, ok := decodeSettings(r.Settings); ok {
+		if s, ok := layout.DecodeSettings(r.Settings); ok {
 			base = s.Policy
 			break
 		}
@@ -229,7 +230,7 @@ func (o Options) docOptions(d journal.Doc) (Options, error) {
 	if err := json.Unmarshal([]byte(d.RetryPolicy), &p); err != nil {
 		return o, fmt.Errorf("journal: document %s: its retry policy: %w", d.SourceID, err)
 	}
-	legacyCascade([]byte(d.RetryPolicy), &p)
+	layout.LegacyCascade([]byte(d.RetryPolicy), &p)
 	o.Policy = p.WithDefaults()
 	return o.withRetryValidation([]byte(d.RetryPolicy)), nil
 }
@@ -249,8 +250,8 @@ type RejectedItem struct {
 // ListRejected lists the rejected rows of the batch at p that still need
 // a person, in manifest order: fix each, or dismiss it (Decide with
 // journal.Dismiss). It only reads.
-func ListRejected(p Place) ([]RejectedItem, error) {
-	j, _, err := openJournal(p)
+func ListRejected(p layout.Place) ([]RejectedItem, error) {
+	j, _, err := layout.OpenJournal(p)
 	if err != nil {
 		return nil, err
 	}

@@ -16,20 +16,11 @@ import (
 	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report"
-)
-
-// Layout of the output folder.
-const (
-	// DefaultOut is the output folder every command uses without --out,
-	// relative to the current folder (never to the manifest's: status,
-	// verify and the rest take no manifest to find it by).
-	DefaultOut   = "refbatch-out"
-	JournalFile  = "journal.db"
-	ArtifactsDir = "artifacts"
 )
 
 // Result is what a Run did.
@@ -62,7 +53,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := ocr.CheckLanguages(o.Lang, !o.NoOrientation); err != nil {
 		return nil, err
 	}
-	if err := checkShared(o.Journal); err != nil {
+	if err := layout.CheckShared(o.Journal); err != nil {
 		return nil, err
 	}
 	paths, err := resolvePaths(o)
@@ -82,14 +73,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer j.Close()
 	// Before anything else is written to the journal: it must be the
 	// folder's own.
-	batchID, err := claimFolder(j, o.Out)
+	batchID, err := layout.ClaimFolder(j, o.Out)
 	if err != nil {
 		return nil, err
 	}
 	o.batchID = batchID
 	if o.RootLog != "" {
 		if abs, err := filepath.Abs(o.RootLog); err == nil && strings.HasPrefix(abs, o.Out+string(filepath.Separator)) {
-			return nil, fmt.Errorf("%w: %s is inside %s", ErrRootLogInOut, o.RootLog, o.Out)
+			return nil, fmt.Errorf("%w: %s is inside %s", layout.ErrRootLogInOut, o.RootLog, o.Out)
 		}
 	}
 	if err := checkEdits(j, o.Manifest, o.Plaintext || len(o.Identities) > 0); err != nil {
@@ -102,7 +93,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(filepath.Join(o.Out, ArtifactsDir), recipients)
+	st, err := store.Open(filepath.Join(o.Out, layout.ArtifactsDir), recipients)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +102,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := sweepAtStart(j, st, o.Out, owner, o.Logger); err != nil {
 		return nil, err
 	}
-	runID, err := j.StartRun(owner, o.Settings.encodeManifestRun(o.Manifest, o.StdinSHA256, o.StdinRows), "{}")
+	runID, err := j.StartRun(owner, o.Settings.EncodeManifestRun(o.Manifest, o.StdinSHA256, o.StdinRows), "{}")
 	if err != nil {
 		return nil, err
 	}
@@ -137,9 +128,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, diskFull(errors.Join(runErr, err))
 	}
 	if o.RootLog != "" {
-		id, err := j.Meta(metaBatchID)
+		id, err := j.Meta(layout.MetaBatchID)
 		if err == nil {
-			err = AppendRootLog(o.RootLog, id, rep, time.Now())
+			err = layout.AppendRootLog(o.RootLog, id, rep, time.Now())
 		}
 		if err != nil {
 			return nil, errors.Join(runErr, err)
@@ -237,7 +228,7 @@ func resolvePaths(o Options) (runPaths, error) {
 		return p, nil // the one the journal recorded (openForRun)
 	}
 	if out == "" {
-		out = DefaultOut
+		out = layout.DefaultOut
 	}
 	if p.out, err = filepath.Abs(out); err != nil {
 		return p, err
@@ -255,16 +246,16 @@ func openForRun(ctx context.Context, o *Options) (*journal.Journal, error) {
 		if err := makeOut(o.Out); err != nil {
 			return nil, err
 		}
-		if err := checkJournalFile(o.Out); err != nil {
+		if err := layout.CheckJournalFile(o.Out); err != nil {
 			return nil, err
 		}
-		return journal.Open(filepath.Join(o.Out, JournalFile), journal.WithInterrupt(ctx))
+		return journal.Open(filepath.Join(o.Out, layout.JournalFile), journal.WithInterrupt(ctx))
 	}
 	j, err := journal.Open(o.Journal, journal.WithInterrupt(ctx))
 	if err != nil {
 		return nil, err
 	}
-	if o.Out, err = pinOut(j, o.Out); err == nil {
+	if o.Out, err = layout.PinOut(j, o.Out); err == nil {
 		err = makeOut(o.Out)
 	}
 	if err != nil {
@@ -296,24 +287,16 @@ func checkManifest(path string, log *slog.Logger) error {
 	return nil
 }
 
-// metaEncryption is the journal's meta key for the batch's encryption
-// choice: encryptionAge or encryptionPlaintext.
-const (
-	metaEncryption      = "artifacts"
-	encryptionAge       = "age"
-	encryptionPlaintext = "plaintext"
-)
-
 // recordEncryption pins the batch's artifact encryption choice, or returns
 // an *EncryptionChoiceError when the folder's differs. A journal from
 // before recipients were recorded has only this choice, so it is checked
 // before pinRecipients records a set.
 func recordEncryption(j *journal.Journal, encrypted bool) error {
-	want := encryptionPlaintext
+	want := layout.EncryptionPlaintext
 	if encrypted {
-		want = encryptionAge
+		want = layout.EncryptionAge
 	}
-	got, err := j.Meta(metaEncryption)
+	got, err := j.Meta(layout.MetaEncryption)
 	switch {
 	case err != nil:
 		return err
@@ -326,19 +309,7 @@ func recordEncryption(j *journal.Journal, encrypted bool) error {
 		}
 		return &EncryptionChoiceError{Have: got, Want: want, Recipients: keys}
 	}
-	return j.SetMeta(metaEncryption, want)
-}
-
-// batchRecipients reads the batch's encryption choice and recipients from
-// its journal: whether its artifacts are encrypted, and the keys recorded
-// (empty when none are).
-func batchRecipients(j *journal.Journal) (encrypted bool, keys []string, err error) {
-	enc, err := j.Meta(metaEncryption)
-	if err != nil {
-		return false, nil, err
-	}
-	keys, _, err = j.Recipients()
-	return enc == encryptionAge, keys, err
+	return j.SetMeta(layout.MetaEncryption, want)
 }
 
 // pinRecipients checks the run's recipients, given and added, against the

@@ -17,6 +17,7 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/journal/journaltest"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -191,7 +192,7 @@ func onBackend(t *testing.T, be journaltest.Backend, o Options) Options {
 
 // openJournalFor opens the journal of the batch o ran.
 func openJournalFor(o Options) (*journal.Journal, error) {
-	return journal.Open(Place{Out: o.Out, Journal: o.Journal}.journalPath())
+	return journal.Open(layout.Place{Out: o.Out, Journal: o.Journal}.JournalPath())
 }
 
 // attemptsOf returns the attempts of the document sourceID in the batch

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -142,7 +143,7 @@ func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out ocrResult
 	}
 	v := validate(out.pages, id, date, jb.o)
 	art := newArtifact(doc, jb.row.Line, l.Attempt, out, v, jb.o)
-	b, err := art.marshal()
+	b, err := art.Marshal()
 	if err != nil {
 		return journal.Result{}, err
 	}
@@ -152,5 +153,5 @@ func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out ocrResult
 		return journal.Result{}, fmt.Errorf("writing artifact for %s: %w", doc.SourceID, err)
 	}
 	return journal.Result{State: v.state, Reason: v.reason, MeanConfidence: v.meanConf, Band: v.band,
-		Artifact: artifactPath(name), ArtifactSHA256: sum, ContentSHA256: art.ContentSHA256}, nil
+		Artifact: layout.ArtifactPath(name), ArtifactSHA256: sum, ContentSHA256: art.ContentSHA256}, nil
 }

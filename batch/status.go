@@ -1,13 +1,11 @@
 package batch
 
 import (
-	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -103,19 +101,10 @@ type LeaseStatus struct {
 	ExpiresInSeconds float64 `json:"expires_in_seconds"`
 }
 
-// journalIn is the journal of out, or ErrNoJournal when there is none.
-func journalIn(out string) (string, error) {
-	path := filepath.Join(out, JournalFile)
-	if _, err := os.Stat(path); err != nil {
-		return "", fmt.Errorf("%w: %s", ErrNoJournal, path)
-	}
-	return path, nil
-}
-
 // ReadStatus reads how the batch at p stands now. It only reads, so it
 // may run while other processes run the batch.
-func ReadStatus(p Place, now time.Time) (*Status, error) {
-	j, p, err := openJournal(p)
+func ReadStatus(p layout.Place, now time.Time) (*Status, error) {
+	j, p, err := layout.OpenJournal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +119,8 @@ func ReadStatus(p Place, now time.Time) (*Status, error) {
 	}
 	st := &Status{Out: p.Out, Now: now, Rows: map[outcome.State]int{}, Leases: []LeaseStatus{}, Manifests: []ManifestStatus{},
 		Running: snap.Running, Waiting: snap.Waiting, LiveRuns: snap.LiveRuns, LastPage: snap.LastPage, ETASeconds: -1}
-	if p.shared() {
-		st.Journal = p.describe()
+	if p.Shared() {
+		st.Journal = p.Describe()
 	}
 	for _, s := range outcome.States() {
 		st.Rows[s] = 0

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/manifest"
 )
 
@@ -16,7 +17,7 @@ func stdinRows(j *journal.Journal) int {
 		return -1
 	}
 	for _, r := range slices.Backward(runs) {
-		if rec, ok := decodeRun(r.Settings); ok && rec.Manifest == manifest.Stdin && rec.StdinSHA256 != "" {
+		if rec, ok := layout.DecodeRun(r.Settings); ok && rec.Manifest == manifest.Stdin && rec.StdinSHA256 != "" {
 			return rec.StdinRows
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 )
 
@@ -20,21 +21,6 @@ import (
 // a new artifact, encrypted as the batch's are, that keeps the old one's
 // text and adds the transcription, marked as a person's; the old artifact
 // stays, named by the journal's event.
-
-// Transcription is a region's text as a person typed it.
-type Transcription struct {
-	// Source is always "person": the text was typed, not recognised.
-	Source string `json:"source"`
-	// Page (from 0) and Box (pixels of the page as read, x0, y0, x1, y1)
-	// are the region; Field is the manifest field it corrects, if any.
-	Page  int       `json:"page"`
-	Box   [4]int    `json:"box"`
-	Field string    `json:"field,omitempty"`
-	Text  string    `json:"text"`
-	User  string    `json:"user"`
-	Host  string    `json:"host"`
-	At    time.Time `json:"at"`
-}
 
 // TranscriptionSource marks a transcription's text as a person's.
 const TranscriptionSource = "person"
@@ -73,7 +59,7 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	case len(text) > MaxTranscription || !utf8.ValidString(text):
 		return "", fmt.Errorf("a transcription is valid UTF-8 of at most %d bytes", MaxTranscription)
 	}
-	j, p, err := openJournalRW(ctx, Place{Out: o.Out, Journal: o.Journal})
+	j, p, err := layout.OpenJournalRW(ctx, layout.Place{Out: o.Out, Journal: o.Journal})
 	if err != nil {
 		return "", err
 	}
@@ -92,30 +78,30 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, err := store.Open(filepath.Join(p.Out, ArtifactsDir), recipients)
+	st, err := store.Open(filepath.Join(p.Out, layout.ArtifactsDir), recipients)
 	if err != nil {
 		return "", err
 	}
 	defer st.Close()
-	a, err := openArtifact(st, d, o.Identities)
+	a, err := layout.OpenArtifact(st, d, o.Identities)
 	if err != nil {
 		return "", err
 	}
 	if o.Page < 0 || o.Page >= len(a.Pages) {
 		return "", fmt.Errorf("%s has no page %d", o.SourceID, o.Page+1)
 	}
-	a.Transcriptions = append(a.Transcriptions, Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Field: o.Field,
+	a.Transcriptions = append(a.Transcriptions, layout.Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Field: o.Field,
 		Text: text, User: o.User, Host: o.Host, At: time.Now().UTC()})
-	b, err := a.marshal()
+	b, err := a.Marshal()
 	if err != nil {
 		return "", err
 	}
-	name := transcribedName(storeName(d.Artifact), len(a.Transcriptions))
+	name := transcribedName(layout.StoreName(d.Artifact), len(a.Transcriptions))
 	sum, err := st.Put(name, b)
 	if err != nil {
 		return "", err
 	}
-	path := filepath.ToSlash(filepath.Join(ArtifactsDir, name))
+	path := filepath.ToSlash(filepath.Join(layout.ArtifactsDir, name))
 	err = j.Transcribe(o.SourceID, journal.Transcription{User: o.User, Host: o.Host, Page: o.Page, Box: o.Box, Field: o.Field,
 		Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256, NewArtifact: path, NewArtifactSHA256: sum, Since: o.Since})
 	if err != nil {
@@ -143,7 +129,7 @@ const TranscriptionsHeading = "[" + export.TranscribedLabel + "]"
 // TranscriptionsText is ts as they follow a document's text, marked as a
 // person's (TranscriptionsHeading, then one line each); "" when there are
 // none, so a document without any is its text alone.
-func TranscriptionsText(ts []Transcription) string {
+func TranscriptionsText(ts []layout.Transcription) string {
 	if len(ts) == 0 {
 		return ""
 	}
@@ -161,7 +147,7 @@ func TranscriptionsText(ts []Transcription) string {
 }
 
 // exportTranscriptions are ts as the exports take them.
-func exportTranscriptions(ts []Transcription) []export.Transcription {
+func exportTranscriptions(ts []layout.Transcription) []export.Transcription {
 	out := make([]export.Transcription, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, export.Transcription{Page: t.Page, Box: t.Box, Field: t.Field, Text: t.Text, User: t.User, Host: t.Host, At: t.At})

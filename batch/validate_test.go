@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -183,14 +184,14 @@ func TestSafeName(t *testing.T) {
 		{"a.b_c", "a.b_c"},
 	}
 	for _, tc := range tests {
-		if got := safeName(tc.id); got != tc.want {
+		if got := layout.SafeName(tc.id); got != tc.want {
 			t.Errorf("safeName(%q) = %q, want %q", tc.id, got, tc.want)
 		}
 	}
 	hostile := []string{"../etc/passwd", ".hidden", "a/b", "a b", "é", "", strings.Repeat("x", 200)}
 	seen := map[string]string{}
 	for _, id := range hostile {
-		got := safeName(id)
+		got := layout.SafeName(id)
 		if strings.ContainsAny(got, "/ ") || strings.HasPrefix(got, ".") || got == "" || len(got) > 80 {
 			t.Errorf("safeName(%q) = %q is not a safe file name", id, got)
 		}
@@ -214,9 +215,9 @@ func TestValidationPolicy(t *testing.T) {
 		{false, true, "empty_text,low_confidence,id_not_found,date_not_found/5"},
 		{true, true, "empty_text,low_confidence/2"},
 	} {
-		var o Settings
+		var o layout.Settings
 		o.NoIDCheck, o.NoCoverage = tt.noIDCheck, tt.noCoverage
-		if got := o.validation(); got != tt.want {
+		if got := o.Validation(); got != tt.want {
 			t.Errorf("no-id-check %v, no-coverage %v: %q, want %q", tt.noIDCheck, tt.noCoverage, got, tt.want)
 		}
 	}

@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -140,7 +142,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	add := func(kind, file, source, detail string) {
 		res.Findings = append(res.Findings, Finding{Kind: kind, File: file, SourceID: source, Detail: detail})
 	}
-	dbPath := Place{Out: o.Out, Journal: o.Journal}.describe()
+	dbPath := layout.Place{Out: o.Out, Journal: o.Journal}.Describe()
 	j, err := openVerified(&o, add)
 	if j == nil || err != nil {
 		return res, err
@@ -163,7 +165,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		return res, nil
 	}
 	root := sourceRoot(runs)
-	if res.Encrypted, res.Recipients, err = batchRecipients(j); err != nil {
+	if res.Encrypted, res.Recipients, err = layout.BatchRecipients(j); err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return res, nil
 	}
@@ -172,7 +174,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		res.Incomplete = last.FinishedAt.IsZero() || last.Exit != "complete"
 	}
 
-	artDir := filepath.Join(o.Out, ArtifactsDir)
+	artDir := filepath.Join(o.Out, layout.ArtifactsDir)
 	st, err := store.OpenReadOnly(artDir)
 	if err != nil {
 		return nil, err
@@ -209,7 +211,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			}
 		}
 		if d.Artifact != "" {
-			name := storeName(d.Artifact)
+			name := layout.StoreName(d.Artifact)
 			referenced[name] = true
 			if a := verifyArtifact(st, d, name, o.Identities, res, add); a != nil {
 				verifyState(filepath.Join(artDir, name), d, a, explained[d.Artifact], add)
@@ -266,7 +268,7 @@ func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]boo
 		return nil
 	}
 	for _, a := range others {
-		name := storeName(a.Artifact)
+		name := layout.StoreName(a.Artifact)
 		if referenced[name] {
 			continue
 		}
@@ -291,11 +293,11 @@ func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]boo
 // journal that cannot be read for another reason than its content (a
 // folder this user may not read) is an error, never journal_corrupt.
 func openVerified(o *VerifyOptions, add func(kind, file, source, detail string)) (*journal.Journal, error) {
-	place := Place{Out: o.Out, Journal: o.Journal}
-	dbPath := place.describe()
-	if place.shared() {
-		j, place, err := openJournal(place)
-		if errors.Is(err, ErrNoBatch) {
+	place := layout.Place{Out: o.Out, Journal: o.Journal}
+	dbPath := place.Describe()
+	if place.Shared() {
+		j, place, err := layout.OpenJournal(place)
+		if errors.Is(err, layout.ErrNoBatch) {
 			add(FindingJournalMissing, dbPath, "", err.Error())
 			return nil, nil
 		}
@@ -345,4 +347,23 @@ func explainedStates(j *journal.Journal, decisions []journal.DocDecision, res *V
 		explained[rv.Artifact] = append(explained[rv.Artifact], rv.State)
 	}
 	return explained, latest, nil
+}
+
+// verifyBatch reports a journal of another batch than out's marker, and
+// returns the journal's batch ID. A folder with no marker (one an earlier
+// refbatch wrote) has nothing to compare.
+func verifyBatch(j *journal.Journal, out string, add func(kind, file, source, detail string)) (string, error) {
+	id, err := j.Meta(layout.MetaBatchID)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, layout.MarkerFile)
+	marker, err := layout.ReadMarker(out)
+	switch {
+	case err != nil:
+		add(FindingBatchMismatch, path, "", err.Error())
+	case marker != "" && marker != id:
+		add(FindingBatchMismatch, path, "", fmt.Sprintf("the folder is of batch %s, %s of batch %s", marker, journal.Redact(j.Path()), layout.OrNone(id)))
+	}
+	return id, nil
 }

@@ -12,6 +12,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -22,7 +23,7 @@ import (
 // verifyState checks that the document's state is its artifact's verdict,
 // or that a decision of a person or a revalidation about that artifact
 // explains the difference (explained: the states they moved it to).
-func verifyState(file string, d journal.Doc, a *Artifact, explained []outcome.State, add func(kind, file, source, detail string)) {
+func verifyState(file string, d journal.Doc, a *layout.Artifact, explained []outcome.State, add func(kind, file, source, detail string)) {
 	if a.Provenance.State == d.State || slices.Contains(explained, d.State) {
 		return
 	}
@@ -54,7 +55,7 @@ func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *Veri
 // verifyArtifact checks a document's artifact against the journal and,
 // when it can decrypt it, its content hash and provenance. It returns the
 // artifact when every check passed and it was decrypted, else nil.
-func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) *Artifact {
+func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) *layout.Artifact {
 	path := filepath.Join(st.Dir(), name)
 	sum, err := st.Hash(name)
 	if errors.Is(err, os.ErrNotExist) {
@@ -77,14 +78,14 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 	if len(ids) == 0 && strings.HasSuffix(name, ".age") {
 		return nil
 	}
-	a, err := readArtifact(st, name, ids)
+	a, err := layout.ReadArtifact(st, name, ids)
 	if err != nil {
 		add(FindingArtifactUnreadable, path, d.SourceID, err.Error())
 		return nil
 	}
 	res.Decrypted++
 	ok := true
-	if got := ContentHash(a.Pages); got != a.ContentSHA256 {
+	if got := layout.ContentHash(a.Pages); got != a.ContentSHA256 {
 		add(FindingContentHash, path, d.SourceID, "text hashes to "+got+", artifact says "+a.ContentSHA256)
 		ok = false
 	} else if d.ContentSHA256 != "" && a.ContentSHA256 != d.ContentSHA256 {
@@ -97,7 +98,7 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 		ok = false
 	}
 	if a.Provenance.BatchID != "" && a.Provenance.BatchID != res.batchID {
-		add(FindingBatchMismatch, path, d.SourceID, fmt.Sprintf("artifact of batch %s, journal of batch %s", a.Provenance.BatchID, orNone(res.batchID)))
+		add(FindingBatchMismatch, path, d.SourceID, fmt.Sprintf("artifact of batch %s, journal of batch %s", a.Provenance.BatchID, layout.OrNone(res.batchID)))
 		ok = false
 	}
 	if !ok {
@@ -112,7 +113,7 @@ func sourceRoot(runs []journal.Run) string {
 	if len(runs) == 0 {
 		return ""
 	}
-	if s, ok := decodeSettings(runs[len(runs)-1].Settings); ok {
+	if s, ok := layout.DecodeSettings(runs[len(runs)-1].Settings); ok {
 		return s.Root
 	}
 	return ""

@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,9 +13,12 @@ import (
 
 	"filippo.io/age"
 
-	"github.com/refbatch/refbatch/batch/journal"
-	"github.com/refbatch/refbatch/ocr/page"
 	_ "modernc.org/sqlite" // to tamper with the journal as an attacker would
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // finishedBatch is a small encrypted batch, run once for the test binary
@@ -89,7 +93,7 @@ func copyTree(t *testing.T, from, to string) {
 
 func artifacts(t *testing.T, out string) []string {
 	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(out, ArtifactsDir, "*.age"))
+	names, _ := filepath.Glob(filepath.Join(out, layout.ArtifactsDir, "*.age"))
 	sort.Strings(names)
 	if len(names) < 2 {
 		t.Fatalf("%d artifacts, want at least 2", len(names))
@@ -136,7 +140,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			return []finding{{FindingMissingArtifact, filepath.Base(a), ""}}
 		}, false},
 		{"add a stray file", func(t *testing.T, out, _ string) []finding {
-			os.WriteFile(filepath.Join(out, ArtifactsDir, "stray.json"), []byte("{}"), 0o600)
+			os.WriteFile(filepath.Join(out, layout.ArtifactsDir, "stray.json"), []byte("{}"), 0o600)
 			return []finding{{FindingUnknownFile, "stray.json", ""}}
 		}, false},
 		{"truncate an artifact", func(t *testing.T, out, _ string) []finding {
@@ -157,7 +161,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			return []finding{{FindingSourceMissing, filepath.Base(names[1]), ""}}
 		}, true},
 		{"alter the journal's recorded hash", func(t *testing.T, out, _ string) []finding {
-			db, err := sql.Open("sqlite", filepath.Join(out, JournalFile))
+			db, err := sql.Open("sqlite", filepath.Join(out, layout.JournalFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,21 +175,21 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			}
 			// The custody log still holds the hash published: the
 			// table's row is a rewrite, named.
-			return []finding{{FindingArtifactHash, filepath.Base(artifact), ""}, {FindingJournalRewritten, JournalFile, ""}}
+			return []finding{{FindingArtifactHash, filepath.Base(artifact), ""}, {FindingJournalRewritten, layout.JournalFile, ""}}
 		}, false},
 		{"another batch's marker", func(t *testing.T, out, _ string) []finding {
-			os.WriteFile(filepath.Join(out, MarkerFile), []byte("refbatch-0123456789abcdef01234567\n"), 0o600)
-			return []finding{{FindingBatchMismatch, MarkerFile, ""}}
+			os.WriteFile(filepath.Join(out, layout.MarkerFile), []byte("refbatch-0123456789abcdef01234567\n"), 0o600)
+			return []finding{{FindingBatchMismatch, layout.MarkerFile, ""}}
 		}, false},
 		{"corrupt journal.db", func(t *testing.T, out, _ string) []finding {
-			p := filepath.Join(out, JournalFile)
+			p := filepath.Join(out, layout.JournalFile)
 			f, err := os.OpenFile(p, os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			f.WriteAt([]byte(strings.Repeat("\xff", 8192)), 4096)
 			f.Close()
-			return []finding{{FindingJournalCorrupt, JournalFile, ""}}
+			return []finding{{FindingJournalCorrupt, layout.JournalFile, ""}}
 		}, false},
 	}
 	for _, tc := range tests {
@@ -233,17 +237,17 @@ func TestVerifyTamperMatrix(t *testing.T) {
 func TestShowRoundTrips(t *testing.T) {
 	base, id := finishedBatch(t)
 	out := filepath.Join(base, "out")
-	a, err := Show(Place{Out: out}, "A", []age.Identity{id})
+	a, err := Show(layout.Place{Out: out}, "A", []age.Identity{id})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.ToUpper(ContentText(a.Pages)), "PARTICIPANT") {
+	if !strings.Contains(strings.ToUpper(layout.ContentText(a.Pages)), "PARTICIPANT") {
 		t.Errorf("shown text does not look like the referral")
 	}
-	if _, err := Show(Place{Out: out}, "A", nil); err == nil {
+	if _, err := Show(layout.Place{Out: out}, "A", nil); err == nil {
 		t.Error("show without an identity decrypted an encrypted artifact")
 	}
-	if _, err := Show(Place{Out: out}, "nope", []age.Identity{id}); err == nil {
+	if _, err := Show(layout.Place{Out: out}, "nope", []age.Identity{id}); err == nil {
 		t.Error("show of an unknown source_id succeeded")
 	}
 }
@@ -256,7 +260,7 @@ func TestVerifyDecisions(t *testing.T) {
 	base, id := finishedBatch(t)
 	out := filepath.Join(t.TempDir(), "out")
 	copyTree(t, filepath.Join(base, "out"), out)
-	db, err := sql.Open("sqlite", filepath.Join(out, JournalFile))
+	db, err := sql.Open("sqlite", filepath.Join(out, layout.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,5 +294,36 @@ func TestVerifyDecisions(t *testing.T) {
 	if vr.Decisions != 1 || vr.Artifacts != 3 || !vr.Incomplete || vr.Unfinished != 1 {
 		t.Errorf("decisions %d, artifacts %d, incomplete %v, unfinished %d; want 1, 3 (B's superseded one among them), true, 1",
 			vr.Decisions, vr.Artifacts, vr.Incomplete, vr.Unfinished)
+	}
+}
+
+// TestVerifyArtifactBatch: an artifact whose provenance names another
+// batch than the journal is a batch_mismatch; one with no batch (an
+// earlier build's) is not.
+func TestVerifyArtifactBatch(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ artifact, journal, want string }{
+		{"refbatch-aa", "refbatch-aa", ""},
+		{"", "refbatch-aa", ""},
+		{"refbatch-bb", "refbatch-aa", FindingBatchMismatch},
+	} {
+		a := layout.Artifact{Format: layout.ArtifactFormat, Provenance: layout.Provenance{SourceID: "R-1", SourceSHA256: "ab", BatchID: tc.artifact}}
+		a.ContentSHA256 = layout.ContentHash(a.Pages)
+		b, _ := json.Marshal(a)
+		name := "R-1_" + tc.artifact + ".json"
+		sum, err := st.Put(name, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := journal.Doc{SourceID: "R-1", SHA256: "ab", ArtifactSHA256: sum}
+		var got []string
+		verifyArtifact(st, d, name, nil, &VerifyResult{batchID: tc.journal}, func(kind, _, _, _ string) { got = append(got, kind) })
+		if want := []string{tc.want}; tc.want == "" && len(got) != 0 || tc.want != "" && (len(got) != 1 || got[0] != want[0]) {
+			t.Errorf("artifact of %q, journal of %q: findings %v, want %q", tc.artifact, tc.journal, got, tc.want)
+		}
 	}
 }

@@ -185,7 +185,7 @@ func (r *runner) jobFor(ctx context.Context, l journal.Lease, doc journal.Doc) (
 	if jb.o, err = m.o.docOptions(doc); err != nil {
 		return jb, "", err
 	}
-	checked, err := admit.Check(ctx, jb.o.Root, row.Path, row.SHA256, jb.o.limits(), r.inspector)
+	checked, err := admit.Check(ctx, jb.o.Root, row.Path, row.SHA256, jb.o.Limits(), r.inspector)
 	if rej, ok := admit.IsRejection(err); ok {
 		return jb, string(rej.Reason), nil
 	}
@@ -280,7 +280,7 @@ func (r *runner) ocrDocument(ctx context.Context, l journal.Lease, doc journal.D
 	}
 
 	d := &docWork{ctx: ctx, id: doc.ID, data: data, pages: doc.Pages, policy: jb.o.Policy, pageDPI: jb.pageDPI,
-		budget: jb.o.DocBudget(doc.Pages), perPage: jb.o.docBudgetPerPage(), results: make(chan pageResult, doc.Pages)}
+		budget: jb.o.DocBudget(doc.Pages), perPage: jb.o.DocBudgetPerPage(), results: make(chan pageResult, doc.Pages)}
 	r.pages.add(d)
 	defer r.pages.remove(d)
 	out.pages = make([]ocr.PageResult, doc.Pages)

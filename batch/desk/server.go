@@ -35,7 +35,7 @@ import (
 
 	"filippo.io/age"
 
-	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr/view"
 )
 
@@ -45,7 +45,7 @@ var static embed.FS
 // Config is what a desk serves and how.
 type Config struct {
 	// Place is the batch.
-	Place batch.Place
+	Place layout.Place
 	// Identities decrypt the batch's artifacts; none for a plaintext
 	// batch.
 	Identities []age.Identity

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/layout"
 )
 
 // TestGuards checks what the desk refuses before any handler runs, and
@@ -17,7 +17,7 @@ import (
 func TestGuards(t *testing.T) {
 	t.Parallel()
 	var logged bytes.Buffer
-	s := New(Config{Place: batch.Place{Out: t.TempDir()}, User: "alice", Host: "h", Log: slog.New(slog.NewTextHandler(&logged, nil))},
+	s := New(Config{Place: layout.Place{Out: t.TempDir()}, User: "alice", Host: "h", Log: slog.New(slog.NewTextHandler(&logged, nil))},
 		"127.0.0.1:8080")
 	do := func(method, target, host string, body string, h map[string]string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, target, strings.NewReader(body))

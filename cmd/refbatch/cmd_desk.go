@@ -15,6 +15,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/desk"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr/view"
 )
 
@@ -80,7 +81,7 @@ error (no batch there, a non-loopback address without
 }
 
 // runDesk serves the desk until ctx ends.
-func runDesk(ctx context.Context, o deskOptions, p batch.Place, stdout, stderr io.Writer) error {
+func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdout, stderr io.Writer) error {
 	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {
 		return usageErrf("--listen 127.0.0.1:8080, or 127.0.0.1:0 for a random port", "--listen %q: %w", o.listen, err)

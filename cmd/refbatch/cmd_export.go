@@ -16,12 +16,13 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/export"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
 type exportOptions struct {
 	journal           string
-	place             batch.Place
+	place             layout.Place
 	out, identity, to string
 	formats, states   string
 	mode              string

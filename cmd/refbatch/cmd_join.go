@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/layout"
 )
 
 // joinOptions are the flags of `refbatch join`.
@@ -67,7 +68,7 @@ but rows are in review or rejected: a person is needed.`,
 	}
 }
 
-func runJoin(ctx context.Context, o joinOptions, p batch.Place, stdout, stderr io.Writer) error {
+func runJoin(ctx context.Context, o joinOptions, p layout.Place, stdout, stderr io.Writer) error {
 	out, err := newRunOutput(o.logLevel, o.quiet, o.json, func() int { return -1 }, stdout, stderr)
 	if err != nil {
 		return err

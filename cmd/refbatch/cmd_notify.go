@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/notify"
 )
 
@@ -132,7 +133,7 @@ it again later.`,
 	}
 }
 
-func runNotify(ctx context.Context, p batch.Place, n batch.NotifyOptions, log *slog.Logger, stdout io.Writer) error {
+func runNotify(ctx context.Context, p layout.Place, n batch.NotifyOptions, log *slog.Logger, stdout io.Writer) error {
 	pending, err := batch.Flush(ctx, p, n, log)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/report"
 )
 
@@ -18,7 +19,7 @@ type reportOptions struct {
 	out      string
 	journal  string
 	manifest string
-	place    batch.Place
+	place    layout.Place
 }
 
 func reportCommand() *cli.Command {

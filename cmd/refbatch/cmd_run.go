@@ -18,6 +18,7 @@ import (
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report"
@@ -153,21 +154,21 @@ func runFlags(o *runOptions) []cli.Flag {
 	return append(flags, []cli.Flag{
 		bytesFlag("max-bytes", "largest PDF admitted", admit.DefaultMaxBytes, &o.batch.MaxBytes),
 		&cli.IntFlag{Name: "max-pages", Usage: "most pages admitted in one PDF", Value: admit.DefaultMaxPages, Destination: &o.batch.MaxPages},
-		&cli.DurationFlag{Name: "page-timeout", Usage: "a page taking longer is a hang: review timeout", Value: batch.DefaultPageTimeout, Destination: &o.batch.PageTimeout},
+		&cli.DurationFlag{Name: "page-timeout", Usage: "a page taking longer is a hang: review timeout", Value: layout.DefaultPageTimeout, Destination: &o.batch.PageTimeout},
 		&cli.DurationFlag{Name: "doc-timeout", Usage: "the engines' time a whole document may take, else review timeout (0: none)", DefaultText: "--page-timeout plus a twentieth of it per page",
 			Destination: &o.batch.DocTimeout, Action: func(_ *cli.Context, d time.Duration) error {
 				o.batch.NoDocTimeout = d == 0
 				return nil
 			}},
-		&cli.IntFlag{Name: "attempts", Usage: "attempts per document before review attempts_exhausted", Value: batch.DefaultAttempts, Destination: &o.batch.Attempts},
-		&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: batch.DefaultSLO, Destination: &o.batch.SLO},
-		bytesFlag("max-inflight-bytes", "source bytes the workers may hold at once; more waits", batch.DefaultMaxInflight, &o.batch.MaxInflightBytes),
+		&cli.IntFlag{Name: "attempts", Usage: "attempts per document before review attempts_exhausted", Value: layout.DefaultAttempts, Destination: &o.batch.Attempts},
+		&cli.DurationFlag{Name: "slo", Usage: "target from admission to searchable text, for the report", Value: layout.DefaultSLO, Destination: &o.batch.SLO},
+		bytesFlag("max-inflight-bytes", "source bytes the workers may hold at once; more waits", layout.DefaultMaxInflight, &o.batch.MaxInflightBytes),
 		bytesFlag("worker-memory", "address-space limit of each worker process (0: none)", ocr.DefaultMemoryLimit, &o.batch.WorkerMemory),
 		bytesFlag("admit-memory", "resident memory the PDF checks may use for one file; more is unparseable_pdf", admit.DefaultInspectMemory, &o.batch.AdmitMemory),
 		&cli.DurationFlag{Name: "admit-timeout", Usage: "time the PDF checks may take for a small file (plus 1s per MiB; retried once at 4 times that), else unparseable_pdf", Value: admit.DefaultInspectTimeout, Destination: &o.batch.AdmitTimeout},
-		&cli.Float64Flag{Name: "coverage-threshold", Usage: "unread share of a page's print (after reading it again) from which a document goes to review incomplete_text (calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultCoverageThreshold, Destination: &o.batch.CoverageThreshold},
-		&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence (per character) from which a document is in the high band", Value: batch.DefaultHighConfidence, Destination: &o.batch.HighConfidence},
-		&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which a document goes to review low_confidence (the bands are calibrated on testdata/eval; recalibrate with refbatch eval)", Value: batch.DefaultLowConfidence, Destination: &o.batch.LowConfidence},
+		&cli.Float64Flag{Name: "coverage-threshold", Usage: "unread share of a page's print (after reading it again) from which a document goes to review incomplete_text (calibrated on testdata/eval; recalibrate with refbatch eval)", Value: layout.DefaultCoverageThreshold, Destination: &o.batch.CoverageThreshold},
+		&cli.Float64Flag{Name: "high-confidence", Usage: "document confidence (per character) from which a document is in the high band", Value: layout.DefaultHighConfidence, Destination: &o.batch.HighConfidence},
+		&cli.Float64Flag{Name: "low-confidence", Usage: "document confidence under which a document goes to review low_confidence (the bands are calibrated on testdata/eval; recalibrate with refbatch eval)", Value: layout.DefaultLowConfidence, Destination: &o.batch.LowConfidence},
 		&cli.BoolFlag{Name: "no-id-check", Usage: "skip the participant ID and referral date checks (for corpora without participant IDs); recorded in the report's settings", Destination: &o.batch.NoIDCheck},
 		envNoted{&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"},
 			Usage: "age public key to encrypt artifacts to (repeatable); without -r or -R, " + recipientsEnv + "'s keys (space- or comma-separated) `KEY`"}, recipientsEnv},

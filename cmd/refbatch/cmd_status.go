@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -19,7 +20,7 @@ import (
 type statusOptions struct {
 	out        string
 	journal    string
-	place      batch.Place
+	place      layout.Place
 	json       bool
 	check      bool
 	stallAfter time.Duration

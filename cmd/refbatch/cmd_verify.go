@@ -16,13 +16,14 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 )
 
 type verifyOptions struct {
 	out      string
 	journal  string
-	place    batch.Place
+	place    layout.Place
 	identity string
 	sources  bool
 	json     bool
@@ -271,7 +272,7 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 			}
 			a, err := batch.Show(p, c.Args().First(), ids)
 			switch {
-			case errors.Is(err, batch.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) || errors.Is(err, store.ErrNoIdentities):
+			case errors.Is(err, layout.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) || errors.Is(err, store.ErrNoIdentities):
 				return err // a usage error, mapped in one place
 			case err != nil:
 				return &exitError{code: exitFailure, err: err}
@@ -281,7 +282,7 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 				enc.SetIndent("", "  ")
 				return enc.Encode(a)
 			}
-			_, err = io.WriteString(c.App.Writer, withFinalNewline(batch.ContentText(a.Pages)+batch.TranscriptionsText(a.Transcriptions)))
+			_, err = io.WriteString(c.App.Writer, withFinalNewline(layout.ContentText(a.Pages)+batch.TranscriptionsText(a.Transcriptions)))
 			return err
 		},
 	}

@@ -11,15 +11,15 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/urfave/cli/v2"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 )
 
 // outFlag is every command's --out: the output folder, batch.DefaultOut in
 // the current folder unless given. usage says what the command does with it.
 func outFlag(dest *string, usage string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "out", Usage: usage + " `DIR`", Value: batch.DefaultOut,
-		DefaultText: batch.DefaultOut + " in the current folder", Destination: dest}
+	return &cli.StringFlag{Name: "out", Usage: usage + " `DIR`", Value: layout.DefaultOut,
+		DefaultText: layout.DefaultOut + " in the current folder", Destination: dest}
 }
 
 // givenOut returns the --out given to the command or, when it gave none,
@@ -51,7 +51,7 @@ func checkOut(c *cli.Context, out string) error {
 	}
 	hint := "pass --out DIR, the folder `refbatch run` wrote"
 	if _, given := givenOut(c); !given {
-		hint = "without --out, refbatch looks for " + batch.DefaultOut + " in the current folder; " + hint
+		hint = "without --out, refbatch looks for " + layout.DefaultOut + " in the current folder; " + hint
 	}
 	return usageErr(msg, hint)
 }
@@ -65,17 +65,17 @@ func refuseOldDefault(c *cli.Context, manifest string) error {
 	if c.IsSet("out") {
 		return nil
 	}
-	here, err1 := filepath.Abs(batch.DefaultOut)
-	beside, err2 := filepath.Abs(filepath.Join(filepath.Dir(manifest), batch.DefaultOut))
+	here, err1 := filepath.Abs(layout.DefaultOut)
+	beside, err2 := filepath.Abs(filepath.Join(filepath.Dir(manifest), layout.DefaultOut))
 	if err1 != nil || err2 != nil || here == beside {
 		return nil
 	}
-	_, errHere := os.Stat(filepath.Join(here, batch.JournalFile))
-	if _, err := os.Stat(filepath.Join(beside, batch.JournalFile)); err != nil || errHere == nil {
+	_, errHere := os.Stat(filepath.Join(here, layout.JournalFile))
+	if _, err := os.Stat(filepath.Join(beside, layout.JournalFile)); err != nil || errHere == nil {
 		return nil
 	}
 	return usageErr(fmt.Sprintf("no --out given, and %s holds a batch while %s does not", beside, here),
-		fmt.Sprintf("pass --out %s to resume that batch (refbatch-out beside the manifest was the default of earlier versions), or --out %s to start a new one", beside, batch.DefaultOut))
+		fmt.Sprintf("pass --out %s to resume that batch (refbatch-out beside the manifest was the default of earlier versions), or --out %s to start a new one", beside, layout.DefaultOut))
 }
 
 // bytesFlag is a flag for a number of bytes, bound to dest (set to def
@@ -158,8 +158,8 @@ func journalFlag(dest *string) *cli.StringFlag {
 // --out, each as given to the command or to a command it is part of. With
 // a journal, a --out not given is the folder the journal recorded;
 // without one, the folder must be there (checkOut).
-func placeOf(c *cli.Context, out, journalURL string) (batch.Place, error) {
-	p := batch.Place{Out: out, Journal: journalURL}
+func placeOf(c *cli.Context, out, journalURL string) (layout.Place, error) {
+	p := layout.Place{Out: out, Journal: journalURL}
 	for _, ctx := range c.Lineage() {
 		if ctx.IsSet("journal") {
 			p.Journal = ctx.String("journal")
@@ -179,7 +179,7 @@ func placeOf(c *cli.Context, out, journalURL string) (batch.Place, error) {
 	if !isGiven {
 		p.Out = ""
 	}
-	return batch.Locate(p)
+	return layout.Locate(p)
 }
 
 // journalNotURL is the usage error of a --journal that is not a

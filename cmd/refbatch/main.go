@@ -18,6 +18,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr"
@@ -144,7 +145,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:                 "refbatch",
 		Usage:                "OCR an archive of scanned referral PDFs into searchable, auditable text",
-		Version:              batch.Version(),
+		Version:              layout.Version(),
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,                         // refbatch completion's scripts ask through it
@@ -199,11 +200,11 @@ func exitCode(err error, stderr io.Writer) int {
 	var ee *exitError
 	var fe *manifest.FileError
 	var ece *batch.EncryptionChoiceError
-	var se *batch.SettingError
+	var se *layout.SettingError
 	var rce *batch.RowChangedError
 	var le *ocr.LanguageError
 	var re *journal.RecipientsError
-	var ome *batch.OutMismatchError
+	var ome *layout.OutMismatchError
 	switch {
 	case errors.As(err, &ee):
 		if msg := ee.Error(); msg != "" {
@@ -304,11 +305,11 @@ var userErrors = []struct {
 	hint, msg string
 }{
 	{err: journal.ErrNotJournal, code: exitUsage, hint: "pass --out DIR, a folder `refbatch run` writes; refbatch does not add its tables to another database"},
-	{err: batch.ErrNoJournal, code: exitUsage, hint: "pass --out DIR, the folder `refbatch run` writes"},
-	{err: batch.ErrNoBatch, code: exitUsage, hint: "start the batch with refbatch run --journal URL MANIFEST; check the URL's database and its search_path, the schema of the batch"},
-	{err: batch.ErrJournalNotURL, code: exitUsage, hint: "a SQLite journal is always journal.db in --out: pass --out DIR; for PostgreSQL, --journal postgres://USER@HOST:PORT/DB"},
+	{err: layout.ErrNoJournal, code: exitUsage, hint: "pass --out DIR, the folder `refbatch run` writes"},
+	{err: layout.ErrNoBatch, code: exitUsage, hint: "start the batch with refbatch run --journal URL MANIFEST; check the URL's database and its search_path, the schema of the batch"},
+	{err: layout.ErrJournalNotURL, code: exitUsage, hint: "a SQLite journal is always journal.db in --out: pass --out DIR; for PostgreSQL, --journal postgres://USER@HOST:PORT/DB"},
 	{err: batch.ErrOutNotFolder, code: exitUsage, hint: "choose a folder for the output"},
-	{err: batch.ErrNotThisBatch, code: exitUsage, hint: "put the batch's own journal.db back (a regular file, from a backup) or use a new --out; refbatch never starts a batch over another's artifacts nor overwrites one"},
+	{err: layout.ErrNotThisBatch, code: exitUsage, hint: "put the batch's own journal.db back (a regular file, from a backup) or use a new --out; refbatch never starts a batch over another's artifacts nor overwrites one"},
 	{err: batch.ErrStdinManifest, code: exitUsage, hint: "finish them with refbatch run --out DIR - < MANIFEST.csv, piping the same manifest again (the run recorded its SHA-256), then join"},
 	{err: journal.ErrManifestChanged, code: exitUsage, hint: "a journal belongs to one manifest; restore it or use a new --out"},
 	{err: batch.ErrNoRecipients, code: exitUsage, msg: "artifacts would be written unencrypted",
@@ -317,8 +318,8 @@ var userErrors = []struct {
 	{err: store.ErrNoIdentities, code: exitUsage, hint: identityHint},
 	{err: store.ErrLink, code: exitFailure, hint: "refbatch follows no symbolic link inside the folders it writes in (--out, export's --to), and wrote nothing through this one: remove it, or choose another folder"},
 	{err: batch.ErrEnginesBroken, code: exitFailure, hint: "check the OCR engines (tesseract --version, free memory, --worker-memory); the journal is consistent and the same command resumes"},
-	{err: batch.ErrRootLogInOut, code: exitUsage, hint: "keep the root log where whoever can write --out cannot, for example the auditor's own folder"},
-	{err: batch.ErrNoCustodyLog, code: exitUsage, hint: "verify without --root/--root-log, or after a run of this refbatch has added the custody log; a root log is checked for the batch ID in the folder's report.json"},
+	{err: layout.ErrRootLogInOut, code: exitUsage, hint: "keep the root log where whoever can write --out cannot, for example the auditor's own folder"},
+	{err: layout.ErrNoCustodyLog, code: exitUsage, hint: "verify without --root/--root-log, or after a run of this refbatch has added the custody log; a root log is checked for the batch ID in the folder's report.json"},
 	{err: batch.ErrIncomplete, code: exitIncomplete, hint: "run the same command again to resume; finished work is kept"},
 	{err: journal.ErrUnreachable, code: exitFailure, hint: "check that the PostgreSQL server of --journal is up and reachable from this machine (pg_isready -h HOST -p PORT), then run the same command again"},
 }

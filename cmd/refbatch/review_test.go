@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/layout"
 )
 
 // runNeedsPerson is run's exit code when it finished with rows in review
@@ -128,7 +129,7 @@ func TestReviewDecisions(t *testing.T) {
 
 // readArtifact reads a plaintext document's artifact, found through the
 // report.
-func readArtifact(t *testing.T, out, sourceID string) batch.Artifact {
+func readArtifact(t *testing.T, out, sourceID string) layout.Artifact {
 	t.Helper()
 	for _, row := range readReport(t, out).Rows {
 		if row.SourceID != sourceID || row.Artifact == "" {
@@ -138,14 +139,14 @@ func readArtifact(t *testing.T, out, sourceID string) batch.Artifact {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var a batch.Artifact
+		var a layout.Artifact
 		if err := json.Unmarshal(b, &a); err != nil {
 			t.Fatal(err)
 		}
 		return a
 	}
 	t.Fatalf("no artifact for %s in the report", sourceID)
-	return batch.Artifact{}
+	return layout.Artifact{}
 }
 
 // folderState lists a folder's files with their sizes and times, to show

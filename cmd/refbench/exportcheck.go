@@ -28,6 +28,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/export/pdfcheck"
+	"github.com/refbatch/refbatch/batch/layout"
 )
 
 const exportCheckUsage = `Usage: refbench export-check --out DIR [--identity FILE] [flags]
@@ -144,7 +145,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 	var docs []*docCheck
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Workers)
-	err = batch.ReadArtifacts(batch.Place{Out: o.Out}, ids, func(_ string, a *batch.Artifact) error {
+	err = batch.ReadArtifacts(layout.Place{Out: o.Out}, ids, func(_ string, a *layout.Artifact) error {
 		id := a.Provenance.SourceID
 		if !exported[id] {
 			return gctx.Err()

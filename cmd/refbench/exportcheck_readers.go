@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/export/pdfcheck"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 )
 
@@ -106,7 +106,7 @@ func writeReaders(w io.Writer, docs []*docCheck, pdfa bool) {
 // person's transcriptions of a page (set in its layer after its lines,
 // when the page has a resolution to place them by) follow its text, a
 // line each, so that they do not count as the readers' errors.
-func checkedPages(a *batch.Artifact) []ocr.PageResult {
+func checkedPages(a *layout.Artifact) []ocr.PageResult {
 	pages := slices.Clone(a.Pages)
 	for _, t := range a.Transcriptions {
 		b := t.Box

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 )
 
@@ -11,9 +11,9 @@ import (
 // its text, as the searchable PDF sets them, and only those it can place.
 func TestCheckedPages(t *testing.T) {
 	t.Parallel()
-	a := &batch.Artifact{
+	a := &layout.Artifact{
 		Pages: []ocr.PageResult{{DPI: 150, Text: "Dear Dr"}, {DPI: 150}, {Text: "layer"}},
-		Transcriptions: []batch.Transcription{
+		Transcriptions: []layout.Transcription{
 			{Page: 0, Box: [4]int{1, 1, 9, 9}, Text: " Seen  by\n\nDr Hand "},
 			{Page: 1, Box: [4]int{1, 1, 9, 9}, Text: "signed"},
 			{Page: 2, Box: [4]int{1, 1, 9, 9}, Text: "no resolution"},

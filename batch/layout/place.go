@@ -1,4 +1,4 @@
-package batch
+package layout
 
 import (
 	"context"
@@ -22,32 +22,32 @@ type Place struct {
 	Journal string
 }
 
-// metaOut is the journal's meta key for the absolute path of the output
+// MetaOut is the journal's meta key for the absolute path of the output
 // folder of a batch whose journal is not in it.
-const metaOut = "out"
+const MetaOut = "out"
 
-// shared reports whether the place's journal is a PostgreSQL database.
-func (p Place) shared() bool { return journal.IsURL(p.Journal) }
+// Shared reports whether the place's journal is a PostgreSQL database.
+func (p Place) Shared() bool { return journal.IsURL(p.Journal) }
 
-// journalPath is where the place's journal is: its URL, or journal.db in
+// JournalPath is where the place's journal is: its URL, or journal.db in
 // its output folder.
-func (p Place) journalPath() string {
-	if p.shared() {
+func (p Place) JournalPath() string {
+	if p.Shared() {
 		return p.Journal
 	}
 	return filepath.Join(p.Out, JournalFile)
 }
 
-// describe names the journal for messages: the URL without its password,
+// Describe names the journal for messages: the URL without its password,
 // or the file.
-func (p Place) describe() string { return journal.Redact(p.journalPath()) }
+func (p Place) Describe() string { return journal.Redact(p.JournalPath()) }
 
-// openJournal opens the place's journal read-only. With a PostgreSQL
+// OpenJournal opens the place's journal read-only. With a PostgreSQL
 // journal and no output folder given, the folder is the one the journal
 // recorded; the place returned says which.
-func openJournal(p Place) (*journal.Journal, Place, error) {
-	if !p.shared() {
-		path, err := journalIn(p.Out)
+func OpenJournal(p Place) (*journal.Journal, Place, error) {
+	if !p.Shared() {
+		path, err := JournalIn(p.Out)
 		if err != nil {
 			return nil, p, err
 		}
@@ -61,7 +61,7 @@ func openJournal(p Place) (*journal.Journal, Place, error) {
 	if err != nil {
 		return nil, p, err
 	}
-	recorded, err := j.Meta(metaOut)
+	recorded, err := j.Meta(MetaOut)
 	if err != nil {
 		j.Close()
 		return nil, p, err
@@ -69,7 +69,7 @@ func openJournal(p Place) (*journal.Journal, Place, error) {
 	switch {
 	case p.Out == "" && recorded == "":
 		j.Close()
-		return nil, p, fmt.Errorf("%w: %s records no output folder", ErrNoBatch, p.describe())
+		return nil, p, fmt.Errorf("%w: %s records no output folder", ErrNoBatch, p.Describe())
 	case p.Out == "":
 		p.Out = recorded
 	}
@@ -79,10 +79,10 @@ func openJournal(p Place) (*journal.Journal, Place, error) {
 // Locate returns p with its output folder: the one given, or the one
 // its PostgreSQL journal recorded. It only reads.
 func Locate(p Place) (Place, error) {
-	if !p.shared() || p.Out != "" {
+	if !p.Shared() || p.Out != "" {
 		return p, nil
 	}
-	j, p, err := openJournal(p)
+	j, p, err := OpenJournal(p)
 	if err != nil {
 		return p, err
 	}
@@ -90,22 +90,22 @@ func Locate(p Place) (Place, error) {
 	return p, nil
 }
 
-// openJournalRW opens the place's journal to write to it, as openJournal
+// OpenJournalRW opens the place's journal to write to it, as OpenJournal
 // opens it to read: a journal that holds no batch is refused, never
 // created. Its waits for the lock end with ctx (journal.WithInterrupt).
-func openJournalRW(ctx context.Context, p Place) (*journal.Journal, Place, error) {
-	if !p.shared() {
-		path, err := journalIn(p.Out)
+func OpenJournalRW(ctx context.Context, p Place) (*journal.Journal, Place, error) {
+	if !p.Shared() {
+		path, err := JournalIn(p.Out)
 		if err != nil {
 			return nil, p, err
 		}
-		if err := checkJournalFile(p.Out); err != nil {
+		if err := CheckJournalFile(p.Out); err != nil {
 			return nil, p, err
 		}
 		j, err := journal.Open(path, journal.WithInterrupt(ctx))
 		return j, p, err
 	}
-	r, p, err := openJournal(p)
+	r, p, err := OpenJournal(p)
 	if err != nil {
 		return nil, p, err
 	}
@@ -114,13 +114,13 @@ func openJournalRW(ctx context.Context, p Place) (*journal.Journal, Place, error
 	return j, p, err
 }
 
-// pinOut records out as the output folder of the batch in j, a
+// PinOut records out as the output folder of the batch in j, a
 // PostgreSQL journal, at its first run, or checks that it is the one
 // recorded: every process of the batch writes its artifacts in one
 // folder. An empty out is the recorded one, or DefaultOut in the current
 // folder for a new batch. It returns the folder, absolute.
-func pinOut(j *journal.Journal, out string) (string, error) {
-	recorded, err := j.Meta(metaOut)
+func PinOut(j *journal.Journal, out string) (string, error) {
+	recorded, err := j.Meta(MetaOut)
 	if err != nil {
 		return "", err
 	}
@@ -136,7 +136,7 @@ func pinOut(j *journal.Journal, out string) (string, error) {
 	}
 	switch recorded {
 	case "":
-		return abs, j.SetMeta(metaOut, abs)
+		return abs, j.SetMeta(MetaOut, abs)
 	case abs:
 		return abs, nil
 	}
@@ -155,9 +155,9 @@ func (e *OutMismatchError) Error() string {
 // ErrNoBatch means a journal holds no batch to join: no run started one.
 var ErrNoBatch = errors.New("the journal holds no batch")
 
-// checkShared refuses a journal location that is neither a PostgreSQL URL
+// CheckShared refuses a journal location that is neither a PostgreSQL URL
 // nor empty: a SQLite journal is always journal.db in the output folder.
-func checkShared(location string) error {
+func CheckShared(location string) error {
 	if location == "" || journal.IsURL(location) {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package batch
+package layout
 
 import (
 	"errors"
@@ -31,12 +31,12 @@ const MarkerFile = "refbatch-batch"
 // this one's events into another batch's journal.
 var ErrNotThisBatch = errors.New("the journal does not belong to this output folder")
 
-// checkJournalFile refuses, before the journal is opened (and so created),
+// CheckJournalFile refuses, before the journal is opened (and so created),
 // a journal.db in out that is not the batch's own: a symbolic link
 // (dangling or not), anything but a regular file, or none (missing, or
 // empty with no write-ahead log) in a folder that holds the batch's marker
 // or artifacts.
-func checkJournalFile(out string) error {
+func CheckJournalFile(out string) error {
 	path := filepath.Join(out, JournalFile)
 	fi, err := os.Lstat(path)
 	state := ""
@@ -58,7 +58,7 @@ func checkJournalFile(out string) error {
 	if state == "" {
 		return nil
 	}
-	marker, err := readMarker(out)
+	marker, err := ReadMarker(out)
 	if err != nil {
 		return err
 	}
@@ -75,31 +75,31 @@ func checkJournalFile(out string) error {
 	return nil
 }
 
-// claimFolder gives the batch in j its ID if it has none, and makes out
+// ClaimFolder gives the batch in j its ID if it has none, and makes out
 // its folder, or refuses a journal of another batch than out's: one whose
 // ID is not the marker's, or, in a folder with no marker (one an earlier
 // refbatch wrote), one that names none of the artifacts there. It returns
 // the batch's ID.
-func claimFolder(j *journal.Journal, out string) (string, error) {
+func ClaimFolder(j *journal.Journal, out string) (string, error) {
 	// The marker first: it is written after the journal records the ID,
 	// so a marker read before the journal's ID never runs ahead of it.
-	marker, err := readMarker(out)
+	marker, err := ReadMarker(out)
 	if err != nil {
 		return "", err
 	}
-	id, err := j.Meta(metaBatchID)
+	id, err := j.Meta(MetaBatchID)
 	if err != nil {
 		return "", err
 	}
 	if marker != "" && marker != id {
-		return "", fmt.Errorf("%w: %s is of batch %s, the folder of batch %s (%s)", ErrNotThisBatch, journal.Redact(j.Path()), orNone(id), marker, filepath.Join(out, MarkerFile))
+		return "", fmt.Errorf("%w: %s is of batch %s, the folder of batch %s (%s)", ErrNotThisBatch, journal.Redact(j.Path()), OrNone(id), marker, filepath.Join(out, MarkerFile))
 	}
 	if marker == "" {
 		if err := namesSomeArtifact(j, out); err != nil {
 			return "", err
 		}
 	}
-	if id, err = j.InitMeta(metaBatchID, "refbatch-"+journal.NewToken()); err != nil {
+	if id, err = j.InitMeta(MetaBatchID, "refbatch-"+journal.NewToken()); err != nil {
 		return "", err
 	}
 	if marker == "" {
@@ -124,7 +124,7 @@ func namesSomeArtifact(j *journal.Journal, out string) error {
 	}
 	found := errors.New("found")
 	err = j.StreamDocuments(func(d journal.Doc) error {
-		if d.Artifact != "" && present[storeName(d.Artifact)] {
+		if d.Artifact != "" && present[StoreName(d.Artifact)] {
 			return found
 		}
 		return nil
@@ -138,10 +138,10 @@ func namesSomeArtifact(j *journal.Journal, out string) error {
 	return fmt.Errorf("%w: %s names none of the %d artifacts in %s", ErrNotThisBatch, journal.Redact(j.Path()), len(names), filepath.Join(out, ArtifactsDir))
 }
 
-// readMarker returns the batch ID in out's marker, "" when there is none.
+// ReadMarker returns the batch ID in out's marker, "" when there is none.
 // A marker that is a symbolic link, or that holds no batch ID, is an
 // error.
-func readMarker(out string) (string, error) {
+func ReadMarker(out string) (string, error) {
 	path := filepath.Join(out, MarkerFile)
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	switch {
@@ -198,28 +198,10 @@ func artifactNames(out string) ([]string, error) {
 	return names, err
 }
 
-func orNone(id string) string {
+// OrNone is a batch ID for messages, "none" when there is none.
+func OrNone(id string) string {
 	if id == "" {
 		return "none"
 	}
 	return id
-}
-
-// verifyBatch reports a journal of another batch than out's marker, and
-// returns the journal's batch ID. A folder with no marker (one an earlier
-// refbatch wrote) has nothing to compare.
-func verifyBatch(j *journal.Journal, out string, add func(kind, file, source, detail string)) (string, error) {
-	id, err := j.Meta(metaBatchID)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(out, MarkerFile)
-	marker, err := readMarker(out)
-	switch {
-	case err != nil:
-		add(FindingBatchMismatch, path, "", err.Error())
-	case marker != "" && marker != id:
-		add(FindingBatchMismatch, path, "", fmt.Sprintf("the folder is of batch %s, %s of batch %s", marker, journal.Redact(j.Path()), orNone(id)))
-	}
-	return id, nil
 }

@@ -1,7 +1,6 @@
-package batch
+package layout
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/refbatch/refbatch/batch/journal"
-	"github.com/refbatch/refbatch/batch/store"
 )
 
 // TestCheckJournalFile: what a run refuses before it opens journal.db,
@@ -52,7 +50,7 @@ func TestCheckJournalFile(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			os.Mkdir(out, 0o700)
 			tc.setup(out)
-			err := checkJournalFile(out)
+			err := CheckJournalFile(out)
 			switch {
 			case tc.found == "" && err != nil:
 				t.Errorf("checkJournalFile = %v, want nil", err)
@@ -80,7 +78,7 @@ func TestClaimFolder(t *testing.T) {
 	}
 	out := t.TempDir()
 	j := open(t, filepath.Join(out, JournalFile))
-	id, err := claimFolder(j, out)
+	id, err := ClaimFolder(j, out)
 	if err != nil || !validBatchID(id) {
 		t.Fatalf("claimFolder = %q, %v", id, err)
 	}
@@ -88,45 +86,14 @@ func TestClaimFolder(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("marker: %v, %v", fi, err)
 	}
-	if again, err := claimFolder(j, out); err != nil || again != id {
+	if again, err := ClaimFolder(j, out); err != nil || again != id {
 		t.Errorf("second claimFolder = %q, %v; want %q", again, err, id)
 	}
 	other := open(t, filepath.Join(t.TempDir(), JournalFile))
-	if _, err := claimFolder(other, t.TempDir()); err != nil {
+	if _, err := ClaimFolder(other, t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := claimFolder(other, out); !errors.Is(err, ErrNotThisBatch) || !strings.Contains(err.Error(), "the folder of batch "+id) {
+	if _, err := ClaimFolder(other, out); !errors.Is(err, ErrNotThisBatch) || !strings.Contains(err.Error(), "the folder of batch "+id) {
 		t.Errorf("claimFolder(another batch's journal) = %v", err)
-	}
-}
-
-// TestVerifyArtifactBatch: an artifact whose provenance names another
-// batch than the journal is a batch_mismatch; one with no batch (an
-// earlier build's) is not.
-func TestVerifyArtifactBatch(t *testing.T) {
-	t.Parallel()
-	st, err := store.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ artifact, journal, want string }{
-		{"refbatch-aa", "refbatch-aa", ""},
-		{"", "refbatch-aa", ""},
-		{"refbatch-bb", "refbatch-aa", FindingBatchMismatch},
-	} {
-		a := Artifact{Format: ArtifactFormat, Provenance: Provenance{SourceID: "R-1", SourceSHA256: "ab", BatchID: tc.artifact}}
-		a.ContentSHA256 = ContentHash(a.Pages)
-		b, _ := json.Marshal(a)
-		name := "R-1_" + tc.artifact + ".json"
-		sum, err := st.Put(name, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := journal.Doc{SourceID: "R-1", SHA256: "ab", ArtifactSHA256: sum}
-		var got []string
-		verifyArtifact(st, d, name, nil, &VerifyResult{batchID: tc.journal}, func(kind, _, _, _ string) { got = append(got, kind) })
-		if want := []string{tc.want}; tc.want == "" && len(got) != 0 || tc.want != "" && (len(got) != 1 || got[0] != want[0]) {
-			t.Errorf("artifact of %q, journal of %q: findings %v, want %q", tc.artifact, tc.journal, got, tc.want)
-		}
 	}
 }

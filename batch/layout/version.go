@@ -1,10 +1,10 @@
-package batch
+package layout
 
 import "runtime/debug"
 
 // version is set at link time by the Makefile:
 //
-//	go build -ldflags "-X github.com/refbatch/refbatch/batch.version=$(git describe --always --dirty)"
+//	go build -ldflags "-X github.com/refbatch/refbatch/batch/layout.version=$(git describe --always --dirty)"
 //
 // A build without it (go build, go install) falls back to what the Go
 // toolchain stamped into the binary.

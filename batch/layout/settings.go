@@ -1,4 +1,4 @@
-package batch
+package layout
 
 import (
 	"crypto/sha256"
@@ -15,7 +15,7 @@ import (
 )
 
 // Settings are a run's settings: everything that changes what a run
-// produces, and the limits it ran under. Options embeds them; a zero field
+// produces, and the limits it ran under. batch.Options embeds them; a zero field
 // is the default. The journal keeps them, as JSON, for every run; report.json
 // shows them as strings (Strings); the artifacts carry a hash of those that
 // change what an artifact says (PolicyVersion).
@@ -86,11 +86,11 @@ type Settings struct {
 	legacy map[string]string
 }
 
-// settingsFormat marks the settings a journal stores as this struct's
+// SettingsFormat marks the settings a journal stores as this struct's
 // JSON. Earlier builds stored a map of strings, without it; format 2 is
 // the same JSON from before a document's time budget was on by default,
 // when a DocTimeout of 0 meant none (decodeFormat reads it so).
-const settingsFormat = 3
+const SettingsFormat = 3
 
 // decodeFormat reads the format of stored settings, and brings the
 // settings of format 2 to this one's meaning. ok is false when stored is
@@ -100,7 +100,7 @@ func decodeFormat(format int, s *Settings) (ok bool) {
 	case 2:
 		s.NoDocTimeout = s.DocTimeout == 0
 		return true
-	case settingsFormat:
+	case SettingsFormat:
 		return true
 	}
 	return false
@@ -111,10 +111,10 @@ func decodeFormat(format int, s *Settings) (ok bool) {
 // page policy's errors and admission's are of this type too.
 type SettingError = page.SettingError
 
-// runRecord is what the journal stores of a run's settings: the settings,
+// RunRecord is what the journal stores of a run's settings: the settings,
 // and the manifest the run streamed, or, for a join, that it worked on
 // every manifest of the batch.
-type runRecord struct {
+type RunRecord struct {
 	Format   int    `json:"format"`
 	Manifest string `json:"manifest,omitempty"`
 	Join     bool   `json:"join,omitempty"`
@@ -126,44 +126,44 @@ type runRecord struct {
 	Settings
 }
 
-// encode is the settings as the journal stores them.
-func (s Settings) encode() string { return s.encodeRun("", false) }
+// Encode is the settings as the journal stores them.
+func (s Settings) Encode() string { return s.EncodeRun("", false) }
 
-// encodeRun is the settings of a run of manifest (of a join when join is
+// EncodeRun is the settings of a run of manifest (of a join when join is
 // set) as the journal stores them.
-func (s Settings) encodeRun(manifest string, join bool) string {
-	b, err := json.Marshal(runRecord{Format: settingsFormat, Manifest: manifest, Join: join, Settings: s})
+func (s Settings) EncodeRun(manifest string, join bool) string {
+	b, err := json.Marshal(RunRecord{Format: SettingsFormat, Manifest: manifest, Join: join, Settings: s})
 	if err != nil {
 		panic(err) // plain fields: cannot fail
 	}
 	return string(b)
 }
 
-// encodeManifestRun is encodeRun of a run that streamed manifest, with the
+// EncodeManifestRun is EncodeRun of a run that streamed manifest, with the
 // SHA-256 of its bytes and its rows when it was read from the standard
 // input.
-func (s Settings) encodeManifestRun(manifest, stdinSHA256 string, stdinRows int) string {
-	b, err := json.Marshal(runRecord{Format: settingsFormat, Manifest: manifest, StdinSHA256: stdinSHA256, StdinRows: stdinRows, Settings: s})
+func (s Settings) EncodeManifestRun(manifest, stdinSHA256 string, stdinRows int) string {
+	b, err := json.Marshal(RunRecord{Format: SettingsFormat, Manifest: manifest, StdinSHA256: stdinSHA256, StdinRows: stdinRows, Settings: s})
 	if err != nil {
 		panic(err) // plain fields: cannot fail
 	}
 	return string(b)
 }
 
-// decodeRun reads what encodeRun stored; ok is false for settings an
+// DecodeRun reads what EncodeRun stored; ok is false for settings an
 // earlier build stored, which named no manifest.
-func decodeRun(stored string) (rec runRecord, ok bool) {
+func DecodeRun(stored string) (rec RunRecord, ok bool) {
 	if json.Unmarshal([]byte(stored), &rec) != nil || !decodeFormat(rec.Format, &rec.Settings) {
-		return runRecord{}, false
+		return RunRecord{}, false
 	}
 	rec.Settings.legacyCascade(stored)
 	return rec, true
 }
 
-// decodeSettings reads settings the journal stored: this build's JSON, or
+// DecodeSettings reads settings the journal stored: this build's JSON, or
 // the map of strings earlier builds stored, whose missing settings take
 // today's defaults. ok is false when there are none ("{}", or not JSON).
-func decodeSettings(stored string) (s Settings, ok bool) {
+func DecodeSettings(stored string) (s Settings, ok bool) {
 	var v struct {
 		Format int `json:"format"`
 		Settings
@@ -187,13 +187,13 @@ func (s *Settings) legacyCascade(stored string) {
 		Policy json.RawMessage `json:"policy"`
 	}
 	if json.Unmarshal([]byte(stored), &v) == nil && v.Policy != nil {
-		legacyCascade(v.Policy, &s.Policy)
+		LegacyCascade(v.Policy, &s.Policy)
 	}
 }
 
-// legacyCascade is Settings.legacyCascade for a stored policy on its own
+// LegacyCascade is Settings.legacyCascade for a stored policy on its own
 // (a retry decision's).
-func legacyCascade(stored []byte, p *page.Policy) {
+func LegacyCascade(stored []byte, p *page.Policy) {
 	var v struct {
 		NoCascade *bool `json:"no_cascade"`
 		Cascade   *bool `json:"cascade"`
@@ -254,7 +254,7 @@ func legacySettings(m map[string]string) Settings {
 	num("coverage_threshold", &s.CoverageThreshold)
 	s.NoIDCheck = m["id_check"] == "off"
 	num("encrypted", &s.Encrypted)
-	return s.withDefaults()
+	return s.WithDefaults()
 }
 
 // Strings is the settings as report.json's run.settings shows them, one
@@ -299,23 +299,23 @@ func (s Settings) Strings() map[string]string {
 }
 
 // PolicyVersion is a short hash of every setting that changes what an
-// artifact says (policyRecord), so two artifacts made under different
+// artifact says (PolicyRecord), so two artifacts made under different
 // policies can be told apart.
 func (s Settings) PolicyVersion() string {
-	b, _ := json.Marshal(s.policyRecord())
+	b, _ := json.Marshal(s.PolicyRecord())
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }
 
-// policyRecord is what the artifacts' provenance records of the policy,
+// PolicyRecord is what the artifacts' provenance records of the policy,
 // and what PolicyVersion hashes: the page policy, the confidence bands,
 // the coverage threshold and which validation checks run.
-func (s Settings) policyRecord() map[string]any {
+func (s Settings) PolicyRecord() map[string]any {
 	m := map[string]any{
 		"high_confidence":    s.HighConfidence,
 		"low_confidence":     s.LowConfidence,
 		"coverage_threshold": s.CoverageThreshold,
-		"validation":         s.validation(),
+		"validation":         s.Validation(),
 	}
 	for _, p := range s.Policy.Recorded() {
 		m[p.Name] = p.Value
@@ -323,13 +323,13 @@ func (s Settings) policyRecord() map[string]any {
 	return m
 }
 
-// validation names, for the policy hash, the checks validation runs in
+// Validation names, for the policy hash, the checks validation runs in
 // their order and the revision of the rule they make together, which went
 // up when a check changed: 3 when id_not_found began to look for the
 // referral date too, 4 with incomplete_text, 5 when a missing date became
 // date_not_found of its own, 6 with handwriting (which comes with the
 // coverage step).
-func (s Settings) validation() string {
+func (s Settings) Validation() string {
 	checks := []string{string(outcome.EmptyText), string(outcome.LowConfidence)}
 	revision := 2
 	if !s.NoCoverage {
@@ -364,10 +364,10 @@ func (s Settings) DocBudget(pages int) time.Duration {
 	return s.PageTimeout + time.Duration(pages)*s.PageTimeout/docBudgetShare
 }
 
-// docBudgetPerPage is what each page adds to the budget the page count
+// DocBudgetPerPage is what each page adds to the budget the page count
 // gives (DocBudget), earned as the page begins; 0 when the budget is
 // DocTimeout's or none.
-func (s Settings) docBudgetPerPage() time.Duration {
+func (s Settings) DocBudgetPerPage() time.Duration {
 	if s.NoDocTimeout || s.DocTimeout > 0 {
 		return 0
 	}

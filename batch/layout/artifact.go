@@ -1,0 +1,171 @@
+package layout
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"filippo.io/age"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// ArtifactFormat names the artifact's schema.
+const ArtifactFormat = "refbatch-artifact/1"
+
+// Artifact is what refbatch publishes for one document: the text of every
+// page with its word confidences, and where it came from.
+type Artifact struct {
+	Format     string           `json:"format"`
+	Provenance Provenance       `json:"provenance"`
+	Pages      []ocr.PageResult `json:"pages"`
+	// ContentSHA256 is the SHA-256 of ContentText(Pages): it proves the text
+	// was not altered after it was read.
+	ContentSHA256 string `json:"content_sha256"`
+	// Transcriptions are the texts a person typed for regions refbatch
+	// could not read (refbatch desk), oldest first: a person's, not
+	// recognised, and outside Pages and the content hash.
+	Transcriptions []Transcription `json:"transcriptions,omitempty"`
+}
+
+// Provenance says which bytes, settings and engines produced an artifact.
+type Provenance struct {
+	SourceID      string            `json:"source_id"`
+	SourceSHA256  string            `json:"source_sha256"`
+	SourceSize    int64             `json:"source_size"`
+	ManifestLine  int               `json:"manifest_line"`
+	TraceID       string            `json:"trace_id"`
+	Attempt       int               `json:"attempt"`
+	Pages         int               `json:"pages"`
+	DPI           int               `json:"dpi"`
+	Lang          string            `json:"lang"`
+	Engines       map[string]string `json:"engines"`
+	PolicyVersion string            `json:"policy_version"`
+	Policy        map[string]any    `json:"policy"`
+	CreatedAt     time.Time         `json:"created_at"`
+	State         outcome.State     `json:"state"`
+	Reason        outcome.Reason    `json:"reason"`
+	// BatchID is the ID of the batch that published the artifact, as its
+	// journal and its folder's marker record it; artifacts from before
+	// it was recorded have none.
+	BatchID string `json:"batch_id,omitempty"`
+}
+
+// Transcription is a region's text as a person typed it.
+type Transcription struct {
+	// Source is always "person": the text was typed, not recognised.
+	Source string `json:"source"`
+	// Page (from 0) and Box (pixels of the page as read, x0, y0, x1, y1)
+	// are the region; Field is the manifest field it corrects, if any.
+	Page  int       `json:"page"`
+	Box   [4]int    `json:"box"`
+	Field string    `json:"field,omitempty"`
+	Text  string    `json:"text"`
+	User  string    `json:"user"`
+	Host  string    `json:"host"`
+	At    time.Time `json:"at"`
+}
+
+// ContentText is the canonical text of a document: its pages' texts joined
+// by form feeds, as Tesseract separates pages.
+func ContentText(pages []ocr.PageResult) string {
+	texts := make([]string, len(pages))
+	for i, p := range pages {
+		texts[i] = p.Text
+	}
+	return strings.Join(texts, "\f")
+}
+
+// ContentHash is the SHA-256 of ContentText, in hex.
+func ContentHash(pages []ocr.PageResult) string {
+	sum := sha256.Sum256([]byte(ContentText(pages)))
+	return hex.EncodeToString(sum[:])
+}
+
+func (a *Artifact) Marshal() ([]byte, error) {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("encoding artifact: %w", err)
+	}
+	return b, nil
+}
+
+// SafeName keeps a source_id readable in a file name: letters, digits, '-',
+// '.' and '_' pass; anything else becomes '_' and a short hash of the whole
+// ID keeps distinct IDs distinct.
+func SafeName(id string) string {
+	var b strings.Builder
+	clean := true
+	for _, r := range id {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '.' || r == '_') {
+			b.WriteRune(r)
+			continue
+		}
+		b.WriteByte('_')
+		clean = false
+	}
+	s := b.String()
+	if len(s) > 64 {
+		s, clean = s[:64], false
+	}
+	if strings.HasPrefix(s, ".") {
+		s, clean = "_"+s[1:], false
+	}
+	if !clean || s == "" {
+		sum := sha256.Sum256([]byte(id))
+		s += "~" + hex.EncodeToString(sum[:4])
+	}
+	return s
+}
+
+// ArtifactPath is the path the journal and the report give artifact name:
+// relative to the output folder, with a forward slash on every system.
+func ArtifactPath(name string) string { return ArtifactsDir + "/" + name }
+
+// StoreName is the store's name of the artifact at path, as ArtifactPath
+// wrote it.
+func StoreName(path string) string { return strings.TrimPrefix(path, ArtifactsDir+"/") }
+
+// OpenArtifact reads a document's artifact for a reader (show, eval): its
+// bytes must hash to what the journal recorded and its text to its content
+// hash, since altered text must not be shown or scored as if it were read.
+func OpenArtifact(st *store.Store, d journal.Doc, ids []age.Identity) (*Artifact, error) {
+	name := StoreName(d.Artifact)
+	sum, err := st.Hash(name)
+	if err != nil {
+		return nil, fmt.Errorf("artifact of %s: %w", d.SourceID, err)
+	}
+	if sum != d.ArtifactSHA256 {
+		return nil, fmt.Errorf("artifact %s was altered: sha256 %s, journal %s", d.Artifact, sum, d.ArtifactSHA256)
+	}
+	a, err := ReadArtifact(st, name, ids)
+	if err != nil {
+		return nil, fmt.Errorf("artifact %s: %w", d.Artifact, err)
+	}
+	if ContentHash(a.Pages) != a.ContentSHA256 {
+		return nil, fmt.Errorf("artifact %s: its text does not match its content hash", d.Artifact)
+	}
+	return a, nil
+}
+
+func ReadArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, error) {
+	b, err := st.Read(name, ids)
+	if err != nil {
+		return nil, err
+	}
+	var a Artifact
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, fmt.Errorf("parsing artifact: %w", err)
+	}
+	if a.Format != ArtifactFormat {
+		return nil, fmt.Errorf("unknown artifact format %q", a.Format)
+	}
+	return &a, nil
+}

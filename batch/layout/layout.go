@@ -1,0 +1,68 @@
+// Package layout is what a batch is on disk and in its journal, which
+// the write path (batch) and every reader of a batch (audit, standing,
+// review, export) share: the output folder's layout and where its journal
+// is (Place), the folder's marker and batch ID, the artifact format and
+// its reading, the run settings as the journal stores them, the journal's
+// meta keys, the root log's format, and refbatch's version. It owns no
+// policy of a run and opens nothing it is not asked to: the packages above
+// it decide what to read and what to write.
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/refbatch/refbatch/batch/journal"
+)
+
+// Layout of the output folder.
+const (
+	// DefaultOut is the output folder every command uses without --out,
+	// relative to the current folder (never to the manifest's: status,
+	// verify and the rest take no manifest to find it by).
+	DefaultOut   = "refbatch-out"
+	JournalFile  = "journal.db"
+	ArtifactsDir = "artifacts"
+)
+
+// MetaEncryption is the journal's meta key for the batch's encryption
+// choice: EncryptionAge or EncryptionPlaintext.
+const (
+	MetaEncryption      = "artifacts"
+	EncryptionAge       = "age"
+	EncryptionPlaintext = "plaintext"
+)
+
+// MetaBatchID is the journal meta key of the batch's ID.
+const MetaBatchID = "batch_id"
+
+var (
+	// ErrNoJournal means the folder holds no journal: it is not an output
+	// folder, or no run has started in it.
+	ErrNoJournal = errors.New("no journal in the output folder")
+	// ErrNotFound: no document with that source_id in the journal.
+	ErrNotFound = errors.New("no such document")
+)
+
+// JournalIn is the journal of out, or ErrNoJournal when there is none.
+func JournalIn(out string) (string, error) {
+	path := filepath.Join(out, JournalFile)
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("%w: %s", ErrNoJournal, path)
+	}
+	return path, nil
+}
+
+// BatchRecipients reads the batch's encryption choice and recipients from
+// its journal: whether its artifacts are encrypted, and the keys recorded
+// (empty when none are).
+func BatchRecipients(j *journal.Journal) (encrypted bool, keys []string, err error) {
+	enc, err := j.Meta(MetaEncryption)
+	if err != nil {
+		return false, nil, err
+	}
+	keys, _, err = j.Recipients()
+	return enc == EncryptionAge, keys, err
+}
