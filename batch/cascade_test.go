@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
 )
@@ -28,7 +29,7 @@ func TestArtifactRecordsCascade(t *testing.T) {
 			t.Errorf("settings record cascade %q, first_dpi %q; want %q, 100", got, res.Report.Run.Settings["first_dpi"], want)
 		}
 		var pages []ocr.PageResult
-		err = ReadArtifacts(layout.Place{Out: out}, nil, func(_ string, a *layout.Artifact) error {
+		err = audit.ReadArtifacts(layout.Place{Out: out}, nil, func(_ string, a *layout.Artifact) error {
 			pages = append(pages, a.Pages...)
 			return nil
 		})

@@ -14,6 +14,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/admit"
+	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
@@ -323,7 +324,7 @@ func DeskSource(p layout.Place, sourceID string) (sum string, read func() ([]byt
 	if err != nil {
 		return "", nil, err
 	}
-	root := sourceRoot(runs)
+	root := audit.SourceRoot(runs)
 	return d.SHA256, func() ([]byte, error) {
 		data, err := admit.ReadSource(root, d.Path, d.Size)
 		if err != nil {

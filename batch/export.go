@@ -18,6 +18,7 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
@@ -102,12 +103,12 @@ func (o ExportOptions) place() layout.Place { return layout.Place{Out: o.Out, Jo
 // ExportEvent is one document done (exported, or refused with findings).
 // It carries IDs and counts only.
 type ExportEvent struct {
-	Kind     string    `json:"event"` // "exported" or "refused"
-	Time     time.Time `json:"time"`
-	SourceID string    `json:"source_id"`
-	Written  int       `json:"files_written"`
-	Present  int       `json:"files_present"`
-	Findings []Finding `json:"findings,omitempty"`
+	Kind     string          `json:"event"` // "exported" or "refused"
+	Time     time.Time       `json:"time"`
+	SourceID string          `json:"source_id"`
+	Written  int             `json:"files_written"`
+	Present  int             `json:"files_present"`
+	Findings []audit.Finding `json:"findings,omitempty"`
 	// NotPDFA says why the document's PDF is plain searchable PDF though
 	// PDF/A was asked for.
 	NotPDFA string `json:"not_pdfa,omitempty"`
@@ -124,10 +125,10 @@ type ExportResult struct {
 	Exported int    `json:"exported"`
 	// Written counts the files written; Present those already there with
 	// the right content (a resumed export), left as they were.
-	Written  int       `json:"files_written"`
-	Present  int       `json:"files_present"`
-	Bytes    int64     `json:"bytes"`
-	Findings []Finding `json:"findings"`
+	Written  int             `json:"files_written"`
+	Present  int             `json:"files_present"`
+	Bytes    int64           `json:"bytes"`
+	Findings []audit.Finding `json:"findings"`
 	// PDFA counts the PDFs exported as PDF/A-2b (with ExportOptions.PDFA);
 	// NotPDFA lists the documents whose source did not allow it, and why.
 	PDFA    int       `json:"pdfa"`
@@ -177,7 +178,7 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &ExportResult{Dest: o.Dest, Bag: o.Bag, Findings: []Finding{}, NotPDFA: []NotPDFA{}}
+	res := &ExportResult{Dest: o.Dest, Bag: o.Bag, Findings: []audit.Finding{}, NotPDFA: []NotPDFA{}}
 	if res.BatchID, err = batchID(j, runs); err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &exporter{o: o, root: sourceRoot(runs), st: st, res: res, dirMode: dirMode(o.FileMode)}
+	x := &exporter{o: o, root: audit.SourceRoot(runs), st: st, res: res, dirMode: dirMode(o.FileMode)}
 	if x.history, err = docHistory(j); err != nil {
 		return nil, err
 	}

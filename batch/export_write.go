@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
@@ -75,28 +76,28 @@ func (x *exporter) mkdir(dir string) error {
 
 // document verifies one document and, when it passes, writes its files.
 func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, error) {
-	var findings []Finding
+	var findings []audit.Finding
 	add := func(kind, file, source, detail string) {
-		findings = append(findings, Finding{Kind: kind, File: file, SourceID: source, Detail: detail})
+		findings = append(findings, audit.Finding{Kind: kind, File: file, SourceID: source, Detail: detail})
 	}
 	refuse := func() (ExportEvent, error) {
 		x.res.Findings = append(x.res.Findings, findings...)
 		return ExportEvent{Kind: "refused", Findings: findings}, nil
 	}
 	if d.Artifact == "" {
-		add(FindingMissingArtifactEntry, x.o.place().Describe(), d.SourceID, "a "+string(d.State)+" document has no artifact recorded")
+		add(audit.FindingMissingArtifactEntry, x.o.place().Describe(), d.SourceID, "a "+string(d.State)+" document has no artifact recorded")
 		return refuse()
 	}
-	a := verifyArtifact(x.st, d, layout.StoreName(d.Artifact), x.o.Identities, &VerifyResult{batchID: x.res.BatchID}, add)
+	a := audit.VerifyArtifact(x.st, d, x.res.BatchID, x.o.Identities, add)
 	var src []byte
 	if slices.Contains(x.o.Formats, FormatPDF) || slices.Contains(x.o.Formats, FormatALTO) {
-		src = readVerifiedSource(x.root, d, add)
+		src = audit.ReadVerifiedSource(x.root, d, add)
 	} else {
-		verifySource(x.root, d, add)
+		audit.VerifySource(x.root, d, add)
 	}
 	if a == nil || len(findings) > 0 {
 		if len(findings) == 0 {
-			add(FindingArtifactUnreadable, filepath.Join(x.st.Dir(), layout.StoreName(d.Artifact)), d.SourceID, "not decrypted")
+			add(audit.FindingArtifactUnreadable, filepath.Join(x.st.Dir(), layout.StoreName(d.Artifact)), d.SourceID, "not decrypted")
 		}
 		return refuse()
 	}

@@ -39,6 +39,14 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool {
 			return imp == "batch" || imp == "batch/layout" || imp == "batch/journal" || imp == "ocr/page" || imp == "ocr/view"
 		}, true
+	case pkg == "batch/audit":
+		// Verify, custody and show read a batch as layout describes it;
+		// they never import the write path (batch). Verify reads the
+		// sources again as admission read them (admit.HashSource), inside
+		// the root.
+		return func(imp string) bool {
+			return imp == "batch/layout" || imp == "batch/admit" || slices.Contains(leaves, imp) || imp == "report/outcome"
+		}, true
 	case pkg == "batch/layout":
 		// What a batch is on disk, which the write path and the readers
 		// share: the artifact format (ocr's page results), the settings

@@ -3,7 +3,6 @@ package batch
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,9 +14,9 @@ import (
 
 	_ "modernc.org/sqlite" // to tamper with the journal as an attacker would
 
+	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
-	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -115,7 +114,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			b, _ := os.ReadFile(a)
 			b[len(b)/2] ^= 0x01
 			os.WriteFile(a, b, 0o600)
-			return []finding{{FindingArtifactHash, filepath.Base(a), ""}}
+			return []finding{{audit.FindingArtifactHash, filepath.Base(a), ""}}
 		}, false},
 		{"swap two artifacts", func(t *testing.T, out, _ string) []finding {
 			a := artifacts(t, out)
@@ -123,7 +122,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			y, _ := os.ReadFile(a[1])
 			os.WriteFile(a[0], y, 0o600)
 			os.WriteFile(a[1], x, 0o600)
-			return []finding{{FindingArtifactsSwapped, filepath.Base(a[0]), filepath.Base(a[1])}}
+			return []finding{{audit.FindingArtifactsSwapped, filepath.Base(a[0]), filepath.Base(a[1])}}
 		}, false},
 		{"swap two artifacts and alter a third", func(t *testing.T, out, _ string) []finding {
 			a := artifacts(t, out)
@@ -132,33 +131,33 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			os.WriteFile(a[1], y, 0o600)
 			os.WriteFile(a[2], x, 0o600)
 			os.WriteFile(a[0], y, 0o600) // a copy of another's bytes is no swap
-			return []finding{{FindingArtifactHash, filepath.Base(a[0]), ""}, {FindingArtifactsSwapped, filepath.Base(a[1]), filepath.Base(a[2])}}
+			return []finding{{audit.FindingArtifactHash, filepath.Base(a[0]), ""}, {audit.FindingArtifactsSwapped, filepath.Base(a[1]), filepath.Base(a[2])}}
 		}, false},
 		{"delete an artifact", func(t *testing.T, out, _ string) []finding {
 			a := artifacts(t, out)[1]
 			os.Remove(a)
-			return []finding{{FindingMissingArtifact, filepath.Base(a), ""}}
+			return []finding{{audit.FindingMissingArtifact, filepath.Base(a), ""}}
 		}, false},
 		{"add a stray file", func(t *testing.T, out, _ string) []finding {
 			os.WriteFile(filepath.Join(out, layout.ArtifactsDir, "stray.json"), []byte("{}"), 0o600)
-			return []finding{{FindingUnknownFile, "stray.json", ""}}
+			return []finding{{audit.FindingUnknownFile, "stray.json", ""}}
 		}, false},
 		{"truncate an artifact", func(t *testing.T, out, _ string) []finding {
 			a := artifacts(t, out)[0]
 			os.Truncate(a, 100)
-			return []finding{{FindingArtifactHash, filepath.Base(a), ""}}
+			return []finding{{audit.FindingArtifactHash, filepath.Base(a), ""}}
 		}, false},
 		{"change a source file", func(t *testing.T, out, sources string) []finding {
 			names, _ := filepath.Glob(filepath.Join(sources, "*.pdf"))
 			f, _ := os.OpenFile(names[0], os.O_APPEND|os.O_WRONLY, 0)
 			f.WriteString("%%EOF\n")
 			f.Close()
-			return []finding{{FindingSourceChanged, filepath.Base(names[0]), ""}}
+			return []finding{{audit.FindingSourceChanged, filepath.Base(names[0]), ""}}
 		}, true},
 		{"delete a source file", func(t *testing.T, out, sources string) []finding {
 			names, _ := filepath.Glob(filepath.Join(sources, "*.pdf"))
 			os.Remove(names[1])
-			return []finding{{FindingSourceMissing, filepath.Base(names[1]), ""}}
+			return []finding{{audit.FindingSourceMissing, filepath.Base(names[1]), ""}}
 		}, true},
 		{"alter the journal's recorded hash", func(t *testing.T, out, _ string) []finding {
 			db, err := sql.Open("sqlite", filepath.Join(out, layout.JournalFile))
@@ -175,11 +174,11 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			}
 			// The custody log still holds the hash published: the
 			// table's row is a rewrite, named.
-			return []finding{{FindingArtifactHash, filepath.Base(artifact), ""}, {FindingJournalRewritten, layout.JournalFile, ""}}
+			return []finding{{audit.FindingArtifactHash, filepath.Base(artifact), ""}, {audit.FindingJournalRewritten, layout.JournalFile, ""}}
 		}, false},
 		{"another batch's marker", func(t *testing.T, out, _ string) []finding {
 			os.WriteFile(filepath.Join(out, layout.MarkerFile), []byte("refbatch-0123456789abcdef01234567\n"), 0o600)
-			return []finding{{FindingBatchMismatch, layout.MarkerFile, ""}}
+			return []finding{{audit.FindingBatchMismatch, layout.MarkerFile, ""}}
 		}, false},
 		{"corrupt journal.db", func(t *testing.T, out, _ string) []finding {
 			p := filepath.Join(out, layout.JournalFile)
@@ -189,7 +188,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			}
 			f.WriteAt([]byte(strings.Repeat("\xff", 8192)), 4096)
 			f.Close()
-			return []finding{{FindingJournalCorrupt, layout.JournalFile, ""}}
+			return []finding{{audit.FindingJournalCorrupt, layout.JournalFile, ""}}
 		}, false},
 	}
 	for _, tc := range tests {
@@ -206,7 +205,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			}
 			out := filepath.Join(dir, "out")
 			want := tc.tamper(t, out, sources)
-			res, err := Verify(context.Background(), VerifyOptions{Out: out, Identities: []age.Identity{id}, Sources: tc.sources})
+			res, err := audit.Verify(context.Background(), audit.VerifyOptions{Out: out, Identities: []age.Identity{id}, Sources: tc.sources})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,17 +236,17 @@ func TestVerifyTamperMatrix(t *testing.T) {
 func TestShowRoundTrips(t *testing.T) {
 	base, id := finishedBatch(t)
 	out := filepath.Join(base, "out")
-	a, err := Show(layout.Place{Out: out}, "A", []age.Identity{id})
+	a, err := audit.Show(layout.Place{Out: out}, "A", []age.Identity{id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.ToUpper(layout.ContentText(a.Pages)), "PARTICIPANT") {
 		t.Errorf("shown text does not look like the referral")
 	}
-	if _, err := Show(layout.Place{Out: out}, "A", nil); err == nil {
+	if _, err := audit.Show(layout.Place{Out: out}, "A", nil); err == nil {
 		t.Error("show without an identity decrypted an encrypted artifact")
 	}
-	if _, err := Show(layout.Place{Out: out}, "nope", []age.Identity{id}); err == nil {
+	if _, err := audit.Show(layout.Place{Out: out}, "nope", []age.Identity{id}); err == nil {
 		t.Error("show of an unknown source_id succeeded")
 	}
 }
@@ -278,7 +277,7 @@ func TestVerifyDecisions(t *testing.T) {
 	if err != nil || len(res) != 1 || res[0].Err != nil {
 		t.Fatalf("retry: %+v, %v", res, err)
 	}
-	vr, err := Verify(context.Background(), VerifyOptions{Out: out, Identities: []age.Identity{id}})
+	vr, err := audit.Verify(context.Background(), audit.VerifyOptions{Out: out, Identities: []age.Identity{id}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,42 +287,11 @@ func TestVerifyDecisions(t *testing.T) {
 	for _, f := range vr.Findings {
 		kinds[f.Kind] = f.SourceID
 	}
-	if len(vr.Findings) != 2 || kinds[FindingUndecidedState] != "C" || kinds[FindingJournalRewritten] != "C" {
+	if len(vr.Findings) != 2 || kinds[audit.FindingUndecidedState] != "C" || kinds[audit.FindingJournalRewritten] != "C" {
 		t.Errorf("findings %+v, want undecided_state and journal_rewritten for C", vr.Findings)
 	}
 	if vr.Decisions != 1 || vr.Artifacts != 3 || !vr.Incomplete || vr.Unfinished != 1 {
 		t.Errorf("decisions %d, artifacts %d, incomplete %v, unfinished %d; want 1, 3 (B's superseded one among them), true, 1",
 			vr.Decisions, vr.Artifacts, vr.Incomplete, vr.Unfinished)
-	}
-}
-
-// TestVerifyArtifactBatch: an artifact whose provenance names another
-// batch than the journal is a batch_mismatch; one with no batch (an
-// earlier build's) is not.
-func TestVerifyArtifactBatch(t *testing.T) {
-	t.Parallel()
-	st, err := store.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ artifact, journal, want string }{
-		{"refbatch-aa", "refbatch-aa", ""},
-		{"", "refbatch-aa", ""},
-		{"refbatch-bb", "refbatch-aa", FindingBatchMismatch},
-	} {
-		a := layout.Artifact{Format: layout.ArtifactFormat, Provenance: layout.Provenance{SourceID: "R-1", SourceSHA256: "ab", BatchID: tc.artifact}}
-		a.ContentSHA256 = layout.ContentHash(a.Pages)
-		b, _ := json.Marshal(a)
-		name := "R-1_" + tc.artifact + ".json"
-		sum, err := st.Put(name, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := journal.Doc{SourceID: "R-1", SHA256: "ab", ArtifactSHA256: sum}
-		var got []string
-		verifyArtifact(st, d, name, nil, &VerifyResult{batchID: tc.journal}, func(kind, _, _, _ string) { got = append(got, kind) })
-		if want := []string{tc.want}; tc.want == "" && len(got) != 0 || tc.want != "" && (len(got) != 1 || got[0] != want[0]) {
-			t.Errorf("artifact of %q, journal of %q: findings %v, want %q", tc.artifact, tc.journal, got, tc.want)
-		}
 	}
 }

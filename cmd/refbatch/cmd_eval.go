@@ -14,7 +14,7 @@ import (
 	"filippo.io/age"
 	"github.com/urfave/cli/v2"
 
-	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/eval"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
@@ -220,7 +220,7 @@ func scoreFolder(out string, in eval.Input, ids []age.Identity) (*eval.Result, *
 		in.Coverage = map[string][]eval.PageCoverage{}
 		in.Reads = map[string][]eval.PageRead{}
 		in.Words = map[string][]eval.PageWords{}
-		err = batch.ReadArtifacts(layout.Place{Out: out}, ids, func(path string, a *layout.Artifact) error {
+		err = audit.ReadArtifacts(layout.Place{Out: out}, ids, func(path string, a *layout.Artifact) error {
 			pages := make([]string, len(a.Pages))
 			for i, p := range a.Pages {
 				pages[i] = p.Text

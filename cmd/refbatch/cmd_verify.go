@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
@@ -119,7 +120,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	vo := batch.VerifyOptions{Out: o.place.Out, Journal: o.place.Journal, Identities: ids, Sources: o.sources, Root: o.root, RootLog: o.rootLog}
+	vo := audit.VerifyOptions{Out: o.place.Out, Journal: o.place.Journal, Identities: ids, Sources: o.sources, Root: o.root, RootLog: o.rootLog}
 	var bar *progressbar.ProgressBar
 	if !o.quiet && isTerminal(stderr) {
 		vo.Progress = func(done, total int) {
@@ -129,7 +130,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			bar.Set(done)
 		}
 	}
-	res, err := batch.Verify(ctx, vo)
+	res, err := audit.Verify(ctx, vo)
 	if bar != nil {
 		bar.Finish()
 	}
@@ -145,7 +146,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if res.Findings == nil {
-			res.Findings = []batch.Finding{}
+			res.Findings = []audit.Finding{}
 		}
 		if res.Recipients == nil {
 			res.Recipients = []string{}
@@ -190,7 +191,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 // writeFinding prints a finding of verify (or export) as one line: its
 // kind, its file (and the other file of a finding about two), the
 // source_id(s) and the detail.
-func writeFinding(w io.Writer, f batch.Finding) {
+func writeFinding(w io.Writer, f audit.Finding) {
 	fmt.Fprintf(w, "%-24s %s", f.Kind, termText(f.File))
 	if f.OtherFile != "" {
 		fmt.Fprintf(w, " and %s", termText(f.OtherFile))
@@ -209,7 +210,7 @@ func writeFinding(w io.Writer, f batch.Finding) {
 
 // printRoot prints the batch root the custody log recomputes to and where
 // the pinned root sits in it.
-func printRoot(w io.Writer, o verifyOptions, res *batch.VerifyResult) {
+func printRoot(w io.Writer, o verifyOptions, res *audit.VerifyResult) {
 	if res.Custody == nil {
 		fmt.Fprintln(w, "note: this journal has no custody log (an earlier refbatch wrote it); the next run adds one")
 		return
@@ -270,7 +271,7 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 			if err != nil {
 				return err
 			}
-			a, err := batch.Show(p, c.Args().First(), ids)
+			a, err := audit.Show(p, c.Args().First(), ids)
 			switch {
 			case errors.Is(err, layout.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) || errors.Is(err, store.ErrNoIdentities):
 				return err // a usage error, mapped in one place

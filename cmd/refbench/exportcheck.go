@@ -27,6 +27,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/export/pdfcheck"
 	"github.com/refbatch/refbatch/batch/layout"
 )
@@ -145,7 +146,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 	var docs []*docCheck
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Workers)
-	err = batch.ReadArtifacts(layout.Place{Out: o.Out}, ids, func(_ string, a *layout.Artifact) error {
+	err = audit.ReadArtifacts(layout.Place{Out: o.Out}, ids, func(_ string, a *layout.Artifact) error {
 		id := a.Provenance.SourceID
 		if !exported[id] {
 			return gctx.Err()

@@ -1,4 +1,4 @@
-package batch
+package audit
 
 // This file reads artifacts for people and programs outside a run: Show for
 // `refbatch show`, ReadArtifacts for `refbatch eval`. Both check an artifact

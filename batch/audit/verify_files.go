@@ -1,4 +1,4 @@
-package batch
+package audit
 
 import (
 	"errors"
@@ -50,6 +50,14 @@ func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *Veri
 		res.mismatches = append(res.mismatches, hashMismatch{path, sum, a.SHA256})
 		add(FindingArtifactHash, path, a.SourceID, fmt.Sprintf("sha256 %s, the journal's %s event %d %s", sum, a.Kind, a.EventID, a.SHA256))
 	}
+}
+
+// VerifyArtifact checks a document's artifact as Verify does (its bytes
+// against the journal, its content hash, its provenance and its batch,
+// batchID), for a reader that hands over only what verifies (export); nil
+// when it could not be read.
+func VerifyArtifact(st *store.Store, d journal.Doc, batchID string, ids []age.Identity, add func(kind, file, source, detail string)) *layout.Artifact {
+	return verifyArtifact(st, d, layout.StoreName(d.Artifact), ids, &VerifyResult{batchID: batchID}, add)
 }
 
 // verifyArtifact checks a document's artifact against the journal and,
@@ -107,9 +115,9 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 	return a
 }
 
-// sourceRoot is the folder the sources' paths are under, as the latest run
+// SourceRoot is the folder the sources' paths are under, as the latest run
 // recorded it; "" when no run recorded one (an old journal).
-func sourceRoot(runs []journal.Run) string {
+func SourceRoot(runs []journal.Run) string {
 	if len(runs) == 0 {
 		return ""
 	}

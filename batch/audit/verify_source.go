@@ -1,4 +1,4 @@
-package batch
+package audit
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 // This file checks a document's source against the journal, for verify
 // --sources and for export.
 
-// verifySource re-hashes a document's source under admission's rules: a
+// VerifySource re-hashes a document's source under admission's rules: a
 // FIFO, a device, a symlink out of the root or a file grown past its
 // admitted size is a finding, never a read that blocks or fills memory.
-func verifySource(root string, d journal.Doc, add func(kind, file, source, detail string)) {
+func VerifySource(root string, d journal.Doc, add func(kind, file, source, detail string)) {
 	sum, _, err := admit.HashSource(root, d.Path, d.Size)
 	sourceFindings(d, sum, err, add)
 }
@@ -44,11 +44,11 @@ func verifySourceUntil(ctx context.Context, root string, d journal.Doc, add func
 	}
 }
 
-// readVerifiedSource reads a document's source under admission's rules, as
-// verifySource hashes it, and returns its bytes when they still hash to
+// ReadVerifiedSource reads a document's source under admission's rules, as
+// VerifySource hashes it, and returns its bytes when they still hash to
 // the admitted SHA-256; otherwise it reports the finding verifySource
 // would and returns nil.
-func readVerifiedSource(root string, d journal.Doc, add func(kind, file, source, detail string)) []byte {
+func ReadVerifiedSource(root string, d journal.Doc, add func(kind, file, source, detail string)) []byte {
 	data, err := admit.ReadSource(root, d.Path, d.Size)
 	sum := ""
 	if err == nil {

@@ -1,4 +1,4 @@
-package batch
+package audit
 
 import (
 	"context"
@@ -164,7 +164,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return res, nil
 	}
-	root := sourceRoot(runs)
+	root := SourceRoot(runs)
 	if res.Encrypted, res.Recipients, err = layout.BatchRecipients(j); err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return res, nil

@@ -1,4 +1,4 @@
-package batch
+package audit
 
 // This file turns verify's hash mismatches into the finding that names
 // the fault: two artifacts swapped are one finding, not two mismatches.
