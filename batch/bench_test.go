@@ -12,6 +12,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -98,7 +99,7 @@ func BenchmarkBuildReport(b *testing.B) {
 	defer j.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		rep, err := BuildReport(j, ReportInfo{Manifest: manifest})
+		rep, err := standing.BuildReport(j, standing.ReportInfo{Manifest: manifest})
 		if err != nil {
 			b.Fatal(err)
 		}

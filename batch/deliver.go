@@ -11,6 +11,7 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/notify"
+	"github.com/refbatch/refbatch/batch/standing"
 )
 
 // This file delivers the journal's outbox (journal/outbox.go) to the
@@ -31,7 +32,7 @@ type NotifyOptions struct {
 	// delivered by then stays pending for the next run or Flush.
 	Wait time.Duration
 	// StallAfter is how long a running batch may make no progress before
-	// it sends batch_stalled (DefaultStallAfter when 0).
+	// it sends batch_stalled (standing.DefaultStallAfter when 0).
 	StallAfter time.Duration
 }
 
@@ -39,7 +40,6 @@ type NotifyOptions struct {
 const (
 	DefaultNotifyTimeout = 10 * time.Second
 	DefaultNotifyWait    = 30 * time.Second
-	DefaultStallAfter    = 15 * time.Minute
 )
 
 func (n NotifyOptions) withDefaults() NotifyOptions {
@@ -50,7 +50,7 @@ func (n NotifyOptions) withDefaults() NotifyOptions {
 		n.Wait = DefaultNotifyWait
 	}
 	if n.StallAfter <= 0 {
-		n.StallAfter = DefaultStallAfter
+		n.StallAfter = standing.DefaultStallAfter
 	}
 	return n
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr"
@@ -68,9 +69,9 @@ func deskRejection(r journal.ReportRow, versions map[string]int64) *DeskRejectio
 	}
 	dismissed := r.Decision != nil && r.Decision.Action == journal.Dismiss
 	out := &DeskRejection{Open: outcome.Open(r.State, r.Reason, dismissed), Version: versions[r.SourceID]}
-	out.Detail, out.Advice = rejectionDetail(r)
+	out.Detail, out.Advice = standing.RejectionDetail(r)
 	if dismissed {
-		out.Dismissal = reportDecision(*r.Decision)
+		out.Dismissal = standing.ReportDecision(*r.Decision)
 	}
 	return out
 }
@@ -176,7 +177,7 @@ func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc
 		return nil, fmt.Errorf("%s: %w", sourceID, ErrNoDeskDocument)
 	}
 	out := &DeskDoc{SourceID: d.SourceID, ManifestLine: d.Line, State: d.State, Reason: d.Reason, Explanation: report.Explain(d.Reason),
-		Pages: d.Pages, MeanConfidence: round1(d.MeanConfidence), Band: d.Band, Attempts: d.Attempts, History: []DeskEvent{},
+		Pages: d.Pages, MeanConfidence: standing.Round1(d.MeanConfidence), Band: d.Band, Attempts: d.Attempts, History: []DeskEvent{},
 		Transcriptions: []layout.Transcription{}}
 	err = j.DocumentEvents(d.ID, func(e journal.Event) error {
 		out.Version = e.ID

@@ -23,6 +23,7 @@ import (
 	"github.com/refbatch/refbatch/batch/export"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report"
 )
@@ -322,7 +323,7 @@ func (x *exporter) checkPayload() error {
 // buildReport is report.json as `refbatch report` would write it, for an
 // output folder that has none.
 func (x *exporter) buildReport() ([]byte, error) {
-	rep, err := ReportFromJournal(context.Background(), x.o.place(), "", time.Now())
+	rep, err := standing.ReportFromJournal(context.Background(), x.o.place(), "", time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,13 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool {
 			return imp == "batch/layout" || imp == "batch/admit" || slices.Contains(leaves, imp) || imp == "report/outcome"
 		}, true
+	case pkg == "batch/standing":
+		// Status, health, history and the report read a batch as layout
+		// describes it, and count a manifest's rows (manifest); the write
+		// path imports them to write its report, never the reverse.
+		return func(imp string) bool {
+			return imp == "batch/layout" || imp == "manifest" || slices.Contains(leaves, imp) || imp == "report/outcome"
+		}, true
 	case pkg == "batch/layout":
 		// What a batch is on disk, which the write path and the readers
 		// share: the artifact format (ocr's page results), the settings

@@ -9,6 +9,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report"
@@ -38,12 +39,6 @@ type ReviewItem struct {
 	Decision *report.Decision `json:"decision"`
 }
 
-// reportDecision is a decision as the report and `refbatch review` show
-// it.
-func reportDecision(d journal.Decision) *report.Decision {
-	return &report.Decision{Action: string(d.Action), User: d.User, Host: d.Host, At: d.At.UTC(), Note: d.Note}
-}
-
 // ListReview lists the documents in review in the batch at p, in
 // manifest order. It only reads: it opens the journal read-only and
 // writes nothing, also while a run goes on.
@@ -59,9 +54,9 @@ func ListReview(p layout.Place) ([]ReviewItem, error) {
 			return nil
 		}
 		it := ReviewItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason, Pages: r.Pages,
-			MeanConfidence: round1(r.MeanConfidence), Band: r.Band, Attempts: r.Attempts, Artifact: r.Artifact, TraceID: r.TraceID}
+			MeanConfidence: standing.Round1(r.MeanConfidence), Band: r.Band, Attempts: r.Attempts, Artifact: r.Artifact, TraceID: r.TraceID}
 		if r.Decision != nil {
-			it.Decision = reportDecision(*r.Decision)
+			it.Decision = standing.ReportDecision(*r.Decision)
 		}
 		items = append(items, it)
 		return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/report"
@@ -328,12 +329,12 @@ func (r *runner) session(ctx context.Context, runID int64, end sessionEnd) (cpu 
 // at the end of a session that began at started, and writes it into the
 // output folder.
 func (r *runner) writeReport(manifest string, started time.Time, cpu float64) (*report.Report, error) {
-	rep, err := BuildReport(r.j, ReportInfo{Manifest: manifest, Started: started, Finished: time.Now(), CPUSeconds: cpu,
+	rep, err := standing.BuildReport(r.j, standing.ReportInfo{Manifest: manifest, Started: started, Finished: time.Now(), CPUSeconds: cpu,
 		Settings: &r.o.Settings, Versions: r.versions.snapshot(), Encrypted: r.o.Encrypted, PeakInflight: r.budget.peak.Load()})
 	if err != nil {
 		return nil, err
 	}
-	return rep, WriteReport(r.o.Out, rep)
+	return rep, standing.WriteReport(r.o.Out, rep)
 }
 
 // sweepOrphans removes, at the end of a run, the artifacts of attempts

@@ -14,6 +14,7 @@ import (
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/notify"
+	"github.com/refbatch/refbatch/batch/standing"
 )
 
 // notifyEnv names the variable that gives webhook URLs when no --notify
@@ -43,7 +44,7 @@ func notifyFlags(o *notifyOptions) []cli.Flag {
 
 // stallAfterFlag is run's and status's --stall-after.
 func stallAfterFlag(dest *time.Duration) cli.Flag {
-	return &cli.DurationFlag{Name: "stall-after", Usage: "a batch with rows not final that records no progress for this long is stalled", Value: batch.DefaultStallAfter, Destination: dest}
+	return &cli.DurationFlag{Name: "stall-after", Usage: "a batch with rows not final that records no progress for this long is stalled", Value: standing.DefaultStallAfter, Destination: dest}
 }
 
 // targets reads the flags of c into the batch's notify options: the

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/report"
 )
 
@@ -67,7 +67,7 @@ func runReport(ctx context.Context, o reportOptions, stdout io.Writer) error {
 		}
 		manifest = abs
 	}
-	rep, err := batch.ReportFromJournal(ctx, o.place, manifest, time.Now())
+	rep, err := standing.ReportFromJournal(ctx, o.place, manifest, time.Now())
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func runReport(ctx context.Context, o reportOptions, stdout io.Writer) error {
 	if manifest != "" && rep.Summary.Rows == 0 {
 		return usageErr(fmt.Sprintf("the journal of %s has no rows of %s", out, manifest), "refbatch status --out DIR lists the manifests it took")
 	}
-	if err := batch.WriteReport(out, rep); err != nil {
+	if err := standing.WriteReport(out, rep); err != nil {
 		return err
 	}
 	if err := rep.WriteText(stdout); err != nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -67,7 +67,7 @@ is stalled: run the same refbatch run command again to resume.`,
 }
 
 func runStatus(o statusOptions, stdout io.Writer) error {
-	st, err := batch.ReadStatus(o.place, time.Now())
+	st, err := standing.ReadStatus(o.place, time.Now())
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func runStatus(o statusOptions, stdout io.Writer) error {
 
 // runCheck prints the batch's health in one line (or one JSON object) and
 // exits exitStalled when it is stalled.
-func runCheck(st *batch.Status, o statusOptions, stdout io.Writer) error {
+func runCheck(st *standing.Status, o statusOptions, stdout io.Writer) error {
 	h := st.Health(o.stallAfter)
 	if o.json {
 		if err := json.NewEncoder(stdout).Encode(h); err != nil {
@@ -100,18 +100,18 @@ func runCheck(st *batch.Status, o statusOptions, stdout io.Writer) error {
 }
 
 // healthLine is status --check's line: the state, why, and what to do.
-func healthLine(st *batch.Status, h batch.Health) string {
+func healthLine(st *standing.Status, h standing.Health) string {
 	idle := humanSeconds(h.IdleSeconds)
 	rows := fmt.Sprintf("%d row%s not final", h.NotFinal, plural(h.NotFinal))
 	switch h.State {
-	case batch.HealthComplete:
+	case standing.HealthComplete:
 		if h.NeedPerson > 0 {
 			return fmt.Sprintf("ok: complete, every row is final; %d row%s need%s a person (refbatch review)", h.NeedPerson, plural(h.NeedPerson), map[bool]string{true: "s"}[h.NeedPerson == 1])
 		}
 		return "ok: complete, every row is final"
-	case batch.HealthRunning:
+	case standing.HealthRunning:
 		return fmt.Sprintf("ok: running, %s, last progress %s ago", rows, idle)
-	case batch.HealthWaiting:
+	case standing.HealthWaiting:
 		return fmt.Sprintf("ok: waiting, %s and no process working on it, last progress %s ago (stalled after %s): run the same refbatch run command again to resume",
 			rows, idle, humanSeconds(h.StallAfterSeconds))
 	}
@@ -119,7 +119,7 @@ func healthLine(st *batch.Status, h batch.Health) string {
 }
 
 // writeStatus prints a Status for people, one aspect per line.
-func writeStatus(w io.Writer, st *batch.Status) error {
+func writeStatus(w io.Writer, st *standing.Status) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	batchLine := st.State
 	if st.LiveRuns > 0 {
@@ -221,7 +221,7 @@ func plural(n int) string {
 // what reached it; nothing when no target was ever tried: a batch run
 // without notifications still keeps its events (for refbatch notify),
 // which are no news to its operator.
-func writeNotifications(w io.Writer, n batch.NotifyStatus) {
+func writeNotifications(w io.Writer, n standing.NotifyStatus) {
 	if n.Events == 0 || len(n.Targets) == 0 {
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/standing"
 )
 
 // sampleLines writes a manifest of the sample's header and the lines of
@@ -90,7 +90,7 @@ func TestExitFourClears(t *testing.T) {
 		}
 	}
 	r = refbatch(t, nil, "status", "--out", out, "--check", "--json")
-	var h batch.Health
+	var h standing.Health
 	if err := json.Unmarshal([]byte(r.stdout), &h); r.code != 0 || err != nil || h.NeedPerson != 0 {
 		t.Errorf("status --check: exit %d, %+v (%v), want 0 needing a person\n%s", r.code, h, err, r.stderr)
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -83,7 +84,7 @@ type barProgress struct {
 
 // rateWindow is the span the bar measures pages per minute over, as
 // `refbatch status` does.
-const rateWindow = batch.StatusWindow
+const rateWindow = standing.StatusWindow
 
 func newBarProgress(w io.Writer, total int) *barProgress {
 	bar := progressbar.NewOptions(total,

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/report"
 )
 
@@ -125,7 +125,7 @@ func TestStatusWhileRunning(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("status: exit %d\n%s", r.code, r.stderr)
 	}
-	var st batch.Status
+	var st standing.Status
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
 		t.Fatalf("status --json: %v\n%s", err, r.stdout)
 	}
@@ -170,7 +170,7 @@ func TestStatusWhileRunning(t *testing.T) {
 		t.Log("the run finished before the interrupt reached it")
 	}
 	after := refbatch(t, nil, "status", "--out", out, "--json")
-	var st2 batch.Status
+	var st2 standing.Status
 	if after.code != 0 || json.Unmarshal([]byte(after.stdout), &st2) != nil {
 		t.Fatalf("status after: exit %d\n%s", after.code, after.stdout)
 	}

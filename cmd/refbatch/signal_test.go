@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/standing"
 )
 
 // These tests interrupt commands where they wait: on a notification
@@ -184,7 +184,7 @@ func TestInterruptNotifyWait(t *testing.T) {
 				t.Errorf("notify after the interrupted wait: exit %d, delivered:\n%s\n%s", n.code, events, n.stderr)
 			}
 			st := refbatch(t, nil, "status", "--out", out, "--json")
-			var s batch.Status
+			var s standing.Status
 			if st.code != 0 || json.Unmarshal([]byte(st.stdout), &s) != nil || s.LiveRuns != 0 || s.Running != 0 || len(s.Leases) != 0 {
 				t.Errorf("status after the interrupted run: exit %d\n%s", st.code, st.stdout)
 			}

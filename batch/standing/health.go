@@ -1,4 +1,4 @@
-package batch
+package standing
 
 import (
 	"time"
@@ -35,6 +35,10 @@ type Health struct {
 	IdleSeconds       float64 `json:"idle_seconds"`
 	StallAfterSeconds float64 `json:"stall_after_seconds"`
 }
+
+// DefaultStallAfter is how long a batch with rows not final may record
+// no progress before it is stalled (Health), and sends batch_stalled.
+const DefaultStallAfter = 15 * time.Minute
 
 // Health judges st: complete, running (a run is going or a live lease is
 // held), else stalled once the batch recorded no progress for stallAfter

@@ -1,4 +1,4 @@
-package batch
+package standing
 
 import (
 	"context"
@@ -182,7 +182,7 @@ func journalRows(path, manifest string, many bool) report.RowSource {
 				Reason:         r.Reason,
 				SHA256:         r.SHA256,
 				Pages:          r.Pages,
-				MeanConfidence: round1(r.MeanConfidence),
+				MeanConfidence: Round1(r.MeanConfidence),
 				Band:           r.Band,
 				Attempts:       r.Attempts,
 				Artifact:       r.Artifact,
@@ -191,10 +191,10 @@ func journalRows(path, manifest string, many bool) report.RowSource {
 			if many {
 				row.Manifest = r.Manifest
 			}
-			row.Detail, row.Advice = rejectionDetail(r)
+			row.Detail, row.Advice = RejectionDetail(r)
 			row.History = history[rowKey{r.Manifest, r.Line}]
 			if r.Decision != nil {
-				row.Decision = reportDecision(*r.Decision)
+				row.Decision = ReportDecision(*r.Decision)
 			}
 			return fn(row)
 		})
@@ -259,7 +259,9 @@ func roundQ(q report.Quantiles) report.Quantiles {
 	return q
 }
 
-func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
+// Round1 rounds v to one decimal, as the report, review and the desk
+// show confidences and rates.
+func Round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
 // ReportFromJournal builds the report of the batch at p from its journal
@@ -370,19 +372,25 @@ func summarize(sum *report.Summarizer, t journal.Timings, h *history, set layout
 	// some run was working on it, so a weekend between an interrupted run
 	// and its resumption does not count.
 	if minutes := h.wall.Minutes(); minutes > 0 && t.Pages > 0 {
-		s.PagesPerMinute = round1(float64(t.Pages) / minutes)
+		s.PagesPerMinute = Round1(float64(t.Pages) / minutes)
 	} else if span := t.LastFinish.Sub(t.FirstAdmission).Minutes(); span > 0 && t.Pages > 0 {
-		s.PagesPerMinute = round1(float64(t.Pages) / span)
+		s.PagesPerMinute = Round1(float64(t.Pages) / span)
 	}
 	return s
 }
 
-// rejectionDetail is what exactly refused a rejected row and the fix
+// RejectionDetail is what exactly refused a rejected row and the fix
 // chosen from it, as report.json has them: both "" when no detail was
 // recorded.
-func rejectionDetail(r journal.ReportRow) (detail, advice string) {
+func RejectionDetail(r journal.ReportRow) (detail, advice string) {
 	if r.Detail == "" {
 		return "", ""
 	}
 	return r.Detail, report.Advice(r.Reason, r.Detail)
+}
+
+// ReportDecision is a decision as the report and `refbatch review` show
+// it.
+func ReportDecision(d journal.Decision) *report.Decision {
+	return &report.Decision{Action: string(d.Action), User: d.User, Host: d.Host, At: d.At.UTC(), Note: d.Note}
 }

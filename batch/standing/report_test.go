@@ -1,4 +1,4 @@
-package batch
+package standing
 
 import (
 	"bytes"
@@ -138,10 +138,10 @@ func goldenFile(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go test ./batch -run %s -update creates it)", err, t.Name())
+		t.Fatalf("%v (go test ./batch/standing -run %s -update creates it)", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./batch -run %s -update to accept)\ngot:\n%s", path, t.Name(), got)
+		t.Errorf("%s differs from the golden file (go test ./batch/standing -run %s -update to accept)\ngot:\n%s", path, t.Name(), got)
 	}
 }
 

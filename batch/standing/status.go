@@ -1,4 +1,4 @@
-package batch
+package standing
 
 import (
 	"math"
@@ -178,7 +178,7 @@ func ReadStatus(p layout.Place, now time.Time) (*Status, error) {
 	}
 	st.WindowSeconds = round3(window.Seconds())
 	if window > 0 {
-		st.PagesPerMinute = round1(float64(snap.PagesInWindow) / window.Minutes())
+		st.PagesPerMinute = Round1(float64(snap.PagesInWindow) / window.Minutes())
 	}
 	st.RemainingPages = snap.RemainingPages
 	if st.NotRecorded > 0 && recorded > 0 {
