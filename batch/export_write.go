@@ -349,3 +349,36 @@ func readBeneath(dir, name string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
+
+// TranscriptionsHeading marks a person's transcriptions after a
+// document's recognised text, in show's output and the export's text.
+const TranscriptionsHeading = "[" + export.TranscribedLabel + "]"
+
+// TranscriptionsText is ts as they follow a document's text, marked as a
+// person's (TranscriptionsHeading, then one line each); "" when there are
+// none, so a document without any is its text alone.
+func TranscriptionsText(ts []layout.Transcription) string {
+	if len(ts) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\n" + TranscriptionsHeading + "\n")
+	for _, t := range ts {
+		what := ""
+		if t.Field != "" {
+			what = " (" + t.Field + ")"
+		}
+		fmt.Fprintf(&b, "page %d, region %d,%d-%d,%d%s, by %s@%s at %s: %s\n", t.Page+1, t.Box[0], t.Box[1], t.Box[2], t.Box[3],
+			what, t.User, t.Host, t.At.Format(time.RFC3339), t.Text)
+	}
+	return b.String()
+}
+
+// exportTranscriptions are ts as the exports take them.
+func exportTranscriptions(ts []layout.Transcription) []export.Transcription {
+	out := make([]export.Transcription, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, export.Transcription{Page: t.Page, Box: t.Box, Field: t.Field, Text: t.Text, User: t.User, Host: t.Host, At: t.At})
+	}
+	return out
+}

@@ -9,10 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
-
-	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
@@ -106,7 +103,7 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 		}
 	}
 	main.Out, main.Journal, main.batchID = p.Out, p.Journal, batchID
-	recipients, err := joinRecipients(j)
+	recipients, err := layout.Recipients(j)
 	if err != nil {
 		return nil, err
 	}
@@ -234,23 +231,6 @@ func present(j *journal.Journal, ms []*manifestWork, log *slog.Logger) ([]*manif
 		log.Warn("a manifest of the batch is gone and its documents are final: leaving it out", "manifest", i+1, "of", len(ms))
 	}
 	return out, nil
-}
-
-// joinRecipients are the recipients the batch's artifacts are encrypted
-// to, as its journal recorded them; none for a plaintext batch.
-func joinRecipients(j *journal.Journal) ([]age.Recipient, error) {
-	encrypted, keys, err := layout.BatchRecipients(j)
-	if err != nil || !encrypted {
-		return nil, err
-	}
-	if len(keys) == 0 {
-		return nil, errors.New("the batch encrypts its artifacts but its journal records no recipients (an earlier build's batch): run refbatch run with its recipients")
-	}
-	rs, err := age.ParseRecipients(strings.NewReader(strings.Join(keys, "\n")))
-	if err != nil {
-		return nil, fmt.Errorf("the journal's recipients: %w", err)
-	}
-	return rs, nil
 }
 
 // ErrStdinManifest means a join would work on documents of a manifest a

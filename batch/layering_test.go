@@ -37,7 +37,17 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool { return imp == "ocr/child" }, true
 	case pkg == "batch/desk":
 		return func(imp string) bool {
-			return imp == "batch" || imp == "batch/layout" || imp == "batch/journal" || imp == "ocr/page" || imp == "ocr/view"
+			return imp == "batch/review" || imp == "batch/layout" || imp == "batch/journal" || imp == "ocr/page" || imp == "ocr/view"
+		}, true
+	case pkg == "batch/review":
+		// A person's decisions and transcriptions: over layout, with the
+		// report's rows and rounding (standing), the sources' root as
+		// verify finds it (audit), sources read as admission reads them
+		// (admit), and a retry's policy checked against the installed
+		// languages (ocr), as a run checks its own.
+		return func(imp string) bool {
+			return imp == "batch/layout" || imp == "batch/standing" || imp == "batch/audit" || imp == "batch/admit" ||
+				imp == "ocr" || imp == "ocr/page" || imp == "manifest" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch/audit":
 		// Verify, custody and show read a batch as layout describes it;

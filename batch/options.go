@@ -18,7 +18,7 @@
 // A run's settings are one typed value, [layout.Settings], which embeds the page
 // policy (page.Policy: resolution, pixel cap, language, page steps) and
 // which [Options] embeds in turn, so o.DPI and o.Workers read alike. Zero
-// fields are the defaults; [Options.Validate] refuses the rest of what no
+// fields are the defaults; [layout.Settings.Validate] refuses the rest of what no
 // run could use, naming the setting ([layout.SettingError]). The same value starts
 // the OCR workers, bounds admission, is stored in the journal and shown in
 // the report, and its policy version is in every artifact.
@@ -26,7 +26,6 @@ package batch
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -117,47 +116,6 @@ func (o Options) withDefaults() Options {
 		o.Progress = NopProgress{}
 	}
 	return o
-}
-
-// Validate reports the first setting no run could use, with its defaults
-// filled in, as a *SettingError. Run calls it before it creates anything.
-func (o Options) Validate() error {
-	s := o.Settings.WithDefaults()
-	bad := func(setting string, value any, want string) error {
-		return &layout.SettingError{Setting: setting, Value: value, Want: want}
-	}
-	if err := s.Limits().Validate(); err != nil {
-		return err
-	}
-	switch {
-	case s.Workers < 1:
-		return bad("workers", s.Workers, "1 or more")
-	case s.PageTimeout <= 0:
-		return bad("page_timeout", s.PageTimeout, "a duration above 0")
-	case s.DocTimeout < 0:
-		return bad("doc_timeout", s.DocTimeout, "a duration above 0, or 0 for the budget the page count gives")
-	case s.DocTimeout > 0 && s.NoDocTimeout:
-		return bad("doc_timeout", s.DocTimeout, "a duration, or none, not both")
-	case s.Attempts < 1:
-		return bad("attempts", s.Attempts, "1 or more")
-	case s.MaxInflightBytes < 1:
-		return bad("max_inflight", s.MaxInflightBytes, "1 or more")
-	case s.SLO <= 0:
-		return bad("slo", s.SLO, "a duration above 0")
-	case s.HighConfidence <= 0 || s.HighConfidence > 100:
-		return bad("high_confidence", s.HighConfidence, "above 0 and at most 100")
-	case s.LowConfidence <= 0 || s.LowConfidence > s.HighConfidence:
-		return bad("low_confidence", s.LowConfidence, "above 0 and not above the high confidence, "+fmt.Sprint(s.HighConfidence))
-	case s.CoverageThreshold <= 0 || s.CoverageThreshold > 1:
-		return bad("coverage_threshold", s.CoverageThreshold, "above 0 and at most 1")
-	case s.WorkerMemory < 0:
-		return bad("worker_memory", s.WorkerMemory, "bytes, or 0 for no limit")
-	case s.AdmitMemory < 1:
-		return bad("admit_memory", s.AdmitMemory, "1 or more bytes")
-	case s.AdmitTimeout <= 0:
-		return bad("admit_timeout", s.AdmitTimeout, "a duration above 0")
-	}
-	return nil
 }
 
 // inspector returns admission's PDF checks in children started as

@@ -17,6 +17,7 @@ import (
 	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/review"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -272,7 +273,7 @@ func TestVerifyDecisions(t *testing.T) {
 		}
 	}
 	db.Close()
-	res, err := Decide(context.Background(), DecideOptions{Out: out, Action: journal.Retry, SourceIDs: []string{"B"}, User: "alice", Host: "desk",
+	res, err := review.Decide(context.Background(), review.DecideOptions{Out: out, Action: journal.Retry, SourceIDs: []string{"B"}, User: "alice", Host: "desk",
 		Retry: page.Policy{DPI: 200}, RetrySet: []string{"dpi"}})
 	if err != nil || len(res) != 1 || res[0].Err != nil {
 		t.Fatalf("retry: %+v, %v", res, err)

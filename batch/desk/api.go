@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/review"
 	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/ocr/view"
 )
@@ -35,7 +35,7 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
-	rows, err := batch.DeskQueue(s.cfg.Place)
+	rows, err := review.DeskQueue(s.cfg.Place)
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return
@@ -44,8 +44,8 @@ func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) {
-	d, err := batch.DeskDocument(s.cfg.Place, r.URL.Query().Get("id"), s.cfg.Identities)
-	if errors.Is(err, batch.ErrNoDeskDocument) {
+	d, err := review.DeskDocument(s.cfg.Place, r.URL.Query().Get("id"), s.cfg.Identities)
+	if errors.Is(err, review.ErrNoDeskDocument) {
 		fail(w, http.StatusNotFound, err)
 		return
 	}
@@ -72,7 +72,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		// The source is read (and its hash checked) only when the child
 		// does not have it open; its admitted hash names it for the child.
-		sum, read, err := batch.DeskSource(s.cfg.Place, id)
+		sum, read, err := review.DeskSource(s.cfg.Place, id)
 		if err != nil {
 			fail(w, http.StatusNotFound, err)
 			return
@@ -125,7 +125,7 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, err)
 		return
 	}
-	res, err := batch.Decide(r.Context(), o)
+	res, err := review.Decide(r.Context(), o)
 	var se *page.SettingError
 	if errors.As(err, &se) {
 		fail(w, http.StatusBadRequest, fmt.Errorf("retry: %s %v: want %s", se.Setting, se.Value, se.Want))
@@ -143,8 +143,8 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 }
 
 // decideOptions checks req and makes it a decision as the CLI's.
-func (s *Server) decideOptions(req decideRequest) (batch.DecideOptions, error) {
-	o := batch.DecideOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal, Action: journal.Action(req.Action),
+func (s *Server) decideOptions(req decideRequest) (review.DecideOptions, error) {
+	o := review.DecideOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal, Action: journal.Action(req.Action),
 		SourceIDs: req.IDs, User: s.cfg.User, Host: s.cfg.Host, Note: req.Note, Since: req.Since}
 	switch o.Action {
 	case journal.Accept, journal.Reject, journal.Retry, journal.Dismiss:
@@ -170,7 +170,7 @@ func (s *Server) decideOptions(req decideRequest) (batch.DecideOptions, error) {
 	return o, nil
 }
 
-func decidedOf(d batch.Decided) decided {
+func decidedOf(d review.Decided) decided {
 	var nr *journal.NotInReviewError
 	var ch *journal.ChangedError
 	switch {
@@ -256,7 +256,7 @@ func (s *Server) handleTranscribe(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, errors.New("a transcription names the document and its version"))
 		return
 	}
-	path, err := batch.Transcribe(r.Context(), batch.TranscribeOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal,
+	path, err := review.Transcribe(r.Context(), review.TranscribeOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal,
 		SourceID: req.ID, Since: req.Since, Page: req.Page, Box: req.Box, Field: req.Field, Text: req.Text,
 		User: s.cfg.User, Host: s.cfg.Host, Identities: s.cfg.Identities})
 	var nr *journal.NotInReviewError

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 
@@ -77,4 +78,46 @@ func (s Settings) WithDefaults() Settings {
 // Limits are the caps admission enforces under these settings.
 func (s Settings) Limits() admit.Limits {
 	return admit.Limits{MaxBytes: s.MaxBytes, MaxPages: s.MaxPages, Page: s.Policy}
+}
+
+// Validate reports the first setting no run could use, with its defaults
+// filled in, as a *SettingError. A run calls it (as Options.Validate)
+// before it creates anything; a retry checks its validation settings so.
+func (s Settings) Validate() error {
+	s = s.WithDefaults()
+	bad := func(setting string, value any, want string) error {
+		return &SettingError{Setting: setting, Value: value, Want: want}
+	}
+	if err := s.Limits().Validate(); err != nil {
+		return err
+	}
+	switch {
+	case s.Workers < 1:
+		return bad("workers", s.Workers, "1 or more")
+	case s.PageTimeout <= 0:
+		return bad("page_timeout", s.PageTimeout, "a duration above 0")
+	case s.DocTimeout < 0:
+		return bad("doc_timeout", s.DocTimeout, "a duration above 0, or 0 for the budget the page count gives")
+	case s.DocTimeout > 0 && s.NoDocTimeout:
+		return bad("doc_timeout", s.DocTimeout, "a duration, or none, not both")
+	case s.Attempts < 1:
+		return bad("attempts", s.Attempts, "1 or more")
+	case s.MaxInflightBytes < 1:
+		return bad("max_inflight", s.MaxInflightBytes, "1 or more")
+	case s.SLO <= 0:
+		return bad("slo", s.SLO, "a duration above 0")
+	case s.HighConfidence <= 0 || s.HighConfidence > 100:
+		return bad("high_confidence", s.HighConfidence, "above 0 and at most 100")
+	case s.LowConfidence <= 0 || s.LowConfidence > s.HighConfidence:
+		return bad("low_confidence", s.LowConfidence, "above 0 and not above the high confidence, "+fmt.Sprint(s.HighConfidence))
+	case s.CoverageThreshold <= 0 || s.CoverageThreshold > 1:
+		return bad("coverage_threshold", s.CoverageThreshold, "above 0 and at most 1")
+	case s.WorkerMemory < 0:
+		return bad("worker_memory", s.WorkerMemory, "bytes, or 0 for no limit")
+	case s.AdmitMemory < 1:
+		return bad("admit_memory", s.AdmitMemory, "1 or more bytes")
+	case s.AdmitTimeout <= 0:
+		return bad("admit_timeout", s.AdmitTimeout, "a duration above 0")
+	}
+	return nil
 }

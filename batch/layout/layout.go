@@ -13,6 +13,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/journal"
 )
@@ -65,4 +68,21 @@ func BatchRecipients(j *journal.Journal) (encrypted bool, keys []string, err err
 	}
 	keys, _, err = j.Recipients()
 	return enc == EncryptionAge, keys, err
+}
+
+// Recipients are the recipients the batch's artifacts are encrypted
+// to, as its journal recorded them; none for a plaintext batch.
+func Recipients(j *journal.Journal) ([]age.Recipient, error) {
+	encrypted, keys, err := BatchRecipients(j)
+	if err != nil || !encrypted {
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("the batch encrypts its artifacts but its journal records no recipients (an earlier build's batch): run refbatch run with its recipients")
+	}
+	rs, err := age.ParseRecipients(strings.NewReader(strings.Join(keys, "\n")))
+	if err != nil {
+		return nil, fmt.Errorf("the journal's recipients: %w", err)
+	}
+	return rs, nil
 }

@@ -13,9 +13,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/desk"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/review"
 	"github.com/refbatch/refbatch/ocr/view"
 )
 
@@ -98,7 +98,7 @@ func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdout, stderr 
 		return err
 	}
 	// The batch must be there before anything listens.
-	if _, err := batch.DeskQueue(p); err != nil {
+	if _, err := review.DeskQueue(p); err != nil {
 		return err
 	}
 	exe, err := os.Executable()

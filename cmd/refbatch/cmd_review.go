@@ -13,8 +13,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/review"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -77,7 +77,7 @@ report: write no patient data in them.
 			if err != nil {
 				return err
 			}
-			items, err := batch.ListReview(p)
+			items, err := review.ListReview(p)
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,7 @@ report: write no patient data in them.
 			if err := writeReviewList(c.App.Writer, items); err != nil {
 				return err
 			}
-			rejected, err := batch.ListRejected(p)
+			rejected, err := review.ListRejected(p)
 			if err != nil {
 				return err
 			}
@@ -99,7 +99,7 @@ report: write no patient data in them.
 }
 
 // writeReviewList prints the review list as a table.
-func writeReviewList(w io.Writer, items []batch.ReviewItem) error {
+func writeReviewList(w io.Writer, items []review.ReviewItem) error {
 	if len(items) == 0 {
 		_, err := fmt.Fprintln(w, "no document is in review")
 		return err
@@ -126,7 +126,7 @@ func writeReviewList(w io.Writer, items []batch.ReviewItem) error {
 
 // writeRejectedList prints the rejected rows that still need a person,
 // each with its detail and the advice chosen from it.
-func writeRejectedList(w io.Writer, items []batch.RejectedItem) error {
+func writeRejectedList(w io.Writer, items []review.RejectedItem) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -144,7 +144,7 @@ func writeRejectedList(w io.Writer, items []batch.RejectedItem) error {
 
 // decideCommand is `review accept`, `review reject` or `review retry`.
 func decideCommand(action journal.Action, usage string) *cli.Command {
-	o := batch.DecideOptions{Action: action}
+	o := review.DecideOptions{Action: action}
 	flags := []cli.Flag{
 		outFlag(&o.Out, "the output folder"),
 		journalFlag(&o.Journal),
@@ -204,8 +204,8 @@ review; the others given are decided all the same.
 // runDecide records the decisions and prints one line per document
 // decided; refusals make one usage error naming each. Interrupted, it
 // prints the decisions recorded before and returns the interruption.
-func runDecide(ctx context.Context, o batch.DecideOptions, stdout io.Writer) error {
-	res, err := batch.Decide(ctx, o)
+func runDecide(ctx context.Context, o review.DecideOptions, stdout io.Writer) error {
+	res, err := review.Decide(ctx, o)
 	var se *page.SettingError
 	if errors.As(err, &se) {
 		return usageErrf("see refbatch review retry --help", "review retry: %s %v: want %s", settingFlag(se.Setting), se.Value, se.Want)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/review"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -47,7 +47,7 @@ func TestUnreadNoteGoesToReview(t *testing.T) {
 		t.Fatalf("report.json rows %+v, want R-0081 review handwriting, not band high", rep.Rows)
 	}
 	r := refbatch(t, nil, "review", "--out", out, "--json")
-	var listed []batch.ReviewItem
+	var listed []review.ReviewItem
 	if err := json.Unmarshal([]byte(r.stdout), &listed); r.code != 0 || err != nil {
 		t.Fatalf("review --json: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
 	}

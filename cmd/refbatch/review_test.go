@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/review"
 )
 
 // runNeedsPerson is run's exit code when it finished with rows in review
@@ -46,7 +46,7 @@ func TestReviewDecisions(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("review: exit %d\n%s", r.code, r.stderr)
 	}
-	var listed []batch.ReviewItem
+	var listed []review.ReviewItem
 	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil {
 		t.Fatalf("review --json: %v\n%s", err, r.stdout)
 	}

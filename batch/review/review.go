@@ -1,10 +1,8 @@
-package batch
+package review
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/refbatch/refbatch/batch/journal"
@@ -213,21 +211,6 @@ func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Polic
 		return p, ocr.CheckLanguages(p.Lang, !p.NoOrientation)
 	}
 	return p, nil
-}
-
-// docOptions are o with the page policy document d is read under: the
-// one a retry decision stored, or o's own.
-func (o Options) docOptions(d journal.Doc) (Options, error) {
-	if d.RetryPolicy == "" {
-		return o, nil
-	}
-	var p page.Policy
-	if err := json.Unmarshal([]byte(d.RetryPolicy), &p); err != nil {
-		return o, fmt.Errorf("journal: document %s: its retry policy: %w", d.SourceID, err)
-	}
-	layout.LegacyCascade([]byte(d.RetryPolicy), &p)
-	o.Policy = p.WithDefaults()
-	return o.withRetryValidation([]byte(d.RetryPolicy)), nil
 }
 
 // RejectedItem is a rejected row that still needs a person (neither a

@@ -1,4 +1,4 @@
-package batch
+package review
 
 import (
 	"crypto/sha256"
