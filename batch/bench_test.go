@@ -117,7 +117,7 @@ func BenchmarkResumeFinished(b *testing.B) {
 	// A finished batch needs no engine: one would fail to start, and so
 	// would the run.
 	o := Options{Manifest: manifest, Out: out, Plaintext: true, Logger: slog.New(slog.DiscardHandler),
-		Worker: Process{Path: "/a finished batch needs no engine"}, Admission: testAdmission}
+		Worker: layout.Process{Path: "/a finished batch needs no engine"}, Admission: testAdmission}
 	o.Workers = 2
 	for b.Loop() {
 		res, err := Run(context.Background(), o)

@@ -258,9 +258,9 @@ func runEnd(ctx context.Context, batchID, manifest string, runErr error) journal
 	case runErr == nil:
 	case ctx.Err() != nil:
 		e.Why = "interrupted"
-	case errors.Is(diskFull(runErr), ErrIncomplete) && !errors.Is(runErr, ErrIncomplete):
+	case errors.Is(diskFull(runErr), layout.ErrIncomplete) && !errors.Is(runErr, layout.ErrIncomplete):
 		e.Why = "disk_full"
-	case errors.Is(runErr, ErrIncomplete):
+	case errors.Is(runErr, layout.ErrIncomplete):
 		e.Why = "incomplete"
 	default:
 		e.Why, e.ExitCode = "failed", 1

@@ -12,10 +12,6 @@ import (
 // Errors of this package. They say what happened, without CLI wording; the
 // command line decides the message, the hint and the exit code.
 var (
-	// ErrIncomplete: the run stopped before every row reached a state
-	// (interrupted, a full disk, or work still leased by another process).
-	// Running the same command again resumes.
-	ErrIncomplete = errors.New("batch incomplete")
 	// ErrNoRecipients: neither recipients nor an explicit plaintext choice.
 	ErrNoRecipients = errors.New("no recipients for artifact encryption")
 	// ErrEnginesBroken: the breaker tripped (documents kept failing in
@@ -52,12 +48,12 @@ func (e *EncryptionChoiceError) Error() string {
 // lost mid-run: the run resumes once the database is back.
 func diskFull(err error) error {
 	switch {
-	case err == nil || errors.Is(err, ErrIncomplete):
+	case err == nil || errors.Is(err, layout.ErrIncomplete):
 		return err
 	case errors.Is(err, journal.ErrDiskFull) || store.IsNoSpace(err):
-		return fmt.Errorf("%w: the output disk is full: %w", ErrIncomplete, err)
+		return fmt.Errorf("%w: the output disk is full: %w", layout.ErrIncomplete, err)
 	case errors.Is(err, journal.ErrUnreachable):
-		return fmt.Errorf("%w: %w", ErrIncomplete, err)
+		return fmt.Errorf("%w: %w", layout.ErrIncomplete, err)
 	}
 	return err
 }

@@ -34,8 +34,8 @@ type JoinOptions struct {
 	// number of CPUs.
 	Workers int
 	// Worker and Admission start the child processes, as a Run's.
-	Worker    Process
-	Admission Process
+	Worker    layout.Process
+	Admission layout.Process
 	Logger    *slog.Logger
 	Progress  Progress
 }

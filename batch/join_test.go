@@ -70,7 +70,7 @@ func testJoin(t *testing.T, be journaltest.Backend) {
 				cancel()
 			}
 		})
-		if _, err := Run(ctx, o); !errors.Is(err, ErrIncomplete) {
+		if _, err := Run(ctx, o); !errors.Is(err, layout.ErrIncomplete) {
 			t.Fatalf("interrupted run: %v, want ErrIncomplete", err)
 		}
 		res, err := Join(context.Background(), joinOptions(o, ""))
@@ -119,7 +119,7 @@ func testJoin(t *testing.T, be journaltest.Backend) {
 				cancel() // every row admitted, one document begun
 			}
 		})
-		if _, err := Run(ctx, o); !errors.Is(err, ErrIncomplete) {
+		if _, err := Run(ctx, o); !errors.Is(err, layout.ErrIncomplete) {
 			t.Fatalf("interrupted run: %v, want ErrIncomplete", err)
 		}
 		// The last row's file is replaced by another document after

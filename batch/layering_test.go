@@ -64,6 +64,14 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		return func(imp string) bool {
 			return imp == "batch/layout" || imp == "manifest" || slices.Contains(leaves, imp) || imp == "report/outcome"
 		}, true
+	case pkg == "batch/handover":
+		// The export's orchestration: each document verified as audit
+		// verifies it, rendered by the formats (batch/export), and the
+		// batch's report (standing) handed over beside it.
+		return func(imp string) bool {
+			return imp == "batch/layout" || imp == "batch/audit" || imp == "batch/standing" || imp == "batch/export" ||
+				imp == "report/outcome" || slices.Contains(leaves, imp)
+		}, true
 	case pkg == "batch/layout":
 		// What a batch is on disk, which the write path and the readers
 		// share: the artifact format (ocr's page results), the settings

@@ -76,8 +76,8 @@ type Options struct {
 	// WorkerMemory, and admission's PDF checks, which it runs under
 	// AdmitMemory and AdmitTimeout. Neither the run nor the OCR renders or
 	// parses a PDF in its own process.
-	Worker    Process
-	Admission Process
+	Worker    layout.Process
+	Admission layout.Process
 
 	// RootLog, when set, is a file outside Out to which the run appends
 	// its final batch root (AppendRootLog).
@@ -94,14 +94,6 @@ type Options struct {
 	// batchID is the batch's ID, which every artifact's provenance
 	// carries; Run and Join set it from the journal.
 	batchID string
-}
-
-// Process is how to start a child process: the refbatch binary re-executed
-// in one of its hidden modes.
-type Process struct {
-	Path string   // the binary, as os.Executable gives it
-	Args []string // the hidden mode, for example {"worker"}
-	Env  []string // added to the inherited environment
 }
 
 // withDefaults fills zero values. It keeps values Validate refuses, so

@@ -147,7 +147,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // outbox, and the command says it was interrupted.
 func interruptedLate(ctx context.Context, runErr error) error {
 	if runErr == nil && ctx.Err() != nil {
-		return fmt.Errorf("%w: interrupted while delivering notifications", ErrIncomplete)
+		return fmt.Errorf("%w: interrupted while delivering notifications", layout.ErrIncomplete)
 	}
 	return runErr
 }

@@ -42,15 +42,15 @@ func TestMain(m *testing.M) {
 
 // testAdmission runs admission's PDF checks in real children: the test
 // binary in its admission mode.
-var testAdmission = Process{Path: os.Args[0], Env: []string{childEnv + "=admit"}}
+var testAdmission = layout.Process{Path: os.Args[0], Env: []string{childEnv + "=admit"}}
 
 // testWorker is the test binary as the OCR worker child, with faults.
-func testWorker(faults string) Process {
+func testWorker(faults string) layout.Process {
 	env := []string{childEnv + "=1"}
 	if faults != "" {
 		env = append(env, ocr.FaultsEnv+"="+faults)
 	}
-	return Process{Path: os.Args[0], Env: env}
+	return layout.Process{Path: os.Args[0], Env: env}
 }
 
 // faultKey names the file at path in ocr.FaultsEnv: a prefix of the
@@ -425,7 +425,7 @@ func TestInterruptReleasesUncounted(t *testing.T) {
 		}
 	})
 	_, err := Run(ctx, o)
-	if !errors.Is(err, ErrIncomplete) {
+	if !errors.Is(err, layout.ErrIncomplete) {
 		t.Fatalf("interrupted run: %v, want ErrIncomplete", err)
 	}
 	res, err := Run(context.Background(), testOptions(t, manifest, out, ""))

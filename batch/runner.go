@@ -13,6 +13,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
@@ -143,10 +144,10 @@ func (r *runner) run(parent context.Context) error {
 		return err
 	}
 	if parent.Err() != nil {
-		return fmt.Errorf("%w: interrupted", ErrIncomplete)
+		return fmt.Errorf("%w: interrupted", layout.ErrIncomplete)
 	}
 	if n := r.skipped.len(); n > 0 {
-		return fmt.Errorf("%w: %d documents are queued whose manifest rows changed since they were admitted; run refbatch run on their manifest to decide them", ErrIncomplete, n)
+		return fmt.Errorf("%w: %d documents are queued whose manifest rows changed since they were admitted; run refbatch run on their manifest to decide them", layout.ErrIncomplete, n)
 	}
 	return nil
 }

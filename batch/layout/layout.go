@@ -42,6 +42,11 @@ const (
 const MetaBatchID = "batch_id"
 
 var (
+	// ErrIncomplete: a run stopped before every row reached a state
+	// (interrupted, a full disk, or work still leased by another
+	// process), or an export before every document was written. Running
+	// the same command again resumes.
+	ErrIncomplete = errors.New("batch incomplete")
 	// ErrNoJournal means the folder holds no journal: it is not an output
 	// folder, or no run has started in it.
 	ErrNoJournal = errors.New("no journal in the output folder")
@@ -85,4 +90,12 @@ func Recipients(j *journal.Journal) ([]age.Recipient, error) {
 		return nil, fmt.Errorf("the journal's recipients: %w", err)
 	}
 	return rs, nil
+}
+
+// Process is how to start a child process: the refbatch binary re-executed
+// in one of its hidden modes.
+type Process struct {
+	Path string   // the binary, as os.Executable gives it
+	Args []string // the hidden mode, for example {"worker"}
+	Env  []string // added to the inherited environment
 }

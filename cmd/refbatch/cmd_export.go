@@ -14,8 +14,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/export"
+	"github.com/refbatch/refbatch/batch/handover"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -96,7 +96,7 @@ flag); 3 interrupted: run the same command again to resume.`,
 			&cli.StringFlag{Name: "format", Usage: "formats, comma-separated: pdf, alto, txt `FORMATS`", Value: "pdf,alto,txt", Destination: &o.formats},
 			&cli.BoolFlag{Name: "bag", Usage: "make DEST a BagIt bag (RFC 8493)", Destination: &o.bag},
 			&cli.BoolFlag{Name: "pdfa", Usage: "make the searchable PDFs PDF/A-2b where the source allows; the others are listed with the reason", Destination: &o.pdfa},
-			&cli.StringFlag{Name: "title-from", Usage: "the PDFs' title: source_id, or file (the source file's name) `FROM`", Value: batch.TitleSourceID, Destination: &o.titleFrom},
+			&cli.StringFlag{Name: "title-from", Usage: "the PDFs' title: source_id, or file (the source file's name) `FROM`", Value: handover.TitleSourceID, Destination: &o.titleFrom},
 			&cli.StringFlag{Name: "state", Usage: "states whose documents are exported, comma-separated: done, review `STATES`", Value: string(outcome.Done), Destination: &o.states},
 			&cli.StringFlag{Name: "mode", Usage: "octal mode of the files written (folders add x where r is set) `MODE`", Value: "0600", Destination: &o.mode},
 			bytesFlag("pdf-memory", "resident memory the PDF child may use for one document; more is export_failed", export.DefaultMemory, &o.childMemory),
@@ -133,16 +133,16 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("finding the refbatch binary for the PDF child: %w", err)
 	}
-	if o.titleFrom != batch.TitleSourceID && o.titleFrom != batch.TitleFile {
+	if o.titleFrom != handover.TitleSourceID && o.titleFrom != handover.TitleFile {
 		return usageErr(fmt.Sprintf("--title-from %s: want source_id or file", o.titleFrom), hint)
 	}
-	eo := batch.ExportOptions{Out: o.place.Out, Journal: o.place.Journal, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode),
+	eo := handover.ExportOptions{Out: o.place.Out, Journal: o.place.Journal, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode),
 		PDFA: o.pdfa, TitleFrom: o.titleFrom,
 		// The sources are parsed in a child: this binary re-executed in
 		// its hidden export mode.
-		Child: batch.Process{Path: exe, Args: []string{exportChildCommand}}, ChildMemory: o.childMemory, ChildTimeout: o.childTimeout}
+		Child: layout.Process{Path: exe, Args: []string{exportChildCommand}}, ChildMemory: o.childMemory, ChildTimeout: o.childTimeout}
 	for _, f := range splitList(o.formats) {
-		if f != batch.FormatPDF && f != batch.FormatALTO && f != batch.FormatText {
+		if f != handover.FormatPDF && f != handover.FormatALTO && f != handover.FormatText {
 			return usageErr(fmt.Sprintf("--format %s: unknown format %q", o.formats, f), "formats are pdf, alto and txt")
 		}
 		eo.Formats = append(eo.Formats, f)
@@ -166,7 +166,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 	}
 	var bar *progressbar.ProgressBar
 	showBar := !o.quiet && isTerminal(stderr)
-	eo.Progress = func(e batch.ExportEvent) {
+	eo.Progress = func(e handover.ExportEvent) {
 		if enc != nil {
 			enc.Encode(e)
 		}
@@ -178,14 +178,14 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		}
 	}
 	start := time.Now()
-	res, err := batch.Export(ctx, eo)
+	res, err := handover.Export(ctx, eo)
 	if bar != nil {
 		bar.Finish()
 	}
 	switch {
-	case errors.Is(err, batch.ErrDestInsideOut):
+	case errors.Is(err, handover.ErrDestInsideOut):
 		return usageErrf("choose a --to outside the output folder: export writes plaintext, which never goes beside the journal and the artifacts", "%w", err)
-	case errors.Is(err, batch.ErrStrayPayload):
+	case errors.Is(err, handover.ErrStrayPayload):
 		return &exitError{code: exitFailure, hint: "export into an empty folder, or the same states as the export that made this bag", err: err}
 	case err != nil:
 		return err
@@ -197,7 +197,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 	if o.json {
 		enc.Encode(struct {
 			Event string `json:"event"`
-			*batch.ExportResult
+			*handover.ExportResult
 			Seconds float64 `json:"seconds"`
 			Exit    int     `json:"exit"`
 		}{"summary", res, time.Since(start).Seconds(), code})
@@ -212,7 +212,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 
 // writeExportSummary prints export's findings, the documents not PDF/A
 // though asked, and the closing line.
-func writeExportSummary(stdout io.Writer, res *batch.ExportResult, pdfa bool, start time.Time) {
+func writeExportSummary(stdout io.Writer, res *handover.ExportResult, pdfa bool, start time.Time) {
 	for _, f := range res.Findings {
 		writeFinding(stdout, f)
 	}

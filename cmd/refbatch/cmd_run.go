@@ -252,12 +252,12 @@ func newRunOutput(logLevel string, quiet, asJSON bool, rows func() int, stdout, 
 
 // children are how a run starts its child processes: the OCR engines and
 // admission's PDF checks, this binary re-executed in its hidden modes.
-func children() (worker, admission batch.Process, err error) {
+func children() (worker, admission layout.Process, err error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return worker, admission, err
 	}
-	return batch.Process{Path: exe, Args: []string{workerCommand}}, batch.Process{Path: exe, Args: []string{admitCommand}}, nil
+	return layout.Process{Path: exe, Args: []string{workerCommand}}, layout.Process{Path: exe, Args: []string{admitCommand}}, nil
 }
 
 // endRun turns what a run (or a join) returned into the command's output
@@ -291,7 +291,7 @@ func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdo
 // report.Row.Open), exitIncomplete when it stopped before the end.
 func runExit(ctx context.Context, res *batch.Result, err error) error {
 	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, batch.ErrIncomplete) {
+		if ctx.Err() != nil && errors.Is(err, layout.ErrIncomplete) {
 			return &exitError{code: exitIncomplete, msg: "interrupted; finished work is kept in the journal",
 				hint: "run the same command again to resume", err: err}
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/audit"
+	"github.com/refbatch/refbatch/batch/handover"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
@@ -283,7 +283,7 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 				enc.SetIndent("", "  ")
 				return enc.Encode(a)
 			}
-			_, err = io.WriteString(c.App.Writer, withFinalNewline(layout.ContentText(a.Pages)+batch.TranscriptionsText(a.Transcriptions)))
+			_, err = io.WriteString(c.App.Writer, withFinalNewline(layout.ContentText(a.Pages)+handover.TranscriptionsText(a.Transcriptions)))
 			return err
 		},
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/handover"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
@@ -214,7 +215,7 @@ func exitCode(err error, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "refbatch: hint: %s\n", ee.hint)
 		}
 		return ee.code
-	case diskFull(err) && !errors.Is(err, batch.ErrIncomplete):
+	case diskFull(err) && !errors.Is(err, layout.ErrIncomplete):
 		// A run says so itself (ErrIncomplete, below).
 		fmt.Fprintf(stderr, "refbatch: error: the disk is full: %v\n", err)
 		fmt.Fprintln(stderr, "refbatch: hint: free some space (or raise the quota) and run the same command again; what it finished is kept")
@@ -314,12 +315,12 @@ var userErrors = []struct {
 	{err: journal.ErrManifestChanged, code: exitUsage, hint: "a journal belongs to one manifest; restore it or use a new --out"},
 	{err: batch.ErrNoRecipients, code: exitUsage, msg: "artifacts would be written unencrypted",
 		hint: "pass --recipient AGE_PUBLIC_KEY (or --recipients-file FILE, or set REFBATCH_RECIPIENTS); make one with `refbatch keygen`; or pass --plaintext to choose unencrypted artifacts explicitly"},
-	{err: batch.ErrNeedIdentity, code: exitUsage, hint: identityHint},
+	{err: handover.ErrNeedIdentity, code: exitUsage, hint: identityHint},
 	{err: store.ErrNoIdentities, code: exitUsage, hint: identityHint},
 	{err: store.ErrLink, code: exitFailure, hint: "refbatch follows no symbolic link inside the folders it writes in (--out, export's --to), and wrote nothing through this one: remove it, or choose another folder"},
 	{err: batch.ErrEnginesBroken, code: exitFailure, hint: "check the OCR engines (tesseract --version, free memory, --worker-memory); the journal is consistent and the same command resumes"},
 	{err: layout.ErrRootLogInOut, code: exitUsage, hint: "keep the root log where whoever can write --out cannot, for example the auditor's own folder"},
 	{err: layout.ErrNoCustodyLog, code: exitUsage, hint: "verify without --root/--root-log, or after a run of this refbatch has added the custody log; a root log is checked for the batch ID in the folder's report.json"},
-	{err: batch.ErrIncomplete, code: exitIncomplete, hint: "run the same command again to resume; finished work is kept"},
+	{err: layout.ErrIncomplete, code: exitIncomplete, hint: "run the same command again to resume; finished work is kept"},
 	{err: journal.ErrUnreachable, code: exitFailure, hint: "check that the PostgreSQL server of --journal is up and reachable from this machine (pg_isready -h HOST -p PORT), then run the same command again"},
 }

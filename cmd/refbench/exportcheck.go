@@ -26,9 +26,9 @@ import (
 	"filippo.io/age"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/audit"
 	"github.com/refbatch/refbatch/batch/export/pdfcheck"
+	"github.com/refbatch/refbatch/batch/handover"
 	"github.com/refbatch/refbatch/batch/layout"
 )
 
@@ -155,7 +155,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 		docs = append(docs, d)
 		pages := checkedPages(a)
 		g.Go(func() error {
-			out, err := os.ReadFile(filepath.Join(to, batch.ExportName(id)+".pdf"))
+			out, err := os.ReadFile(filepath.Join(to, handover.ExportName(id)+".pdf"))
 			if err != nil {
 				return err
 			}
@@ -237,7 +237,7 @@ func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.W
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	for sc.Scan() {
-		var ev batch.ExportEvent
+		var ev handover.ExportEvent
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}

@@ -1,4 +1,4 @@
-package batch
+package handover
 
 import (
 	"github.com/refbatch/refbatch/batch/export"

@@ -1,4 +1,4 @@
-package batch
+package handover
 
 // The writing half of Export: one document at a time, verified, rendered
 // in memory (what needs the source PDF in a child, export.Renderer), then

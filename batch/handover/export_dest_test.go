@@ -1,4 +1,4 @@
-package batch
+package handover
 
 import (
 	"errors"

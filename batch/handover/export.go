@@ -1,4 +1,4 @@
-package batch
+package handover
 
 // This file is `refbatch export`: the deliberate plaintext hand-over of a
 // batch's text. Each document is verified as `verify --identity --sources`
@@ -93,7 +93,7 @@ type ExportOptions struct {
 	// needed for the pdf and alto formats. ChildMemory and ChildTimeout
 	// are the child's limits for one document (see export.RendererConfig);
 	// 0 means export's defaults.
-	Child        Process
+	Child        layout.Process
 	ChildMemory  int64
 	ChildTimeout time.Duration
 }
@@ -215,7 +215,7 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		defer x.renderer.Close()
 	}
 	interrupted := func(i int) error {
-		return fmt.Errorf("%w: export interrupted after %d of %d documents", ErrIncomplete, i, len(docs))
+		return fmt.Errorf("%w: export interrupted after %d of %d documents", layout.ErrIncomplete, i, len(docs))
 	}
 	for i, d := range docs {
 		if ctx.Err() != nil {

@@ -1,4 +1,4 @@
-package batch
+package handover
 
 // Where an export writes: a destination outside the output folder, by
 // its path and by what it is (device and inode), held open as a
