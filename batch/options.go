@@ -15,13 +15,22 @@
 //
 // # Settings
 //
-// A run's settings are one typed value, [layout.Settings], which embeds the page
-// policy (page.Policy: resolution, pixel cap, language, page steps) and
-// which [Options] embeds in turn, so o.DPI and o.Workers read alike. Zero
-// fields are the defaults; [layout.Settings.Validate] refuses the rest of what no
-// run could use, naming the setting ([layout.SettingError]). The same value starts
-// the OCR workers, bounds admission, is stored in the journal and shown in
-// the report, and its policy version is in every artifact.
+// A run's settings are one typed value, [layout.Settings], which embeds
+// the page policy (page.Policy: resolution, pixel cap, language, page
+// steps) and which [Options] embeds in turn, so o.DPI and o.Workers read
+// alike. Zero fields are the defaults; [layout.Settings.Validate] refuses
+// the rest of what no run could use, naming the setting
+// ([layout.SettingError]). The same value starts the OCR workers, bounds
+// admission, is stored in the journal and shown in the report, and its
+// policy version is in every artifact.
+//
+// # The read side
+//
+// What reads a batch lives beside this package and never imports it:
+// batch/audit (verify, custody, show), batch/standing (status, health,
+// history, the report), batch/review (a person's decisions, transcriptions,
+// the desk's data) and batch/handover (export). What they share with the
+// write path is batch/layout's.
 package batch
 
 import (
@@ -50,7 +59,7 @@ type Options struct {
 	Out       string // output folder; default: DefaultOut
 	// Journal, when set, is the batch's PostgreSQL journal (a
 	// postgres:// URL) that processes on several machines share; Out is
-	// then the one the journal recorded when it is empty (see Place).
+	// then the one the journal recorded when it is empty (see layout.Place).
 	Journal string
 
 	layout.Settings
@@ -80,7 +89,7 @@ type Options struct {
 	Admission layout.Process
 
 	// RootLog, when set, is a file outside Out to which the run appends
-	// its final batch root (AppendRootLog).
+	// its final batch root (layout.AppendRootLog).
 	RootLog string
 
 	// Notify says where the batch's events (webhooks, a local command) go

@@ -63,7 +63,7 @@ type Finding struct {
 
 // VerifyOptions configure Verify.
 type VerifyOptions struct {
-	// Out and Journal are where the batch is (see Place). A PostgreSQL
+	// Out and Journal are where the batch is (see layout.Place). A PostgreSQL
 	// journal is checked as a SQLite one, but for the file: PostgreSQL
 	// checks its own pages.
 	Out     string

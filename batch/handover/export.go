@@ -61,7 +61,7 @@ var (
 
 // ExportOptions configure Export.
 type ExportOptions struct {
-	// Out and Journal are where the batch is (see Place).
+	// Out and Journal are where the batch is (see layout.Place).
 	Out        string
 	Journal    string
 	Dest       string

@@ -15,9 +15,9 @@ import (
 )
 
 // This file is the review lane's side of a batch: the list of documents a
-// person must look at (ListReview) and the decisions about them (Decide),
-// and how a run reads a document again under a retry's page policy
-// (docOptions).
+// person must look at (ListReview) and the decisions about them (Decide);
+// a run reads a document again under a retry's page policy (batch's
+// docOptions).
 
 // ReviewItem is one document in review, with what a person needs to find
 // and judge it. It holds no text.
@@ -64,7 +64,7 @@ func ListReview(p layout.Place) ([]ReviewItem, error) {
 
 // DecideOptions are a person's decisions about documents in review.
 type DecideOptions struct {
-	// Out and Journal are where the batch is (see Place).
+	// Out and Journal are where the batch is (see layout.Place).
 	Out       string
 	Journal   string
 	Action    journal.Action
