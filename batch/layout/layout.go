@@ -1,11 +1,14 @@
 // Package layout is what a batch is on disk and in its journal, which
 // the write path (batch) and every reader of a batch (audit, standing,
-// review, export) share: the output folder's layout and where its journal
-// is (Place), the folder's marker and batch ID, the artifact format and
-// its reading, the run settings as the journal stores them, the journal's
-// meta keys, the root log's format, and refbatch's version. It owns no
-// policy of a run and opens nothing it is not asked to: the packages above
-// it decide what to read and what to write.
+// review, handover) share: the output folder's layout and where its
+// journal is (Place), the folder's marker and batch ID, the artifact
+// format and its reading, the run settings as the journal stores them
+// (with their defaults and validation), the journal's meta keys, the root
+// log's format, the errors more than one command returns (ErrIncomplete,
+// ErrNoJournal, ErrNotFound), how to start refbatch's child processes
+// (Process), and refbatch's version. It owns no policy of a run and opens
+// nothing it is not asked to: the packages above it decide what to read
+// and what to write.
 package layout
 
 import (
