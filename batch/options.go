@@ -35,6 +35,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -98,12 +99,9 @@ type Options struct {
 }
 
 // Process is how to start a child process: the refbatch binary re-executed
-// in one of its hidden modes.
-type Process struct {
-	Path string   // the binary, as os.Executable gives it
-	Args []string // the hidden mode, for example {"worker"}
-	Env  []string // added to the inherited environment
-}
+// in one of its hidden modes. It is the supervisor's command, under the
+// name the options have always used.
+type Process = child.Command
 
 // The defaults of a Run's settings. The page policy's are page's
 // (page.DefaultDPI, ...), the admission caps' admit's (admit.DefaultMaxBytes,
@@ -233,8 +231,7 @@ func (s Settings) limits() admit.Limits {
 // inspector returns admission's PDF checks in children started as
 // o.Admission says, under o's memory and time limits. Close it.
 func (o Options) inspector() *admit.Pool {
-	return admit.NewPool(admit.PoolConfig{Path: o.Admission.Path, Args: o.Admission.Args, Env: o.Admission.Env,
-		Memory: o.AdmitMemory, Timeout: o.AdmitTimeout})
+	return admit.NewPool(admit.PoolConfig{Command: o.Admission, Memory: o.AdmitMemory, Timeout: o.AdmitTimeout})
 }
 
 // engine is one OCR engine: a supervised worker child process (an
@@ -263,7 +260,7 @@ type engineFactory func(ctx context.Context, p page.Policy) (engine, error)
 func newEngineFactory(o Options) engineFactory {
 	return func(ctx context.Context, p page.Policy) (engine, error) {
 		cfg := ocr.WorkerConfig{
-			Path: o.Worker.Path, Args: o.Worker.Args, Env: o.Worker.Env,
+			Command:     o.Worker,
 			Policy:      p,
 			MemoryLimit: o.WorkerMemory,
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/batch/desk"
+	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/ocr/view"
 )
 
@@ -108,7 +109,7 @@ func runDesk(ctx context.Context, o deskOptions, p batch.Place, stdout, stderr i
 		o.user = currentUser()
 	}
 	hostname, _ := os.Hostname()
-	pool := view.NewPool(view.Config{Path: exe, Args: []string{viewChildCommand}})
+	pool := view.NewPool(view.Config{Command: child.Command{Path: exe, Args: []string{viewChildCommand}}})
 	defer pool.Close()
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {

@@ -57,14 +57,18 @@ const (
 	stderrTail = 4 << 10
 )
 
+// Command is how to start a child: the refbatch binary re-executed in one
+// of its hidden modes. Every configuration that starts children carries
+// one.
+type Command struct {
+	Path string   // the binary, as os.Executable gives it
+	Args []string // the hidden mode, for example {"__worker"}
+	Env  []string // added to the inherited environment
+}
+
 // Config says how to start a child.
 type Config struct {
-	// Path and Args re-execute the binary in its child mode, for example
-	// os.Executable() and []string{"__worker"}.
-	Path string
-	Args []string
-	// Env is appended to the inherited environment.
-	Env []string
+	Command
 	// StartTimeout bounds Start, hello included; 0 means
 	// DefaultStartTimeout.
 	StartTimeout time.Duration
