@@ -211,7 +211,9 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		return nil, err
 	}
 	if slices.Contains(o.Formats, FormatPDF) || slices.Contains(o.Formats, FormatALTO) {
-		x.renderer = export.NewRenderer(export.RendererConfig{Command: o.Child, Memory: o.ChildMemory, Timeout: o.ChildTimeout})
+		cfg := export.RendererConfig{Command: o.Child}
+		cfg.Memory, cfg.Timeout = o.ChildMemory, o.ChildTimeout
+		x.renderer = export.NewRenderer(cfg)
 		defer x.renderer.Close()
 	}
 	interrupted := func(i int) error {

@@ -231,7 +231,8 @@ func (s Settings) limits() admit.Limits {
 // inspector returns admission's PDF checks in children started as
 // o.Admission says, under o's memory and time limits. Close it.
 func (o Options) inspector() *admit.Pool {
-	return admit.NewPool(admit.PoolConfig{Command: o.Admission, Memory: o.AdmitMemory, Timeout: o.AdmitTimeout})
+	return admit.NewPool(admit.PoolConfig{Command: o.Admission,
+		Budget: child.Budget{Memory: o.AdmitMemory, Timeout: o.AdmitTimeout}})
 }
 
 // engine is one OCR engine: a supervised worker child process (an

@@ -90,7 +90,7 @@ func fuzzPool(f *testing.F) *Pool {
 			f.Fatal(err)
 		}
 		fuzzPoolP = NewPool(PoolConfig{Command: child.Command{Path: exe, Env: []string{"ADMIT_TEST_CHILD=1"}},
-			Timeout: 300 * time.Millisecond, TimeoutPerMiB: 100 * time.Millisecond})
+			Budget: child.Budget{Timeout: 300 * time.Millisecond, TimeoutPerMiB: 100 * time.Millisecond}})
 	})
 	return fuzzPoolP
 }

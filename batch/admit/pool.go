@@ -3,10 +3,6 @@ package admit
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/refbatch/refbatch/ocr/child"
@@ -37,12 +33,10 @@ type PoolConfig struct {
 	// Command re-executes the binary in its admission mode, which calls
 	// ServeMain.
 	child.Command
-	// Memory is the resident memory a child may use while it inspects one
-	// file; 0 means DefaultInspectMemory.
-	Memory int64
-	// Timeout and TimeoutPerMiB set a file's deadline: Timeout plus
-	// TimeoutPerMiB for each MiB of the file. 0 means the defaults.
-	Timeout, TimeoutPerMiB time.Duration
+	// Budget is what a child may use on one file: Memory of resident
+	// memory, and Timeout plus TimeoutPerMiB for each MiB of the file of
+	// CPU time. 0 means the defaults (DefaultInspectMemory, ...).
+	child.Budget
 	// Children is how many files may be inspected at once, each in a
 	// child of its own; 0 means 1.
 	Children int
@@ -51,35 +45,18 @@ type PoolConfig struct {
 // Pool inspects PDF bytes in supervised child processes (a child.Pool),
 // one file per child at a time. It is safe for concurrent use.
 type Pool struct {
-	cfg      PoolConfig
+	budget   child.Budget
 	children *child.Pool
 }
 
 // NewPool returns a pool that starts its children with cfg.
 func NewPool(cfg PoolConfig) *Pool {
-	if cfg.Memory <= 0 {
-		cfg.Memory = DefaultInspectMemory
+	return &Pool{
+		budget: cfg.Budget.Or(child.Budget{Memory: DefaultInspectMemory,
+			Timeout: DefaultInspectTimeout, TimeoutPerMiB: DefaultInspectTimeoutPerMiB}),
+		children: child.NewPool(child.PoolConfig{Command: cfg.Command, Name: "an admission child",
+			Setup: child.ParserSetup, Children: cfg.Children, MaxReply: maxInspectReply}),
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultInspectTimeout
-	}
-	if cfg.TimeoutPerMiB <= 0 {
-		cfg.TimeoutPerMiB = DefaultInspectTimeoutPerMiB
-	}
-	children := child.NewPool(child.PoolConfig{
-		Command:  cfg.Command,
-		Name:     "an admission child",
-		Setup:    inspectSetup{AddressSpace: child.AddressSpace, MaxStack: child.MaxStack},
-		Children: cfg.Children,
-		MaxReply: maxInspectReply,
-	})
-	return &Pool{cfg: cfg, children: children}
-}
-
-// budget is the CPU time the pool lets a child spend on a file of size
-// bytes.
-func (p *Pool) budget(size int64) time.Duration {
-	return p.cfg.Timeout + time.Duration(float64(p.cfg.TimeoutPerMiB)*float64(size)/(1<<20))
 }
 
 // Inspect runs checks 5 to 9 on data in a child. A file that kills a
@@ -87,8 +64,8 @@ func (p *Pool) budget(size int64) time.Duration {
 // CPU budget or of memory is not) is rejected as unparseable_pdf.
 func (p *Pool) Inspect(ctx context.Context, data []byte, lim Limits) ([]int, error) {
 	var rep inspectReply
-	req := inspectRequest{Data: data, Limits: lim, Memory: p.cfg.Memory}
-	err := p.children.Call(ctx, child.Limits{CPU: p.budget(int64(len(data)))}, req, &rep)
+	req := inspectRequest{Data: data, Limits: lim, Memory: p.budget.Memory}
+	err := p.children.Call(ctx, child.Limits{CPU: p.budget.CPU(len(data))}, req, &rep)
 	var f *child.Failure
 	switch {
 	case errors.As(err, &f):
@@ -105,11 +82,6 @@ func (p *Pool) Inspect(ctx context.Context, data []byte, lim Limits) ([]int, err
 func (p *Pool) Close() error { return p.children.Close() }
 
 // The messages between a Pool and its children.
-
-type inspectSetup struct {
-	AddressSpace int64
-	MaxStack     int
-}
 
 type inspectRequest struct {
 	Data   []byte
@@ -128,54 +100,15 @@ type inspectReply struct {
 // parent closed the request pipe, 1 on a failure, 2 when the command was
 // run by hand.
 func ServeMain() int {
-	err := child.ServeMain(serveSetup, serveInspect)
-	switch {
-	case errors.Is(err, child.ErrNotChild):
-		fmt.Fprintln(os.Stderr, "refbatch admission:", err)
-		return 2
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "refbatch admission: %v\n", err)
-		return 1
-	}
-	return 0
+	return child.ExitCode("refbatch admission", child.ServeMain(serveSetup, serveInspect))
 }
 
-// residentCap is the cap WatchRSS enforces, set per request.
-var residentCap struct {
-	sync.Mutex
-	n int64
-}
-
-func serveSetup(s inspectSetup) (struct{}, error) {
-	if s.AddressSpace > 0 {
-		if err := child.LimitAddressSpace(s.AddressSpace); err != nil {
-			return struct{}{}, err
-		}
-	}
-	if s.MaxStack > 0 {
-		child.LimitStack(s.MaxStack)
-	}
-	child.WatchRSS(10*time.Millisecond, func() int64 {
-		residentCap.Lock()
-		defer residentCap.Unlock()
-		return residentCap.n
-	})
-	return struct{}{}, nil
-}
+func serveSetup(s child.Setup) (struct{}, error) { return struct{}{}, s.Apply() }
 
 func serveInspect(req inspectRequest) inspectReply {
-	residentCap.Lock()
-	residentCap.n = req.Memory
-	residentCap.Unlock()
-	// The runtime collects and returns memory harder as the heap nears
-	// this, so that garbage does not count against the cap.
-	debug.SetMemoryLimit(req.Memory / 4 * 3)
+	child.BeginCall(req.Memory)
 	dpis, err := inspect(req.Data, req.Limits)
-	// The next file starts from a small heap, so that its cap measures
-	// what it needs, not what this one left behind.
-	if child.ResidentBytes() > 64<<20 {
-		debug.FreeOSMemory()
-	}
+	child.EndCall()
 	var r *Rejection
 	switch {
 	case errors.As(err, &r):

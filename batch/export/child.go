@@ -18,6 +18,17 @@ import (
 	"github.com/refbatch/refbatch/ocr/child"
 )
 
+// RendererConfig says how a Renderer starts its children.
+type RendererConfig struct {
+	// Command re-executes the binary in its export mode, which calls
+	// ServeMain.
+	child.Command
+	// Budget is what a child may use on one document: Memory of resident
+	// memory, and Timeout plus TimeoutPerMiB for each MiB of the source of
+	// CPU time. 0 means the defaults (DefaultMemory, ...).
+	child.Budget
+}
+
 // Defaults of a Renderer.
 const (
 	// DefaultMemory is the resident memory a child may use for one
@@ -33,52 +44,23 @@ const (
 	// loaded machine cannot make a sound document miss it.
 	DefaultTimeout       = 5 * time.Second
 	DefaultTimeoutPerMiB = time.Second
-	// minReply is the smallest reply cap a child is started with; a
-	// document that may need more gets a new child with room for it
-	// (replyCap).
-	minReply = 256 << 20
 )
-
-// RendererConfig says how a Renderer starts its children.
-type RendererConfig struct {
-	// Command re-executes the binary in its export mode, which calls
-	// ServeMain.
-	child.Command
-	// Memory is the resident memory a child may use for one document;
-	// 0 means DefaultMemory.
-	Memory int64
-	// Timeout plus TimeoutPerMiB for each MiB of the source is a
-	// document's CPU budget; 0 means the defaults.
-	Timeout, TimeoutPerMiB time.Duration
-}
 
 // Renderer makes the files of a document that need its source PDF (the
 // page frames and the searchable PDF) in a child process (a child.Pool of
 // one), one document at a time.
 type Renderer struct {
-	cfg      RendererConfig
+	budget   child.Budget
 	children *child.Pool
 }
 
 // NewRenderer returns a renderer that starts its children with cfg. Close
 // it.
 func NewRenderer(cfg RendererConfig) *Renderer {
-	if cfg.Memory <= 0 {
-		cfg.Memory = DefaultMemory
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.TimeoutPerMiB <= 0 {
-		cfg.TimeoutPerMiB = DefaultTimeoutPerMiB
-	}
-	children := child.NewPool(child.PoolConfig{
-		Command:  cfg.Command,
-		Name:     "the export's PDF child",
-		Setup:    renderSetup{AddressSpace: child.AddressSpace, MaxStack: child.MaxStack},
-		MaxReply: minReply,
-	})
-	return &Renderer{cfg: cfg, children: children}
+	children := child.NewPool(child.PoolConfig{Command: cfg.Command, Name: "the export's PDF child",
+		Setup: child.ParserSetup, MaxReply: minReply})
+	defaults := child.Budget{Memory: DefaultMemory, Timeout: DefaultTimeout, TimeoutPerMiB: DefaultTimeoutPerMiB}
+	return &Renderer{children: children, budget: cfg.Budget.Or(defaults)}
 }
 
 // Rendered is what a child made of one document.
@@ -104,11 +86,10 @@ func (e *RenderError) Error() string { return e.Reason }
 // the child reports it could not make, is a *RenderError; a cancelled ctx
 // returns its error.
 func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResult, meta Provenance, pdf *PDFOptions) (*Rendered, error) {
-	budget := r.cfg.Timeout + time.Duration(float64(r.cfg.TimeoutPerMiB)*float64(len(src))/(1<<20))
 	// The child needs none of the policy, whose values gob cannot all
 	// carry.
 	meta.Policy = nil
-	req := renderRequest{Source: src, PDF: pdf, Memory: r.cfg.Memory, Meta: meta}
+	req := renderRequest{Source: src, PDF: pdf, Memory: r.budget.Memory, Meta: meta}
 	if pdf != nil {
 		req.Pages = pages
 	}
@@ -117,7 +98,7 @@ func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResul
 		ts = pdf.Transcriptions
 	}
 	var rep renderReply
-	err := r.children.Call(ctx, child.Limits{CPU: budget, Reply: replyCap(src, pages, ts)}, req, &rep)
+	err := r.children.Call(ctx, child.Limits{CPU: r.budget.CPU(len(src)), Reply: replyCap(src, pages, ts)}, req, &rep)
 	var f *child.Failure
 	switch {
 	case errors.As(err, &f):
@@ -139,6 +120,10 @@ func (r *Renderer) check(src []byte, pdf *PDFOptions, rep renderReply) (*Rendere
 	}
 	return &Rendered{Frames: rep.Frames, PDF: rep.PDF, NotPDFA: rep.NotPDFA}, nil
 }
+
+// minReply is the smallest reply cap a child is started with; a document
+// that may need more gets a new child with room for it (replyCap).
+const minReply = 256 << 20
 
 // replyCap bounds the reply for a document: the source, which the
 // searchable PDF repeats, plus its text layer (a text object per line, a
@@ -163,11 +148,6 @@ func replyCap(src []byte, pages []ocr.PageResult, ts []Transcription) int64 {
 func (r *Renderer) Close() error { return r.children.Close() }
 
 // The messages between a Renderer and its children.
-
-type renderSetup struct {
-	AddressSpace int64
-	MaxStack     int
-}
 
 type renderRequest struct {
 	Source []byte

@@ -37,6 +37,33 @@ type Limits struct {
 	Reply int64
 }
 
+// Budget is what a parser child may use on one call: Memory bytes of
+// resident memory (the child enforces it: BeginCall), and CPU time,
+// Timeout plus TimeoutPerMiB for each MiB of the call's input.
+type Budget struct {
+	Memory                 int64
+	Timeout, TimeoutPerMiB time.Duration
+}
+
+// Or returns b with its zero (or negative) fields taken from d.
+func (b Budget) Or(d Budget) Budget {
+	if b.Memory <= 0 {
+		b.Memory = d.Memory
+	}
+	if b.Timeout <= 0 {
+		b.Timeout = d.Timeout
+	}
+	if b.TimeoutPerMiB <= 0 {
+		b.TimeoutPerMiB = d.TimeoutPerMiB
+	}
+	return b
+}
+
+// CPU is the CPU time b allows a call on an input of size bytes.
+func (b Budget) CPU(size int) time.Duration {
+	return b.Timeout + time.Duration(float64(b.TimeoutPerMiB)*float64(size)/(1<<20))
+}
+
 // Pool runs calls in supervised children of one command, one call per
 // child at a time. Children are started when needed and kept for the
 // next call; a child that died is replaced. A call whose child dies is

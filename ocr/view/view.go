@@ -110,7 +110,7 @@ func (p *Pool) Render(ctx context.Context, key string, source func() ([]byte, er
 		}
 		if s.proc == nil {
 			proc, err := child.Start(ctx, child.Config{Command: p.cfg.Command, MaxReply: maxReply},
-				setup{AddressSpace: child.AddressSpace, MaxStack: child.MaxStack}, nil)
+				child.ParserSetup, nil)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -164,11 +164,6 @@ func (p *Pool) Close() error {
 }
 
 // The messages between a Pool and its children.
-
-type setup struct {
-	AddressSpace int64
-	MaxStack     int
-}
 
 type request struct {
 	Key    string
