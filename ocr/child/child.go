@@ -26,12 +26,25 @@
 // the parent allocate more than that; gob then allocates in proportion to
 // the bytes it has really been given.
 //
+// # Pools
+//
+// A [Pool] keeps interchangeable children of one [Command] for callers
+// that send self-contained requests (admission's checks, export's PDF):
+// it starts them when needed, reuses them, tries a call once more in a
+// new child after a crash or a wall-clock timeout, and describes the
+// deaths of a call it gave up on one way ([Failure]). Callers whose
+// child holds state between calls (the OCR worker's open document, the
+// desk's view) use a [Process] directly.
+//
 // # The child side
 //
 // The child's main calls [Serve] (or [ServeMain] for fds 3 and 4), which
 // reads the setup, calls the init function and then a handler per
 // request. [LimitAddressSpace], [LimitStack] and [WatchRSS] are the
-// resource limits a child applies to itself before it touches any input.
+// resource limits a child applies to itself before it touches any input;
+// a parser child applies them with [Setup.Apply] and caps each request's
+// resident memory with [BeginCall]. [ExitCode] turns what ServeMain
+// returned into the child's exit code.
 package child
 
 import (
