@@ -76,9 +76,10 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		// What a batch is on disk, which the write path and the readers
 		// share: the artifact format (ocr's page results), the settings
 		// (the page policy, admission's caps), the root log (the report's
-		// custody), over the journal and the store.
+		// custody), over the journal and the store; a child process is
+		// described as the supervisor's command (ocr/child).
 		return func(imp string) bool {
-			return imp == "batch/admit" || imp == "ocr" || imp == "ocr/page" || imp == "report/outcome" || slices.Contains(leaves, imp)
+			return imp == "batch/admit" || imp == "ocr" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch/batchtest":
 		return func(imp string) bool { return imp == "ocr" }, true

@@ -43,6 +43,7 @@ import (
 	"github.com/refbatch/refbatch/batch/admit"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -122,8 +123,8 @@ func (o Options) withDefaults() Options {
 // inspector returns admission's PDF checks in children started as
 // o.Admission says, under o's memory and time limits. Close it.
 func (o Options) inspector() *admit.Pool {
-	return admit.NewPool(admit.PoolConfig{Path: o.Admission.Path, Args: o.Admission.Args, Env: o.Admission.Env,
-		Memory: o.AdmitMemory, Timeout: o.AdmitTimeout})
+	return admit.NewPool(admit.PoolConfig{Command: o.Admission,
+		Budget: child.Budget{Memory: o.AdmitMemory, Timeout: o.AdmitTimeout}})
 }
 
 // engine is one OCR engine: a supervised worker child process (an
@@ -152,7 +153,7 @@ type engineFactory func(ctx context.Context, p page.Policy) (engine, error)
 func newEngineFactory(o Options) engineFactory {
 	return func(ctx context.Context, p page.Policy) (engine, error) {
 		cfg := ocr.WorkerConfig{
-			Path: o.Worker.Path, Args: o.Worker.Args, Env: o.Worker.Env,
+			Command:     o.Worker,
 			Policy:      p,
 			MemoryLimit: o.WorkerMemory,
 		}

@@ -14,7 +14,7 @@
 // # Using a worker
 //
 //	w, err := ocr.StartWorker(ctx, ocr.WorkerConfig{
-//		Path: exe, Args: []string{"worker"},
+//		Command:     child.Command{Path: exe, Args: []string{"worker"}},
 //		Policy:      page.Policy{DPI: 300}, // zero fields: the defaults
 //		MemoryLimit: ocr.DefaultMemoryLimit,
 //	})

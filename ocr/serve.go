@@ -2,7 +2,6 @@ package ocr
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -43,15 +42,7 @@ func ServeMain() int {
 		}
 		return hello{Versions: eng.versions}, nil
 	}, func(req request) response { return eng.serve(req) })
-	switch {
-	case errors.Is(err, child.ErrNotChild):
-		fmt.Fprintln(os.Stderr, "refbatch worker:", err)
-		return 2
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "refbatch worker: %v\n", err)
-		return 1
-	}
-	return 0
+	return child.ExitCode("refbatch worker", err)
 }
 
 // setup applies the configuration's memory limit to the calling process

@@ -30,13 +30,11 @@ var childEnv = []string{
 
 // WorkerConfig says how to start a worker child and how it renders pages.
 type WorkerConfig struct {
-	// Path and Args re-execute the binary in worker mode, for example
-	// os.Executable() and []string{"worker"}.
-	Path string
-	Args []string
-	// Env is appended to the inherited environment after
-	// OMP_THREAD_LIMIT=1 and MALLOC_ARENA_MAX=1, so it can override them.
-	Env []string
+	// Command re-executes the binary in worker mode, for example
+	// os.Executable() and []string{"worker"}. Its Env is appended to the
+	// inherited environment after OMP_THREAD_LIMIT=1 and
+	// MALLOC_ARENA_MAX=1, so it can override them.
+	child.Command
 	// Policy is how the child renders and recognises pages; its zero
 	// fields are the defaults (page.Policy.WithDefaults).
 	Policy page.Policy
@@ -77,10 +75,10 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 		return nil, fmt.Errorf("starting OCR worker: %w", err)
 	}
 	var h hello
+	cmd := cfg.Command
+	cmd.Env = append(append([]string(nil), childEnv...), cfg.Env...)
 	proc, err := child.Start(ctx, child.Config{
-		Path:         cfg.Path,
-		Args:         cfg.Args,
-		Env:          append(append([]string(nil), childEnv...), cfg.Env...),
+		Command:      cmd,
 		StartTimeout: cfg.StartTimeout,
 		MaxReply:     maxReply,
 	}, childConfig{Policy: cfg.Policy, MemoryLimit: cfg.MemoryLimit}, &h)

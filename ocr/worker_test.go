@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -31,8 +32,7 @@ func testConfig(t testing.TB, dpi int, env ...string) WorkerConfig {
 		t.Fatalf("finding test binary: %v", err)
 	}
 	return WorkerConfig{
-		Path:        exe,
-		Env:         append([]string{"OCR_TEST_CHILD=1"}, env...),
+		Command:     child.Command{Path: exe, Env: append([]string{"OCR_TEST_CHILD=1"}, env...)},
 		Policy:      page.Policy{Lang: "eng", DPI: dpi, MinDPI: dpi, MaxPagePixels: 50e6},
 		MemoryLimit: DefaultMemoryLimit,
 	}

@@ -140,9 +140,7 @@ func TestCheckConcurrent(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	pool.mu.Lock()
-	n := pool.started
-	pool.mu.Unlock()
+	n := pool.children.Started()
 	if n > 2 {
 		t.Errorf("the pool started %d children; want at most 2", n)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/ocr/child"
 )
 
 // FuzzAdmit drives the whole admission path as the run does: bytes on
@@ -87,8 +89,8 @@ func fuzzPool(f *testing.F) *Pool {
 		if err != nil {
 			f.Fatal(err)
 		}
-		fuzzPoolP = NewPool(PoolConfig{Path: exe, Env: []string{"ADMIT_TEST_CHILD=1"},
-			Timeout: 300 * time.Millisecond, TimeoutPerMiB: 100 * time.Millisecond})
+		fuzzPoolP = NewPool(PoolConfig{Command: child.Command{Path: exe, Env: []string{"ADMIT_TEST_CHILD=1"}},
+			Budget: child.Budget{Timeout: 300 * time.Millisecond, TimeoutPerMiB: 100 * time.Millisecond}})
 	})
 	return fuzzPoolP
 }

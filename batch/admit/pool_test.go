@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -29,7 +30,7 @@ func hostilePDF(body string) []byte {
 // keeps working, and the parent neither crashes nor waits past the
 // deadlines.
 func TestPoolContainsHostileInput(t *testing.T) {
-	pool := testPool(t, PoolConfig{Timeout: 500 * time.Millisecond, TimeoutPerMiB: time.Millisecond})
+	pool := testPool(t, PoolConfig{Budget: child.Budget{Timeout: 500 * time.Millisecond, TimeoutPerMiB: time.Millisecond}})
 	good := goodPDF()
 	tests := []struct {
 		name   string
@@ -62,7 +63,7 @@ func TestPoolContainsHostileInput(t *testing.T) {
 // TestPoolCancel: a cancelled context ends an inspection at once, kills
 // its child, and is not a rejection.
 func TestPoolCancel(t *testing.T) {
-	pool := testPool(t, PoolConfig{Timeout: time.Hour})
+	pool := testPool(t, PoolConfig{Budget: child.Budget{Timeout: time.Hour}})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()

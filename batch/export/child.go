@@ -12,12 +12,22 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/child"
 )
+
+// RendererConfig says how a Renderer starts its children.
+type RendererConfig struct {
+	// Command re-executes the binary in its export mode, which calls
+	// ServeMain.
+	child.Command
+	// Budget is what a child may use on one document: Memory of resident
+	// memory, and Timeout plus TimeoutPerMiB for each MiB of the source of
+	// CPU time. 0 means the defaults (DefaultMemory, ...).
+	child.Budget
+}
 
 // Defaults of a Renderer.
 const (
@@ -34,49 +44,23 @@ const (
 	// loaded machine cannot make a sound document miss it.
 	DefaultTimeout       = 5 * time.Second
 	DefaultTimeoutPerMiB = time.Second
-	// minReply is the smallest reply cap a child is started with; a
-	// document that may need more gets a child of its own (replyCap).
-	minReply = 256 << 20
 )
 
-// RendererConfig says how a Renderer starts its children.
-type RendererConfig struct {
-	// Path and Args re-execute the binary in its export mode, which calls
-	// ServeMain; Env is added to the inherited environment.
-	Path string
-	Args []string
-	Env  []string
-	// Memory is the resident memory a child may use for one document;
-	// 0 means DefaultMemory.
-	Memory int64
-	// Timeout plus TimeoutPerMiB for each MiB of the source is a
-	// document's CPU budget; 0 means the defaults.
-	Timeout, TimeoutPerMiB time.Duration
-}
-
 // Renderer makes the files of a document that need its source PDF (the
-// page frames and the searchable PDF) in a child process, one document at
-// a time. A child is kept for the next document; one that died is
-// replaced. It is not safe for concurrent use.
+// page frames and the searchable PDF) in a child process (a child.Pool of
+// one), one document at a time.
 type Renderer struct {
-	cfg  RendererConfig
-	proc *child.Process
-	cap  int64 // the reply cap proc was started with
+	budget   child.Budget
+	children *child.Pool
 }
 
 // NewRenderer returns a renderer that starts its children with cfg. Close
 // it.
 func NewRenderer(cfg RendererConfig) *Renderer {
-	if cfg.Memory <= 0 {
-		cfg.Memory = DefaultMemory
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.TimeoutPerMiB <= 0 {
-		cfg.TimeoutPerMiB = DefaultTimeoutPerMiB
-	}
-	return &Renderer{cfg: cfg}
+	children := child.NewPool(child.PoolConfig{Command: cfg.Command, Name: "the export's PDF child",
+		Setup: child.ParserSetup, MaxReply: minReply})
+	defaults := child.Budget{Memory: DefaultMemory, Timeout: DefaultTimeout, TimeoutPerMiB: DefaultTimeoutPerMiB}
+	return &Renderer{children: children, budget: cfg.Budget.Or(defaults)}
 }
 
 // Rendered is what a child made of one document.
@@ -97,17 +81,15 @@ func (e *RenderError) Error() string { return e.Reason }
 
 // Render reads the frames of src's pages and, with pdf (not nil), makes
 // its searchable PDF from pages, meta and pdf (see SearchablePDF), in a
-// child. A
-// child that overruns its CPU budget or its memory fails the document at
-// once; one that crashes, or overruns the wall-clock backstop while
-// starved of CPU, is replaced and the document tried once more. Either
-// failure is a *RenderError; a cancelled ctx returns its error.
+// child. A document that kills a child (see child.Pool: a crash is tried
+// once more, an overrun of the CPU budget or of memory is not), or that
+// the child reports it could not make, is a *RenderError; a cancelled ctx
+// returns its error.
 func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResult, meta Provenance, pdf *PDFOptions) (*Rendered, error) {
-	budget := r.cfg.Timeout + time.Duration(float64(r.cfg.TimeoutPerMiB)*float64(len(src))/(1<<20))
 	// The child needs none of the policy, whose values gob cannot all
 	// carry.
 	meta.Policy = nil
-	req := renderRequest{Source: src, PDF: pdf, Memory: r.cfg.Memory, Meta: meta}
+	req := renderRequest{Source: src, PDF: pdf, Memory: r.budget.Memory, Meta: meta}
 	if pdf != nil {
 		req.Pages = pages
 	}
@@ -115,27 +97,18 @@ func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResul
 	if pdf != nil {
 		ts = pdf.Transcriptions
 	}
-	need := replyCap(src, pages, ts)
-	var first *child.Death
-	for try := 1; ; try++ {
-		var rep renderReply
-		err := r.call(ctx, budget, need, req, &rep)
-		var d *child.Death
-		switch {
-		case err == nil && rep.Err != "":
-			return nil, &RenderError{Reason: rep.Err}
-		case err == nil:
-			return r.check(src, pdf, rep)
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case !errors.As(err, &d):
-			return nil, err
-		case try == 1 && !d.CPU && d.Cause != child.CauseOOM:
-			first = d
-			continue
-		}
-		return nil, &RenderError{Reason: deathReason(first, d, budget)}
+	var rep renderReply
+	err := r.children.Call(ctx, child.Limits{CPU: r.budget.CPU(len(src)), Reply: replyCap(src, pages, ts)}, req, &rep)
+	var f *child.Failure
+	switch {
+	case errors.As(err, &f):
+		return nil, &RenderError{Reason: f.Describe("the PDF child")}
+	case err != nil:
+		return nil, err
+	case rep.Err != "":
+		return nil, &RenderError{Reason: rep.Err}
 	}
+	return r.check(src, pdf, rep)
 }
 
 // check refuses a reply that cannot be right, whatever the child did:
@@ -147,6 +120,10 @@ func (r *Renderer) check(src []byte, pdf *PDFOptions, rep renderReply) (*Rendere
 	}
 	return &Rendered{Frames: rep.Frames, PDF: rep.PDF, NotPDFA: rep.NotPDFA}, nil
 }
+
+// minReply is the smallest reply cap a child is started with; a document
+// that may need more gets a new child with room for it (replyCap).
+const minReply = 256 << 20
 
 // replyCap bounds the reply for a document: the source, which the
 // searchable PDF repeats, plus its text layer (a text object per line, a
@@ -167,70 +144,10 @@ func replyCap(src []byte, pages []ocr.PageResult, ts []Transcription) int64 {
 	return n
 }
 
-// call sends req to the child, starting one (with a reply cap of at least
-// need) when there is none or the one there cannot answer that much.
-func (r *Renderer) call(ctx context.Context, budget time.Duration, need int64, req renderRequest, rep *renderReply) error {
-	if r.proc != nil && (!r.proc.Alive() || r.cap < need) {
-		r.proc.Close()
-		r.proc = nil
-	}
-	if r.proc == nil {
-		c := max(need, minReply)
-		p, err := child.Start(ctx, child.Config{Path: r.cfg.Path, Args: r.cfg.Args, Env: r.cfg.Env, MaxReply: c},
-			renderSetup{AddressSpace: child.AddressSpace, MaxStack: child.MaxStack}, nil)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("starting the export's PDF child: %w", err)
-		}
-		r.proc, r.cap = p, c
-	}
-	return r.proc.CallCPU(ctx, child.WallFactor*budget, budget, req, rep)
-}
-
-// deathReason says how the child (or two: first is then the one before
-// d) died on a document.
-func deathReason(first, d *child.Death, budget time.Duration) string {
-	what := func(d *child.Death) string {
-		switch {
-		case d.CPU:
-			return fmt.Sprintf("used more than %v of CPU time", budget.Round(time.Millisecond))
-		case d.Cause == child.CauseTimeout:
-			return "did not finish in time"
-		case d.Cause == child.CauseOOM:
-			return "ran out of memory"
-		case d.Cause == child.CauseProtocol:
-			return "broke the protocol"
-		case d.Signal != "":
-			return "crashed (" + d.Signal + ")"
-		}
-		return "crashed"
-	}
-	switch {
-	case first == nil:
-		return "the PDF child " + what(d)
-	case first.Cause == d.Cause && first.CPU == d.CPU && first.Signal == d.Signal:
-		return "the PDF child " + what(d) + " twice"
-	}
-	return "the PDF child " + what(first) + ", then " + what(d)
-}
-
 // Close ends the child, if one is running.
-func (r *Renderer) Close() error {
-	if r.proc != nil {
-		r.proc.Close()
-		r.proc = nil
-	}
-	return nil
-}
+func (r *Renderer) Close() error { return r.children.Close() }
 
 // The messages between a Renderer and its children.
-
-type renderSetup struct {
-	AddressSpace int64
-	MaxStack     int
-}
 
 type renderRequest struct {
 	Source []byte

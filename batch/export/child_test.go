@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/child"
 )
 
 // testRenderer is a Renderer whose children are this test binary in its
@@ -90,11 +91,11 @@ func TestRendererContainsFailures(t *testing.T) {
 	// Documents are known to the faults by their source's SHA-256.
 	hung, filled := strings.Repeat("1", 64), strings.Repeat("2", 64)
 	env := []string{FaultsEnv + "=hang=" + hung[:8] + ";alloc=" + filled[:8]}
-	r := testRenderer(t, RendererConfig{Timeout: 200 * time.Millisecond, Memory: 200 << 20, Env: env})
+	r := testRenderer(t, RendererConfig{Budget: child.Budget{Timeout: 200 * time.Millisecond, Memory: 200 << 20}, Command: child.Command{Env: env}})
 	// The child's CPU limit follows the timeout: on a loaded machine, 200
 	// ms of CPU can run out before the allocation reaches the memory
 	// limit, so the memory case has time enough to fill it.
-	roomy := testRenderer(t, RendererConfig{Timeout: 10 * time.Second, Memory: 200 << 20, Env: env})
+	roomy := testRenderer(t, RendererConfig{Budget: child.Budget{Timeout: 10 * time.Second, Memory: 200 << 20}, Command: child.Command{Env: env}})
 	// Each level of nesting is a frame of pdfcpu's parser: a million
 	// overflow the child's 16 MiB stack.
 	nested := []byte("%PDF-1.7\n1 0 obj\n<< /Type /Catalog /A " + strings.Repeat("[", 4<<20) + " >>\nendobj\n")
@@ -134,7 +135,7 @@ func TestRendererContainsFailures(t *testing.T) {
 // not a RenderError.
 func TestRendererCancel(t *testing.T) {
 	src, pages := samplePages(t)
-	r := testRenderer(t, RendererConfig{Timeout: time.Hour, Env: []string{FaultsEnv + "=hang=*"}})
+	r := testRenderer(t, RendererConfig{Budget: child.Budget{Timeout: time.Hour}, Command: child.Command{Env: []string{FaultsEnv + "=hang=*"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()

@@ -20,6 +20,7 @@ import (
 	"github.com/refbatch/refbatch/batch/eval"
 	"github.com/refbatch/refbatch/batch/export/pdfcheck"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -45,8 +46,7 @@ func readPages(t *testing.T, src []byte, dpi int) []ocr.PageResult {
 	}
 	ctx := context.Background()
 	w, err := ocr.StartWorker(ctx, ocr.WorkerConfig{
-		Path:        exe,
-		Env:         []string{"EXPORT_TEST_CHILD=1"},
+		Command:     child.Command{Path: exe, Env: []string{"EXPORT_TEST_CHILD=1"}},
 		Policy:      page.Policy{Lang: "eng", DPI: dpi, MinDPI: dpi, MaxPagePixels: 50e6},
 		MemoryLimit: ocr.DefaultMemoryLimit,
 	})

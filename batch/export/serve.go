@@ -3,13 +3,9 @@ package export
 // The child side of a Renderer: ServeMain, and the faults tests inject.
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/refbatch/refbatch/ocr/child"
 )
@@ -34,64 +30,24 @@ const FaultsEnv = "REFBATCH_TEST_EXPORT_FAULTS"
 // parent closed the request pipe, 1 on a failure, 2 when the command was
 // run by hand.
 func ServeMain() int {
-	err := child.ServeMain(serveSetup, serveRender)
-	switch {
-	case errors.Is(err, child.ErrNotChild):
-		fmt.Fprintln(os.Stderr, "refbatch export child:", err)
-		return 2
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "refbatch export child: %v\n", err)
-		return 1
-	}
-	return 0
+	return child.ExitCode("refbatch export child", child.ServeMain(serveSetup, serveRender))
 }
 
-// served is the child's state: its resident cap, set per request, and
-// the faults it was started with.
-var served struct {
-	sync.Mutex
-	memory int64
-	faults map[string]string // key → kind
-}
+// faults are the faults the child was started with: key → kind.
+var faults map[string]string
 
-// serveHello is the child's answer to the setup.
-type serveHello struct{ Pid int }
-
-func serveSetup(s renderSetup) (serveHello, error) {
-	faults, err := parseFaults(os.Getenv(FaultsEnv))
+func serveSetup(s child.Setup) (struct{}, error) {
+	f, err := parseFaults(os.Getenv(FaultsEnv))
 	if err != nil {
-		return serveHello{}, err
+		return struct{}{}, err
 	}
-	served.faults = faults
-	if s.AddressSpace > 0 {
-		if err := child.LimitAddressSpace(s.AddressSpace); err != nil {
-			return serveHello{}, err
-		}
-	}
-	if s.MaxStack > 0 {
-		child.LimitStack(s.MaxStack)
-	}
-	child.WatchRSS(10*time.Millisecond, func() int64 {
-		served.Lock()
-		defer served.Unlock()
-		return served.memory
-	})
-	return serveHello{Pid: os.Getpid()}, nil
+	faults = f
+	return struct{}{}, s.Apply()
 }
 
 func serveRender(req renderRequest) renderReply {
-	served.Lock()
-	served.memory = req.Memory
-	served.Unlock()
-	// Collect garbage harder near the cap, so that it does not count.
-	debug.SetMemoryLimit(req.Memory / 4 * 3)
-	defer func() {
-		// The next document starts from a small heap, so that its cap
-		// measures what it needs.
-		if child.ResidentBytes() > 64<<20 {
-			debug.FreeOSMemory()
-		}
-	}()
+	child.BeginCall(req.Memory)
+	defer child.EndCall()
 	injectFault(req.Meta.SourceSHA256)
 	var rep renderReply
 	r, err := searchable(req.Source, req.Pages, req.Meta, req.PDF)
@@ -130,8 +86,8 @@ func validKey(key string) bool {
 // injectFault applies the fault set for the source with hash sum, if
 // any; none of them returns.
 func injectFault(sum string) {
-	kind := served.faults["*"]
-	for k, v := range served.faults {
+	kind := faults["*"]
+	for k, v := range faults {
 		if k != "*" && strings.HasPrefix(sum, k) {
 			kind = v
 		}

@@ -210,8 +210,9 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		return nil, err
 	}
 	if slices.Contains(o.Formats, FormatPDF) || slices.Contains(o.Formats, FormatALTO) {
-		x.renderer = export.NewRenderer(export.RendererConfig{Path: o.Child.Path, Args: o.Child.Args, Env: o.Child.Env,
-			Memory: o.ChildMemory, Timeout: o.ChildTimeout})
+		cfg := export.RendererConfig{Command: o.Child}
+		cfg.Memory, cfg.Timeout = o.ChildMemory, o.ChildTimeout
+		x.renderer = export.NewRenderer(cfg)
 		defer x.renderer.Close()
 	}
 	interrupted := func(i int) error {

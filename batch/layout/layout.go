@@ -21,6 +21,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/ocr/child"
 )
 
 // Layout of the output folder.
@@ -96,9 +97,6 @@ func Recipients(j *journal.Journal) ([]age.Recipient, error) {
 }
 
 // Process is how to start a child process: the refbatch binary re-executed
-// in one of its hidden modes.
-type Process struct {
-	Path string   // the binary, as os.Executable gives it
-	Args []string // the hidden mode, for example {"worker"}
-	Env  []string // added to the inherited environment
-}
+// in one of its hidden modes. It is the supervisor's command, under the
+// name the options have always used.
+type Process = child.Command

@@ -16,6 +16,7 @@ import (
 	"github.com/refbatch/refbatch/batch/desk"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/review"
+	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/ocr/view"
 )
 
@@ -109,7 +110,7 @@ func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdout, stderr 
 		o.user = currentUser()
 	}
 	hostname, _ := os.Hostname()
-	pool := view.NewPool(view.Config{Path: exe, Args: []string{viewChildCommand}})
+	pool := view.NewPool(view.Config{Command: child.Command{Path: exe, Args: []string{viewChildCommand}}})
 	defer pool.Close()
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	"github.com/refbatch/refbatch/batch/admit"
+	"github.com/refbatch/refbatch/ocr/child"
 )
 
 // small is a corpus that exercises every kind of row and stays fast.
@@ -63,7 +64,7 @@ func runTests(m *testing.M) int {
 
 // admitPool is a pool of real admission children for the tests; its
 // children are the test binary.
-var admitPool = admit.NewPool(admit.PoolConfig{Path: os.Args[0], Env: []string{"REFCORPUS_ADMIT_CHILD=1"}})
+var admitPool = admit.NewPool(admit.PoolConfig{Command: child.Command{Path: os.Args[0], Env: []string{"REFCORPUS_ADMIT_CHILD=1"}}})
 
 // admitCheck admits a generated file as refbatch would, through a real
 // admission child.

@@ -26,12 +26,25 @@
 // the parent allocate more than that; gob then allocates in proportion to
 // the bytes it has really been given.
 //
+// # Pools
+//
+// A [Pool] keeps interchangeable children of one [Command] for callers
+// that send self-contained requests (admission's checks, export's PDF):
+// it starts them when needed, reuses them, tries a call once more in a
+// new child after a crash or a wall-clock timeout, and describes the
+// deaths of a call it gave up on one way ([Failure]). Callers whose
+// child holds state between calls (the OCR worker's open document, the
+// desk's view) use a [Process] directly.
+//
 // # The child side
 //
 // The child's main calls [Serve] (or [ServeMain] for fds 3 and 4), which
 // reads the setup, calls the init function and then a handler per
 // request. [LimitAddressSpace], [LimitStack] and [WatchRSS] are the
-// resource limits a child applies to itself before it touches any input.
+// resource limits a child applies to itself before it touches any input;
+// a parser child applies them with [Setup.Apply] and caps each request's
+// resident memory with [BeginCall]. [ExitCode] turns what ServeMain
+// returned into the child's exit code.
 package child
 
 import (
@@ -57,14 +70,18 @@ const (
 	stderrTail = 4 << 10
 )
 
+// Command is how to start a child: the refbatch binary re-executed in one
+// of its hidden modes. Every configuration that starts children carries
+// one.
+type Command struct {
+	Path string   // the binary, as os.Executable gives it
+	Args []string // the hidden mode, for example {"__worker"}
+	Env  []string // added to the inherited environment
+}
+
 // Config says how to start a child.
 type Config struct {
-	// Path and Args re-execute the binary in its child mode, for example
-	// os.Executable() and []string{"__worker"}.
-	Path string
-	Args []string
-	// Env is appended to the inherited environment.
-	Env []string
+	Command
 	// StartTimeout bounds Start, hello included; 0 means
 	// DefaultStartTimeout.
 	StartTimeout time.Duration

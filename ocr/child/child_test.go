@@ -33,7 +33,7 @@ type testSetup struct {
 type testHello struct{ Pid int }
 
 type testRequest struct {
-	Op   string // echo, crash, hang, huge, recurse, alloc
+	Op   string // echo, crash, crashonce, hang, spin, sleep, huge, recurse, alloc
 	Text string
 	N    int
 }
@@ -63,6 +63,14 @@ func testHandle(r testRequest) testReply {
 	case "crash":
 		_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
 		time.Sleep(time.Hour)
+	case "crashonce":
+		// Text names a file: the first child to see the request makes it
+		// and crashes, the next answers.
+		if f, err := os.OpenFile(r.Text, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+			_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
+			time.Sleep(time.Hour)
+		}
 	case "hang":
 		time.Sleep(time.Hour)
 	case "spin":
@@ -104,7 +112,7 @@ func start(t *testing.T, s testSetup, maxReply int64) (*Process, testHello) {
 		t.Fatal(err)
 	}
 	var h testHello
-	p, err := Start(context.Background(), Config{Path: exe, Env: []string{"CHILD_TEST=1"}, MaxReply: maxReply}, s, &h)
+	p, err := Start(context.Background(), Config{Command: Command{Path: exe, Env: []string{"CHILD_TEST=1"}}, MaxReply: maxReply}, s, &h)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -136,11 +144,11 @@ func TestCallEcho(t *testing.T) {
 
 func TestStartFails(t *testing.T) {
 	exe, _ := os.Executable()
-	_, err := Start(context.Background(), Config{Path: exe, Env: []string{"CHILD_TEST=1"}}, testSetup{Fail: true}, &testHello{})
+	_, err := Start(context.Background(), Config{Command: Command{Path: exe, Env: []string{"CHILD_TEST=1"}}}, testSetup{Fail: true}, &testHello{})
 	if err == nil || !strings.Contains(err.Error(), "setup refused") {
 		t.Errorf("Start with a failing init: %v", err)
 	}
-	_, err = Start(context.Background(), Config{Path: "/nonexistent/refbatch"}, testSetup{}, nil)
+	_, err = Start(context.Background(), Config{Command: Command{Path: "/nonexistent/refbatch"}}, testSetup{}, nil)
 	if err == nil {
 		t.Errorf("Start of a missing binary succeeded")
 	}

@@ -4,14 +4,11 @@ package view
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
 	"math"
-	"os"
 	"runtime"
-	"time"
 
 	"github.com/gen2brain/go-fitz"
 
@@ -26,27 +23,11 @@ func ServeMain() int {
 	runtime.LockOSThread()
 	var v viewer
 	defer v.close()
-	err := child.ServeMain(func(s setup) (struct{}, error) {
-		if s.AddressSpace > 0 {
-			if err := child.LimitAddressSpace(s.AddressSpace); err != nil {
-				return struct{}{}, err
-			}
-		}
-		if s.MaxStack > 0 {
-			child.LimitStack(s.MaxStack)
-		}
-		child.WatchRSS(10*time.Millisecond, func() int64 { return 1 << 30 })
-		return struct{}{}, nil
+	err := child.ServeMain(func(s child.Setup) (struct{}, error) {
+		child.SetResidentCap(1 << 30)
+		return struct{}{}, s.Apply()
 	}, v.serve)
-	switch {
-	case errors.Is(err, child.ErrNotChild):
-		fmt.Fprintln(os.Stderr, "refbatch view child:", err)
-		return 2
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "refbatch view child: %v\n", err)
-		return 1
-	}
-	return 0
+	return child.ExitCode("refbatch view child", err)
 }
 
 // viewer is the child's state: the document open, by key.

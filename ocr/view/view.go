@@ -36,11 +36,9 @@ const (
 
 // Config says how a Pool starts its children.
 type Config struct {
-	// Path and Args re-execute the binary in its view mode, which calls
-	// ServeMain; Env is added to the inherited environment.
-	Path string
-	Args []string
-	Env  []string
+	// Command re-executes the binary in its view mode, which calls
+	// ServeMain.
+	child.Command
 	// Children is how many pages may render at once; 0 means 2.
 	Children int
 }
@@ -111,8 +109,8 @@ func (p *Pool) Render(ctx context.Context, key string, source func() ([]byte, er
 			s.proc, s.key = nil, ""
 		}
 		if s.proc == nil {
-			proc, err := child.Start(ctx, child.Config{Path: p.cfg.Path, Args: p.cfg.Args, Env: p.cfg.Env, MaxReply: maxReply},
-				setup{AddressSpace: child.AddressSpace, MaxStack: child.MaxStack}, nil)
+			proc, err := child.Start(ctx, child.Config{Command: p.cfg.Command, MaxReply: maxReply},
+				child.ParserSetup, nil)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -166,11 +164,6 @@ func (p *Pool) Close() error {
 }
 
 // The messages between a Pool and its children.
-
-type setup struct {
-	AddressSpace int64
-	MaxStack     int
-}
 
 type request struct {
 	Key    string
