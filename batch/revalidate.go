@@ -154,7 +154,7 @@ func (r *runner) verdictFrom(a *Artifact, d journal.Doc, row manifest.Row, o Opt
 	v := validate(a.Pages, id, date, o)
 	return journal.Revalidation{FromState: d.State, FromReason: d.Reason, State: v.state, Reason: v.reason,
 		MeanConfidence: v.meanConf, Band: v.band, Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256,
-		Validation: o.Settings.validationKey()}
+		Validation: o.Settings.validationKey(), Detail: v.detail, Pages: v.pages}
 }
 
 // amendable reports whether the fields changed are all ones validation

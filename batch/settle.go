@@ -152,5 +152,5 @@ func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out ocrResult
 		return journal.Result{}, fmt.Errorf("writing artifact for %s: %w", doc.SourceID, err)
 	}
 	return journal.Result{State: v.state, Reason: v.reason, MeanConfidence: v.meanConf, Band: v.band,
-		Artifact: artifactPath(name), ArtifactSHA256: sum, ContentSHA256: art.ContentSHA256}, nil
+		Artifact: artifactPath(name), ArtifactSHA256: sum, ContentSHA256: art.ContentSHA256, Detail: v.detail, DetailPages: v.pages}, nil
 }
