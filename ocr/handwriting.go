@@ -89,21 +89,17 @@ type handLook struct {
 }
 
 // lookForHands finds the lines of ink of img, rendered at dpi.
-func lookForHands(img *grayImage, dpi int) *handLook {
-	f := max(1, int(math.Round(float64(dpi)/coverageDPI)))
-	if dpi < coverageDPI*3/2 {
-		f = 1
-	}
-	small := img.minReduce(f)
-	wdpi := float64(dpi) / float64(f)
-	mask := inkMask(small, max(8, int(0.25*wdpi)))
-	dropRules(mask, small.w, small.h, int(ruleInch*wdpi))
-	look := &handLook{f: f, wdpi: wdpi, small: small, mask: mask}
+func lookForHands(img *grayImage, dpi int) *handLook { return handsIn(newInkLook(img, dpi)) }
+
+// handsIn is lookForHands on the page's ink as ink sees it.
+func handsIn(ink *inkLook) *handLook {
+	small, wdpi, mask := ink.small, ink.wdpi, ink.mask
+	look := &handLook{f: ink.f, wdpi: wdpi, small: small, mask: mask}
 	minH, maxH := max(3, int(minGlyphInch*wdpi+0.5)), int(handMaxInch*wdpi)
 	edge := int(0.05 * wdpi)
 	var comps [][4]int
 	var inks []int
-	for _, b := range components(mask, small.w, small.h) {
+	for _, b := range ink.comps {
 		h, w := b[3]-b[1], b[2]-b[0]
 		if h < minH || h > maxH || w > small.w/2 {
 			continue
