@@ -153,5 +153,5 @@ func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out ocrResult
 		return journal.Result{}, fmt.Errorf("writing artifact for %s: %w", doc.SourceID, err)
 	}
 	return journal.Result{State: v.state, Reason: v.reason, MeanConfidence: v.meanConf, Band: v.band,
-		Artifact: layout.ArtifactPath(name), ArtifactSHA256: sum, ContentSHA256: art.ContentSHA256}, nil
+		Artifact: layout.ArtifactPath(name), ArtifactSHA256: sum, ContentSHA256: art.ContentSHA256, Detail: v.detail, DetailPages: v.pages}, nil
 }

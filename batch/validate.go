@@ -2,6 +2,7 @@ package batch
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -36,6 +37,11 @@ type verdict struct {
 	reason   outcome.Reason
 	meanConf float64
 	band     outcome.Band
+	// detail says what exactly a review verdict found, and pages the
+	// pages (from 1) it names: the pages of a handwritten note not
+	// transcribed. "" and nil for other verdicts.
+	detail string
+	pages  []int
 }
 
 // validate decides done or review. The checks run from the most to the
@@ -86,7 +92,8 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 	// Unread print is error the words' confidences do not see: a document
 	// with more of a page unread than the high band's promise of 2% of
 	// characters misread cannot be in it, however sure its words are.
-	if v.band == outcome.BandHigh && !o.NoCoverage && (maxUncovered(pages) > highBandUnread || unreadHand(pages) > 0) {
+	hand := unreadHand(pages)
+	if v.band == outcome.BandHigh && !o.NoCoverage && (maxUncovered(pages) > highBandUnread || len(hand) > 0) {
 		v.band = outcome.BandMedium
 	}
 	switch {
@@ -94,8 +101,9 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 		v.state, v.reason, v.band = outcome.Review, outcome.EmptyText, outcome.BandLow
 	case v.band == outcome.BandLow:
 		v.state, v.reason = outcome.Review, outcome.LowConfidence
-	case !o.NoCoverage && unreadHand(pages) > 0:
+	case !o.NoCoverage && len(hand) > 0:
 		v.state, v.reason = outcome.Review, outcome.Handwriting
+		v.detail, v.pages = handwritingDetail(hand), hand
 	case !o.NoCoverage && maxUncovered(pages) > o.CoverageThreshold:
 		v.state, v.reason = outcome.Review, outcome.IncompleteText
 		if v.band == outcome.BandHigh {
@@ -109,17 +117,43 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 	return v
 }
 
-// unreadHand is the first page (from 1) with a handwritten region not
-// read credibly, 0 when none has one.
-func unreadHand(pages []ocr.PageResult) int {
+// unreadHand is the pages (from 1, in order) with a handwritten region
+// not read credibly, nil when none has one.
+func unreadHand(pages []ocr.PageResult) []int {
+	var out []int
 	for i, p := range pages {
 		for _, r := range p.HandwritingRegions {
 			if !r.Read {
-				return i + 1
+				out = append(out, i+1)
+				break
 			}
 		}
 	}
-	return 0
+	return out
+}
+
+// handwritingDetail is the detail of a review handwriting verdict: which
+// pages hold the note a person must read in the scan. It names pages
+// only, never the note's words (they were not read credibly, and would be
+// document text) nor the document.
+func handwritingDetail(pages []int) string {
+	if len(pages) == 1 {
+		return fmt.Sprintf("a handwritten note on page %d was not transcribed: read it in the scan", pages[0])
+	}
+	return "handwritten notes on pages " + andList(pages) + " were not transcribed: read them in the scan"
+}
+
+// andList writes numbers as a person would list them: "2 and 4",
+// "1, 2 and 5".
+func andList(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // maxUncovered is the largest unread share of any page.

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -220,5 +221,42 @@ func TestValidationPolicy(t *testing.T) {
 		if got := o.Validation(); got != tt.want {
 			t.Errorf("no-id-check %v, no-coverage %v: %q, want %q", tt.noIDCheck, tt.noCoverage, got, tt.want)
 		}
+	}
+}
+
+// TestHandwritingDetail: a document in review handwriting names the pages
+// of its unread notes, each once, and a note read credibly is not named.
+func TestHandwritingDetail(t *testing.T) {
+	o := Options{}.withDefaults()
+	note := func(read ...bool) ocr.PageResult {
+		p := textPage("Participant ID: P-123456", 95, 95, 95)
+		for _, r := range read {
+			p.HandwritingRegions = append(p.HandwritingRegions, ocr.HandwritingRegion{Read: r})
+		}
+		return p
+	}
+	tests := []struct {
+		name   string
+		pages  []ocr.PageResult
+		detail string
+		pages1 []int
+	}{
+		{"one page", []ocr.PageResult{note(), note(), note(false)}, "a handwritten note on page 3 was not transcribed: read it in the scan", []int{3}},
+		{"two pages, two regions on one", []ocr.PageResult{note(), note(false, false), note(true), note(true, false)},
+			"handwritten notes on pages 2 and 4 were not transcribed: read them in the scan", []int{2, 4}},
+		{"three pages", []ocr.PageResult{note(false), note(false), note(false)},
+			"handwritten notes on pages 1, 2 and 3 were not transcribed: read them in the scan", []int{1, 2, 3}},
+		{"read credibly", []ocr.PageResult{note(true)}, "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := validate(tc.pages, "P-123456", "", o)
+			if v.detail != tc.detail || !slices.Equal(v.pages, tc.pages1) {
+				t.Errorf("%s/%s: detail %q pages %v, want %q %v", v.state, v.reason, v.detail, v.pages, tc.detail, tc.pages1)
+			}
+			if want := outcome.Handwriting; tc.detail != "" && (v.reason != want || v.band == outcome.BandHigh) {
+				t.Errorf("%s/%s band %s, want review %s, not high", v.state, v.reason, v.band, want)
+			}
+		})
 	}
 }

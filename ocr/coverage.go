@@ -122,15 +122,15 @@ func (c coverage) share() float64 {
 // first look sees merged with it into one blob too large for a glyph:
 // their lines count where the first look has no line.
 func measureCoverage(img *grayImage, dpi, thresh int, words []Word) coverage {
-	f := max(1, int(math.Round(float64(dpi)/coverageDPI)))
-	if dpi < coverageDPI*3/2 {
-		f = 1
-	}
-	small := img.minReduce(f)
-	wdpi := float64(dpi) / float64(f)
+	return measureInk(newInkLook(img, dpi), thresh, words)
+}
+
+// measureInk is measureCoverage on the page's ink as ink sees it.
+func measureInk(ink *inkLook, thresh int, words []Word) coverage {
+	f, small, wdpi := ink.f, ink.small, ink.wdpi
 	cover := newWordCover(words, f, small.w, small.h)
 
-	c, blobs := coverPass(inkMask(small, max(8, int(0.25*wdpi))), small, cover, f, wdpi, 0)
+	c, blobs := coverComps(ink.mask, ink.comps, small, cover, f, wdpi, 0)
 	for _, b := range blobs {
 		c.blobs = append(c.blobs, [4]int{b[0] * f, b[1] * f, b[2] * f, b[3] * f})
 	}
@@ -217,8 +217,12 @@ func overlapsAny(b [4]int, lines []textLine) bool {
 // glyphs but smaller than half the page, on the reduced page.
 func coverPass(mask []byte, small *grayImage, cover wordCover, f int, wdpi float64, level int) (c coverage, blobs [][4]int) {
 	dropRules(mask, small.w, small.h, int(ruleInch*wdpi))
-	comps := components(mask, small.w, small.h)
+	return coverComps(mask, components(mask, small.w, small.h), small, cover, f, wdpi, level)
+}
 
+// coverComps is coverPass on mask with its rules dropped and comps its
+// components.
+func coverComps(mask []byte, comps [][4]int, small *grayImage, cover wordCover, f int, wdpi float64, level int) (c coverage, blobs [][4]int) {
 	// Characters and words: glyph-sized, and filled like print. A rule,
 	// or a frame, drawn a little askew has a glyph-sized box but little
 	// ink in it. The ink in a box is counted on the mask, so a box that

@@ -17,7 +17,7 @@ const handBlock = 1 << 24
 // leave it. It returns the reading and the regions, each read when
 // credible words cover every line of it.
 func (e *engine) readHandwriting(p *prepared, r recognition) (recognition, []HandwritingRegion, error) {
-	look := lookForHands(p.img, p.dpi)
+	look := handsIn(p.inkLook())
 	regions := look.findHandwriting(credibleWords(r.words, handConf))
 	if len(regions) == 0 {
 		return r, nil, nil

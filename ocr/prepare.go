@@ -103,9 +103,10 @@ type prepared struct {
 	inverted bool
 	// despeckled counts the pixels painted over as specks.
 	despeckled int
-	blank      bool // nothing to read: not prepared further nor recognised
-	verdict    int  // Leptonica's orientation verdict, see orientVerdict
-	osdRun     bool // Tesseract's orientation detection has been asked
+	blank      bool     // nothing to read: not prepared further nor recognised
+	verdict    int      // Leptonica's orientation verdict, see orientVerdict
+	osdRun     bool     // Tesseract's orientation detection has been asked
+	ink        *inkLook // the coverage step's look at the ink (inkLook)
 }
 
 // prepare inverts, deskews and turns upright the rendered page in g,

@@ -11,7 +11,8 @@ import (
 
 // csvHeader names report.csv's columns, the JSON rows' field names plus
 // the manifest each row came from, then the decision's fields, then a
-// rejection's detail and advice (columns are only ever added at the end).
+// rejection's (or a review verdict's) detail and a rejection's advice
+// (columns are only ever added at the end).
 var csvHeader = []string{"manifest", "manifest_line", "source_id", "state", "reason", "sha256", "pages",
 	"mean_confidence", "band", "attempts", "artifact", "trace_id",
 	"decision", "decided_by", "decided_at", "decision_note", "detail", "advice"}

@@ -223,7 +223,10 @@ type Row struct {
 	// Detail is what exactly refused a rejected row ("image object 5 is
 	// 9000×9000 px, 81 Mpx, over the 50 Mpx cap"), naming no path and no
 	// participant; Advice is the fix chosen from it (Advice). Both are
-	// absent when admission recorded no detail.
+	// absent when admission recorded no detail. A row in review has a
+	// Detail when its verdict says more than its reason: for handwriting,
+	// the pages of the note ("a handwritten note on page 3 was not
+	// transcribed: read it in the scan"), never its words.
 	Detail string `json:"detail,omitempty"`
 	Advice string `json:"advice,omitempty"`
 	// History holds the row's earlier verdicts, oldest first, when a

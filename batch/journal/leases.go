@@ -2,6 +2,7 @@ package journal
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -263,6 +264,12 @@ type Result struct {
 	ArtifactSHA256 string
 	// ContentSHA256 is the artifact's content_sha256, the hash of its text.
 	ContentSHA256 string
+	// Detail is what exactly a review verdict found ("a handwritten note
+	// on page 3 was not transcribed: ..."), never document text or an
+	// ID; DetailPages are the pages it names. Both are kept in the
+	// attempt_finished event, "" and nil for none.
+	Detail      string
+	DetailPages []int
 }
 
 // Finish publishes an attempt's verdict, only if l is still current
@@ -281,7 +288,11 @@ func (j *Journal) Finish(l Lease, r Result) error {
 		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE id=?`, ms(now), AttemptOutcome(r.State), r.Reason, l.AttemptID); err != nil {
 			return err
 		}
-		return j.appendEvent(tx, Event{Kind: EventAttemptFinished, DocID: l.DocID}, docTouch(l.DocID), attemptTouch(l.AttemptID))
+		ev := Event{Kind: EventAttemptFinished, DocID: l.DocID}
+		if r.Detail != "" {
+			ev.Data, _ = json.Marshal(VerdictDetail{Reason: r.Reason, Detail: r.Detail, Pages: r.DetailPages})
+		}
+		return j.appendEvent(tx, ev, docTouch(l.DocID), attemptTouch(l.AttemptID))
 	})
 }
 

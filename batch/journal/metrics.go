@@ -23,8 +23,11 @@ type ReportRow struct {
 	Artifact       string
 	TraceID        string
 	// Detail is the refusal's detail of a rejected row (RejectDetail),
-	// "" when none was recorded.
-	Detail string
+	// or what exactly the verdict of a row in review found (Result's
+	// Detail: the pages of a handwritten note not transcribed); "" when
+	// none was recorded. DetailPages are the pages a review detail names.
+	Detail      string
+	DetailPages []int
 	// Decision is the latest decision a person made about the row's
 	// document, or the dismissal of a row rejected before it had one; nil
 	// when none did (and for duplicate rows).
@@ -46,10 +49,14 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 	if err != nil {
 		return fmt.Errorf("journal: listing rows: %w", err)
 	}
+	verdicts, err := reviewDetails(j.db)
+	if err != nil {
+		return fmt.Errorf("journal: listing rows: %w", err)
+	}
 	rows, err := j.db.Query(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256,
 			COALESCE(d.state,''), COALESCE(d.reason,''), COALESCE(d.pages,0), COALESCE(d.attempts,0),
 			COALESCE(d.mean_confidence,0), COALESCE(d.band,''), COALESCE(d.artifact,''), COALESCE(d.trace_id,''),
-			e.at, COALESCE(e.data,'')
+			e.at, COALESCE(e.data,''), COALESCE(d.id,0)
 		FROM rows r LEFT JOIN documents d ON d.id = r.document_id
 		LEFT JOIN events e ON e.id = (SELECT MAX(id) FROM events WHERE kind=? AND document_id = r.document_id)
 		WHERE ?='' OR r.manifest=? ORDER BY r.manifest, r.line`, EventDecision, manifest, manifest)
@@ -62,12 +69,13 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 	var kind rowKind
 	var docState, docReason, decision string
 	var decidedAt sql.NullInt64
+	var docID int64
 	for rows.Next() {
 		if err := rows.Scan(&r.Manifest, &r.Line, &r.SourceID, &kind, &r.Reason, &r.SHA256, &docState, &docReason,
-			&r.Pages, &r.Attempts, &r.MeanConfidence, &r.Band, &r.Artifact, &r.TraceID, &decidedAt, &decision); err != nil {
+			&r.Pages, &r.Attempts, &r.MeanConfidence, &r.Band, &r.Artifact, &r.TraceID, &decidedAt, &decision, &docID); err != nil {
 			return fmt.Errorf("journal: listing rows: %w", err)
 		}
-		r.Decision, r.Detail = nil, ""
+		r.Decision, r.Detail, r.DetailPages = nil, "", nil
 		if decision != "" && kind == kindDoc {
 			d, err := parseDecision(decision, decidedAt)
 			if err != nil {
@@ -77,6 +85,8 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 		}
 		if outcome.State(docState) == outcome.Rejected || kind == kindRejected {
 			r.Detail = details[rowKey(r.Manifest, r.Line)]
+		} else if v, ok := verdicts[docID]; ok && kind == kindDoc {
+			r.Detail, r.DetailPages = v.Detail, v.Pages
 		}
 		switch kind {
 		case kindRejected:

@@ -159,8 +159,14 @@ func (j *Journal) runEndNotices(tx *sql.Tx, run int64, end RunEnd) error {
 	if person == 0 {
 		return nil
 	}
+	hand, err := handwritingPages(tx, end.Manifest)
+	if err != nil {
+		return err
+	}
 	// Open counts what a person still has to do (outcome.Open), by
-	// reason; Review and Rejected count every such row.
+	// reason; Review and Rejected count every such row. Hand counts the
+	// documents in review handwriting per page with a note not
+	// transcribed: page numbers, nothing that names a document.
 	need := struct {
 		Run      int64                  `json:"run"`
 		Review   int                    `json:"review"`
@@ -168,7 +174,8 @@ func (j *Journal) runEndNotices(tx *sql.Tx, run int64, end RunEnd) error {
 		Reasons  map[outcome.Reason]int `json:"reasons"`
 		Open     int                    `json:"open"`
 		Kinds    map[outcome.Reason]int `json:"open_reasons"`
-	}{run, c.Rows[outcome.Review], c.Rows[outcome.Rejected], c.Reasons, person, open}
+		Hand     map[int]int            `json:"handwriting_pages,omitempty"`
+	}{run, c.Rows[outcome.Review], c.Rows[outcome.Rejected], c.Reasons, person, open, hand}
 	return j.enqueue(tx, NoticeNeedsPerson, end.BatchID, need)
 }
 

@@ -42,6 +42,10 @@ type Revalidation struct {
 	// Validation is the validation settings the verdict was found under
 	// (bands, coverage threshold, checks).
 	Validation string `json:"validation"`
+	// Detail and Pages are what exactly the verdict found and the pages
+	// it names (Result's Detail and DetailPages), when it says.
+	Detail string `json:"detail,omitempty"`
+	Pages  []int  `json:"pages,omitempty"`
 	// An amendment's: who ran the run that took it, the fields changed
 	// and their digests (Digest's) before and after.
 	User   string            `json:"user,omitempty"`

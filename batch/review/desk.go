@@ -41,6 +41,9 @@ type DeskRow struct {
 	Explanation  string         `json:"explanation"`
 	Pages        int            `json:"pages"`
 	Band         outcome.Band   `json:"band"`
+	// Detail is what exactly a review verdict found, when it says (for
+	// handwriting, the pages of the note not transcribed).
+	Detail string `json:"detail,omitempty"`
 	// Rejection is a rejected row's detail and status, nil in review.
 	Rejection *DeskRejection `json:"rejection,omitempty"`
 }
@@ -94,7 +97,8 @@ func DeskQueue(p layout.Place) ([]DeskRow, error) {
 			return nil
 		}
 		rows = append(rows, DeskRow{SourceID: r.SourceID, Manifest: filepath.Base(r.Manifest), ManifestLine: r.Line, State: r.State,
-			Reason: r.Reason, Explanation: report.Explain(r.Reason), Pages: r.Pages, Band: r.Band, Rejection: deskRejection(r, versions)})
+			Reason: r.Reason, Explanation: report.Explain(r.Reason), Pages: r.Pages, Band: r.Band, Detail: reviewDetail(r),
+			Rejection: deskRejection(r, versions)})
 		return nil
 	})
 	return rows, err
@@ -130,6 +134,8 @@ type DeskDoc struct {
 	ArtifactError string           `json:"artifact_error,omitempty"`
 	// Transcriptions are what people typed for regions of the pages.
 	Transcriptions []layout.Transcription `json:"transcriptions"`
+	// Detail is what exactly a review verdict found (DeskRow's Detail).
+	Detail string `json:"detail,omitempty"`
 	// Rejection is a rejected document's detail and status, nil when it
 	// is not rejected.
 	Rejection *DeskRejection `json:"rejection,omitempty"`
@@ -203,8 +209,8 @@ func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc
 		}
 	}
 	out.readManifest(d.Line)
-	if d.State == outcome.Rejected {
-		if out.Rejection, err = docRejection(j, out.Manifest, d.Line); err != nil {
+	if d.State == outcome.Rejected || d.State == outcome.Review {
+		if out.Detail, out.Rejection, err = docDetail(j, out.Manifest, d.Line); err != nil {
 			return nil, err
 		}
 	}
@@ -212,21 +218,31 @@ func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc
 	return out, nil
 }
 
-// docRejection is the rejection of the row at line of manifest, as the
-// queue shows it.
-func docRejection(j *journal.Journal, manifest string, line int) (*DeskRejection, error) {
+// docDetail is the review detail and the rejection of the row at line of
+// manifest, as the queue shows them.
+func docDetail(j *journal.Journal, manifest string, line int) (string, *DeskRejection, error) {
 	versions, err := j.SourceVersions()
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	var out *DeskRejection
+	var detail string
+	var rej *DeskRejection
 	err = j.ReportRows(manifest, func(r journal.ReportRow) error {
 		if r.Line == line {
-			out = deskRejection(r, versions)
+			detail, rej = reviewDetail(r), deskRejection(r, versions)
 		}
 		return nil
 	})
-	return out, err
+	return detail, rej, err
+}
+
+// reviewDetail is r's verdict's detail when r is in review, "" otherwise
+// (a rejection's is in its DeskRejection).
+func reviewDetail(r journal.ReportRow) string {
+	if r.State != outcome.Review {
+		return ""
+	}
+	return r.Detail
 }
 
 // deskEvent is e as the desk shows it: its kind and time, the decision

@@ -32,6 +32,9 @@ type ReviewItem struct {
 	Attempts       int            `json:"attempts"`
 	Artifact       string         `json:"artifact"`
 	TraceID        string         `json:"trace_id"`
+	// Detail is what exactly its verdict found, when it says (for
+	// handwriting, the pages of the note not transcribed).
+	Detail string `json:"detail,omitempty"`
 	// Decision is the latest earlier decision about the document (a
 	// retry that read it again into review), nil if none.
 	Decision *report.Decision `json:"decision"`
@@ -52,7 +55,8 @@ func ListReview(p layout.Place) ([]ReviewItem, error) {
 			return nil
 		}
 		it := ReviewItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason, Pages: r.Pages,
-			MeanConfidence: standing.Round1(r.MeanConfidence), Band: r.Band, Attempts: r.Attempts, Artifact: r.Artifact, TraceID: r.TraceID}
+			MeanConfidence: standing.Round1(r.MeanConfidence), Band: r.Band, Attempts: r.Attempts, Artifact: r.Artifact, TraceID: r.TraceID,
+			Detail: r.Detail}
 		if r.Decision != nil {
 			it.Decision = standing.ReportDecision(*r.Decision)
 		}

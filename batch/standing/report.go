@@ -381,7 +381,8 @@ func summarize(sum *report.Summarizer, t journal.Timings, h *history, set layout
 
 // RejectionDetail is what exactly refused a rejected row and the fix
 // chosen from it, as report.json has them: both "" when no detail was
-// recorded.
+// recorded. A row in review has its verdict's detail and no advice (its
+// reason's action says what to do).
 func RejectionDetail(r journal.ReportRow) (detail, advice string) {
 	if r.Detail == "" {
 		return "", ""

@@ -37,7 +37,8 @@ session, share it with no one). One document at a time: the page image
 (rendered on demand in a supervised child, never written to disk) with the
 words read drawn over it (low-confidence words marked, unread regions and
 handwriting outlined), the text, the manifest's fields and where the text
-has them, the reason and its explanation, the source path as the manifest
+has them, the reason and its explanation (for a handwritten note not
+transcribed, the pages it is on, in the queue too), the source path as the manifest
 says it now, and the history. Decide with accept, reject or retry (with a
 dpi), one document or all selected (a whole reason at once), with one note:
 each decision goes through the journal transaction of refbatch review, is

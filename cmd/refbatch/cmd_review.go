@@ -32,7 +32,9 @@ func reviewCommand() *cli.Command {
 		Name:  "review",
 		Usage: "list the documents a person must look at, and record decisions about them",
 		Description: `Without a decision, lists the documents in review (source_id, manifest line,
-reason, pages, confidence, band, any earlier decision), then the rejected
+reason, pages, confidence, band, any earlier decision; under a row, what
+its verdict found when it says, as the pages of a handwritten note not
+transcribed), then the rejected
 rows that still need a person with what refused each (its detail) and the
 advice, and writes nothing. --json prints the documents in review.
 
@@ -116,6 +118,11 @@ func writeReviewList(w io.Writer, items []review.ReviewItem) error {
 			conf = fmt.Sprintf("%.1f", it.MeanConfidence)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", it.ManifestLine, termText(it.SourceID), it.Reason, it.Pages, conf, it.Band, earlier)
+		if it.Detail != "" {
+			// Under its row, outside the columns: a sentence would widen
+			// every row's.
+			fmt.Fprintf(tw, "\t    %s\n", termText(it.Detail))
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -151,6 +151,7 @@
         toggle(r.source_id, box.checked);
       });
       li.append(box, el("span", {}, r.source_id), el("span", { class: "reason" }, r.reason));
+      if (r.detail) li.append(el("span", { class: "detail" }, r.detail));
       if (state.decided.has(r.source_id)) li.classList.add("decided");
       li.addEventListener("click", () => show(i));
       ul.append(li);
@@ -257,6 +258,7 @@
     $("doc-explain").textContent = d.explanation || "";
     const dl = $("doc-facts");
     dl.replaceChildren();
+    if (d.detail) fact(dl, "found", d.detail);
     fact(dl, "source", d.source_path || "(the manifest cannot be read)");
     fact(dl, "pages", String(d.pages));
     if (d.band) fact(dl, "confidence", d.mean_confidence + " (" + d.band + ")");

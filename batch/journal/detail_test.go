@@ -1,0 +1,65 @@
+package journal
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// TestReviewDetail: a review verdict's detail travels in its own event
+// and is shown while the document stays in review for that reason: a
+// revalidation to another reason hides it, one back to handwriting
+// brings its own, and an accepted document has none. The
+// rows_need_person notice's page counts follow it, on both backends.
+func TestReviewDetail(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be backend) {
+		j := be.open(t)
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		st := admit(t, j, 2, "R-1", "aaa")
+		admit(t, j, 3, "R-2", "bbb")
+		l, err := j.Claim(st.DocID, "o", policy)
+		must(err)
+		const two = "handwritten notes on pages 2 and 4 were not transcribed: read them in the scan"
+		must(j.Finish(l, Result{State: outcome.Review, Reason: outcome.Handwriting, Band: outcome.BandMedium,
+			Artifact: "artifacts/a.json", ArtifactSHA256: "s1", Detail: two, DetailPages: []int{2, 4}}))
+		check := func(wantDetail string, wantPages []int, wantNotice map[int]int) {
+			t.Helper()
+			var got ReportRow
+			must(j.ReportRows("m.csv", func(r ReportRow) error {
+				if r.Line == 2 {
+					got = r
+				}
+				return nil
+			}))
+			if got.Detail != wantDetail || !reflect.DeepEqual(got.DetailPages, wantPages) {
+				t.Errorf("row 2: detail %q pages %v, want %q %v", got.Detail, got.DetailPages, wantDetail, wantPages)
+			}
+			pages, err := handwritingPages(j.db, "m.csv")
+			must(err)
+			if !reflect.DeepEqual(pages, wantNotice) {
+				t.Errorf("handwriting pages %v, want %v", pages, wantNotice)
+			}
+		}
+		check(two, []int{2, 4}, map[int]int{2: 1, 4: 1})
+
+		rv := Revalidation{FromState: outcome.Review, FromReason: outcome.Handwriting, State: outcome.Review, Reason: outcome.IncompleteText,
+			Band: outcome.BandMedium, Artifact: "artifacts/a.json", ArtifactSHA256: "s1", Validation: "v2"}
+		must(j.Revalidate("m.csv", 2, EventRevalidated, rv, ""))
+		check("", nil, nil)
+
+		const one = "a handwritten note on page 3 was not transcribed: read it in the scan"
+		rv.FromReason, rv.Reason, rv.Detail, rv.Pages, rv.Validation = outcome.IncompleteText, outcome.Handwriting, one, []int{3}, "v3"
+		must(j.Revalidate("m.csv", 2, EventRevalidated, rv, ""))
+		check(one, []int{3}, map[int]int{3: 1})
+
+		_, err = j.Decide("R-1", Decision{Action: Accept, User: "u", Host: "h"}, "")
+		must(err)
+		check("", nil, nil)
+	})
+}
