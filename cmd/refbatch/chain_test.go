@@ -86,6 +86,7 @@ func writeSubset(t *testing.T, path string, n int) {
 // so does the root log; every rewrite of the journal's history, or of a
 // table behind it, is a journal_rewritten finding naming the row.
 func TestCustodyRoot(t *testing.T) {
+	reads(t)
 	dir := t.TempDir()
 	manifest, out, rootLog := filepath.Join(dir, "m.csv"), filepath.Join(dir, "out"), filepath.Join(dir, "roots.jsonl")
 	writeSubset(t, manifest, 3)

@@ -58,6 +58,7 @@ func readEval(t *testing.T, out string) *eval.Report {
 // thresholds, and the gate fails, naming what regressed, on a tampered
 // truth, a wrong expectation and a deliberately worse setting (72 DPI).
 func TestEval(t *testing.T) {
+	reads(t)
 	corpus := generateCorpus(t)
 	manifest := filepath.Join(corpus, "manifest.csv")
 	expect := filepath.Join(corpus, "expected.csv")
@@ -180,6 +181,7 @@ func assertRegressed(t *testing.T, r result, wants ...string) {
 }
 
 func TestEvalUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	expect := filepath.Join(dir, "expected.csv")
 	os.WriteFile(expect, []byte("source_id,state,reason\nR-1,done,\n"), 0o600)
@@ -235,6 +237,7 @@ func TestEvalUsage(t *testing.T) {
 // measured at: at 150 DPI 2400dpi.pdf (a 1.7-inch page) renders too small
 // to read.
 func TestEvalRealCorpus(t *testing.T) {
+	reads(t)
 	dir := corpusDir(t)
 	if testing.Short() {
 		t.Skip("the real corpus at 300 DPI takes about 40 s")

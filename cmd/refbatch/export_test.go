@@ -76,6 +76,7 @@ func exportBatch(t *testing.T) (out, key, manifestPath string) {
 // tampered file is caught, a rerun resumes, and a changed source is a
 // finding that stops only its own document.
 func TestExport(t *testing.T) {
+	reads(t)
 	out, key, manifestPath := exportBatch(t)
 	dest := filepath.Join(filepath.Dir(out), "bag")
 
@@ -363,6 +364,7 @@ func fileSHA256(path string) string {
 // documents, nor a child running. Then a child out of memory, with only
 // the ALTO asked for, is the same.
 func TestExportChildFailures(t *testing.T) {
+	reads(t)
 	out, key, manifestPath := exportBatch(t)
 	docs := filepath.Join(filepath.Dir(manifestPath), "docs")
 	crash, hang, fill := faultKey(t, filepath.Join(docs, "R-0001.pdf")), faultKey(t, filepath.Join(docs, "R-0002.pdf")), faultKey(t, filepath.Join(docs, "R-0003.pdf"))

@@ -54,6 +54,7 @@ func sampleRow(t *testing.T, sourceID string) loopRow {
 // rows, and every row ends done, once each in the report, exit 0. Editing
 // the path of a done row afterwards is refused (exit 2) naming the line.
 func TestArchivistLoop(t *testing.T) {
+	reads(t)
 	base := t.TempDir()
 	batchDir := filepath.Join(base, "batch")
 	outside := filepath.Join(base, "outside")
@@ -156,6 +157,7 @@ func assertLoopReport(t *testing.T, out string, want map[string]string) *report.
 // it ends done; verify accepts its state through the amended event. A
 // second rerun does nothing more.
 func TestEditedReviewRowIsAmended(t *testing.T) {
+	reads(t)
 	base := t.TempDir()
 	docs := filepath.Join(base, "docs")
 	if err := os.MkdirAll(docs, 0o700); err != nil {

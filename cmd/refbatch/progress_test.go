@@ -67,6 +67,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // the terminal, and stdout holds the summary and no bar. (The runs of the
 // other tests have no terminal and check that no bar shows there.)
 func TestProgressBarOnTerminal(t *testing.T) {
+	reads(t)
 	script, err := exec.LookPath("script")
 	if err != nil {
 		t.Skip("script (util-linux) not found: cannot make a pseudo-terminal")
@@ -111,6 +112,7 @@ func TestProgressBarOnTerminal(t *testing.T) {
 // last line is the summary: counts, exit code, report paths. The small
 // manifest's three bad rows need a person: exit 4, said on stderr too.
 func TestJSONEvents(t *testing.T) {
+	reads(t)
 	manifest, root := smallManifest(t)
 	r := refbatch(t, nil, smallRunArgs(filepath.Join(t.TempDir(), "out"), manifest, root, "--json")...)
 	if r.code != exitNeedsPerson {

@@ -43,6 +43,7 @@ const offsetsScript = `<script>
 // first screen. The screenshot is kept in REFBATCH_SCREENSHOT_DIR when set,
 // else in the test's temporary folder (its path is logged).
 func TestReportHTMLLeadsWithWork(t *testing.T) {
+	reads(t)
 	chromium(t) // skip before the run when there is no Chromium
 	// Part of the sample: R-0003 reads at 95.7, R-0007 at 96.2, and
 	// rows rejected at admission, a duplicate and a conflict.

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"flag"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// The package's tests are of two kinds. Most wait: on slowed pages,
+// kills, timeouts, a child stuck on purpose; they use little CPU, so many
+// can run at once. A few read real documents with every engine the
+// machine has (the sample, the real corpus, the hostile files, an eval):
+// two of those at once only make each slower and bring page timeouts
+// closer. So the waiting tests run many at a time, and the reading ones
+// run one at a time (one per two cores) beside them, instead of all the
+// reading ones first and the waiting ones after, two at a time.
+
+// readers is how many reading tests run at once.
+var readers = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+
+// reads marks a test that reads documents with every engine: it runs in
+// parallel with the waiting tests and in turn with the other reading
+// tests.
+func reads(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	readers <- struct{}{}
+	t.Cleanup(func() { <-readers })
+}
+
+// widenParallel lets more waiting tests run at once than go test's
+// default of one per core, unless -parallel was given.
+func widenParallel() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
+}
