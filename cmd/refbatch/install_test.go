@@ -15,12 +15,12 @@ import (
 // records that version in its provenance and the report, the man pages
 // (a page per command, one per topic) render with man -l, and the completion scripts are those refbatch prints.
 func TestMakeInstall(t *testing.T) {
-	reads(t)
 	for _, tool := range []string{"make", "git", "pkg-config"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s", tool)
 		}
 	}
+	reads(t)
 	root := repoRoot(t)
 	describe, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty").Output()
 	if err != nil {
