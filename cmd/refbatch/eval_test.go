@@ -235,14 +235,15 @@ func TestEvalUsage(t *testing.T) {
 // none of our participant IDs, so the ID check is off (--no-id-check). It
 // runs at the default 300 DPI, the resolution the corpus README's outcomes were
 // measured at: at 150 DPI 2400dpi.pdf (a 1.7-inch page) renders too small
-// to read; and with the default page timeout, since it runs beside other
-// tests and cardinal.pdf's pages take seconds of CPU each at 300 DPI.
+// to read; and with the default page timeout, since it runs beside the
+// waiting tests and cardinal.pdf's pages take seconds of CPU each at 300
+// DPI.
 func TestEvalRealCorpus(t *testing.T) {
 	dir := corpusDir(t)
 	if testing.Short() {
 		t.Skip("the real corpus at 300 DPI takes about 40 s")
 	}
-	reads(t)
+	readsAlone(t)
 	expect := filepath.Join(repoRoot(t), "cmd", "refbatch", "testdata", "real_expected.csv")
 	rows := readCSV(t, expect)
 	if len(rows) != 25 {

@@ -31,6 +31,23 @@ func reads(t *testing.T) {
 	t.Cleanup(func() { <-readers })
 }
 
+// readsAlone is reads for a test that reads with every engine pages that
+// take seconds of CPU each (the real corpus at 300 DPI): no other reading
+// test runs beside it, so that its page timeouts keep the margin they
+// have on a machine of its own.
+func readsAlone(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	for range cap(readers) {
+		readers <- struct{}{}
+	}
+	t.Cleanup(func() {
+		for range cap(readers) {
+			<-readers
+		}
+	})
+}
+
 // widenParallel lets more waiting tests run at once than go test's
 // default of one per core, unless -parallel was given.
 func widenParallel() {
