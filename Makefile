@@ -112,10 +112,13 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/refbatch $(MANDIR)/refbatch.1 $(MANDIR)/refbatch-*.1 $(MAN7DIR)/refbatch-*.7 $(BASHCOMPDIR)/refbatch $(ZSHCOMPDIR)/_refbatch
 
+# test runs the suite, then the two gates side by side: eval and holdout
+# are two refbatch evals against their own thresholds, and each leaves the
+# cores idle while it admits its corpus and waits on its last documents,
+# which the other fills (-O prints each one's table whole).
 test: deps lint
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
-	$(MAKE) --no-print-directory eval
-	$(MAKE) --no-print-directory holdout
+	$(MAKE) --no-print-directory -j2 -O eval holdout
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -66,33 +66,25 @@ func openDB(t *testing.T, out string) *sql.DB {
 	return db
 }
 
-// writeSubset writes a manifest of the sample's first n rows, read from
-// the sample's folder (--root).
-func writeSubset(t *testing.T, path string, n int) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sampleDir(t), "manifest.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(b), "\n")
-	if err := os.WriteFile(path, []byte(strings.Join(lines[:n+1], "")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestCustodyRoot: the batch root run prints is the one the journal's
 // events recompute to, independently of refbatch's code; a root pinned
 // after the first run still verifies after a later run added work, and
 // so does the root log; every rewrite of the journal's history, or of a
 // table behind it, is a journal_rewritten finding naming the row.
 func TestCustodyRoot(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	manifest, out, rootLog := filepath.Join(dir, "m.csv"), filepath.Join(dir, "out"), filepath.Join(dir, "roots.jsonl")
-	writeSubset(t, manifest, 3)
+	out, rootLog := filepath.Join(dir, "out"), filepath.Join(dir, "roots.jsonl")
+	// Tiny referrals at 100 dpi: the custody log is the point, not the
+	// text.
+	var rows [][4]string
+	for i := range 6 {
+		rows = append(rows, tinyRow(t, dir, fmt.Sprintf("C-%d", i), 760+i))
+	}
+	manifest := writeRows(t, dir, rows[:3])
 	run := func() string {
 		t.Helper()
-		// 100 dpi: the custody log is the point, not the text.
-		r := refbatch(t, nil, runArgs(out, "--root", sampleDir(t), "--root-log", rootLog, "--dpi", "100", manifest)...)
+		r := refbatch(t, nil, runArgs(out, "--root", dir, "--root-log", rootLog, "--dpi", "100", manifest)...)
 		if r.code != 0 && r.code != exitNeedsPerson {
 			t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 		}
@@ -107,7 +99,7 @@ func TestCustodyRoot(t *testing.T) {
 		return got
 	}
 	pinned := run()
-	writeSubset(t, manifest, 6) // three more rows: the batch goes on
+	writeRows(t, dir, rows) // three more rows: the batch goes on
 	root := run()
 	if root == pinned {
 		t.Fatal("the second run added no event")

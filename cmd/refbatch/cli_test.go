@@ -119,6 +119,7 @@ func TestKeygenUsage(t *testing.T) {
 // manifest's: it lands in refbatch-out there, where the reading commands
 // look; without it they name where they looked. Its sizes take units.
 func TestDefaultOut(t *testing.T) {
+	t.Parallel()
 	cwd, mdir := t.TempDir(), t.TempDir()
 	here := filepath.Join(cwd, "refbatch-out")
 	for _, args := range [][]string{{"status"}, {"report"}, {"review"}, {"review", "accept", "R-1"}, {"verify"}, {"show", "R-1"}, {"export", "--to", "dest"}} {
@@ -180,6 +181,7 @@ func TestDefaultOut(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")

@@ -23,6 +23,7 @@ import (
 // exactly; verify passes, with and without the identity and the sources;
 // an independent implementation of the custody log recomputes its root.
 func TestEncryptedCustody(t *testing.T) {
+	reads(t)
 	dir := t.TempDir()
 	key := filepath.Join(dir, "id.txt")
 	kg := refbatch(t, nil, "keygen", "--out", key)

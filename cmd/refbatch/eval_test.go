@@ -58,6 +58,7 @@ func readEval(t *testing.T, out string) *eval.Report {
 // thresholds, and the gate fails, naming what regressed, on a tampered
 // truth, a wrong expectation and a deliberately worse setting (72 DPI).
 func TestEval(t *testing.T) {
+	reads(t)
 	corpus := generateCorpus(t)
 	manifest := filepath.Join(corpus, "manifest.csv")
 	expect := filepath.Join(corpus, "expected.csv")
@@ -180,6 +181,7 @@ func assertRegressed(t *testing.T, r result, wants ...string) {
 }
 
 func TestEvalUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	expect := filepath.Join(dir, "expected.csv")
 	os.WriteFile(expect, []byte("source_id,state,reason\nR-1,done,\n"), 0o600)
@@ -233,12 +235,15 @@ func TestEvalUsage(t *testing.T) {
 // none of our participant IDs, so the ID check is off (--no-id-check). It
 // runs at the default 300 DPI, the resolution the corpus README's outcomes were
 // measured at: at 150 DPI 2400dpi.pdf (a 1.7-inch page) renders too small
-// to read.
+// to read; and with the default page timeout, since it runs beside the
+// waiting tests and cardinal.pdf's pages take seconds of CPU each at 300
+// DPI.
 func TestEvalRealCorpus(t *testing.T) {
 	dir := corpusDir(t)
 	if testing.Short() {
 		t.Skip("the real corpus at 300 DPI takes about 40 s")
 	}
+	readsAlone(t)
 	expect := filepath.Join(repoRoot(t), "cmd", "refbatch", "testdata", "real_expected.csv")
 	rows := readCSV(t, expect)
 	if len(rows) != 25 {
@@ -276,7 +281,7 @@ func TestEvalRealCorpus(t *testing.T) {
 	os.WriteFile(manifest, []byte(b.String()), 0o600)
 	out := filepath.Join(tmp, "out")
 	r := refbatch(t, nil, "eval", "--quiet", "--no-id-check", "--expect", expect,
-		"--root", dir, "--page-timeout", "60s", "--out", out, manifest)
+		"--root", dir, "--out", out, manifest)
 	t.Logf("\n%s", r.stdout)
 	if r.code != 0 {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, lastLines(r.stderr, 5))

@@ -20,10 +20,12 @@ import (
 )
 
 // exportBatch runs a three-document batch with encrypted artifacts, the
-// sources copied beside its manifest so a test may alter one. The third
-// document's source_id needs a safe name. It returns the output folder,
-// the identity file and the manifest.
-func exportBatch(t *testing.T) (out, key, manifestPath string) {
+// sources copied beside its manifest so a test may alter one: the
+// sample's first three documents, or, when tiny, three tiny referrals
+// (for a test of export's processes rather than of what it writes). The
+// third document's source_id needs a safe name. It returns the output
+// folder, the identity file and the manifest.
+func exportBatch(t *testing.T, tiny bool) (out, key, manifestPath string) {
 	t.Helper()
 	dir := t.TempDir()
 	key = filepath.Join(dir, "id.txt")
@@ -46,6 +48,10 @@ func exportBatch(t *testing.T) (out, key, manifestPath string) {
 			data, err := os.ReadFile(filepath.Join(sample, r["path"]))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tiny {
+				r["participant_id"], r["referral_date"] = fmt.Sprintf("P-%06d", 900000+i), "2024-03-14"
+				data = tinyReferral(900+i, r["participant_id"], r["referral_date"])
 			}
 			name := filepath.Join("docs", id+".pdf")
 			if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
@@ -76,7 +82,8 @@ func exportBatch(t *testing.T) (out, key, manifestPath string) {
 // tampered file is caught, a rerun resumes, and a changed source is a
 // finding that stops only its own document.
 func TestExport(t *testing.T) {
-	out, key, manifestPath := exportBatch(t)
+	reads(t)
+	out, key, manifestPath := exportBatch(t, false)
 	dest := filepath.Join(filepath.Dir(out), "bag")
 
 	t.Run("usage", func(t *testing.T) {
@@ -363,7 +370,8 @@ func fileSHA256(path string) string {
 // documents, nor a child running. Then a child out of memory, with only
 // the ALTO asked for, is the same.
 func TestExportChildFailures(t *testing.T) {
-	out, key, manifestPath := exportBatch(t)
+	t.Parallel()
+	out, key, manifestPath := exportBatch(t, true)
 	docs := filepath.Join(filepath.Dir(manifestPath), "docs")
 	crash, hang, fill := faultKey(t, filepath.Join(docs, "R-0001.pdf")), faultKey(t, filepath.Join(docs, "R-0002.pdf")), faultKey(t, filepath.Join(docs, "R-0003.pdf"))
 	dest := filepath.Join(filepath.Dir(out), "bag")

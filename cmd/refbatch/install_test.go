@@ -20,6 +20,7 @@ func TestMakeInstall(t *testing.T) {
 			t.Skipf("no %s", tool)
 		}
 	}
+	reads(t)
 	root := repoRoot(t)
 	describe, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty").Output()
 	if err != nil {

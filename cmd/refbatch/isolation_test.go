@@ -124,6 +124,7 @@ func copyFile(t *testing.T, from, to string) {
 // blocking or filling memory, and verify --sources reports each swap
 // without blocking either.
 func TestSourcesSwappedAfterAdmission(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := sampleGood(t, 6)
 	var rows [][4]string
@@ -210,6 +211,7 @@ func TestSourcesSwappedAfterAdmission(t *testing.T) {
 // TestVerifySourcesFIFO: a source swapped for a FIFO after a finished run
 // is a finding, not a verify that blocks forever.
 func TestVerifySourcesFIFO(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	g := copyGood(t, dir, 1)[0]
 	p := g[3]
@@ -232,8 +234,9 @@ func TestVerifySourcesFIFO(t *testing.T) {
 // no file name in the journal, the logs or the reports. As root, the run
 // is made as another user, since root reads anything.
 func TestUnreadableSource(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	good := sampleGood(t, 2)
+	good := copyGood(t, dir, 2)
 	secret := filepath.Join(dir, "Smith-John-P-424242.pdf") // a file name that gives a person away
 	copyFile(t, good[0][3], secret)
 	if err := os.Chmod(secret, 0o000); err != nil {
@@ -280,6 +283,7 @@ func TestUnreadableSource(t *testing.T) {
 // stuck in a file that takes pdfcpu exponential time stops the run within
 // 3 seconds with exit 3, and the rerun completes, refusing the file.
 func TestInterruptDuringStalledAdmission(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	g := copyGood(t, dir, 1)[0]
 	stall := filepath.Join(dir, "stall.pdf")
@@ -334,6 +338,7 @@ func nestedDicts(levels int) []byte {
 // run refuses a journal.db that is not refbatch's and leaves the mode of
 // a folder it did not create.
 func TestReadOnlyCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := copyGood(t, dir, 2)
 	manifest := writeRows(t, dir, [][4]string{{good[0][0], good[0][1], good[0][2], good[0][3]}, {good[1][0], good[1][1], good[1][2], good[1][3]}})
@@ -486,6 +491,7 @@ func crashMain(keyPath string) {
 // runs each file on its own with the defaults and measures time and
 // memory.
 func TestHostileFixtures(t *testing.T) {
+	reads(t)
 	files, _ := filepath.Glob(filepath.Join(repoRoot(t), "testdata", "admit", "hostile", "*.pdf"))
 	if len(files) == 0 {
 		t.Skip("no hostile fixtures")

@@ -35,18 +35,6 @@ func writeLoopManifest(t *testing.T, path string, rows []loopRow) {
 	}
 }
 
-// sampleRow is the sample manifest's row of sourceID.
-func sampleRow(t *testing.T, sourceID string) loopRow {
-	t.Helper()
-	for _, m := range readCSV(t, filepath.Join(sampleDir(t), "manifest.csv")) {
-		if m["source_id"] == sourceID {
-			return loopRow{m["source_id"], m["participant_id"], m["referral_date"], m["path"]}
-		}
-	}
-	t.Fatalf("%s is not in the sample", sourceID)
-	return loopRow{}
-}
-
 // TestArchivistLoop plays the loop an archivist runs: a first run refuses
 // a bad date, a path outside the root and a missing file (exit 4, and
 // stderr says so even with --quiet); the archivist fixes the line, passes
@@ -54,19 +42,19 @@ func sampleRow(t *testing.T, sourceID string) loopRow {
 // rows, and every row ends done, once each in the report, exit 0. Editing
 // the path of a done row afterwards is refused (exit 2) naming the line.
 func TestArchivistLoop(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	batchDir := filepath.Join(base, "batch")
 	outside := filepath.Join(base, "outside")
-	for _, d := range []string{filepath.Join(batchDir, "docs"), outside} {
+	for _, d := range []string{filepath.Join(batchDir, "docs"), filepath.Join(base, "docs"), outside} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	good, date, far, missing := sampleRow(t, "R-0001"), sampleRow(t, "R-0003"), sampleRow(t, "R-0004"), sampleRow(t, "R-0005")
-	for _, r := range []loopRow{good, date} {
-		copyFile(t, filepath.Join(sampleDir(t), r.path), filepath.Join(batchDir, r.path))
-	}
-	copyFile(t, filepath.Join(sampleDir(t), far.path), filepath.Join(outside, filepath.Base(far.path)))
+	// Tiny referrals: the loop is about admission and reruns, not reading.
+	good, date, far := tinyLoopRow(t, batchDir, "R-0001", 740), tinyLoopRow(t, batchDir, "R-0003", 741), tinyLoopRow(t, base, "R-0004", 742)
+	copyFile(t, filepath.Join(base, far.path), filepath.Join(outside, filepath.Base(far.path)))
+	missing := loopRow{"R-0005", "P-100743", "2024-03-14", "docs/R-0005.pdf"}
 	// Absolute paths: --root then only decides what is inside.
 	abs := func(r loopRow, dir string) loopRow {
 		r.path = filepath.Join(dir, filepath.Base(r.path))
@@ -101,7 +89,7 @@ func TestArchivistLoop(t *testing.T) {
 	// Fix each: the date on its line, the root, the file.
 	date.date = rightDate
 	writeLoopManifest(t, manifest, []loopRow{good, date, far, missing})
-	copyFile(t, filepath.Join(sampleDir(t), "docs", filepath.Base(missing.path)), missing.path)
+	writeFile(t, filepath.Dir(missing.path), filepath.Base(missing.path), tinyReferral(743, missing.participant, missing.date))
 	args = append(runArgs(out, "--quiet", "--root", base), manifest)
 	r = refbatch(t, nil, args...)
 	if r.code != 0 {
@@ -156,13 +144,13 @@ func assertLoopReport(t *testing.T, out string, want map[string]string) *report.
 // it ends done; verify accepts its state through the amended event. A
 // second rerun does nothing more.
 func TestEditedReviewRowIsAmended(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	docs := filepath.Join(base, "docs")
 	if err := os.MkdirAll(docs, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r1 := sampleRow(t, "R-0001")
-	copyFile(t, filepath.Join(sampleDir(t), r1.path), filepath.Join(base, r1.path))
+	r1 := tinyLoopRow(t, base, "R-0001", 750)
 	rightID := r1.participant
 	r1.participant = "P-000000"
 	manifest := filepath.Join(base, "manifest.csv")

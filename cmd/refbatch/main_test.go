@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 		crashMain(p)
 		os.Exit(0)
 	}
+	widenParallel()
 	dir, err := os.MkdirTemp("", "refbatch-cli-")
 	if err != nil {
 		panic(err)
@@ -163,6 +164,7 @@ func expectRows(t *testing.T, rep *report.Report, expected []map[string]string) 
 }
 
 func TestSampleRunAndRerun(t *testing.T) {
+	reads(t)
 	out := filepath.Join(t.TempDir(), "out")
 	manifest := filepath.Join(sampleDir(t), "manifest.csv")
 	r := sampleRun(t, out)
@@ -317,6 +319,7 @@ func waitFor(t *testing.T, limit time.Duration, cond func() bool) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	badHeader := filepath.Join(dir, "bad.csv")
 	os.WriteFile(badHeader, []byte("source_id,path\nR-1,a.pdf\n"), 0o600)

@@ -99,6 +99,7 @@ func secretFile(t *testing.T, secret string) string {
 // the run's exit code and OCR time are those of a run without --notify;
 // no body, header or log holds a participant ID or a source's path.
 func TestWebhooks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Tiny documents and the sample's bad rows: done and rejected rows,
 	// read in a few seconds; in a folder of their own, which the log

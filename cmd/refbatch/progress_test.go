@@ -40,6 +40,20 @@ func smallManifest(t *testing.T) (path, root string) {
 	return path, root
 }
 
+// tinyManifest is smallManifest's five rows made of tiny referrals: two
+// read (done), one refused at admission (bad_date), the first again (a
+// duplicate) and the second with another file (a conflict), in a folder of
+// their own (run it with --root).
+func tinyManifest(t *testing.T) (path, root string) {
+	t.Helper()
+	root = t.TempDir()
+	a, b, rescan := tinyRow(t, root, "S-1", 801), tinyRow(t, root, "S-2", 802), tinyRow(t, root, "S-2-rescan", 803)
+	rescan[0], rescan[1], rescan[2] = b[0], b[1], b[2]
+	bad := a
+	bad[0], bad[2] = "S-3", "2024-02-30"
+	return writeRows(t, root, [][4]string{a, b, bad, a, rescan}), root
+}
+
 // smallRunArgs runs the small manifest into out.
 func smallRunArgs(out, manifest, root string, extra ...string) []string {
 	args := append(runArgs(out, "--root", root), extra...)
@@ -67,6 +81,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // the terminal, and stdout holds the summary and no bar. (The runs of the
 // other tests have no terminal and check that no bar shows there.)
 func TestProgressBarOnTerminal(t *testing.T) {
+	reads(t)
 	script, err := exec.LookPath("script")
 	if err != nil {
 		t.Skip("script (util-linux) not found: cannot make a pseudo-terminal")
@@ -108,10 +123,11 @@ func TestProgressBarOnTerminal(t *testing.T) {
 
 // TestJSONEvents: --json prints one JSON event per line on stdout and
 // nothing else there; every row ends with one finished event, and the
-// last line is the summary: counts, exit code, report paths. The small
+// last line is the summary: counts, exit code, report paths. The tiny
 // manifest's three bad rows need a person: exit 4, said on stderr too.
 func TestJSONEvents(t *testing.T) {
-	manifest, root := smallManifest(t)
+	t.Parallel()
+	manifest, root := tinyManifest(t)
 	r := refbatch(t, nil, smallRunArgs(filepath.Join(t.TempDir(), "out"), manifest, root, "--json")...)
 	if r.code != exitNeedsPerson {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

@@ -29,6 +29,7 @@ import (
 // journal, renders report.html in headless Chromium, and reads the status
 // of the finished batch.
 func TestReportCommand(t *testing.T) {
+	reads(t)
 	out := filepath.Join(t.TempDir(), "out")
 	r := sampleRun(t, out)
 	if r.code != exitNeedsPerson {
@@ -109,6 +110,7 @@ func TestReportCommand(t *testing.T) {
 // against a batch another process is running (slowed down by the worker's
 // test fault), then against the same batch interrupted.
 func TestStatusWhileRunning(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out")
 	manifest := filepath.Join(sampleDir(t), "manifest.csv")
 	cmd := exec.Command(binary, runArgs(out, "--workers", "1", manifest)...)

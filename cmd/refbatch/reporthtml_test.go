@@ -44,6 +44,7 @@ const offsetsScript = `<script>
 // else in the test's temporary folder (its path is logged).
 func TestReportHTMLLeadsWithWork(t *testing.T) {
 	chromium(t) // skip before the run when there is no Chromium
+	reads(t)
 	// Part of the sample: R-0003 reads at 95.7, R-0007 at 96.2, and
 	// rows rejected at admission, a duplicate and a conflict.
 	manifest := sampleSubset(t, filepath.Join(t.TempDir(), "in"), "R-0001", "R-0002", "R-0003", "R-0007", "R-0011", "R-0012", "R-0014", "R-0015", "R-0017", "R-0019")

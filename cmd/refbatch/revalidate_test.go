@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,18 @@ func journalFigures(t *testing.T, out string, kinds ...journal.EventKind) (pages
 	return tm.Pages, events
 }
 
+// tinyLoopRow writes a tiny referral into base's docs folder and returns
+// its row, the path relative to base: these tests are about validating
+// a reading again, not about reading, so their documents cost next to no
+// OCR.
+func tinyLoopRow(t *testing.T, base, sourceID string, seed int) loopRow {
+	t.Helper()
+	id, date := fmt.Sprintf("P-%06d", 100000+seed), "2024-03-14"
+	rel := filepath.Join("docs", sourceID+".pdf")
+	writeFile(t, base, rel, tinyReferral(seed, id, date))
+	return loopRow{sourceID, id, date, rel}
+}
+
 // TestRevalidateNoIDCheck (issue 32, acceptance 2): five documents whose
 // manifest rows carry IDs their text lacks go to review id_not_found;
 // the same run with --no-id-check validates them again from their
@@ -43,9 +56,8 @@ func TestRevalidateNoIDCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []loopRow
-	for _, id := range []string{"R-0001", "R-0002", "R-0003", "R-0004", "R-0005"} {
-		r := sampleRow(t, id)
-		copyFile(t, filepath.Join(sampleDir(t), r.path), filepath.Join(base, r.path))
+	for i, id := range []string{"R-0001", "R-0002", "R-0003", "R-0004", "R-0005"} {
+		r := tinyLoopRow(t, base, id, 700+i)
 		r.participant = "P-000000" // no scan carries it
 		rows = append(rows, r)
 	}
@@ -105,8 +117,7 @@ func TestAmendDoneRow(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(base, "docs"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r1 := sampleRow(t, "R-0002")
-	copyFile(t, filepath.Join(sampleDir(t), r1.path), filepath.Join(base, r1.path))
+	r1 := tinyLoopRow(t, base, "R-0002", 710)
 	manifest := filepath.Join(base, "manifest.csv")
 	writeLoopManifest(t, manifest, []loopRow{r1})
 	out := filepath.Join(base, "out")
@@ -189,8 +200,7 @@ func TestRetryTakesValidation(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(base, "docs"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r1 := sampleRow(t, "R-0003")
-	copyFile(t, filepath.Join(sampleDir(t), r1.path), filepath.Join(base, r1.path))
+	r1 := tinyLoopRow(t, base, "R-0003", 720)
 	r1.participant = "P-000000"
 	manifest := filepath.Join(base, "manifest.csv")
 	writeLoopManifest(t, manifest, []loopRow{r1})

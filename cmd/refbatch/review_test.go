@@ -23,6 +23,7 @@ const runNeedsPerson = exitNeedsPerson
 // verify show each decision and who made it; a second decision on a
 // decided row is refused, and listing writes nothing.
 func TestReviewDecisions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	b, err := os.ReadFile(filepath.Join(sampleDir(t), "manifest.csv"))
 	if err != nil {
