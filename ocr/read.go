@@ -45,6 +45,7 @@ func (r recognition) doubtful() bool {
 
 // recognise runs one Tesseract pass over img, rendered at dpi.
 func (e *engine) recognise(img *grayImage, dpi int) (recognition, error) {
+	e.passes++
 	boxes, err := e.tess.words(img, dpi)
 	if err != nil {
 		return recognition{}, fmt.Errorf("recognising: %w", err)

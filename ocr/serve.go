@@ -104,6 +104,9 @@ type engine struct {
 	docKey string // what the faults know doc by; "" without faults
 
 	gray grayImage // the last page rendered, its buffer reused
+	// passes counts the Tesseract recognition passes the engine ran, for
+	// the measurements (TestMeasureEvalCPU).
+	passes int
 }
 
 func newEngine(cfg childConfig, flt *faults) (*engine, error) {
