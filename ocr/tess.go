@@ -82,7 +82,7 @@ func (t *tess) words(img *grayImage, dpi int) ([]gosseract.BoundingBox, error) {
 	var out *C.ocr_word
 	n := int(C.ocr_recognise(t.api, (*C.l_uint8)(unsafe.Pointer(&img.pix[0])), C.l_int32(img.w), C.l_int32(img.h), &out))
 	if n < 0 {
-		return nil, errors.New("Tesseract could not recognise the image")
+		return nil, errors.New("the recognition failed (Tesseract returned an error)")
 	}
 	defer C.ocr_free_words(out, C.int(n))
 	boxes := make([]gosseract.BoundingBox, n)
