@@ -277,3 +277,68 @@ void ocr_drop_rules(l_uint8 *mask, l_int32 w, l_int32 h, l_int32 min_len) {
 		}
 	}
 }
+
+// ocr_recognise hands a gray image to the recognition handle api, as a Pix
+// made from Go's memory (no image file to encode and parse), recognises it
+// and returns its words in reading order, numbered by block, paragraph and
+// line as Tesseract's TSV output numbers them. It returns the number of
+// words, or -1 when recognition failed; *out is malloc'd (free it with
+// ocr_free_words).
+int ocr_recognise(TessBaseAPI *api, const l_uint8 *px, l_int32 w, l_int32 h, ocr_word **out) {
+	*out = NULL;
+	PIX *pix = ocr_gray_pix(px, w, h);
+	if (pix == NULL) return -1;
+	TessBaseAPISetImage2(api, pix); // Tesseract keeps its own copy
+	pixDestroy(&pix);
+	// A Pix made here carries no resolution; the caller's user_defined_dpi
+	// is what Tesseract uses. 70 is Tesseract's least credible one.
+	if (TessBaseAPIGetSourceYResolution(api) < 70) TessBaseAPISetSourceResolution(api, 70);
+	if (TessBaseAPIRecognize(api, NULL) != 0) return -1;
+	TessResultIterator *it = TessBaseAPIGetIterator(api);
+	if (it == NULL) return 0;
+	TessPageIterator *pit = TessResultIteratorGetPageIterator(it);
+	int n = 0, cap = 0, block = 0, par = 0, line = 0, word = 0;
+	ocr_word *words = NULL;
+	do {
+		int x0, y0, x1, y1;
+		// No box: an empty position (no word, or past the last block).
+		if (!TessPageIteratorBoundingBox(pit, RIL_WORD, &x0, &y0, &x1, &y1)) continue;
+		if (TessPageIteratorIsAtBeginningOf(pit, RIL_BLOCK)) {
+			block++;
+			par = line = word = 0;
+		}
+		if (TessPageIteratorIsAtBeginningOf(pit, RIL_PARA)) {
+			par++;
+			line = word = 0;
+		}
+		if (TessPageIteratorIsAtBeginningOf(pit, RIL_TEXTLINE)) {
+			line++;
+			word = 0;
+		}
+		word++;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 512;
+			ocr_word *more = realloc(words, (size_t)cap * sizeof *words);
+			if (more == NULL) {
+				ocr_free_words(words, n);
+				TessResultIteratorDelete(it);
+				return -1;
+			}
+			words = more;
+		}
+		ocr_word *wd = &words[n++];
+		wd->x0 = x0, wd->y0 = y0, wd->x1 = x1, wd->y1 = y1;
+		wd->block = block, wd->par = par, wd->line = line, wd->word = word;
+		wd->conf = TessResultIteratorConfidence(it, RIL_WORD);
+		wd->text = TessResultIteratorGetUTF8Text(it, RIL_WORD);
+	} while (TessResultIteratorNext(it, RIL_WORD));
+	TessResultIteratorDelete(it);
+	*out = words;
+	return n;
+}
+
+// ocr_free_words frees what ocr_recognise returned.
+void ocr_free_words(ocr_word *words, int n) {
+	for (int i = 0; i < n; i++) TessDeleteText(words[i].text);
+	free(words);
+}

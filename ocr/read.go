@@ -3,7 +3,6 @@ package ocr
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -46,15 +45,8 @@ func (r recognition) doubtful() bool {
 
 // recognise runs one Tesseract pass over img, rendered at dpi.
 func (e *engine) recognise(img *grayImage, dpi int) (recognition, error) {
-	if err := e.tess.SetImageFromBytes(img.pgm()); err != nil {
-		return recognition{}, fmt.Errorf("handing page to Tesseract: %w", err)
-	}
-	// A PGM carries no resolution; without this Tesseract guesses it from
-	// the text size.
-	if err := e.tess.SetVariable("user_defined_dpi", strconv.Itoa(dpi)); err != nil {
-		return recognition{}, fmt.Errorf("setting Tesseract resolution: %w", err)
-	}
-	boxes, err := e.tess.GetBoundingBoxesVerbose()
+	e.passes++
+	boxes, err := e.tess.words(img, dpi)
 	if err != nil {
 		return recognition{}, fmt.Errorf("recognising: %w", err)
 	}
