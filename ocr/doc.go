@@ -1,5 +1,5 @@
 // Package ocr is refbatch's native-code boundary: it renders PDF pages with
-// MuPDF (go-fitz) and recognises them with Tesseract (its C API), inside a
+// MuPDF (go-fitz) and recognises them with Tesseract (gosseract), inside a
 // supervised child process.
 //
 // # Why a child process
@@ -59,7 +59,9 @@
 // A child limits its own address space (RLIMIT_AS) to
 // WorkerConfig.MemoryLimit; [DefaultMemoryLimit] documents what a child
 // really needs. The child runs with one glibc malloc arena and without core
-// dumps (a core file would hold page images).
+// dumps (a core file would hold page images). gosseract leaks a few bytes
+// per recognised word, so a long-lived child grows slowly: replacing a
+// worker after some thousands of pages keeps it bounded.
 //
 // # Protocol
 //

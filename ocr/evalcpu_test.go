@@ -1,6 +1,8 @@
 package ocr
 
 import (
+	"github.com/otiai10/gosseract/v2"
+
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -47,7 +49,7 @@ func TestMeasureEvalCPU(t *testing.T) {
 	if vars := os.Getenv("OCR_MEASURE_VARS"); vars != "" {
 		for v := range strings.SplitSeq(vars, ",") {
 			name, value, _ := strings.Cut(v, "=")
-			if err := e.tess.set(name, value); err != nil {
+			if err := e.tess.SetVariable(gosseract.SettableVariable(name), value); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"encoding/binary"
 	"fmt"
 	"image"
 )
@@ -280,4 +281,49 @@ func (g *grayImage) sample(thresh int, paper uint8, share float64) (s *grayImage
 		at += b.y1 - b.y0 + gap - gap/2
 	}
 	return s, sampled
+}
+
+// bmpHeader is a BMP's file header, info header and 256-entry gray
+// palette: what comes before an 8-bit gray BMP's pixels.
+const bmpHeader = 14 + 40 + 256*4
+
+// bmp returns the image as an 8-bit gray BMP marked as dpi, built in dst
+// when it is large enough (the caller keeps it for the next page).
+// Tesseract takes a page through gosseract as an image file that
+// Leptonica parses: a PGM's pixels are read one number at a time, about
+// 0.1 s of CPU on a 300 dpi Letter page, while a BMP's rows are copied
+// whole, some 50 times faster. The rows go bottom-up, each padded to four
+// bytes, as the format wants.
+func (g *grayImage) bmp(dpi int, dst []byte) []byte {
+	stride := (g.w + 3) &^ 3
+	size := bmpHeader + stride*g.h
+	if cap(dst) < size {
+		dst = make([]byte, size)
+	}
+	b := dst[:size]
+	clear(b[:bmpHeader])
+	le := binary.LittleEndian
+	ppm := uint32(float64(dpi)/0.0254 + 0.5) // pixels per metre
+	copy(b, "BM")
+	le.PutUint32(b[2:], uint32(size))
+	le.PutUint32(b[10:], bmpHeader)
+	le.PutUint32(b[14:], 40) // BITMAPINFOHEADER
+	le.PutUint32(b[18:], uint32(g.w))
+	le.PutUint32(b[22:], uint32(g.h))
+	le.PutUint16(b[26:], 1) // planes
+	le.PutUint16(b[28:], 8) // bits a pixel
+	le.PutUint32(b[34:], uint32(stride*g.h))
+	le.PutUint32(b[38:], ppm)
+	le.PutUint32(b[42:], ppm)
+	le.PutUint32(b[46:], 256) // palette entries
+	for i := range 256 {
+		p := b[54+4*i:]
+		p[0], p[1], p[2] = byte(i), byte(i), byte(i)
+	}
+	for y := range g.h {
+		row := b[bmpHeader+(g.h-1-y)*stride:]
+		n := copy(row, g.pix[y*g.w:(y+1)*g.w])
+		clear(row[n:stride])
+	}
+	return b
 }

@@ -1,7 +1,7 @@
 // Helpers for the Leptonica and Tesseract C APIs that refbatch calls
-// directly: recognising a gray page, moving gray pages between Go memory
-// and Leptonica's Pix, estimating skew, rotating, orientation detection,
-// and the connected components of ink.
+// directly: moving gray pages between Go memory and Leptonica's Pix,
+// estimating skew, rotating, orientation detection, and the connected
+// components of ink.
 
 #include <leptonica/allheaders.h>
 #include <tesseract/capi.h>
@@ -11,16 +11,6 @@ void ocr_pix_gray(PIX *pix, l_uint8 *dst);
 int ocr_find_skew(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
 		l_float32 range, l_float32 *angle, l_float32 *conf);
 PIX *ocr_rotate(const l_uint8 *px, l_int32 w, l_int32 h, l_float32 deg, l_uint8 fill);
-// ocr_word is a word ocr_recognise found: its box, its confidence (0-100),
-// its block, paragraph, line and word numbers, and its text.
-typedef struct {
-	int x0, y0, x1, y1;
-	float conf;
-	int block, par, line, word;
-	char *text;
-} ocr_word;
-int ocr_recognise(TessBaseAPI *api, const l_uint8 *px, l_int32 w, l_int32 h, ocr_word **out);
-void ocr_free_words(ocr_word *words, int n);
 int ocr_osd_detect(TessBaseAPI *api, const l_uint8 *px, l_int32 w, l_int32 h,
 		int dpi, int *deg, float *conf);
 int ocr_orient_detect(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh, int reduce,

@@ -3,6 +3,7 @@ package ocr
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +47,15 @@ func (r recognition) doubtful() bool {
 // recognise runs one Tesseract pass over img, rendered at dpi.
 func (e *engine) recognise(img *grayImage, dpi int) (recognition, error) {
 	e.passes++
-	boxes, err := e.tess.words(img, dpi)
+	if err := e.tess.SetImageFromBytes(img.bmp(dpi, nil)); err != nil {
+		return recognition{}, fmt.Errorf("handing page to Tesseract: %w", err)
+	}
+	// Set as well as the BMP's own mark: without it Tesseract may guess
+	// the resolution from the text size.
+	if err := e.tess.SetVariable("user_defined_dpi", strconv.Itoa(dpi)); err != nil {
+		return recognition{}, fmt.Errorf("setting Tesseract resolution: %w", err)
+	}
+	boxes, err := e.tess.GetBoundingBoxesVerbose()
 	if err != nil {
 		return recognition{}, fmt.Errorf("recognising: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gen2brain/go-fitz"
+	"github.com/otiai10/gosseract/v2"
 
 	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/ocr/page"
@@ -83,7 +84,7 @@ func (e *engine) serve(req request) response {
 type engine struct {
 	cfg      childConfig
 	faults   *faults
-	tess     *tess
+	tess     *gosseract.Client
 	osd      *osd // nil when orientation detection is off
 	versions Versions
 	// noInvert keeps white-on-black pages as they are; only the
@@ -105,23 +106,52 @@ func newEngine(cfg childConfig, flt *faults) (*engine, error) {
 	if err := cfg.Policy.Validate(); err != nil {
 		return nil, err
 	}
-	tess, err := newTess(cfg.Lang)
-	if err != nil {
-		return nil, err
+	tess := gosseract.NewClient()
+	if err := tess.SetLanguage(strings.Split(cfg.Lang, "+")...); err != nil {
+		tess.Close()
+		return nil, fmt.Errorf("setting Tesseract language %q: %w", cfg.Lang, err)
 	}
+	// Page segmentation: one column of text of varying sizes (PSM 4).
+	// Referral pages are a letterhead, labelled fields, paragraphs and
+	// small tables; automatic layout (PSM 3) splits the tables into
+	// columns read one after another, and a single uniform block (PSM 6,
+	// what the API falls back to) merges the letterhead and speckle into
+	// the lines. On the evaluation corpus: PSM 6 5.7% CER, PSM 3 3.8%,
+	// PSM 4 3.6% (2.4% with despeckling). It is set as a variable because
+	// gosseract applies variables after initialising Tesseract, which
+	// resets a mode set before it (SetPageSegMode).
+	if err := tess.SetVariable("tessedit_pageseg_mode", strconv.Itoa(int(gosseract.PSM_SINGLE_COLUMN))); err != nil {
+		tess.Close()
+		return nil, fmt.Errorf("setting Tesseract page segmentation: %w", err)
+	}
+	// Tesseract's warnings would only push death evidence out of the
+	// parent's stderr buffer.
+	_ = tess.DisableOutput()
+
 	e := &engine{cfg: cfg, faults: flt, tess: tess}
 	if !cfg.NoOrientation {
 		// Initialised with the engine rather than on the first page that
 		// needs it, so a missing osd model fails the start, not a page.
 		o, err := newOSD()
 		if err != nil {
-			tess.close()
+			tess.Close()
 			return nil, err
 		}
 		e.osd = o
 	}
+	// gosseract initialises Tesseract lazily on the first recognition, so
+	// recognise a blank image now: the hello then means "ready", and a
+	// missing language fails the start, not the first document.
+	if err := tess.SetImageFromBytes(blankPGM); err != nil {
+		e.close()
+		return nil, fmt.Errorf("initialising Tesseract: %w", err)
+	}
+	if _, err := tess.GetBoundingBoxesVerbose(); err != nil {
+		e.close()
+		return nil, fmt.Errorf("initialising Tesseract: %w", err)
+	}
 	e.versions = Versions{
-		Tesseract: tesseractVersion(),
+		Tesseract: gosseract.Version(),
 		// go-fitz exports the version of the MuPDF it bundles (its headers'
 		// FZ_VERSION) as FzVersion.
 		MuPDF:     fitz.FzVersion,
@@ -132,14 +162,18 @@ func newEngine(cfg childConfig, flt *faults) (*engine, error) {
 
 // forget makes Tesseract drop the last page's images and results, which
 // it otherwise keeps until the next recognition: through the next page's
-// render, when memory peaks, and through idle time.
+// render, when memory peaks, and through idle time. gosseract exposes no
+// Clear, so recognise a tiny blank image instead; it costs about a
+// millisecond.
 func (e *engine) forget() {
-	e.tess.clear()
+	if err := e.tess.SetImageFromBytes(blankPGM); err == nil {
+		_, _ = e.tess.GetBoundingBoxesVerbose()
+	}
 }
 
 func (e *engine) close() {
 	e.closeDoc()
-	e.tess.close()
+	e.tess.Close()
 	e.osd.close()
 }
 
@@ -259,6 +293,9 @@ func (e *engine) readAt(index, dpi int, layer *textLayer, start time.Time) (Page
 	res.RecogniseTime = time.Since(start)
 	return res, "", nil
 }
+
+// blankPGM is a 32×32 white page.
+var blankPGM = append([]byte("P5\n32 32\n255\n"), bytes.Repeat([]byte{0xff}, 32*32)...)
 
 // readMemoryUsage reads the process's high-water marks from
 // /proc/self/status; fields it cannot read stay 0.
