@@ -26,8 +26,8 @@ var notSettings = map[string]string{
 	"batch/eval.PageRead.FirstDPI":         "an artifact page's first reading's resolution, as eval reads it back",
 	"batch/eval.Result.Cascade":            "the cascade's figures on a corpus: pages read first, read again",
 	"batch/eval.CascadeThresholds.Cascade": "the text figures the suggested cascade thresholds give",
-	"batch.Provenance.DPI":                 "the artifact format's provenance (dpi, lang), filled from the policy",
-	"batch.Provenance.Lang":                "the artifact format's provenance (dpi, lang), filled from the policy",
+	"batch/layout.Provenance.DPI":          "the artifact format's provenance (dpi, lang), filled from the policy",
+	"batch/layout.Provenance.Lang":         "the artifact format's provenance (dpi, lang), filled from the policy",
 	"batch/export.Provenance.Lang":         "an exported document's provenance, copied from its artifact's",
 }
 

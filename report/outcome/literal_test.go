@@ -26,8 +26,8 @@ var literalExempt = map[string]map[string]string{
 	"ocr/child/death.go": {"timeout": "child.CauseTimeout and the kill label"},
 	// Names of the run's settings (--low-confidence, encryption) in the
 	// journal's settings and the policy hash, not codes.
-	"batch/settings.go": {"low_confidence": "setting name", "encrypted": "setting name"},
-	"batch/options.go":  {"low_confidence": "setting name"},
+	"batch/layout/settings.go": {"low_confidence": "setting name", "encrypted": "setting name"},
+	"batch/layout/defaults.go": {"low_confidence": "setting name"},
 	// Log attribute keys.
 	"batch/run.go":    {"encrypted": "log key"},
 	"batch/runner.go": {"queued": "log key"},
