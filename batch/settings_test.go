@@ -1,17 +1,16 @@
 package batch
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/batch/batchtest"
 
 	"filippo.io/age"
 
@@ -275,21 +274,5 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files in testd
 // goldenFile compares got with testdata/name, or rewrites it with -update.
 func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *updateGolden {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./batch -run %s -update creates it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./batch -run %s -update to accept)\ngot:\n%s", path, t.Name(), got)
-	}
+	batchtest.Golden(t, name, got, *updateGolden)
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/batchtest"
+
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -101,25 +103,10 @@ func incompleteFixture() *Report {
 	return r
 }
 
+// golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./report -update to accept)\ngot:\n%s", path, got)
-	}
+	batchtest.Golden(t, name, got, *update)
 }
 
 func TestGolden(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/batchtest"
+
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/report"
@@ -126,23 +128,7 @@ func fixedJournal(t *testing.T) (*journal.Journal, time.Time) {
 // goldenFile compares got with testdata/name, or rewrites it with -update.
 func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *updateGolden {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./batch/standing -run %s -update creates it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./batch/standing -run %s -update to accept)\ngot:\n%s", path, t.Name(), got)
-	}
+	batchtest.Golden(t, name, got, *updateGolden)
 }
 
 // TestReportOfFixedJournal builds the report of a fixed journal and
