@@ -72,8 +72,8 @@ func (l *Lease) Alive() bool {
 
 // Call sends req to the leased child and decodes its reply into reply (a
 // pointer), within lim. The child's death is a *Failure, after which the
-// lease's calls return ErrNotAlive, as they do once it is released; a
-// cancelled ctx returns its error, and the child is killed all the same.
+// lease's calls return ErrNotAlive, as they do once it is released; a ctx
+// that ends first returns its error, and the child is killed all the same.
 func (l *Lease) Call(ctx context.Context, lim Limits, req, reply any) error {
 	if !l.Alive() {
 		return ErrNotAlive
@@ -90,12 +90,7 @@ func (l *Lease) Call(ctx context.Context, lim Limits, req, reply any) error {
 func (l *Lease) call(ctx context.Context, lim Limits, req, reply any) (*Death, error) {
 	err := l.proc.CallCPU(ctx, lim.wall(), lim.CPU, req, reply)
 	var d *Death
-	switch {
-	case err == nil:
-		return nil, nil
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case errors.As(err, &d):
+	if errors.As(err, &d) {
 		return d, nil
 	}
 	return nil, err

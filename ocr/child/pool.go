@@ -153,19 +153,24 @@ func (p *Pool) Call(ctx context.Context, lim Limits, req, reply any) error {
 }
 
 // callOnce makes one try of a call in a free child. It returns the
-// child's death, if it died (at its start included), else the call's
-// error.
+// child's death, if it died (at its start included) before ctx ended,
+// else the call's error.
 func (p *Pool) callOnce(ctx context.Context, lim Limits, req, reply any) (*Death, error) {
 	l, err := p.take(ctx, max(lim.Reply, p.cfg.MaxReply))
-	if err != nil {
-		var d *Death
-		if ctx.Err() == nil && errors.As(err, &d) {
-			return d, nil
-		}
-		return nil, err
+	var d *Death
+	if err == nil {
+		defer l.Release()
+		d, err = l.call(ctx, lim, req, reply)
+	} else {
+		errors.As(err, &d) // a child that died as it started
 	}
-	defer l.Release()
-	return l.call(ctx, lim, req, reply)
+	switch {
+	case d == nil && err == nil:
+		return nil, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	return d, err
 }
 
 // ready makes sure s holds a live child that takes replies of reply bytes,
