@@ -8,8 +8,12 @@
 // runaway allocation or an endless loop inside them cannot be recovered in
 // the Go process, and a cgo call cannot be cancelled. So the parent starts
 // a worker child (the refbatch binary re-executed in a hidden mode), talks to
-// it over two pipes and kills it when a page overruns its deadline. A dead
-// child is never reused: the caller starts a new [Worker].
+// it over two pipes and kills it when a page overruns its deadline. The
+// child is supervised by the same child.Pool as admission's and export's,
+// leased for the Worker's life since it keeps Tesseract and the open
+// document between calls. A dead child is never reused, and its page is
+// not tried again in another: the caller starts a new [Worker], and the
+// document's retry is an attempt of its own.
 //
 // # Using a worker
 //

@@ -49,11 +49,17 @@ type WorkerConfig struct {
 	OpenTimeout time.Duration
 }
 
-// Worker is the parent's handle on one worker child. It serves one request
-// at a time and is not safe for concurrent use, except for Alive, Versions,
-// Memory and Close.
+// Worker is the parent's handle on one worker child: a child.Pool of one,
+// whose child it leases for its life, since the child keeps state between
+// calls (Tesseract, initialised once, and the open document). The pool
+// starts, supervises and describes the child; a call is never tried
+// again in another child, because a page that kills the child is the
+// journal's to retry, as an attempt at its document. A Worker serves one
+// request at a time and is not safe for concurrent use, except for Alive,
+// Versions, Memory and Close.
 type Worker struct {
-	proc     *child.Process
+	children *child.Pool
+	proc     *child.Lease // the pool's one child, leased for the worker's life
 	versions Versions
 	// openTimeout is the one setting the parent enforces itself; the rest
 	// of WorkerConfig lives in the child.
@@ -74,19 +80,26 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if err := cfg.Policy.Validate(); err != nil {
 		return nil, fmt.Errorf("starting OCR worker: %w", err)
 	}
-	var h hello
 	cmd := cfg.Command
 	cmd.Env = append(append([]string(nil), childEnv...), cfg.Env...)
-	proc, err := child.Start(ctx, child.Config{
+	children := child.NewPool(child.PoolConfig{
 		Command:      cmd,
-		StartTimeout: cfg.StartTimeout,
+		Name:         "OCR worker",
+		Setup:        childConfig{Policy: cfg.Policy, MemoryLimit: cfg.MemoryLimit},
 		MaxReply:     maxReply,
-	}, childConfig{Policy: cfg.Policy, MemoryLimit: cfg.MemoryLimit}, &h)
+		StartTimeout: cfg.StartTimeout,
+	})
+	var h hello
+	lease, err := children.Take(ctx, &h)
 	if err != nil {
-		return nil, fmt.Errorf("starting OCR worker: %w", engineError(err, -1))
+		children.Close()
+		var d *child.Death
+		if errors.As(err, &d) || ctx.Err() != nil {
+			return nil, fmt.Errorf("starting OCR worker: %w", engineError(err, -1))
+		}
+		return nil, err // the pool's, which names the OCR worker
 	}
-	w := &Worker{proc: proc, versions: h.Versions, openTimeout: cfg.OpenTimeout}
-	return w, nil
+	return &Worker{children: children, proc: lease, versions: h.Versions, openTimeout: cfg.OpenTimeout}, nil
 }
 
 // Versions returns the engine versions the child reported at start.
@@ -136,7 +149,10 @@ func (w *Worker) Page(ctx context.Context, index, dpi int, timeout time.Duration
 // Close asks the child to exit by closing its request pipe, kills it after
 // a short grace and reaps it. It is safe to call more than once and after
 // the child died.
-func (w *Worker) Close() error { return w.proc.Close() }
+func (w *Worker) Close() error {
+	w.proc.Release()
+	return w.children.Close()
+}
 
 // call sends req and returns the child's answer, turning a failure the
 // child reported, or its death, into an *EngineError.
@@ -145,7 +161,7 @@ func (w *Worker) call(ctx context.Context, req request, timeout time.Duration, p
 		return response{}, ErrNotAlive
 	}
 	var resp response
-	if err := w.proc.Call(ctx, timeout, req, &resp); err != nil {
+	if err := w.proc.Call(ctx, child.Limits{Wall: timeout}, req, &resp); err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			if page >= 0 {
 				return response{}, fmt.Errorf("ocr page %d: %w", page, err)
@@ -163,8 +179,8 @@ func (w *Worker) call(ctx context.Context, req request, timeout time.Duration, p
 	return resp, nil
 }
 
-// engineError turns a child's death into an *EngineError; other errors
-// pass through.
+// engineError turns a child's death (a *child.Failure's, or one at its
+// start) into an *EngineError; other errors pass through.
 func engineError(err error, page int) error {
 	var d *child.Death
 	if !errors.As(err, &d) {

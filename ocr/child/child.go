@@ -28,13 +28,15 @@
 //
 // # Pools
 //
-// A [Pool] keeps interchangeable children of one [Command] for callers
-// that send self-contained requests (admission's checks, export's PDF):
-// it starts them when needed, reuses them, tries a call once more in a
-// new child after a crash or a wall-clock timeout, and describes the
-// deaths of a call it gave up on one way ([Failure]). Callers whose
-// child holds state between calls (the OCR worker's open document, the
-// desk's view) use a [Process] directly.
+// A [Pool] keeps interchangeable children of one [Command]: it starts
+// them when needed, reuses them and describes the deaths of a call it
+// gave up on one way ([Failure]). Callers that send self-contained
+// requests (admission's checks, export's PDF) call any free child, and a
+// call is tried once more in a new child after a crash or a wall-clock
+// timeout. A caller whose child holds state between calls (the OCR
+// worker's Tesseract handle and open document) leases one child
+// ([Lease]) and is told of its death instead, since the state died with
+// it. The desk's view uses a [Process] directly (see package view).
 //
 // # The child side
 //
@@ -100,6 +102,7 @@ type Process struct {
 	maxReply int64
 	stderr   *stderrLog
 	exited   chan struct{} // closed once the child is reaped
+	greeting helloFrame    // the child's answer to its setup
 
 	mu       sync.Mutex
 	killedBy string // why the parent killed the child: "timeout", "cpu", "cancel", "close", "protocol"; "" if it did not
@@ -170,10 +173,9 @@ func Start(ctx context.Context, cfg Config, setup, hello any) (*Process, error) 
 		close(p.exited)
 	}()
 
-	var h helloFrame
-	err = p.roundTrip(ctx, cfg.StartTimeout, setup, &h)
+	err = p.roundTrip(ctx, cfg.StartTimeout, setup, &p.greeting)
 	if err == nil {
-		err = decodeHello(h, hello)
+		err = p.hello(hello)
 	}
 	if err != nil {
 		_ = p.Close()
@@ -181,6 +183,10 @@ func Start(ctx context.Context, cfg Config, setup, hello any) (*Process, error) 
 	}
 	return p, nil
 }
+
+// hello decodes the hello the child answered its setup with into v (a
+// pointer, or nil).
+func (p *Process) hello(v any) error { return decodeHello(p.greeting, v) }
 
 // Pid is the child's process ID.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }

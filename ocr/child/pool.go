@@ -23,6 +23,9 @@ type PoolConfig struct {
 	// MaxReply is the smallest reply cap a child is started with; a call
 	// may ask for more (Limits.Reply). 0 means DefaultMaxReply.
 	MaxReply int64
+	// StartTimeout bounds a child's start, hello included; 0 means
+	// DefaultStartTimeout.
+	StartTimeout time.Duration
 }
 
 // Limits bound one call of a Pool.
@@ -32,9 +35,22 @@ type Limits struct {
 	// WallFactor times it. CPU time, not wall time, so that a loaded
 	// machine, which starves the child, cannot make a sound call miss it.
 	CPU time.Duration
+	// Wall is the call's wall-clock deadline, for a caller whose limit is
+	// wall time (the OCR worker's page timeout); 0 means WallFactor times
+	// CPU, and no deadline when CPU is 0 too.
+	Wall time.Duration
 	// Reply is the largest reply the call may need; a child started with
-	// a smaller cap is replaced by one with this cap first.
+	// a smaller cap is replaced by one with this cap first. A Lease's
+	// child keeps the cap it was started with.
 	Reply int64
+}
+
+// wall is the wall-clock deadline of a call under l.
+func (l Limits) wall() time.Duration {
+	if l.Wall > 0 {
+		return l.Wall
+	}
+	return WallFactor * l.CPU
 }
 
 // Budget is what a parser child may use on one call: Memory bytes of
@@ -71,8 +87,13 @@ func (b Budget) CPU(size int) time.Duration {
 // budget or its memory, which the same request would do again; a call
 // that kills two children, or one that way, fails with a *Failure.
 //
+// A caller whose calls must reach the same child, because the child
+// holds state between them (the OCR worker's open document), leases one
+// instead (Take): a call through a Lease is tried once, since that state
+// died with the child.
+//
 // A Pool is safe for concurrent use. Its children must be interchangeable:
-// a call may go to any of them.
+// a call, or a lease, may go to any of them.
 type Pool struct {
 	cfg   PoolConfig
 	slots chan *slot // the children free for a call, started or not
@@ -119,14 +140,9 @@ func (p *Pool) Call(ctx context.Context, lim Limits, req, reply any) error {
 		// A reply half decoded before a child died must not leave
 		// fields behind: gob does not send zero values.
 		reflect.ValueOf(reply).Elem().SetZero()
-		err := p.callOnce(ctx, lim, req, reply)
-		var d *Death
+		d, err := p.callOnce(ctx, lim, req, reply)
 		switch {
-		case err == nil:
-			return nil
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case !errors.As(err, &d):
+		case d == nil:
 			return err
 		case try == 1 && !d.CPU && d.Cause != CauseOOM:
 			first = d
@@ -136,19 +152,25 @@ func (p *Pool) Call(ctx context.Context, lim Limits, req, reply any) error {
 	}
 }
 
-// callOnce makes one try of a call in a free child.
-func (p *Pool) callOnce(ctx context.Context, lim Limits, req, reply any) error {
-	var s *slot
-	select {
-	case s = <-p.slots:
-	case <-ctx.Done():
-		return ctx.Err()
+// callOnce makes one try of a call in a free child. It returns the
+// child's death, if it died (at its start included) before ctx ended,
+// else the call's error.
+func (p *Pool) callOnce(ctx context.Context, lim Limits, req, reply any) (*Death, error) {
+	l, err := p.take(ctx, max(lim.Reply, p.cfg.MaxReply))
+	var d *Death
+	if err == nil {
+		defer l.Release()
+		d, err = l.call(ctx, lim, req, reply)
+	} else {
+		errors.As(err, &d) // a child that died as it started
 	}
-	defer p.release(s)
-	if err := p.ready(ctx, s, max(lim.Reply, p.cfg.MaxReply)); err != nil {
-		return err
+	switch {
+	case d == nil && err == nil:
+		return nil, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	}
-	return s.proc.CallCPU(ctx, WallFactor*lim.CPU, lim.CPU, req, reply)
+	return d, err
 }
 
 // ready makes sure s holds a live child that takes replies of reply bytes,
@@ -170,7 +192,7 @@ func (p *Pool) ready(ctx context.Context, s *slot, reply int64) error {
 	if closed {
 		return ErrPoolClosed
 	}
-	cfg := Config{Command: p.cfg.Command, MaxReply: reply}
+	cfg := Config{Command: p.cfg.Command, StartTimeout: p.cfg.StartTimeout, MaxReply: reply}
 	proc, err := Start(ctx, cfg, p.cfg.Setup, nil)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -241,6 +263,10 @@ type Failure struct {
 }
 
 func (f *Failure) Error() string { return f.Describe("the child") }
+
+// Unwrap returns the last death, whose Cause a caller may map onto its
+// own words (the OCR worker's reason codes).
+func (f *Failure) Unwrap() error { return f.Last }
 
 // Describe says how the children died, in refbatch's words (never the
 // child's stderr), after who: for example "the PDF child crashed

@@ -144,3 +144,44 @@ func TestFailureDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestLease: a leased child serves every call of its lease and says hello
+// to each lease; its death is a Failure at once, not tried in another
+// child, and ends the lease; a wall-clock deadline holds without a CPU
+// budget.
+func TestLease(t *testing.T) {
+	p := testPool(t, testSetup{}, 1)
+	ctx := context.Background()
+	var h testHello
+	l, err := p.Take(ctx, &h)
+	if err != nil {
+		t.Fatalf("Take: %v", err)
+	}
+	if h.Pid == 0 || h.Pid != l.Pid() {
+		t.Fatalf("hello from pid %d, lease of pid %d", h.Pid, l.Pid())
+	}
+	var r testReply
+	for _, text := range []string{"a", "b"} {
+		if err := l.Call(ctx, Limits{}, testRequest{Op: "echo", Text: text}, &r); err != nil || r.Text != text {
+			t.Fatalf("Call: %v, %q", err, r.Text)
+		}
+	}
+	err = l.Call(ctx, Limits{Wall: 200 * time.Millisecond}, testRequest{Op: "hang"}, &r)
+	var f *Failure
+	if !errors.As(err, &f) || f.Describe("a test child") != "a test child did not finish in time" {
+		t.Fatalf("a hang through a lease: %v; want one death", err)
+	}
+	if l.Alive() || !errors.Is(l.Call(ctx, Limits{}, testRequest{Op: "echo"}, &r), ErrNotAlive) {
+		t.Fatalf("the lease outlived its child")
+	}
+	l.Release()
+	l.Release()
+	h = testHello{}
+	if l, err = p.Take(ctx, &h); err != nil || h.Pid != l.Pid() || p.Started() != 2 {
+		t.Fatalf("Take after a death: %v, hello from %d, pid %d, %d started", err, h.Pid, l.Pid(), p.Started())
+	}
+	l.Release()
+	if l.Alive() || !errors.Is(l.Call(ctx, Limits{}, testRequest{Op: "echo"}, &r), ErrNotAlive) {
+		t.Fatalf("a released lease still calls its child")
+	}
+}

@@ -7,6 +7,14 @@
 // A Pool keeps a few children (one render each at a time, so the pool
 // bounds concurrent renders) and the source each has open, so the next
 // page of the same document is sent no source again.
+//
+// It keeps its own children ([child.Process]) rather than a child.Pool's:
+// a render goes to whichever child is free, and what it sends depends on
+// that child's state (the source, unless the child has it open), which a
+// child.Pool does not keep per child; its Lease keeps one child for one
+// caller, as the OCR worker needs, not a state per child for any caller.
+// A crashed render is tried once more in a new child, with the source
+// sent again.
 package view
 
 import (
