@@ -28,6 +28,8 @@ func TestHelpAndVersion(t *testing.T) {
 			"--recipient, -r KEY ", "[$REFBATCH_RECIPIENTS]", "TESSDATA_PREFIX", "Exit status:"}},
 		{"a subcommand's help", []string{"review", "help", "retry"}, []string{"refbatch review retry", "--dpi N "}},
 		{"CMD --help", []string{"keygen", "--help"}, []string{"--out, -o FILE ", "--stdout "}},
+		{"--help", []string{"--help"}, []string{"COMMANDS:", "   run ", "--version"}},
+		{"-h", []string{"-h"}, []string{"COMMANDS:", "   run ", "--version"}},
 		{"version", []string{"version"}, []string{"refbatch version "}},
 		{"--version", []string{"--version"}, []string{"refbatch version "}},
 	}

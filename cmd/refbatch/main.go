@@ -172,6 +172,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			helpCommand(),
 		},
 	}
+	// urfave/cli adds --help to the app only when it adds its own help
+	// command; refbatch brings its own (with topics), so it adds the flag.
+	app.Flags = append(app.Flags, cli.HelpFlag)
 	app.Description = topicList()
 	withReferences(app.Commands)
 	app.Commands = append(app.Commands, manCommand())

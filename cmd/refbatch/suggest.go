@@ -35,12 +35,12 @@ func rootAction(c *cli.Context) error {
 // mean" for a flag the command does not have.
 func onUsageError(c *cli.Context, err error, _ bool) error {
 	hint := "see refbatch --help"
-	if c.Command != nil && c.Command.Name != "" {
+	if isSubcommand(c) {
 		hint = "see refbatch " + c.Command.FullName() + " --help"
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
 		flags := c.App.Flags
-		if c.Command != nil && c.Command.Name != "" {
+		if isSubcommand(c) {
 			flags = c.Command.Flags
 		}
 		var names []string
@@ -52,6 +52,12 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 		}
 	}
 	return usageErrf(hint, "%w", err)
+}
+
+// isSubcommand reports whether c is a command's context rather than the
+// app's, whose own command carries the app's name.
+func isSubcommand(c *cli.Context) bool {
+	return c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name
 }
 
 // closest is the name nearest to s, if it is near enough to be a typo:
