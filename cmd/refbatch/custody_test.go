@@ -12,12 +12,14 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/refbatch/refbatch/batch/batchtest/finished"
 	"github.com/refbatch/refbatch/batch/journal"
 )
 
-// TestEncryptedCustody runs part of the sample with a recipient (three
-// documents read, their duplicate and conflicting rows, three rows
-// rejected at admission): every byte written
+// TestEncryptedCustody builds a batch shaped as part of the sample with a
+// recipient (three documents read, their duplicate and conflicting rows,
+// three rows rejected at admission), without OCR (custodyRows): every
+// byte written
 // under --out outside artifacts/ and every artifact (ciphertext) is free of
 // participant IDs and OCR text; show round-trips each document's text
 // exactly; verify passes, with and without the identity and the sources;
@@ -32,7 +34,10 @@ func TestEncryptedCustody(t *testing.T) {
 	}
 	recipient := strings.TrimSpace(kg.stdout)
 	out := filepath.Join(dir, "out")
-	manifest := sampleSubset(t, filepath.Join(dir, "in"), "R-0001", "R-0002", "R-0003", "R-0011", "R-0012", "R-0015")
+	manifest, log := finishedBatch(t, filepath.Join(dir, "in"), out, custodyRows(t, filepath.Join(dir, "in")), recipient)
+	// The run's log, and what a run prints (a rerun that reads nothing
+	// prints the batch's summary), are checked for secrets below with the
+	// files.
 	args := append([]string{"run", "--recipient", recipient, "--out", out}, fastFlags...)
 	r := refbatch(t, nil, append(args, manifest)...)
 	if r.code != exitNeedsPerson {
@@ -110,7 +115,7 @@ func TestEncryptedCustody(t *testing.T) {
 	if shown == 0 {
 		t.Fatal("no artifact to show")
 	}
-	blobs := map[string][]byte{"stdout": []byte(r.stdout), "stderr": []byte(r.stderr)}
+	blobs := map[string][]byte{"log": []byte(log), "stdout": []byte(r.stdout), "stderr": []byte(r.stderr)}
 	filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() {
 			b, _ := os.ReadFile(p)
@@ -254,6 +259,40 @@ func checkSwap(t *testing.T, out string) {
 		!strings.Contains(r.stdout, ": 1 finding\n") {
 		t.Errorf("verify of swapped artifacts: exit %d\n%s", r.code, r.stdout)
 	}
+}
+
+// custodyRows are the rows of the sample that TestEncryptedCustody's
+// batch is made of, as tiny referrals that hold their IDs and dates (the
+// sample's R-0001, R-0002 and R-0003, R-0001 again, R-0002 with another
+// file), and the sample's own files of the rows admission rejects (R-0011
+// empty, R-0012 not a PDF, R-0015 without consent), copied into dir.
+func custodyRows(t *testing.T, dir string) []finished.Row {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var rows []finished.Row
+	byID := map[string]map[string]string{}
+	for _, row := range readCSV(t, filepath.Join(sampleDir(t), "manifest.csv")) {
+		byID[row["source_id"]] = row
+	}
+	good := func(id string) finished.Row {
+		return finished.Good(id, byID[id]["participant_id"], byID[id]["referral_date"])
+	}
+	rescan := good("R-0002")
+	rescan.Path, rescan.Lines[0] = "docs/R-0002-rescan.pdf", "A rescan of the referral R-0002"
+	rows = append(rows, good("R-0001"), good("R-0002"), good("R-0003"))
+	for _, id := range []string{"R-0011", "R-0012", "R-0015"} {
+		row := byID[id]
+		r := finished.Row{SourceID: id, ParticipantID: row["participant_id"], Date: row["referral_date"], Consent: row["consent"], Path: row["path"]}
+		if id == "R-0015" {
+			r.Lines = good(id).Lines
+		} else {
+			copyFile(t, filepath.Join(sampleDir(t), row["path"]), filepath.Join(dir, row["path"]))
+		}
+		rows = append(rows, r)
+	}
+	return append(rows, good("R-0001"), rescan)
 }
 
 // sampleSubset writes into dir the sample's manifest rows of the given
