@@ -26,6 +26,13 @@ import (
 // stderr.
 func finishedBatch(t *testing.T, dir, out string, rows []finished.Row, recipients ...string) (manifest, log string) {
 	t.Helper()
+	return finishedBatchWith(t, dir, out, rows, nil, recipients...)
+}
+
+// finishedBatchWith is finishedBatch with the run's options changed by
+// set, as a test's own flags change them (set may be nil).
+func finishedBatchWith(t *testing.T, dir, out string, rows []finished.Row, set func(*batch.Options), recipients ...string) (manifest, log string) {
+	t.Helper()
 	manifest, err := finished.Write(dir, rows)
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +49,9 @@ func finishedBatch(t *testing.T, dir, out string, rows []finished.Row, recipient
 			t.Fatal(err)
 		}
 		o.Recipients = append(o.Recipients, rec)
+	}
+	if set != nil {
+		set(&o)
 	}
 	if _, err := finished.Run(context.Background(), o); err != nil {
 		t.Fatalf("building the finished batch in %s: %v", filepath.Base(out), err)
