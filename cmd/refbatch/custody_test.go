@@ -262,37 +262,11 @@ func checkSwap(t *testing.T, out string) {
 }
 
 // custodyRows are the rows of the sample that TestEncryptedCustody's
-// batch is made of, as tiny referrals that hold their IDs and dates (the
-// sample's R-0001, R-0002 and R-0003, R-0001 again, R-0002 with another
-// file), and the sample's own files of the rows admission rejects (R-0011
-// empty, R-0012 not a PDF, R-0015 without consent), copied into dir.
+// batch is made of (sampleRows): three documents, R-0001 again, R-0002
+// with another file, and three rows admission rejects.
 func custodyRows(t *testing.T, dir string) []finished.Row {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	var rows []finished.Row
-	byID := map[string]map[string]string{}
-	for _, row := range readCSV(t, filepath.Join(sampleDir(t), "manifest.csv")) {
-		byID[row["source_id"]] = row
-	}
-	good := func(id string) finished.Row {
-		return finished.Good(id, byID[id]["participant_id"], byID[id]["referral_date"])
-	}
-	rescan := good("R-0002")
-	rescan.Path, rescan.Lines[0] = "docs/R-0002-rescan.pdf", "A rescan of the referral R-0002"
-	rows = append(rows, good("R-0001"), good("R-0002"), good("R-0003"))
-	for _, id := range []string{"R-0011", "R-0012", "R-0015"} {
-		row := byID[id]
-		r := finished.Row{SourceID: id, ParticipantID: row["participant_id"], Date: row["referral_date"], Consent: row["consent"], Path: row["path"]}
-		if id == "R-0015" {
-			r.Lines = good(id).Lines
-		} else {
-			copyFile(t, filepath.Join(sampleDir(t), row["path"]), filepath.Join(dir, row["path"]))
-		}
-		rows = append(rows, r)
-	}
-	return append(rows, good("R-0001"), rescan)
+	return sampleRows(t, dir, "R-0001", "R-0002", "R-0003", "R-0011", "R-0012", "R-0015")
 }
 
 // sampleSubset writes into dir the sample's manifest rows of the given

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,4 +59,51 @@ func finishedBatchWith(t *testing.T, dir, out string, rows []finished.Row, set f
 		t.Fatalf("building the finished batch in %s: %v", filepath.Base(out), err)
 	}
 	return manifest, logged.String()
+}
+
+// sampleRows are the sample manifest's rows of the given source_ids
+// (every row of each, duplicates included, in the manifest's order) for
+// finishedBatch: each document of the sample becomes a referral that
+// holds the row's ID and date (finished.Good's lines; a second file of
+// the same source_id, a rescan, says so in its first line), and the
+// sample's files that are not documents (empty, not a PDF) are copied
+// into dir as they are; a missing file stays missing. Admission then
+// rejects the rows it rejects in the sample, and the documents read as
+// done.
+func sampleRows(t *testing.T, dir string, ids ...string) []finished.Row {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var rows []finished.Row
+	for _, row := range readCSV(t, filepath.Join(sampleDir(t), "manifest.csv")) {
+		if !slices.Contains(ids, row["source_id"]) {
+			continue
+		}
+		r := finished.Good(row["source_id"], row["participant_id"], row["referral_date"])
+		r.Consent, r.Path, r.Lines = row["consent"], row["path"], nil
+		src := filepath.Join(sampleDir(t), row["path"])
+		switch info, err := os.Stat(src); {
+		case err != nil || !strings.HasPrefix(row["path"], "docs/"):
+		case info.Size() < 1024:
+			copyFile(t, src, filepath.Join(dir, row["path"]))
+		default:
+			r.Lines = finished.Good(r.SourceID, r.ParticipantID, r.Date).Lines
+			if strings.Contains(r.Path, "rescan") {
+				r.Lines[0] = "A rescan of the referral " + r.SourceID
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// withConf is row read with its words at confidence conf by the stand-in
+// engine; a row with no document to write is left as it is.
+func withConf(row finished.Row, conf string) finished.Row {
+	if row.Lines == nil {
+		return row
+	}
+	row.Lines = append(slices.Clip(row.Lines), "batchtest:conf="+conf)
+	return row
 }
