@@ -132,10 +132,12 @@ func (b on) args() []string {
 	return []string{"--out", b.out, "--journal", b.journal}
 }
 
-// run is runArgs for the batch.
+// run is runArgs for the batch, at 100 DPI: its documents are
+// bigManifest's tiny referrals, made to be read at 100 DPI, and the tests
+// that run it are about processes and the journal, not reading.
 func (b on) run(extra ...string) []string {
 	args := append([]string{"run", "--plaintext"}, b.args()...)
-	return append(append(args, fastFlags...), extra...)
+	return append(append(append(args, fastFlags...), "--dpi", "100"), extra...)
 }
 
 // journalLocation is where journal.Open finds the batch's journal.
