@@ -25,7 +25,7 @@ import (
 // exactly; verify passes, with and without the identity and the sources;
 // an independent implementation of the custody log recomputes its root.
 func TestEncryptedCustody(t *testing.T) {
-	reads(t)
+	t.Parallel() // its batch is built without OCR
 	dir := t.TempDir()
 	key := filepath.Join(dir, "id.txt")
 	kg := refbatch(t, nil, "keygen", "--out", key)
