@@ -31,7 +31,9 @@ func TestRunLeavesChosenStates(t *testing.T) {
 	crash := Good("B-4", "P-200004", "2024-03-14")
 	crash.Lines = append(crash.Lines, "batchtest:crash")
 	badDate := Good("B-5", "P-200005", "2024-02-30")
-	manifest, err := Write(dir, []Row{Good("B-1", "P-200001", "2024-03-14"), noDate, doubted, crash, badDate})
+	medium := Good("B-6", "P-200006", "2024-03-14")
+	medium.Lines = append(medium.Lines, "batchtest:conf=85")
+	manifest, err := Write(dir, []Row{Good("B-1", "P-200001", "2024-03-14"), noDate, doubted, crash, badDate, medium, Good("B-1", "P-200001", "2024-03-14")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,18 +51,24 @@ func TestRunLeavesChosenStates(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"B-1": "done", "B-2": "review/date_not_found", "B-3": "review/low_confidence", "B-4": "review/attempts_exhausted", "B-5": "rejected/bad_date"}
-	for _, r := range rep.Rows {
-		got := string(r.State)
+	// Each row once, in manifest order (B-1's second row, a duplicate,
+	// last), with its band where it has one.
+	want := []string{"B-1 done high", "B-2 review/date_not_found high", "B-3 review/low_confidence low", "B-4 review/attempts_exhausted ",
+		"B-5 rejected/bad_date ", "B-6 done medium", "B-1 duplicate high"}
+	for i, r := range rep.Rows {
+		got := r.SourceID + " " + string(r.State)
 		if r.Reason != "" {
 			got += "/" + string(r.Reason)
 		}
-		if got != want[r.SourceID] {
-			t.Errorf("%s: %s, want %s", r.SourceID, got, want[r.SourceID])
+		got += " " + string(r.Band)
+		if i >= len(want) || got != want[i] {
+			t.Errorf("row %d: %q, want %q", i, got, want[min(i, len(want)-1)])
 		}
-		delete(want, r.SourceID)
 	}
-	if len(want) > 0 {
-		t.Errorf("rows missing from the report: %v", want)
+	if len(rep.Rows) != len(want) {
+		t.Errorf("%d rows in the report, want %d", len(rep.Rows), len(want))
+	}
+	if rep.Run.Versions["tesseract"] != Versions.Tesseract {
+		t.Errorf("the report's engine versions %+v are not the stand-in's", rep.Run.Versions)
 	}
 }
