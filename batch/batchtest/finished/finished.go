@@ -4,7 +4,8 @@
 // a stand-in engine that reads each page's text from the PDF instead of
 // rendering and recognising it. The output folder is the one a run of
 // the same manifest leaves, rows in the states the documents' text and
-// the manifest choose (done, review, failed, rejected at admission), in a
+// the manifest choose (done in a band, review for a reason, an engine
+// that dies included, rejected at admission, duplicate), in a
 // fraction of a second of CPU.
 //
 // The children run in the test binary: its TestMain calls ChildMain

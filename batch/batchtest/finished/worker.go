@@ -15,7 +15,8 @@ import (
 // The stand-in engine speaks the worker child's protocol (ocr's
 // childConfig, hello, request and response, which travel as gob values:
 // gob matches them by field name, so these copies read and write the
-// same frames) and reads each page's text from the PDF itself: the lines
+// same frames; a change to ocr/protocol.go must be made here too, and
+// TestRunLeavesChosenStates fails until it is) and reads each page's text from the PDF itself: the lines
 // its content stream draws (batchtest.DrawnText). So a batch of
 // batchtest's documents runs through the whole write path, admission,
 // leases, validation, artifacts, journal and report, as a real run does,
