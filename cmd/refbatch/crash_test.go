@@ -132,12 +132,10 @@ func (b on) args() []string {
 	return []string{"--out", b.out, "--journal", b.journal}
 }
 
-// run is runArgs for the batch, at 100 DPI: its documents are
-// bigManifest's tiny referrals, made to be read at 100 DPI, and the tests
-// that run it are about processes and the journal, not reading.
+// run is runArgs for the batch.
 func (b on) run(extra ...string) []string {
 	args := append([]string{"run", "--plaintext"}, b.args()...)
-	return append(append(append(args, fastFlags...), "--dpi", "100"), extra...)
+	return append(append(args, fastFlags...), extra...)
 }
 
 // journalLocation is where journal.Open finds the batch's journal.
