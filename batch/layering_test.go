@@ -83,6 +83,13 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		}, true
 	case pkg == "batch/batchtest":
 		return func(imp string) bool { return imp == "ocr" }, true
+	case pkg == "batch/batchtest/finished":
+		// Finished batches for tests: the write path (batch) run with a
+		// stand-in engine that speaks the worker child's protocol.
+		return func(imp string) bool {
+			return imp == "batch" || imp == "batch/batchtest" || imp == "batch/layout" || imp == "batch/admit" ||
+				imp == "ocr" || imp == "ocr/child" || imp == "ocr/page"
+		}, true
 	case pkg == "batch/eval":
 		return func(imp string) bool { return imp == "report/outcome" || slices.Contains(leaves, imp) }, true
 	case pkg == "batch/export":

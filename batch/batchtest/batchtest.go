@@ -10,27 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/refbatch/refbatch/ocr"
 )
 
 // TinyReferral is a good document as cheap as one can be: a small page of
 // large print holding its participant ID and referral date, read at 100
 // DPI in a fraction of a second. seed makes each file's bytes its own.
 func TinyReferral(seed int, id, date string) []byte {
-	var c bytes.Buffer
-	c.WriteString("BT /F1 20 Tf 26 TL 18 120 Td\n")
-	for _, l := range []string{fmt.Sprintf("Referral number %d to the clinic", seed), "Participant ID: " + id, "Referral date: " + date} {
-		fmt.Fprintf(&c, "(%s) Tj T*\n", l)
-	}
-	c.WriteString("ET\n")
-	return ocr.ClassicPDF(
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 432 144] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-		Deflated(c.Bytes()),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	)
+	return Referral(fmt.Sprintf("Referral number %d to the clinic", seed), "Participant ID: "+id, "Referral date: "+date)
 }
 
 // Deflated is a PDF stream object holding content, compressed.

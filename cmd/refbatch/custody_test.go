@@ -12,18 +12,20 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/refbatch/refbatch/batch/batchtest/finished"
 	"github.com/refbatch/refbatch/batch/journal"
 )
 
-// TestEncryptedCustody runs part of the sample with a recipient (three
-// documents read, their duplicate and conflicting rows, three rows
-// rejected at admission): every byte written
+// TestEncryptedCustody builds a batch shaped as part of the sample with a
+// recipient (three documents read, their duplicate and conflicting rows,
+// three rows rejected at admission), without OCR (custodyRows): every
+// byte written
 // under --out outside artifacts/ and every artifact (ciphertext) is free of
 // participant IDs and OCR text; show round-trips each document's text
 // exactly; verify passes, with and without the identity and the sources;
 // an independent implementation of the custody log recomputes its root.
 func TestEncryptedCustody(t *testing.T) {
-	reads(t)
+	t.Parallel() // its batch is built without OCR
 	dir := t.TempDir()
 	key := filepath.Join(dir, "id.txt")
 	kg := refbatch(t, nil, "keygen", "--out", key)
@@ -32,7 +34,10 @@ func TestEncryptedCustody(t *testing.T) {
 	}
 	recipient := strings.TrimSpace(kg.stdout)
 	out := filepath.Join(dir, "out")
-	manifest := sampleSubset(t, filepath.Join(dir, "in"), "R-0001", "R-0002", "R-0003", "R-0011", "R-0012", "R-0015")
+	manifest, log := finishedBatch(t, filepath.Join(dir, "in"), out, custodyRows(t, filepath.Join(dir, "in")), recipient)
+	// The run's log, and what a run prints (a rerun that reads nothing
+	// prints the batch's summary), are checked for secrets below with the
+	// files.
 	args := append([]string{"run", "--recipient", recipient, "--out", out}, fastFlags...)
 	r := refbatch(t, nil, append(args, manifest)...)
 	if r.code != exitNeedsPerson {
@@ -110,7 +115,7 @@ func TestEncryptedCustody(t *testing.T) {
 	if shown == 0 {
 		t.Fatal("no artifact to show")
 	}
-	blobs := map[string][]byte{"stdout": []byte(r.stdout), "stderr": []byte(r.stderr)}
+	blobs := map[string][]byte{"log": []byte(log), "stdout": []byte(r.stdout), "stderr": []byte(r.stderr)}
 	filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() {
 			b, _ := os.ReadFile(p)
@@ -256,42 +261,10 @@ func checkSwap(t *testing.T, out string) {
 	}
 }
 
-// sampleSubset writes into dir the sample's manifest rows of the given
-// source_ids (every row of each, duplicates included) with their
-// documents copied beside it, as the sample is laid out, and returns the
-// manifest's path: a smaller sample, read from its own folder.
-func sampleSubset(t *testing.T, dir string, ids ...string) string {
+// custodyRows are the rows of the sample that TestEncryptedCustody's
+// batch is made of (sampleRows): three documents, R-0001 again, R-0002
+// with another file, and three rows admission rejects.
+func custodyRows(t *testing.T, dir string) []finished.Row {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sampleDir(t), "manifest.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(b), "\n")
-	kept := lines[:1]
-	for _, row := range readCSV(t, filepath.Join(sampleDir(t), "manifest.csv")) {
-		if !slices.Contains(ids, row["source_id"]) {
-			continue
-		}
-		for _, l := range lines[1:] {
-			if strings.HasPrefix(l, row["source_id"]+",") && strings.Contains(l, ","+row["path"]+",") && !slices.Contains(kept, l) {
-				kept = append(kept, l)
-			}
-		}
-		if src := filepath.Join(sampleDir(t), row["path"]); isFile(src) {
-			copyFile(t, src, filepath.Join(dir, row["path"]))
-		}
-	}
-	manifest := filepath.Join(dir, "manifest.csv")
-	if err := os.WriteFile(manifest, []byte(strings.Join(kept, "")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return manifest
-}
-
-func isFile(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+	return sampleRows(t, dir, "R-0001", "R-0002", "R-0003", "R-0011", "R-0012", "R-0015")
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,18 +19,30 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/batchtest/finished"
 	"github.com/refbatch/refbatch/batch/export/pdfcheck"
 )
 
-// deskBatch runs a plaintext batch of sample documents, each with a
-// participant ID its text does not have (review id_not_found), plus rows
-// rejected before admission (bad_date, with a detail); one-page
-// documents at 100 dpi keep it cheap.
-func deskBatch(t *testing.T, dir string, ids []string, rejected int) string {
+// deskBatch runs a plaintext batch of documents, each with a participant
+// ID its text does not have (review id_not_found), plus rows rejected
+// before admission (bad_date, with a detail), at 100 dpi. The ids in
+// scanned are the sample's scans, whose text and page a test looks at;
+// the others are tiny referrals of their own, cheaper to read.
+func deskBatch(t *testing.T, dir string, ids, scanned []string, rejected int) string {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	b.WriteString("source_id,participant_id,referral_date,consent,path,sha256\n")
-	for _, id := range ids {
+	for i, id := range ids {
+		doc := filepath.Join(dir, "docs", id+".pdf")
+		if slices.Contains(scanned, id) {
+			copyFile(t, filepath.Join(sampleDir(t), "docs", id+".pdf"), doc)
+		} else {
+			writeFile(t, filepath.Dir(doc), filepath.Base(doc), tinyReferral(600+i, fmt.Sprintf("P-%06d", 600600+i), "2024-01-01"))
+		}
 		fmt.Fprintf(&b, "%s,P-000000,2024-01-01,yes,docs/%s.pdf,\n", id, id)
 	}
 	for i := range rejected {
@@ -40,7 +53,7 @@ func deskBatch(t *testing.T, dir string, ids []string, rejected int) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--root", sampleDir(t), "--quiet", "--dpi", "100", manifest)
+	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--root", dir, "--quiet", "--dpi", "100", manifest)
 	if r.code != runNeedsPerson {
 		t.Fatalf("run: exit %d, want %d\n%s", r.code, runNeedsPerson, r.stderr)
 	}
@@ -90,8 +103,23 @@ func TestDeskBrowser(t *testing.T) {
 	t.Parallel()
 	var a, b string
 	var wg sync.WaitGroup
-	wg.Go(func() { a = deskBatch(t, t.TempDir(), []string{"R-0002", "R-0004", "R-0006", "R-0010"}, 1) })
-	wg.Go(func() { b = deskBatch(t, t.TempDir(), []string{"R-0015", "R-0016"}, 0) })
+	// R-0002's scan is read: its page, its words and its text are looked
+	// at. The rest are tiny referrals, and the second batch, whose rows
+	// are only accepted, is built without OCR (batchtest/finished).
+	wg.Go(func() {
+		a = deskBatch(t, t.TempDir(), []string{"R-0002", "R-0004", "R-0006", "R-0010"}, []string{"R-0002"}, 1)
+	})
+	wg.Go(func() {
+		dir := t.TempDir()
+		var rows []finished.Row
+		for i, id := range []string{"R-0015", "R-0016"} {
+			r := finished.Good(id, fmt.Sprintf("P-%06d", 600700+i), "2024-01-01")
+			r.ParticipantID = "P-000000"
+			rows = append(rows, r)
+		}
+		b = filepath.Join(dir, "out")
+		finishedBatchWith(t, dir, b, rows, func(o *batch.Options) { o.DPI = 100 })
+	})
 	wg.Wait()
 	if t.Failed() {
 		t.FailNow()

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/batchtest/finished"
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -26,6 +27,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if code, ok := finished.ChildMain(); ok {
+		os.Exit(code)
+	}
 	if p := os.Getenv("REFBATCH_CLI_CRASH"); p != "" {
 		crashMain(p)
 		os.Exit(0)

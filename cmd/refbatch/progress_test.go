@@ -16,31 +16,7 @@ import (
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
-// smallManifest writes a manifest of a few rows of the sample (two
-// documents and its last three rows, which are bad or repeated ones), so
-// that the progress tests each run in a second or two. Paths stay relative
-// to the sample: run it with --root.
-func smallManifest(t *testing.T) (path, root string) {
-	t.Helper()
-	root = sampleDir(t)
-	b, err := os.ReadFile(filepath.Join(root, "manifest.csv"))
-	if err != nil {
-		t.Fatalf("%v (generate a sample with go run ./cmd/refcorpus --seed 1 --docs 10 --dpi-set 150,200 --bad --out DIR and set REFBATCH_SAMPLE_DIR=DIR)", err)
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\r\n"), "\n")
-	if len(lines) < 7 {
-		t.Fatalf("sample manifest has %d lines", len(lines))
-	}
-	keep := append([]string{lines[0]}, lines[1:3]...)
-	keep = append(keep, lines[len(lines)-3:]...)
-	path = filepath.Join(t.TempDir(), "small.csv")
-	if err := os.WriteFile(path, []byte(strings.Join(keep, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path, root
-}
-
-// tinyManifest is smallManifest's five rows made of tiny referrals: two
+// tinyManifest writes five rows made of tiny referrals: two
 // read (done), one refused at admission (bad_date), the first again (a
 // duplicate) and the second with another file (a conflict), in a folder of
 // their own (run it with --root).
@@ -54,7 +30,7 @@ func tinyManifest(t *testing.T) (path, root string) {
 	return writeRows(t, root, [][4]string{a, b, bad, a, rescan}), root
 }
 
-// smallRunArgs runs the small manifest into out.
+// smallRunArgs runs the tiny manifest into out.
 func smallRunArgs(out, manifest, root string, extra ...string) []string {
 	args := append(runArgs(out, "--root", root), extra...)
 	return append(args, manifest)
@@ -81,20 +57,22 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // the terminal, and stdout holds the summary and no bar. (The runs of the
 // other tests have no terminal and check that no bar shows there.)
 func TestProgressBarOnTerminal(t *testing.T) {
-	reads(t)
+	t.Parallel()
 	script, err := exec.LookPath("script")
 	if err != nil {
 		t.Skip("script (util-linux) not found: cannot make a pseudo-terminal")
 	}
-	manifest, root := smallManifest(t)
+	// Tiny referrals, each page slowed so that the bar has time to draw
+	// (the bar is the point, not the reading).
+	manifest, root := tinyManifest(t)
 	dir := t.TempDir()
 	var words []string
-	for _, a := range append([]string{binary}, smallRunArgs(filepath.Join(dir, "out"), manifest, root)...) {
+	for _, a := range append([]string{binary}, smallRunArgs(filepath.Join(dir, "out"), manifest, root, "--dpi", "100")...) {
 		words = append(words, shellQuote(a))
 	}
 	stdout := filepath.Join(dir, "stdout.txt")
 	cmd := exec.Command(script, "-qec", strings.Join(words, " ")+" >"+shellQuote(stdout), "/dev/null")
-	cmd.Env = append(os.Environ(), "TERM=xterm", "COLUMNS=160")
+	cmd.Env = append(os.Environ(), "TERM=xterm", "COLUMNS=160", "REFBATCH_TEST_FAULTS=slow1s=*")
 	var tty bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &tty, &tty
 	if err := cmd.Run(); exitStatus(err) != exitNeedsPerson {

@@ -108,12 +108,15 @@ func TestReportCommand(t *testing.T) {
 
 // TestStatusWhileRunning runs `refbatch status` and `refbatch report`
 // against a batch another process is running (slowed down by the worker's
-// test fault), then against the same batch interrupted.
+// test fault), then against the same batch interrupted. Its documents are
+// tiny referrals (bigManifest): what status says of a run is the point,
+// not the text.
 func TestStatusWhileRunning(t *testing.T) {
 	t.Parallel()
-	out := filepath.Join(t.TempDir(), "out")
-	manifest := filepath.Join(sampleDir(t), "manifest.csv")
-	cmd := exec.Command(binary, runArgs(out, "--workers", "1", manifest)...)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	manifest := bigManifest(t, dir, 12)
+	cmd := exec.Command(binary, runArgs(out, "--root", "/", "--dpi", "100", "--workers", "1", manifest)...)
 	cmd.Env = append(os.Environ(), "REFBATCH_TEST_FAULTS=slow500ms=*")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/refbatch/refbatch/batch"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -33,37 +34,34 @@ const offsetsScript = `<script>
 })();
 </script>`
 
-// TestReportHTMLLeadsWithWork runs part of the sample through the real
-// binary, with a participant ID changed in one row (review id_not_found: its document
-// reads at 96) and the low band raised to 95.8 so that some documents go to
-// review low_confidence (the sample's read at 95.5 to 96.2 at 150 dpi),
-// beside the sample's rejections. Headless Chromium then renders report.html: the
+// TestReportHTMLLeadsWithWork builds, without OCR (batchtest/finished),
+// the batch a run of part of the sample leaves with a participant ID
+// changed in one row (review id_not_found: its document reads at 96) and
+// the low band raised to 95.8, so that a document read at 95.7 goes to
+// review low_confidence, beside the sample's rejections, a duplicate and
+// a conflict. Headless Chromium then renders report.html: the
 // review lane and the rejected rows must come before the first chart, in
 // the page's source and as laid out, and the review lane must be on the
 // first screen. The screenshot is kept in REFBATCH_SCREENSHOT_DIR when set,
 // else in the test's temporary folder (its path is logged).
 func TestReportHTMLLeadsWithWork(t *testing.T) {
 	chromium(t) // skip before the run when there is no Chromium
-	reads(t)
-	// Part of the sample: R-0003 reads at 95.7, R-0007 at 96.2, and
-	// rows rejected at admission, a duplicate and a conflict.
-	manifest := sampleSubset(t, filepath.Join(t.TempDir(), "in"), "R-0001", "R-0002", "R-0003", "R-0007", "R-0011", "R-0012", "R-0014", "R-0015", "R-0017", "R-0019")
-	b, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
+	t.Parallel()
+	dir := t.TempDir()
+	rows := sampleRows(t, dir, "R-0001", "R-0002", "R-0003", "R-0007", "R-0011", "R-0012", "R-0014", "R-0015", "R-0017", "R-0019")
+	for i, r := range rows {
+		switch r.SourceID {
+		case "R-0003":
+			rows[i] = withConf(r, "95.7")
+		case "R-0007":
+			rows[i] = withConf(r, "96.2")
+			rows[i].ParticipantID = "P-000000"
+		default:
+			rows[i] = withConf(r, "99")
+		}
 	}
-	const idLine = "R-0007,P-128998,"
-	if !strings.Contains(string(b), idLine) {
-		t.Fatalf("the sample manifest has no %q", idLine)
-	}
-	if err := os.WriteFile(manifest, []byte(strings.Replace(string(b), idLine, "R-0007,P-000000,", 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	r := refbatch(t, nil, runArgs(out, "--quiet", "--high-confidence", "98", "--low-confidence", "95.8", manifest)...)
-	if r.code != exitNeedsPerson {
-		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
-	}
+	out := filepath.Join(dir, "out")
+	finishedBatchWith(t, dir, out, rows, func(o *batch.Options) { o.HighConfidence, o.LowConfidence = 98, 95.8 })
 	rep := readReport(t, out)
 	if rep.Summary.States[outcome.Review] == 0 || rep.Summary.States[outcome.Rejected] == 0 {
 		t.Fatalf("the batch has no review or no rejected rows to show: %v", rep.Summary.States)

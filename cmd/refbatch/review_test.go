@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/batchtest/finished"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/review"
 )
@@ -16,8 +19,9 @@ import (
 // or rejected.
 const runNeedsPerson = exitNeedsPerson
 
-// TestReviewDecisions reads three documents at a resolution too low to
-// read them (all review low_confidence), then decides: the first is sent
+// TestReviewDecisions starts from three documents in review
+// low_confidence, as a reading at too low a resolution leaves them (built
+// without OCR, batchtest/finished), then decides: the first is sent
 // back for another reading at 400 DPI, which the next run does (done); the
 // second is accepted with a note; the third rejected. The report and
 // verify show each decision and who made it; a second decision on a
@@ -25,17 +29,21 @@ const runNeedsPerson = exitNeedsPerson
 func TestReviewDecisions(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join(sampleDir(t), "manifest.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(b), "\n")
-	manifest := filepath.Join(dir, "m.csv")
-	if err := os.WriteFile(manifest, []byte(strings.Join(lines[:4], "")), 0o600); err != nil {
-		t.Fatal(err)
+	// Three documents in review, without OCR: read at 60 DPI, their words
+	// are doubted (batchtest:conf=70, which real OCR reads as a line of
+	// text). A retry reads R-0001 again with real OCR, which finds its ID
+	// and date.
+	var rows []finished.Row
+	for i, id := range []string{"R-0001", "R-0002", "R-0003"} {
+		r := finished.Good(id, fmt.Sprintf("P-%06d", 310001+i), "2024-03-14")
+		r.Lines = append(r.Lines, "batchtest:conf=70")
+		rows = append(rows, r)
 	}
 	out := filepath.Join(dir, "out")
-	run := []string{"run", "--plaintext", "--out", out, "--root", sampleDir(t), "--page-timeout", "120s", "--quiet", "--dpi", "60", manifest}
+	manifest, _ := finishedBatchWith(t, dir, out, rows, func(o *batch.Options) {
+		o.DPI, o.PageTimeout = 60, 120*time.Second
+	})
+	run := []string{"run", "--plaintext", "--out", out, "--page-timeout", "120s", "--quiet", "--dpi", "60", manifest}
 	if r := refbatch(t, nil, run...); r.code != runNeedsPerson {
 		t.Fatalf("run at 60 DPI: exit %d, want %d\n%s", r.code, runNeedsPerson, r.stderr)
 	}
