@@ -416,9 +416,15 @@ func TestStartWorkerFailures(t *testing.T) {
 
 // TestCorpusPages opens and renders every one-page file of the real corpus
 // that admission would let through, at 100 dpi, and checks no child dies.
+// The files other tests already open, render and read at 150 dpi are not
+// read again: recognition is most of the cost, and a page of text read
+// twice shows nothing more.
 func TestCorpusPages(t *testing.T) {
 	dir := corpusDir(t)
 	skip := map[string]string{
+		"jbig2_baddevicen.pdf":            "read by TestInvertedPage",
+		"graph_ocred.pdf":                 "read by TestCorpusTextLayers, from its layer and by OCR",
+		"ccitt.pdf":                       "read by TestCorpusTextLayers",
 		"hugemono.pdf":                    "page too large; see TestCorpusRejects",
 		"enormous.pdf":                    "81 Mpx at 300 dpi; slow",
 		"invalid.pdf":                     "malformed",

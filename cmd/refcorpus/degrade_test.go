@@ -105,7 +105,14 @@ func TestHoldoutRegenerates(t *testing.T) {
 	sameFiles(t, hashes(t, dir), hashes(t, generate(t, holdoutOptions)), "README.md", "thresholds.json", ".gitattributes")
 }
 
+// TestDegradeDeterministic regenerates smallAll, every --degrade,
+// --bad-all and --hard path, and compares. Without -short it is
+// TestEvalCorpusRegenerates's to show, with the same paths against the
+// committed corpus: it runs here only when that test does not.
 func TestDegradeDeterministic(t *testing.T) {
+	if !testing.Short() {
+		t.Skip("TestEvalCorpusRegenerates regenerates the same paths and compares them with testdata/eval")
+	}
 	a := hashes(t, smallAllDir)
 	b := hashes(t, generate(t, smallAll))
 	if len(a) < 20 {

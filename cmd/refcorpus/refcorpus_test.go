@@ -105,23 +105,15 @@ func hashes(t *testing.T, dir string) map[string]string {
 	return m
 }
 
+// TestDeterministic: another seed makes another corpus. That one seed
+// makes the same corpus twice is TestSampleRegenerates's to show: it
+// makes the sample (small's seed and rows, and more) again and compares
+// it with the committed one, byte for byte.
 func TestDeterministic(t *testing.T) {
 	a := hashes(t, smallDir)
-	b := hashes(t, generate(t, small))
 	if len(a) == 0 {
 		t.Fatal("no files written")
 	}
-	for p, h := range a {
-		if b[p] != h {
-			t.Errorf("%s differs between two runs with the same seed", p)
-		}
-	}
-	for p := range b {
-		if _, ok := a[p]; !ok {
-			t.Errorf("%s written by the second run only", p)
-		}
-	}
-
 	other := small
 	other.Seed = 2
 	c := hashes(t, generate(t, other))
