@@ -18,17 +18,18 @@ import (
 // page, a published format's copy of it, another program's own settings.
 // Each names the struct, by package folder and type, and says why.
 var notSettings = map[string]string{
-	"ocr.PageResult.DPI":                   "the resolution a page was rendered at, which may be under the policy's",
-	"ocr.PageResult.FirstDPI":              "the resolution a page was first read at, when the cascade read it twice or kept its first reading",
-	"ocr.request.DPI":                      "the resolution one page is to be rendered at, which admission chose under the policy",
-	"batch/journal.PageMetric.DPI":         "the resolution a page was rendered at, as the journal records it",
-	"batch/eval.PageRead.DPI":              "an artifact page's resolution, as eval reads it back",
-	"batch/eval.PageRead.FirstDPI":         "an artifact page's first reading's resolution, as eval reads it back",
-	"batch/eval.Result.Cascade":            "the cascade's figures on a corpus: pages read first, read again",
-	"batch/eval.CascadeThresholds.Cascade": "the text figures the suggested cascade thresholds give",
-	"batch/layout.Provenance.DPI":          "the artifact format's provenance (dpi, lang), filled from the policy",
-	"batch/layout.Provenance.Lang":         "the artifact format's provenance (dpi, lang), filled from the policy",
-	"batch/export.Provenance.Lang":         "an exported document's provenance, copied from its artifact's",
+	"ocr.PageResult.DPI":                         "the resolution a page was rendered at, which may be under the policy's",
+	"ocr.PageResult.FirstDPI":                    "the resolution a page was first read at, when the cascade read it twice or kept its first reading",
+	"ocr.request.DPI":                            "the resolution one page is to be rendered at, which admission chose under the policy",
+	"batch/batchtest/finished.workerRequest.DPI": "the stand-in engine's copy of ocr.request.DPI, in the worker protocol's frames",
+	"batch/journal.PageMetric.DPI":               "the resolution a page was rendered at, as the journal records it",
+	"batch/eval.PageRead.DPI":                    "an artifact page's resolution, as eval reads it back",
+	"batch/eval.PageRead.FirstDPI":               "an artifact page's first reading's resolution, as eval reads it back",
+	"batch/eval.Result.Cascade":                  "the cascade's figures on a corpus: pages read first, read again",
+	"batch/eval.CascadeThresholds.Cascade":       "the text figures the suggested cascade thresholds give",
+	"batch/layout.Provenance.DPI":                "the artifact format's provenance (dpi, lang), filled from the policy",
+	"batch/layout.Provenance.Lang":               "the artifact format's provenance (dpi, lang), filled from the policy",
+	"batch/export.Provenance.Lang":               "an exported document's provenance, copied from its artifact's",
 }
 
 // otherPrograms are folders of programs with settings of their own, not
