@@ -143,7 +143,7 @@ func TestCoverageWorkers(t *testing.T) {
 		}
 	}
 	for i, l := range []string{"with", "without"} {
-		t.Logf("%s coverage: user %.2f s sys %.2f s minflt %d", l, float64(sum[i][0])/100, float64(sum[i][1])/100, sum[i][2])
+		t.Logf("%s coverage: user %.2f s sys %.2f s minflt %d, %s", l, float64(sum[i][0])/100, float64(sum[i][1])/100, sum[i][2], peakRSS(t, workers[i]))
 	}
 	t.Logf("%d pages: user+sys %+.2f%%, user %+.2f%%, sys %+.2f%%", pages,
 		100*(float64(sum[0][0]+sum[0][1])/float64(sum[1][0]+sum[1][1])-1),
@@ -163,4 +163,35 @@ func procStat(t *testing.T, w *Worker) [3]int {
 	ut, _ := strconv.Atoi(f[11])
 	st, _ := strconv.Atoi(f[12])
 	return [3]int{ut, st, minflt}
+}
+
+// BenchmarkInkLook measures the coverage step's look at a page of print
+// at 300 dpi with the engine's buffers reused, as a worker makes it for
+// each page.
+func BenchmarkInkLook(b *testing.B) {
+	const dpi = 300
+	var body []string
+	for range 6 {
+		body = append(body, coverBody...)
+	}
+	img := toGray(drawPage(b, []block{{lines: body, pt: 11, grey: 0, x: 1, y: 1, leadPt: 16}}, 8.5, 11, dpi))
+	var buf inkBuffers
+	for b.Loop() {
+		lookAtInk(img, dpi, &buf)
+	}
+}
+
+// peakRSS is w's child's VmHWM line.
+func peakRSS(t *testing.T, w *Worker) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(w.proc.Pid()) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range strings.SplitSeq(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM") {
+			return strings.Join(strings.Fields(l), " ")
+		}
+	}
+	return ""
 }
