@@ -128,7 +128,7 @@ func measureCoverage(img *grayImage, dpi, thresh int, words []Word) coverage {
 // measureInk is measureCoverage on the page's ink as ink sees it.
 func measureInk(ink *inkLook, thresh int, words []Word) coverage {
 	f, small, wdpi := ink.f, ink.small, ink.wdpi
-	cover := newWordCover(words, f, small.w, small.h)
+	cover := newWordCover(words, f, small.w, small.h, ink.buf.blank(small.w*small.h))
 
 	c, blobs := coverComps(ink.mask, ink.comps, small, cover, f, wdpi, 0)
 	for _, b := range blobs {

@@ -17,7 +17,7 @@ const handBlock = 1 << 24
 // leave it. It returns the reading and the regions, each read when
 // credible words cover every line of it.
 func (e *engine) readHandwriting(p *prepared, r recognition) (recognition, []HandwritingRegion, error) {
-	look := handsIn(p.inkLook())
+	look := handsIn(p.inkLook(&e.inks))
 	regions := look.findHandwriting(credibleWords(r.words, handConf))
 	if len(regions) == 0 {
 		return r, nil, nil
@@ -80,7 +80,7 @@ func (e *engine) readHandwriting(p *prepared, r recognition) (recognition, []Han
 // verdicts returns the regions as recorded: each read when credible
 // words cover handReadLine of every line's ink.
 func (look *handLook) verdicts(regions []handRegion, credible []Word) []HandwritingRegion {
-	cover := credibleCover(credible, look.f, look.small.w, look.small.h)
+	cover := credibleCover(credible, look.f, look.small.w, look.small.h, look.buf.blank(look.small.w*look.small.h))
 	out := make([]HandwritingRegion, 0, len(regions))
 	for _, reg := range regions {
 		hr := HandwritingRegion{Box: reg.box, Read: true}

@@ -80,6 +80,7 @@ type handLook struct {
 	small *grayImage
 	mask  []byte
 	lines []handLine
+	buf   *inkBuffers // the page's buffers, for the words' raster
 	// the page's print: the median height of the
 	// components of its lines read credibly
 	printH float64
@@ -94,7 +95,7 @@ func lookForHands(img *grayImage, dpi int) *handLook { return handsIn(newInkLook
 // handsIn is lookForHands on the page's ink as ink sees it.
 func handsIn(ink *inkLook) *handLook {
 	small, wdpi, mask := ink.small, ink.wdpi, ink.mask
-	look := &handLook{f: ink.f, wdpi: wdpi, small: small, mask: mask}
+	look := &handLook{f: ink.f, wdpi: wdpi, small: small, mask: mask, buf: ink.buf}
 	minH, maxH := max(3, int(minGlyphInch*wdpi+0.5)), int(handMaxInch*wdpi)
 	edge := int(0.05 * wdpi)
 	var comps [][4]int
@@ -195,7 +196,7 @@ type handRegion struct {
 // findHandwriting returns the handwritten regions of look's page, whose
 // credible words (conf handConf or more) are credible, top to bottom.
 func (look *handLook) findHandwriting(credible []Word) []handRegion {
-	cover := credibleCover(credible, look.f, look.small.w, look.small.h)
+	cover := credibleCover(credible, look.f, look.small.w, look.small.h, look.buf.blank(look.small.w*look.small.h))
 	look.printReference(cover, credible)
 	var regions []handRegion
 	for _, l := range look.lines {

@@ -22,14 +22,15 @@ func dropRules(mask []byte, w, h, minLen int) {
 	}
 }
 
-// minReduce returns g reduced by factor, each output pixel the darkest of
-// its factor×factor block.
-func (g *grayImage) minReduce(factor int) *grayImage {
+// minReduce returns g reduced by factor into out (its buffer reused),
+// each output pixel the darkest of its factor×factor block; g itself for
+// a factor of 1.
+func (g *grayImage) minReduce(factor int, out *grayImage) *grayImage {
 	if factor <= 1 {
 		return g
 	}
 	w, h := g.w/factor, g.h/factor
-	out := newGrayImage(w, h)
+	out.resize(w, h)
 	if factor == 2 && w > 0 && h > 0 {
 		// The common case (300 dpi), in C: a tenth of the time.
 		C.ocr_min_reduce2((*C.l_uint8)(unsafe.Pointer(&g.pix[0])), C.l_int32(g.w), C.l_int32(g.h), (*C.l_uint8)(unsafe.Pointer(&out.pix[0])))
@@ -55,9 +56,14 @@ func (g *grayImage) minReduce(factor int) *grayImage {
 }
 
 // inkMask marks the pixels of g at least inkContrast darker than the
-// paper of their tile (tile×tile pixels): 1 is ink.
-func inkMask(g *grayImage, tile int) []byte {
-	mask := make([]byte, g.w*g.h)
+// paper of their tile (tile×tile pixels): 1 is ink. It reuses buf's
+// memory when large enough; every byte is set.
+func inkMask(g *grayImage, tile int, buf []byte) []byte {
+	n := g.w * g.h
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	mask := buf[:n]
 	if len(mask) == 0 {
 		return mask
 	}
@@ -104,7 +110,9 @@ type wordCover struct {
 // tallWord is how many times the median word height makes a word tall.
 const tallWord = 2.5
 
-func newWordCover(words []Word, f, w, h int) wordCover {
+// newWordCover rasterises words on the w×h page reduced by f, into
+// raster, w×h bytes and cleared.
+func newWordCover(words []Word, f, w, h int, raster []byte) wordCover {
 	var heights []int
 	for _, wd := range words {
 		if b := wd.Box; b[2] > b[0] && b[3] > b[1] {
@@ -112,11 +120,11 @@ func newWordCover(words []Word, f, w, h int) wordCover {
 		}
 	}
 	if len(heights) == 0 {
-		return wordCover{raster: make([]byte, w*h)}
+		return wordCover{raster: raster}
 	}
 	slices.Sort(heights)
 	limit := tallWord * float64(heights[len(heights)/2])
-	c := wordCover{raster: make([]byte, w*h)}
+	c := wordCover{raster: raster}
 	var tall []Word
 	for _, wd := range words {
 		b := wd.Box
@@ -151,9 +159,9 @@ func paintWord(raster []byte, b [4]int, f, w, h int) {
 // on the w×h page reduced by f: the handwriting step's view of what is
 // read. A heading set large, read credibly, is read, however tall; the
 // coverage step's caution about tall words (junk read into a stamp) does
-// not apply to words read at the handwriting step's confidence.
-func credibleCover(words []Word, f, w, h int) []byte {
-	raster := make([]byte, w*h)
+// not apply to words read at the handwriting step's confidence. raster
+// is w×h bytes, cleared.
+func credibleCover(words []Word, f, w, h int, raster []byte) []byte {
 	for _, wd := range words {
 		if b := wd.Box; b[2] > b[0] && b[3] > b[1] {
 			paintWord(raster, b, f, w, h)

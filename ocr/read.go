@@ -163,7 +163,7 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 		}
 	}()
 	cut := float64(e.cfg.CoverConfidence)
-	c := measureInk(p.inkLook(), p.thresh, credibleWords(r.words, cut))
+	c := measureInk(p.inkLook(&e.inks), p.thresh, credibleWords(r.words, cut))
 	if bands := columnBands(wordBoxes(credibleWords(r.words, cut)), c.blobs); len(bands) > 0 {
 		more, changed, reread, err := e.readColumns(p, r, bands)
 		if err != nil {
@@ -171,7 +171,7 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 		}
 		if changed {
 			r, res.Columns, res.ColumnsReread = more, len(bands), reread
-			c = measureInk(p.inkLook(), p.thresh, credibleWords(r.words, cut))
+			c = measureInk(p.inkLook(&e.inks), p.thresh, credibleWords(r.words, cut))
 		}
 	}
 	res.UncoveredFirst = math.Round(c.share()*10000) / 10000
@@ -183,7 +183,7 @@ func (e *engine) account(res *PageResult, p *prepared, r recognition) (_ recogni
 		res.Recovery = &counts
 		if counts.Added > 0 || len(more.confirmed) > 0 {
 			r, res.RecoveredWords = more, counts.Added
-			c = measureInk(p.inkLook(), p.thresh, append(credibleWords(r.words, cut), r.confirmed...))
+			c = measureInk(p.inkLook(&e.inks), p.thresh, append(credibleWords(r.words, cut), r.confirmed...))
 		}
 	}
 	if r, res.HandwritingRegions, err = e.readHandwriting(p, r); err != nil {

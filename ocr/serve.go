@@ -95,7 +95,8 @@ type engine struct {
 	doc    *fitz.Document
 	docKey string // what the faults know doc by; "" without faults
 
-	gray grayImage // the last page rendered, its buffer reused
+	gray grayImage  // the last page rendered, its buffer reused
+	inks inkBuffers // the coverage step's buffers, reused page after page
 	// passes counts the Tesseract recognition passes the engine ran, for
 	// the measurements (TestMeasureEvalCPU).
 	passes int
