@@ -90,8 +90,16 @@ func TestCoverageSplit(t *testing.T) {
 		pages, cpu[0].Seconds(), cpu[1].Seconds(), 100*(cpu[0].Seconds()/cpu[1].Seconds()-1), extraPasses, rec, reread, hand)
 }
 
-// TestCoverageWorkers is TestCoverageCost with the workers' user and
-// system time and minor page faults apart.
+// TestCoverageWorkers measures what the coverage step (coverage, columns,
+// recovery, handwriting) costs in CPU: every page of the PDFs under
+// $OCR_COVERAGE_WORKERS/docs is read by two workers, one with the step
+// and one without (--no-coverage), taking turns page by page so that the
+// machine's load falls on both alike. Each page's cost is the worker's
+// user and system time across the call (/proc/PID/stat), engines
+// included, kept apart with its minor page faults, since the step's cost
+// was once mostly the kernel's. It is slow, so it runs only when the
+// variable names a corpus (refcorpus --dpi-set 300, as make bench's);
+// OCR_COVERAGE_DOCS=N reads the first N documents only.
 //
 //	OCR_COVERAGE_WORKERS=/work/bench-corpus go test -run TestCoverageWorkers -v ./ocr
 func TestCoverageWorkers(t *testing.T) {
