@@ -28,14 +28,7 @@ import (
 //
 //	OMP_THREAD_LIMIT=1 OCR_COVERAGE_SPLIT=/work/bench-corpus go test -run TestCoverageSplit -v -cpuprofile cov.prof ./ocr
 func TestCoverageSplit(t *testing.T) {
-	dir := os.Getenv("OCR_COVERAGE_SPLIT")
-	if dir == "" {
-		t.Skip("set OCR_COVERAGE_SPLIT to a refcorpus folder")
-	}
-	pdfs, err := filepath.Glob(filepath.Join(dir, "docs", "*.pdf"))
-	if err != nil || len(pdfs) == 0 {
-		t.Fatalf("no PDFs under %s/docs (%v)", dir, err)
-	}
+	pdfs := corpusPDFs(t, "OCR_COVERAGE_SPLIT")
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var engines [2]*engine
@@ -103,14 +96,7 @@ func TestCoverageSplit(t *testing.T) {
 //
 //	OCR_COVERAGE_WORKERS=/work/bench-corpus go test -run TestCoverageWorkers -v ./ocr
 func TestCoverageWorkers(t *testing.T) {
-	dir := os.Getenv("OCR_COVERAGE_WORKERS")
-	if dir == "" {
-		t.Skip("set OCR_COVERAGE_WORKERS to a refcorpus folder")
-	}
-	pdfs, err := filepath.Glob(filepath.Join(dir, "docs", "*.pdf"))
-	if err != nil || len(pdfs) == 0 {
-		t.Fatalf("no PDFs under %s/docs (%v)", dir, err)
-	}
+	pdfs := corpusPDFs(t, "OCR_COVERAGE_WORKERS")
 	if s := os.Getenv("OCR_COVERAGE_DOCS"); s != "" {
 		n, _ := strconv.Atoi(s)
 		pdfs = pdfs[:min(n, len(pdfs))]
@@ -178,11 +164,7 @@ func procStat(t *testing.T, w *Worker) [3]int {
 // each page.
 func BenchmarkInkLook(b *testing.B) {
 	const dpi = 300
-	var body []string
-	for range 6 {
-		body = append(body, coverBody...)
-	}
-	img := toGray(drawPage(b, []block{{lines: body, pt: 11, grey: 0, x: 1, y: 1, leadPt: 16}}, 8.5, 11, dpi))
+	img, _ := printPage(b, dpi)
 	var buf inkBuffers
 	for b.Loop() {
 		lookAtInk(img, dpi, &buf)
@@ -202,4 +184,19 @@ func peakRSS(t *testing.T, w *Worker) string {
 		}
 	}
 	return ""
+}
+
+// corpusPDFs is the PDFs under $env/docs, a refcorpus folder; the test
+// is skipped when env is unset.
+func corpusPDFs(t *testing.T, env string) []string {
+	t.Helper()
+	dir := os.Getenv(env)
+	if dir == "" {
+		t.Skip("set " + env + " to a refcorpus folder")
+	}
+	pdfs, err := filepath.Glob(filepath.Join(dir, "docs", "*.pdf"))
+	if err != nil || len(pdfs) == 0 {
+		t.Fatalf("no PDFs under %s/docs (%v)", dir, err)
+	}
+	return pdfs
 }

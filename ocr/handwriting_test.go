@@ -121,11 +121,7 @@ func TestFindHandwriting(t *testing.T) {
 // cost every page pays; Tesseract takes 2–5 s on such a page).
 func BenchmarkFindHandwriting(b *testing.B) {
 	const dpi = 300
-	var body []string
-	for range 6 {
-		body = append(body, coverBody...)
-	}
-	img := toGray(drawPage(b, []block{{lines: body, pt: 11, grey: 0, x: 1, y: 1, leadPt: 16}}, 8.5, 11, dpi))
+	img, body := printPage(b, dpi)
 	var words []Word
 	for i := range body {
 		top := int((1 + float64(i)*16/72) * dpi)
@@ -176,4 +172,14 @@ func TestHandwritingStampAndCapitals(t *testing.T) {
 	if !found {
 		t.Errorf("the note in capitals %v is not a handwritten region (regions %v)", note, regions)
 	}
+}
+
+// printPage is a Letter page of body text at dpi, gray, and its lines:
+// the page the coverage benchmarks look at.
+func printPage(b *testing.B, dpi int) (*grayImage, []string) {
+	var body []string
+	for range 6 {
+		body = append(body, coverBody...)
+	}
+	return toGray(drawPage(b, []block{{lines: body, pt: 11, grey: 0, x: 1, y: 1, leadPt: 16}}, 8.5, 11, dpi)), body
 }
