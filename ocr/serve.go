@@ -268,17 +268,11 @@ func (e *engine) page(index, dpi int) response {
 // layer, nil when there is none or it is not to be used. start is when
 // the page's work began: RenderTime counts from it.
 func (e *engine) readAt(index, dpi int, layer *textLayer, start time.Time) (PageResult, Cause, error) {
-	img, err := e.doc.ImageDPI(index, float64(dpi))
+	hist, err := renderGray(e.doc, index, dpi, &e.gray)
 	if err != nil {
 		return PageResult{}, CauseRender, fmt.Errorf("rendering at %d dpi: %w", dpi, err)
 	}
-	width, height := img.Rect.Dx(), img.Rect.Dy()
-	hist := e.gray.fromRGBA(img)
-	// The RGBA image is 4 bytes a pixel, and go-fitz made it from a second
-	// copy of MuPDF's pixmap: collect both now rather than let them sit
-	// beside Tesseract's own buffers, and the next page's.
-	img = nil
-	runtime.GC()
+	width, height := e.gray.w, e.gray.h
 	res := PageResult{Index: index, DPI: dpi, Width: width, Height: height, TextSource: TextFromOCR,
 		RenderTime: time.Since(start)}
 	if width == 0 || height == 0 {

@@ -1,0 +1,155 @@
+package ocr
+
+/*
+// MuPDF's own declarations of the calls below, as go-fitz's MuPDF (1.24)
+// has them. go-fitz links MuPDF into the binary but does not install its
+// headers where this package can include them; the types are opaque
+// here but for the three small geometry structs, which MuPDF has kept
+// unchanged since 1.14.
+typedef struct fz_context fz_context;
+typedef struct fz_document fz_document;
+typedef struct fz_page fz_page;
+typedef struct fz_pixmap fz_pixmap;
+typedef struct fz_device fz_device;
+typedef struct fz_colorspace fz_colorspace;
+typedef struct fz_separations fz_separations;
+typedef struct fz_cookie fz_cookie;
+typedef struct { float x0, y0, x1, y1; } fz_rect;
+typedef struct { int x0, y0, x1, y1; } fz_irect;
+typedef struct { float a, b, c, d, e, f; } fz_matrix;
+
+fz_rect fz_bound_page(fz_context *ctx, fz_page *page);
+fz_matrix fz_scale(float sx, float sy);
+fz_rect fz_transform_rect(fz_rect rect, fz_matrix m);
+fz_irect fz_round_rect(fz_rect rect);
+fz_colorspace *fz_device_rgb(fz_context *ctx);
+fz_pixmap *fz_new_pixmap_with_bbox(fz_context *ctx, fz_colorspace *cs, fz_irect bbox, fz_separations *seps, int alpha);
+void fz_clear_pixmap_with_value(fz_context *ctx, fz_pixmap *pix, int value);
+fz_device *fz_new_draw_device(fz_context *ctx, fz_matrix transform, fz_pixmap *dest);
+void fz_enable_device_hints(fz_context *ctx, fz_device *dev, int hints);
+void fz_close_device(fz_context *ctx, fz_device *dev);
+void fz_drop_device(fz_context *ctx, fz_device *dev);
+void fz_drop_pixmap(fz_context *ctx, fz_pixmap *pix);
+void fz_drop_page(fz_context *ctx, fz_page *page);
+unsigned char *fz_pixmap_samples(fz_context *ctx, const fz_pixmap *pix);
+int fz_pixmap_stride(fz_context *ctx, const fz_pixmap *pix);
+
+// go-fitz's wrappers, which catch MuPDF's errors where the bare calls
+// would end the process.
+fz_page *load_page(fz_context *ctx, fz_document *doc, int number);
+int run_page_contents(fz_context *ctx, fz_page *page, fz_device *dev, fz_matrix transform, fz_cookie *cookie);
+
+enum { FZ_NO_CACHE = 2 };
+
+// rb_load loads page n and gives its box in pixels at dpi; NULL when
+// MuPDF cannot load it.
+static fz_page *rb_load(fz_context *ctx, fz_document *doc, int n, float dpi, fz_irect *box) {
+	fz_page *page = load_page(ctx, doc, n);
+	if (page == NULL)
+		return NULL;
+	*box = fz_round_rect(fz_transform_rect(fz_bound_page(ctx, page), fz_scale(dpi / 72, dpi / 72)));
+	return page;
+}
+
+// rb_draw draws page at dpi exactly as go-fitz's ImageDPI does (RGBA
+// over opaque white, MuPDF's store bypassed), then writes it into gray,
+// box's width × height bytes, in ITU-R 601 luma, counting each value in
+// hist, and drops page. It returns 0, or 1 when the pixmap could not be
+// made and 2 when the page's contents could not be run. As in ImageDPI,
+// a pixmap or device MuPDF cannot allocate ends the process: the worker,
+// whose death its pool reports.
+static int rb_draw(fz_context *ctx, fz_page *page, float dpi, fz_irect box, unsigned char *gray, long long *hist) {
+	int w = box.x1 - box.x0, h = box.y1 - box.y0, rc = 0;
+	fz_matrix ctm = fz_scale(dpi / 72, dpi / 72), identity = {1, 0, 0, 1, 0, 0};
+	fz_pixmap *pix = fz_new_pixmap_with_bbox(ctx, fz_device_rgb(ctx), box, NULL, 1);
+	if (pix == NULL) {
+		fz_drop_page(ctx, page);
+		return 1;
+	}
+	fz_clear_pixmap_with_value(ctx, pix, 0xff);
+	fz_device *dev = fz_new_draw_device(ctx, ctm, pix);
+	fz_enable_device_hints(ctx, dev, FZ_NO_CACHE);
+	if (!run_page_contents(ctx, page, dev, identity, NULL))
+		rc = 2;
+	fz_close_device(ctx, dev);
+	fz_drop_device(ctx, dev);
+	if (rc == 0) {
+		const unsigned char *s = fz_pixmap_samples(ctx, pix);
+		int stride = fz_pixmap_stride(ctx, pix);
+		for (int y = 0; y < h; y++) {
+			const unsigned char *row = s + (long long)y * stride;
+			unsigned char *dst = gray + (long long)y * w;
+			for (int x = 0; x < w; x++) {
+				unsigned r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2];
+				unsigned char v = (19595 * r + 38470 * g + 7471 * b + (1u << 15)) >> 16;
+				dst[x] = v;
+				hist[v]++;
+			}
+		}
+	}
+	fz_drop_pixmap(ctx, pix);
+	fz_drop_page(ctx, page);
+	return rc;
+}
+*/
+import "C"
+
+import (
+	"reflect"
+	"unsafe"
+
+	"github.com/gen2brain/go-fitz"
+)
+
+// fitzHandles are the offsets of a fitz.Document's MuPDF context and
+// document, found by name, and whether both were found.
+var fitzHandles = func() (h struct {
+	ctx, doc uintptr
+	ok       bool
+}) {
+	t := reflect.TypeFor[fitz.Document]()
+	ctx, ok1 := t.FieldByName("ctx")
+	doc, ok2 := t.FieldByName("doc")
+	h.ctx, h.doc = ctx.Offset, doc.Offset
+	h.ok = ok1 && ok2 && ctx.Type.Kind() == reflect.Pointer && doc.Type.Kind() == reflect.Pointer
+	return h
+}()
+
+// renderGray draws page index of doc at dpi into g and returns the
+// histogram of its gray values. The pixels are the ones go-fitz's
+// ImageDPI gives, turned gray as grayImage.fromRGBA turns them, but
+// without ImageDPI's two Go copies of MuPDF's RGBA pixmap (34 MB each
+// for a Letter page at 300 dpi): those were garbage the moment the page
+// was gray, and the worker's heap kept the room for them beside
+// Tesseract's. go-fitz has no call that draws into a caller's buffer, so
+// this reaches its document's MuPDF handles by field name; when a
+// go-fitz release renames them, it falls back to ImageDPI.
+func renderGray(doc *fitz.Document, index, dpi int, g *grayImage) (hist [256]int, err error) {
+	if !fitzHandles.ok {
+		img, err := doc.ImageDPI(index, float64(dpi))
+		if err != nil {
+			return hist, err
+		}
+		return g.fromRGBA(img), nil
+	}
+	base := unsafe.Pointer(doc)
+	ctx := *(**C.fz_context)(unsafe.Add(base, fitzHandles.ctx))
+	d := *(**C.fz_document)(unsafe.Add(base, fitzHandles.doc))
+	var box C.fz_irect
+	page := C.rb_load(ctx, d, C.int(index), C.float(dpi), &box)
+	if page == nil {
+		return hist, fitz.ErrLoadPage
+	}
+	g.resize(int(box.x1-box.x0), int(box.y1-box.y0))
+	var out *C.uchar
+	if len(g.pix) > 0 {
+		out = (*C.uchar)(unsafe.Pointer(&g.pix[0]))
+	}
+	switch C.rb_draw(ctx, page, C.float(dpi), box, out, (*C.longlong)(unsafe.Pointer(&hist[0]))) {
+	case 1:
+		return hist, fitz.ErrCreatePixmap
+	case 2:
+		return hist, fitz.ErrRunPageContents
+	}
+	return hist, nil
+}
