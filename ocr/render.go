@@ -1,6 +1,8 @@
 package ocr
 
 /*
+#include <stdlib.h>
+
 // MuPDF's own declarations of the calls below, as go-fitz's MuPDF (1.24)
 // has them. go-fitz links MuPDF into the binary but does not install its
 // headers where this package can include them; the types are opaque
@@ -24,6 +26,7 @@ fz_rect fz_transform_rect(fz_rect rect, fz_matrix m);
 fz_irect fz_round_rect(fz_rect rect);
 fz_colorspace *fz_device_rgb(fz_context *ctx);
 fz_pixmap *fz_new_pixmap_with_bbox(fz_context *ctx, fz_colorspace *cs, fz_irect bbox, fz_separations *seps, int alpha);
+fz_pixmap *fz_new_pixmap_with_bbox_and_data(fz_context *ctx, fz_colorspace *cs, fz_irect bbox, fz_separations *seps, int alpha, unsigned char *samples);
 void fz_clear_pixmap_with_value(fz_context *ctx, fz_pixmap *pix, int value);
 fz_device *fz_new_draw_device(fz_context *ctx, fz_matrix transform, fz_pixmap *dest);
 void fz_enable_device_hints(fz_context *ctx, fz_device *dev, int hints);
@@ -52,16 +55,19 @@ static fz_page *rb_load(fz_context *ctx, fz_document *doc, int n, float dpi, fz_
 }
 
 // rb_draw draws page at dpi exactly as go-fitz's ImageDPI does (RGBA
-// over opaque white, MuPDF's store bypassed), then writes it into gray,
+// over opaque white, MuPDF's store bypassed), in samples when it is not
+// NULL (4 bytes a pixel of box), then writes it into gray,
 // box's width × height bytes, in ITU-R 601 luma, counting each value in
 // hist, and drops page. It returns 0, or 1 when the pixmap could not be
 // made and 2 when the page's contents could not be run. As in ImageDPI,
 // a pixmap or device MuPDF cannot allocate ends the process: the worker,
 // whose death its pool reports.
-static int rb_draw(fz_context *ctx, fz_page *page, float dpi, fz_irect box, unsigned char *gray, long long *hist) {
+static int rb_draw(fz_context *ctx, fz_page *page, float dpi, fz_irect box, unsigned char *samples, unsigned char *gray, long long *hist) {
 	int w = box.x1 - box.x0, h = box.y1 - box.y0, rc = 0;
 	fz_matrix ctm = fz_scale(dpi / 72, dpi / 72), identity = {1, 0, 0, 1, 0, 0};
-	fz_pixmap *pix = fz_new_pixmap_with_bbox(ctx, fz_device_rgb(ctx), box, NULL, 1);
+	fz_pixmap *pix = samples != NULL
+		? fz_new_pixmap_with_bbox_and_data(ctx, fz_device_rgb(ctx), box, NULL, 1, samples)
+		: fz_new_pixmap_with_bbox(ctx, fz_device_rgb(ctx), box, NULL, 1);
 	if (pix == NULL) {
 		fz_drop_page(ctx, page);
 		return 1;
@@ -115,16 +121,53 @@ var fitzHandles = func() (h struct {
 	return h
 }()
 
-// renderGray draws page index of doc at dpi into g and returns the
-// histogram of its gray values. The pixels are the ones go-fitz's
-// ImageDPI gives, turned gray as grayImage.fromRGBA turns them, but
-// without ImageDPI's two Go copies of MuPDF's RGBA pixmap (34 MB each
-// for a Letter page at 300 dpi): those were garbage the moment the page
-// was gray, and the worker's heap kept the room for them beside
+// keptPixmap is the most pixmap memory a worker keeps from page to page:
+// a Letter or A4 page at 300 dpi, with room. Drawn into fresh memory,
+// each page's 34 MB pixmap was 8,200 page faults the kernel mapped and
+// cleared, most of a worker's system time; a larger page gets memory of
+// its own, given back once drawn.
+const keptPixmap = 48 << 20
+
+// pixmapMemory is C memory for the pixmaps pages are drawn in, kept
+// between pages up to keptPixmap bytes.
+type pixmapMemory struct {
+	p unsafe.Pointer
+	n int
+}
+
+// get returns n bytes of it, or nil when n is over keptPixmap (or m is
+// nil) and MuPDF is to allocate the pixmap itself.
+func (m *pixmapMemory) get(n int) unsafe.Pointer {
+	if m == nil || n > keptPixmap {
+		return nil
+	}
+	if m.n < n {
+		m.free()
+		m.p = C.malloc(C.size_t(n))
+		if m.p == nil {
+			return nil
+		}
+		m.n = n
+	}
+	return m.p
+}
+
+func (m *pixmapMemory) free() {
+	C.free(m.p)
+	m.p, m.n = nil, 0
+}
+
+// renderGray draws page index of doc at dpi into g, the pixmap in mem
+// (nil: memory of its own),
+// and returns the histogram of its gray values. The pixels are the ones
+// go-fitz's ImageDPI gives, turned gray as grayImage.fromRGBA turns
+// them, but without ImageDPI's two Go copies of MuPDF's RGBA pixmap (34
+// MB each for a Letter page at 300 dpi): those were garbage the moment
+// the page was gray, and the worker's heap kept the room for them beside
 // Tesseract's. go-fitz has no call that draws into a caller's buffer, so
 // this reaches its document's MuPDF handles by field name; when a
 // go-fitz release renames them, it falls back to ImageDPI.
-func renderGray(doc *fitz.Document, index, dpi int, g *grayImage) (hist [256]int, err error) {
+func renderGray(doc *fitz.Document, index, dpi int, g *grayImage, mem *pixmapMemory) (hist [256]int, err error) {
 	if !fitzHandles.ok {
 		img, err := doc.ImageDPI(index, float64(dpi))
 		if err != nil {
@@ -140,12 +183,14 @@ func renderGray(doc *fitz.Document, index, dpi int, g *grayImage) (hist [256]int
 	if page == nil {
 		return hist, fitz.ErrLoadPage
 	}
-	g.resize(int(box.x1-box.x0), int(box.y1-box.y0))
+	w, h := int(box.x1-box.x0), int(box.y1-box.y0)
+	g.resize(w, h)
 	var out *C.uchar
 	if len(g.pix) > 0 {
 		out = (*C.uchar)(unsafe.Pointer(&g.pix[0]))
 	}
-	switch C.rb_draw(ctx, page, C.float(dpi), box, out, (*C.longlong)(unsafe.Pointer(&hist[0]))) {
+	samples := (*C.uchar)(mem.get(4 * w * h))
+	switch C.rb_draw(ctx, page, C.float(dpi), box, samples, out, (*C.longlong)(unsafe.Pointer(&hist[0]))) {
 	case 1:
 		return hist, fitz.ErrCreatePixmap
 	case 2:

@@ -36,6 +36,8 @@ func TestRenderGrayIsImageDPI(t *testing.T) {
 	}
 	pages := 0
 	var got, want grayImage
+	var mem pixmapMemory
+	defer mem.free()
 	for i, name := range pdfs {
 		doc, err := fitz.New(name)
 		if err != nil {
@@ -48,7 +50,13 @@ func TestRenderGrayIsImageDPI(t *testing.T) {
 				t.Fatalf("%s page %d: ImageDPI: %v", name, p+1, err)
 			}
 			wantHist := want.fromRGBA(img)
-			gotHist, err := renderGray(doc, p, dpi, &got)
+			// Every other page in the kept memory, the others in
+			// MuPDF's own.
+			m := &mem
+			if pages%2 == 1 {
+				m = nil
+			}
+			gotHist, err := renderGray(doc, p, dpi, &got, m)
 			if err != nil {
 				t.Fatalf("%s page %d: renderGray: %v", name, p+1, err)
 			}
@@ -61,7 +69,7 @@ func TestRenderGrayIsImageDPI(t *testing.T) {
 		doc.Close()
 	}
 	t.Logf("%d pages of %d documents identical", pages, len(pdfs))
-	if _, err := renderGray(mustOpen(t, pdfs[len(pdfs)-1]), 9999, 72, &got); err == nil {
+	if _, err := renderGray(mustOpen(t, pdfs[len(pdfs)-1]), 9999, 72, &got, &mem); err == nil {
 		t.Error("renderGray of a page past the end gave no error")
 	}
 }

@@ -95,8 +95,9 @@ type engine struct {
 	doc    *fitz.Document
 	docKey string // what the faults know doc by; "" without faults
 
-	gray grayImage  // the last page rendered, its buffer reused
-	inks inkBuffers // the coverage step's buffers, reused page after page
+	gray    grayImage    // the last page rendered, its buffer reused
+	pixmaps pixmapMemory // the pixmap pages are drawn in, reused
+	inks    inkBuffers   // the coverage step's buffers, reused page after page
 	// passes counts the Tesseract recognition passes the engine ran, for
 	// the measurements (TestMeasureEvalCPU).
 	passes int
@@ -176,6 +177,7 @@ func (e *engine) close() {
 	e.closeDoc()
 	e.tess.Close()
 	e.osd.close()
+	e.pixmaps.free()
 }
 
 func (e *engine) closeDoc() {
@@ -268,7 +270,7 @@ func (e *engine) page(index, dpi int) response {
 // layer, nil when there is none or it is not to be used. start is when
 // the page's work began: RenderTime counts from it.
 func (e *engine) readAt(index, dpi int, layer *textLayer, start time.Time) (PageResult, Cause, error) {
-	hist, err := renderGray(e.doc, index, dpi, &e.gray)
+	hist, err := renderGray(e.doc, index, dpi, &e.gray, &e.pixmaps)
 	if err != nil {
 		return PageResult{}, CauseRender, fmt.Errorf("rendering at %d dpi: %w", dpi, err)
 	}
