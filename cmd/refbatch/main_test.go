@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	}
 	binary = filepath.Join(dir, "refbatch")
 	fixtureRoot = filepath.Join(dir, "fixtures")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	build := exec.Command("go", "build", "-ldflags", stampFlags(), "-o", binary, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		panic("building refbatch: " + err.Error())
@@ -49,6 +49,19 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// stampFlags are the -ldflags make build links refbatch with (the
+// Makefile's LDFLAGS: the version git describe gives), or none outside a
+// git checkout. The binary the tests run is then the one make install
+// would build from the same tree, and TestMakeInstall's make finds it up
+// to date instead of linking it a second time.
+func stampFlags() string {
+	describe, err := exec.Command("git", "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return ""
+	}
+	return "-X github.com/refbatch/refbatch/batch/layout.version=" + strings.TrimSpace(string(describe))
 }
 
 // result is one finished invocation.
