@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -131,7 +132,10 @@ var fastFlags = []string{"--dpi", "150", "--page-timeout", "60s"}
 // DPI, none of the page steps. A test of processes, kills or the journal
 // that reads only tiny referrals runs with them: a page costs about a
 // sixth of what it costs with fastFlags.
-var tinyFlags = []string{"--dpi", "72", "--no-orientation", "--no-deskew", "--no-despeckle", "--no-coverage", "--page-timeout", "60s"}
+var tinyFlags = append(slices.Clip(tinyReading), "--page-timeout", "60s")
+
+// tinyReading is tinyFlags without the page timeout.
+var tinyReading = []string{"--dpi", "72", "--no-orientation", "--no-deskew", "--no-despeckle", "--no-coverage"}
 
 func runArgs(out string, extra ...string) []string {
 	args := append([]string{"run", "--plaintext", "--out", out}, fastFlags...)
