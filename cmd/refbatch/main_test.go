@@ -137,7 +137,17 @@ var tinyFlags = append(slices.Clip(tinyReading), "--page-timeout", "60s")
 // tinyReading is tinyFlags without the page timeout.
 var tinyReading = []string{"--dpi", "72", "--no-orientation", "--no-deskew", "--no-despeckle", "--no-coverage"}
 
+// runArgs are run's arguments for a plaintext batch in out of tiny
+// referrals, or of rows refused before any reading: tinyFlags, then
+// extra.
 func runArgs(out string, extra ...string) []string {
+	args := append([]string{"run", "--plaintext", "--out", out}, tinyFlags...)
+	return append(args, extra...)
+}
+
+// sampleArgs are runArgs for a batch that reads the sample's scans:
+// fastFlags instead of tinyFlags.
+func sampleArgs(out string, extra ...string) []string {
 	args := append([]string{"run", "--plaintext", "--out", out}, fastFlags...)
 	return append(args, extra...)
 }
@@ -213,7 +223,7 @@ func TestSampleRunAndRerun(t *testing.T) {
 
 	// The same finished command again does no OCR, exits as before, and is
 	// quick.
-	again := refbatch(t, nil, runArgs(out, manifest)...)
+	again := refbatch(t, nil, sampleArgs(out, manifest)...)
 	if again.code != exitNeedsPerson {
 		t.Fatalf("rerun exit %d\n%s", again.code, again.stderr)
 	}
