@@ -223,23 +223,23 @@ func TestTenCrashersInARow(t *testing.T) {
 // render but less than the page deadline, held a worker for half an hour,
 // the document deadline being off by default. Now every document has a
 // time budget from its page count: the page timeout, plus a twentieth of
-// it per page, earned as the pages begin. The test scales it down: 40
-// such pages, each about 0.25 s of CPU, under --page-timeout 2s (a budget
-// of 6 s of the engines' time, earned at 0.1 s a page begun, for about
-// 10 s of work): the document is stopped at its budget after a dozen
-// pages, about 3 s of CPU, and ends in review timeout, while the other
-// rows are done. A page takes an eighth of the page timeout, so a loaded
-// machine does not turn the budget's stop into a page's timeout; it is
-// not parallel all the same, so it runs before the package's parallel
-// tests start: beside them (even with no other reading test) a page of
-// 0.6 s of CPU once outlived a page timeout of 5 s.
+// it per page. The test scales it down: 40 such pages, each about 0.6 s
+// of CPU, under --page-timeout 5s (a budget of 15 s of the engines' time,
+// for about 24 s of work); the document ends in review timeout, stopped at
+// its budget, while the other rows are done. It is not parallel, so it
+// runs before the package's parallel tests start: its page timeout is
+// wall-clock time, and beside the parallel tests (even with no other
+// reading test) a page of 0.6 s of CPU outlived it, so the document ended
+// on a page's timeout instead of its budget. (Smaller pages under a
+// shorter page timeout, the same ratio, did the same on a loaded machine:
+// the page timeout keeps its 5 s.)
 func TestSlowPagesStopAtTheDocumentBudget(t *testing.T) {
 	dir := t.TempDir()
-	slow := writeFile(t, dir, "slow-forms.pdf", slowForms(40, 56))
+	slow := writeFile(t, dir, "slow-forms.pdf", slowForms(40, 75))
 	rows := [][4]string{tinyRow(t, dir, "G-0", 0), {"S-0", "P-000000", "2024-01-01", slow}, tinyRow(t, dir, "G-1", 1)}
 	out := filepath.Join(dir, "out")
 	// 100 DPI, the resolution the pages' cost was measured at.
-	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--dpi", "100", "--no-cascade", "--page-timeout", "2s", writeRows(t, dir, rows))
+	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--dpi", "100", "--no-cascade", "--page-timeout", "5s", writeRows(t, dir, rows))
 	if r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d, want 4\n%s", r.code, lastLines(r.stderr, 10))
 	}
