@@ -147,7 +147,7 @@ func TestDefaultOut(t *testing.T) {
 			t.Errorf("run %s %s: exit %d, want 2 and %q\n%s", tc.flag, tc.value, r.code, tc.want, r.stderr)
 		}
 	}
-	args := append([]string{"run", "--plaintext", "--workers", "1"}, fastFlags...)
+	args := append([]string{"run", "--plaintext", "--workers", "1"}, tinyFlags...)
 	args = append(args, "--max-bytes", "64MiB", "--admit-memory", "384 MiB", "--max-inflight-bytes", "1GB", manifest)
 	if r := refbatchIn(t, cwd, nil, args...); r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)

@@ -132,10 +132,11 @@ func (b on) args() []string {
 	return []string{"--out", b.out, "--journal", b.journal}
 }
 
-// run is runArgs for the batch.
+// run is runArgs for the batch, with tinyFlags: its documents are tiny
+// referrals.
 func (b on) run(extra ...string) []string {
 	args := append([]string{"run", "--plaintext"}, b.args()...)
-	return append(append(args, fastFlags...), extra...)
+	return append(append(args, tinyFlags...), extra...)
 }
 
 // journalLocation is where journal.Open finds the batch's journal.

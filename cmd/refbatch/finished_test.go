@@ -42,7 +42,7 @@ func finishedBatchWith(t *testing.T, dir, out string, rows []finished.Row, set f
 	var logged bytes.Buffer
 	o := batch.Options{Manifest: manifest, Out: out, Plaintext: len(recipients) == 0,
 		Logger: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelInfo}))}
-	// runArgs's fastFlags, so that a later run of the binary with them
+	// sampleArgs's fastFlags, so that a later run of the binary with them
 	// finds the settings it records.
 	o.DPI, o.PageTimeout = 150, 60*time.Second
 	for _, r := range recipients {

@@ -26,7 +26,7 @@ var sample struct {
 	ok   bool
 }
 
-// sampleRun is refbatch(t, nil, runArgs(out, <the sample's manifest>)...)
+// sampleRun is refbatch(t, nil, sampleArgs(out, <the sample's manifest>)...)
 // for an out that does not exist yet: out becomes a copy of the one
 // finished run of the sample, and the result is that run's, with its
 // output folder's path replaced by out.
@@ -37,7 +37,7 @@ func sampleRun(t *testing.T, out string) result {
 		if err := os.MkdirAll(filepath.Dir(sample.out), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		sample.r = refbatch(t, nil, runArgs(sample.out, filepath.Join(sampleDir(t), "manifest.csv"))...)
+		sample.r = refbatch(t, nil, sampleArgs(sample.out, filepath.Join(sampleDir(t), "manifest.csv"))...)
 		sample.ok = true
 	})
 	if !sample.ok {

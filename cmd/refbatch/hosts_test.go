@@ -78,7 +78,7 @@ func TestThreeHosts(t *testing.T) {
 		return startCommand(t, []string{slow, "TMPDIR=" + dir}, "ip", full...)
 	}
 	a, errA := hostRun("a", append(append([]string{"run", "--plaintext", "--journal", urls["a"], "--out", out, "--root", "/", "--workers", "1"},
-		fastFlags...), manifest)...)
+		tinyFlags...), manifest)...)
 	aDone := make(chan error, 1)
 	go func() { aDone <- a.Wait() }()
 	waitFor(t, 60*time.Second, func() bool { return strings.Contains(errA.String(), "document started") })

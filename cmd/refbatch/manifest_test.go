@@ -158,7 +158,7 @@ func TestManifestDiagnostics(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(dir, "out")
-			r := refbatch(t, nil, append(runArgs(out, "--root", sampleDir(t), "--workers", "1"), manifest)...)
+			r := refbatch(t, nil, append(sampleArgs(out, "--root", sampleDir(t), "--workers", "1"), manifest)...)
 			if r.code != tc.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.stdout, r.stderr)
 			}
@@ -215,7 +215,7 @@ func TestLanguageCheckedFirst(t *testing.T) {
 	for _, lang := range []string{"fra", "eng+fra"} {
 		t.Run(lang, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			r := refbatch(t, nil, append(runArgs(out, "--lang", lang), manifest)...)
+			r := refbatch(t, nil, append(sampleArgs(out, "--lang", lang), manifest)...)
 			if r.code != exitUsage {
 				t.Errorf("exit %d, want 2\n%s", r.code, r.stderr)
 			}

@@ -211,7 +211,7 @@ func TestRetryTakesValidation(t *testing.T) {
 	}
 	r := refbatch(t, nil, "review", "retry", "--out", out, "--no-id-check", r1.sourceID)
 	if r.code != 0 || !strings.Contains(r.stdout, `"no_id_check":true`) || !strings.Contains(r.stdout, `"high_confidence":94.3`) ||
-		!strings.Contains(r.stdout, `"dpi":150`) {
+		!strings.Contains(r.stdout, `"dpi":72`) {
 		t.Fatalf("review retry --no-id-check: exit %d, want the complete settings printed\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := refbatch(t, nil, args...); r.code != 0 {
