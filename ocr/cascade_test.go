@@ -38,11 +38,16 @@ func TestCascade(t *testing.T) {
 		{name: "a text layer is read at the full resolution, untouched", pdf: layeredPDF(t, textPage(t, letterLines()[:6], 8.5, 3, dpi), dpi, letterLines()[:6]),
 			wantDPI: 300, wantFrom: TextFromLayer},
 	}
+	workers := map[bool]*Worker{} // by noCascade: the cases with the same settings share one
+	parent := t
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := testConfig(t, dpi)
-			cfg.Policy.FirstDPI, cfg.Policy.Cascade = 200, !tt.noCascade
-			p := readPages(t, startWorker(t, cfg), tt.pdf)[0]
+			if workers[tt.noCascade] == nil {
+				cfg := testConfig(parent, dpi)
+				cfg.Policy.FirstDPI, cfg.Policy.Cascade = 200, !tt.noCascade
+				workers[tt.noCascade] = startWorker(parent, cfg)
+			}
+			p := readPages(t, workers[tt.noCascade], tt.pdf)[0]
 			t.Logf("dpi %d, first %d, second pass %t (%s), signals %+v, uncovered %.3f, %d words",
 				p.DPI, p.FirstDPI, p.SecondPass, p.CascadeReason, p.Signals, p.UncoveredShare, len(p.Words))
 			if tt.wantDPI != 0 && p.DPI != tt.wantDPI {
