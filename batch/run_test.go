@@ -3,7 +3,6 @@ package batch
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -65,73 +64,8 @@ func faultKey(t *testing.T, path string) string {
 	return hex.EncodeToString(sum[:])[:16]
 }
 
-// sampleRow is a good document of the committed sample.
+// sampleRow is a good document: its manifest fields and its file.
 type sampleRow struct{ sourceID, participantID, date, path string }
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-}
-
-// goodSamples returns the sample's documents expected to be done.
-func goodSamples(t *testing.T) []sampleRow {
-	t.Helper()
-	dir := filepath.Join(repoRoot(t), "testdata", "sample")
-	if d := os.Getenv("REFBATCH_SAMPLE_DIR"); d != "" {
-		dir = d
-	}
-	expected := map[string]bool{}
-	for _, rec := range readCSV(t, filepath.Join(dir, "expected.csv")) {
-		if rec["state"] == "done" {
-			expected[rec["source_id"]] = true
-		}
-	}
-	var out []sampleRow
-	seen := map[string]bool{}
-	for _, rec := range readCSV(t, filepath.Join(dir, "manifest.csv")) {
-		id := rec["source_id"]
-		if expected[id] && !seen[id] {
-			seen[id] = true
-			out = append(out, sampleRow{id, rec["participant_id"], rec["referral_date"], filepath.Join(dir, rec["path"])})
-		}
-	}
-	if len(out) < 4 {
-		t.Fatalf("sample has %d good documents, want at least 4", len(out))
-	}
-	return out
-}
-
-func readCSV(t *testing.T, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]string
-	for _, rec := range recs[1:] {
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[strings.TrimPrefix(h, "\ufeff")] = rec[i]
-		}
-		out = append(out, m)
-	}
-	return out
-}
 
 // writeManifest writes a manifest of rows (source_id, path, participant_id,
 // referral_date) where path is absolute; the root is "/".
