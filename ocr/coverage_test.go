@@ -171,9 +171,13 @@ func TestCoverageReadsColumns(t *testing.T) {
 }
 
 // TestCoverageCleanPage: a page read in full costs only the measurement.
+// The page is 14 lines of the Letter page's text: the measurement is a
+// share of the page's print, and a third of the lines is a third of the
+// recognition.
 func TestCoverageCleanPage(t *testing.T) {
-	w := startWorker(t, testConfig(t, 150))
-	if _, err := w.Open(context.Background(), letterPDF(t, 150)); err != nil {
+	const dpi = 150
+	w := startWorker(t, testConfig(t, dpi))
+	if _, err := w.Open(context.Background(), imagePDF(t, textPage(t, letterLines()[:14], 8.5, 4, dpi), dpi)); err != nil {
 		t.Fatal(err)
 	}
 	p, err := w.Page(context.Background(), 0, 0, time.Minute)
@@ -183,6 +187,10 @@ func TestCoverageCleanPage(t *testing.T) {
 	if p.UncoveredShare > 0.01 || p.RecoveredWords != 0 || p.Columns != 0 || len(p.UncoveredRegions) != 0 {
 		t.Errorf("a clean page: uncovered %.4f, %d recovered, %d column sections, regions %v",
 			p.UncoveredShare, p.RecoveredWords, p.Columns, p.UncoveredRegions)
+	}
+	if !strings.Contains(normalised(p.Text), "P-123456") || p.CoverageTime == 0 {
+		t.Errorf("the page was not read and measured: participant ID found %t, measured in %v",
+			strings.Contains(normalised(p.Text), "P-123456"), p.CoverageTime)
 	}
 }
 
