@@ -126,21 +126,22 @@ func TestDisplayedBoxUpright(t *testing.T) {
 	}
 }
 
-// TestPlaceLinesSquare: a line that runs left to right on the displayed
-// page keeps its slant; one on a page turned in the image is set square
-// to the page on its box's centre, since poppler splits slanted lines
-// that do not run left to right.
+// TestPlaceLinesSquare: a line on a page neither deskewed nor turned is
+// set along its canvas line; on a page deskewed or turned in the image it
+// is set square to the page, straight along its baseline's middle, since
+// poppler splits a line whose baseline drifts. The size is the page's
+// line height times emScale; each word has the metrics of its own box.
 func TestPlaceLinesSquare(t *testing.T) {
 	f := PageFrame{Width: 612, Height: 792, Visible: [4]float64{0, 0, 612, 792}}
 	c, s := math.Cos(2*math.Pi/180), math.Sin(2*math.Pi/180)
 	tests := []struct {
 		name   string
 		matrix [6]float64 // the render's pixels to the canvas's
-		square bool
 	}{
-		{"upright, deskewed 2°", [6]float64{c, s, -s, c, 0, 0}, false},
-		{"turned 180° and deskewed 2°", [6]float64{-c, -s, s, -c, 612, 792}, true},
-		{"turned 90° and deskewed 2°", [6]float64{-s, c, -c, -s, 792, 0}, true},
+		{"upright", [6]float64{1, 0, 0, 1, 0, 0}},
+		{"upright, deskewed 2°", [6]float64{c, s, -s, c, 0, 0}},
+		{"turned 180° and deskewed 2°", [6]float64{-c, -s, s, -c, 612, 792}},
+		{"turned 90° and deskewed 2°", [6]float64{-s, c, -c, -s, 792, 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,24 +153,30 @@ func TestPlaceLinesSquare(t *testing.T) {
 				t.Fatalf("%d lines placed, want 1 of 2 words", len(l))
 			}
 			m := l[0].matrix
-			slanted := !near(m[1]*m[0], 0) || !near(m[2]*m[3], 0)
-			if slanted == tc.square {
-				t.Errorf("text matrix %v: slanted %v, want square %v", m, slanted, tc.square)
+			if slanted := !near(m[1]*m[0], 0) || !near(m[2]*m[3], 0); slanted {
+				t.Errorf("text matrix %v is slanted, want square", m)
 			}
-			// One baseline and size: the median bottom (320) and top (300).
-			if !near(l[0].size, 20) {
-				t.Errorf("size %g, want 20", l[0].size)
+			if !near(l[0].size, 20*emScale) {
+				t.Errorf("size %g, want %g", l[0].size, 20*emScale)
 			}
-			// The line's centre stays where its box's centre maps, and
-			// the second word starts 20 points along.
-			cx, cy := CanvasToUser(p, f).Apply(140, 310)
-			x := m[4] + m[0]*40 + m[2]*10
-			y := m[5] + m[1]*40 + m[3]*10
+			// The baseline's middle stays where it maps from the canvas
+			// (the median bottom, 320), and the second word starts about
+			// 20 points along.
+			cx, cy := CanvasToUser(p, f).Apply(140, 320)
+			x, y := m[4]+m[0]*40, m[5]+m[1]*40
 			if math.Abs(x-cx) > 1e-3 || math.Abs(y-cy) > 1e-3 {
-				t.Errorf("line centre (%g, %g), want (%g, %g)", x, y, cx, cy)
+				t.Errorf("baseline middle (%g, %g), want (%g, %g)", x, y, cx, cy)
 			}
-			if w := l[0].words[1]; !near(w.start, 20) || !near(w.width, 60) {
+			if w := l[0].words[1]; math.Abs(w.start-20) > 0.05 || !near(w.width, 60) {
 				t.Errorf("second word at %g, %g wide; want 20, 60", w.start, w.width)
+			}
+			// "a" reaches from the baseline up to 305: 15 of the 24
+			// points (0.625 em, to the step 0.65); "line" up to 300 (0.833, 0.85).
+			if got, want := l[0].words[0].metrics, (fontMetrics{ascent: 650, descent: -1}); got != want {
+				t.Errorf("first word's metrics %+v, want %+v", got, want)
+			}
+			if got, want := l[0].words[1].metrics, (fontMetrics{ascent: 850, descent: -1}); got != want {
+				t.Errorf("second word's metrics %+v, want %+v", got, want)
 			}
 		})
 	}

@@ -7,19 +7,23 @@ package export
 //   - one text object (BT … ET) per recognised line, in the artifact's
 //     reading order (Layout: Tesseract's blocks and lines, columns and
 //     recovered blocks as they were read);
-//   - one font size and one baseline per line: the baseline is the median
-//     of its words' bottoms (most words have no descender), the size the
-//     distance from it to the median of their tops, so every word's box
-//     lies on the ink of its x-height at least;
-//   - the line's text matrix turns it with the line: on a page deskewed,
-//     its baseline keeps the slant the line has in the source. A line
-//     that does not run left to right on the displayed page (a page
-//     turned in the image or by /Rotate) is set square to the page on its
-//     box's centre: poppler splits a slanted line that runs down or
-//     backwards wherever its baseline drifts half a point; and since a
-//     square line would miss its ink at its ends by its slant, each of
-//     its words gets a text matrix of its own, square, on its box's
-//     centre (the line's size and band, the word's place along it);
+//   - one baseline per line, the median of its words' bottoms (most
+//     words have no descender), and one font size per block of lines,
+//     the same for every block of the page's body text: poppler keeps
+//     lines in one block only when their sizes differ by under 5%, and
+//     reads blocks in an order of its own (see blockEm, emScale); a line
+//     poppler would split into cells, a table's row, takes sizes of its
+//     own in turn (rowSizes), so that poppler reads the cells row by row;
+//   - each word in the font whose declared ascent and descent reach its
+//     box's top and bottom at the line's size (wordMetrics), so that the
+//     box a reader gives the word lies on its ink whatever the size;
+//   - on a page neither deskewed nor turned in the image the line runs
+//     along its canvas line; otherwise it is set square to the displayed
+//     page, straight, through its baseline's middle: poppler splits a
+//     slanted line wherever its baseline drifts half a size, and mixes
+//     it with the next line where it crosses that one's baseline; a
+//     word's box then misses its ink by at most the slant over half the
+//     line;
 //   - each word starts where its box starts along the baseline (Td from
 //     the line's start) and is stretched to its box's width with
 //     horizontal scaling (Tz); between two words a real space character,
@@ -55,8 +59,6 @@ type placedLine struct {
 	matrix [6]float64 // text matrix: unit vectors along and up the line, then its origin on the baseline
 	size   float64    // font size, points
 	words  []lineWord
-	// perWord: each word has its own origin (a square line, see above).
-	perWord bool
 	// transcription numbers a transcribed line's transcription (from 1),
 	// whose lines mark opens (BDC) once.
 	transcription int
@@ -68,8 +70,8 @@ type lineWord struct {
 	text  []byte  // UTF-16BE code units
 	start float64 // where the word starts, along the baseline from the line's origin, points
 	width float64 // its box's width along the baseline, points
-	// origin is the word's own origin in user space, with perWord.
-	origin [2]float64
+	// metrics reach from the baseline to the word's box's top and bottom.
+	metrics fontMetrics
 }
 
 // placeLines places page p's OCR lines on the page whose frame is f; nil
@@ -79,12 +81,31 @@ func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
 		return nil
 	}
 	m := CanvasToUser(p, f)
-	d := CanvasToDisplayed(p, f)
-	square := !(d[0] > 0 && math.Abs(d[1]) < d[0])
-	var out []placedLine
+	square := squarePage(CanvasToDisplayed(p, f))
+	var blocks [][]lineGeom
+	var ems []float64
 	for _, block := range Layout(p) {
+		var gs []lineGeom
 		for _, idx := range block {
-			if l, ok := placeLine(p.Words, idx, m, square); ok {
+			if g, ok := measureLine(p.Words, idx); ok {
+				gs = append(gs, g)
+				ems = append(ems, g.em)
+			}
+		}
+		blocks = append(blocks, gs)
+	}
+	body := medianFloat(ems)
+	var out []placedLine
+	rows := 0
+	for _, gs := range blocks {
+		em := blockEm(gs, body) * emScale
+		for _, g := range gs {
+			size := em
+			if g.maxGap > colSpacing*em {
+				size *= rowSizes[rows%len(rowSizes)]
+				rows++
+			}
+			if l, ok := placeLine(g, size, m, square); ok {
 				out = append(out, l)
 			}
 		}
@@ -92,68 +113,171 @@ func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
 	return out
 }
 
-// placeLine sets the words idx, one line in the canvas, in user space
-// by m; square sets it square to the page (see the top of the file).
-func placeLine(words []ocr.Word, idx []int, m Matrix, square bool) (placedLine, bool) {
-	var ws []ocr.Word
+// emScale is the font size over a block's line height. Poppler measures
+// its tolerances in font sizes: two words of a line stay in one block when
+// the gap between them is under 0.7 sizes, two lines when their baselines
+// are under 1.5 sizes apart. A line's height (ascenders to descenders) is
+// about an em, and scanned print often spaces its words nearly 0.7 em
+// apart; at 1.2 line heights a paragraph mostly stays one block while a
+// table's columns, several ems apart, still split (on the eval corpus 1.2
+// read best of 1, 1.2 and 1.4). The size does not make a
+// word's box taller: its font's metrics fit the box (wordMetrics).
+const emScale = 1.2
+
+// colSpacing is the widest gap, as a share of the font size, that poppler
+// bridges between two words of a line (its minColSpacing1); a wider one
+// splits the line into blocks, as a table's row is. Poppler then merges
+// each cell with the cells above and below of the same size into a
+// column and reads the table column by column, where the artifact reads
+// it row by row.
+const colSpacing = 0.7
+
+// rowSizes are the sizes, as shares of their block's, that lines poppler
+// splits take in turn: each differs from the body text's and from the
+// previous row's by more than poppler's 5%, so each cell stays a block of
+// its own and poppler reads them row by row.
+var rowSizes = [2]float64{1.08, 1.17}
+
+// squarePage is whether lines are set square to the displayed page
+// (see the top of the file): on a page deskewed or turned in the image,
+// whose canvas-to-displayed map d is not a plain scale.
+func squarePage(d Matrix) bool {
+	return !(d[0] > 0 && d[1] == 0 && d[2] == 0)
+}
+
+// lineGeom is a line's words with a box, and its measures in canvas
+// pixels: its extent along the line, its baseline (the median of its
+// words' bottoms: most words have no descender) and its height from the
+// highest top to the lowest bottom, an estimate of its font's em.
+type lineGeom struct {
+	ws          []ocr.Word
+	x0, x1      int
+	base        float64
+	em          float64
+	maxGap      float64 // the widest gap between two words
+	top, bottom int
+}
+
+// measureLine measures the words idx, one line in the canvas.
+func measureLine(words []ocr.Word, idx []int) (lineGeom, bool) {
+	var g lineGeom
 	for _, i := range idx {
 		b := words[i].Box
 		if words[i].Text != "" && b[2] > b[0] && b[3] > b[1] {
-			ws = append(ws, words[i])
+			g.ws = append(g.ws, words[i])
 		}
 	}
-	if len(ws) == 0 {
-		return placedLine{}, false
+	if len(g.ws) == 0 {
+		return g, false
 	}
-	x0, x1 := ws[0].Box[0], ws[0].Box[2]
-	tops, bottoms := make([]int, len(ws)), make([]int, len(ws))
-	for k, w := range ws {
-		x0, x1 = min(x0, w.Box[0]), max(x1, w.Box[2])
-		tops[k], bottoms[k] = w.Box[1], w.Box[3]
+	g.x0, g.x1 = g.ws[0].Box[0], g.ws[0].Box[2]
+	top, bottom := g.ws[0].Box[1], g.ws[0].Box[3]
+	bottoms := make([]int, len(g.ws))
+	for k, w := range g.ws {
+		if k > 0 {
+			g.maxGap = max(g.maxGap, float64(w.Box[0]-g.ws[k-1].Box[2]))
+		}
+		g.x0, g.x1 = min(g.x0, w.Box[0]), max(g.x1, w.Box[2])
+		top, bottom = min(top, w.Box[1]), max(bottom, w.Box[3])
+		bottoms[k] = w.Box[3]
 	}
-	base, top := float64(median(bottoms)), float64(median(tops))
-	if base-top < 1 {
-		top = base - 1
+	g.base = float64(median(bottoms))
+	g.em = max(float64(bottom-top), 1)
+	g.top, g.bottom = top, bottom
+	return g, true
+}
+
+// bodyTolerance is how far a block's line height may stray from the
+// page's median line height and still be set at the page's size: lines
+// with and without descenders differ by about a quarter.
+const bodyTolerance = 0.3
+
+// blockEm is the font size, in canvas pixels, of a block whose lines are
+// gs, on a page whose median line height is body. Poppler keeps two
+// lines in one block only when their font sizes differ by under 5% and
+// their baselines by under 1.5 sizes, and puts blocks in its own reading
+// order: so the lines of a paragraph share one size, and paragraphs of
+// the body text (blocks whose median line height is near the page's)
+// share the page's.
+func blockEm(gs []lineGeom, body float64) float64 {
+	ems := make([]float64, len(gs))
+	for i, g := range gs {
+		ems[i] = g.em
 	}
+	em := medianFloat(ems)
+	if em >= body*(1-bodyTolerance) && em <= body*(1+bodyTolerance) {
+		return body
+	}
+	return em
+}
+
+// placeLine sets the line g in user space by m, at the font size em
+// (canvas pixels); square sets it square to the page (see the top of the
+// file).
+func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool) {
 	// Pixels along the canvas's x axis and up its y axis, in points.
-	ox, oy := m.Apply(float64(x0), base)
-	rx, ry := m.Apply(float64(x0)+1, base)
-	ux, uy := m.Apply(float64(x0), base-1)
+	ox, oy := m.Apply(float64(g.x0), g.base)
+	rx, ry := m.Apply(float64(g.x0)+1, g.base)
+	ux, uy := m.Apply(float64(g.x0), g.base-1)
 	sa, su := math.Hypot(rx-ox, ry-oy), math.Hypot(ux-ox, uy-oy)
 	if sa == 0 || su == 0 {
 		return placedLine{}, false
 	}
-	ax, ay, vx, vy := (rx-ox)/sa, (ry-oy)/sa, (ux-ox)/su, (uy-oy)/su
-	size := (base - top) * su
-	var centre func(x float64) (float64, float64) // where a box centred at canvas x, on the line's band, goes
+	ax, ay := (rx-ox)/sa, (ry-oy)/sa
 	if square {
-		centre = func(x float64) (float64, float64) { return m.Apply(x, (base+top)/2) }
-		length := float64(x1-x0) * sa
-		cx, cy := centre(float64(x0+x1) / 2)
 		if math.Abs(ax) >= math.Abs(ay) {
 			ax, ay = math.Copysign(1, ax), 0
 		} else {
 			ax, ay = 0, math.Copysign(1, ay)
 		}
-		// Up is along turned a quarter counterclockwise: the canvas maps
-		// to the page without a flip.
-		vx, vy = -ay, ax
-		ox, oy = cx-ax*length/2-vx*size/2, cy-ay*length/2-vy*size/2
 	}
-	l := placedLine{kind: lineOCR, matrix: [6]float64{ax, ay, vx, vy, ox, oy}, size: size, perWord: square}
-	for _, w := range ws {
+	// Up is along turned a quarter counterclockwise: the canvas maps to
+	// the page without a flip.
+	vx, vy := -ay, ax
+	// The line's origin: its baseline's middle, less half its length
+	// along the (squared) line.
+	length := float64(g.x1-g.x0) * sa
+	cx, cy := m.Apply(float64(g.x0+g.x1)/2, g.base)
+	ox, oy = cx-ax*length/2, cy-ay*length/2
+	l := placedLine{kind: lineOCR, matrix: [6]float64{ax, ay, vx, vy, ox, oy}, size: em * su}
+	for _, w := range g.ws {
 		text := utf16BE(w.Text, false)
 		if len(text) == 0 {
 			continue
 		}
-		lw := lineWord{text: text, start: float64(w.Box[0]-x0) * sa, width: float64(w.Box[2]-w.Box[0]) * sa}
-		if square {
-			cx, cy := centre(float64(w.Box[0]+w.Box[2]) / 2)
-			lw.origin = [2]float64{cx - ax*lw.width/2 - vx*size/2, cy - ay*lw.width/2 - vy*size/2}
-		}
-		l.words = append(l.words, lw)
+		width := float64(w.Box[2]-w.Box[0]) * sa
+		wx, wy := m.Apply(float64(w.Box[0]+w.Box[2])/2, g.base)
+		at := (wx-ox)*ax + (wy-oy)*ay // the word's centre along the line
+		l.words = append(l.words, lineWord{text: text, start: at - width/2, width: width, metrics: wordMetrics(w.Box, g.base, em)})
 	}
 	return l, len(l.words) > 0
+}
+
+// metricsStep is how finely a word's font metrics follow its box, in
+// thousandths of an em: fonts enough for every box, few enough to share.
+const metricsStep = 50
+
+// wordMetrics are the font metrics whose ascent reaches from the
+// baseline base to the top of box, and whose descent to its bottom, at
+// the font size em (all in canvas pixels). Readers ignore an ascent or
+// descent of 0, and poppler a descent above the baseline, so the ascent
+// is at least a step and the descent at least a thousandth under it.
+func wordMetrics(box [4]int, base, em float64) fontMetrics {
+	q := func(v float64) int { return int(math.Round(v*1000/metricsStep)) * metricsStep }
+	return fontMetrics{
+		ascent:  min(max(q((base-float64(box[1]))/em), metricsStep), 2000),
+		descent: -min(max(q((float64(box[3])-base)/em), 1), 1000),
+	}
+}
+
+// medianFloat is the middle value of v (the lower of the two middle
+// ones), 0 for none; v is sorted in place.
+func medianFloat(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	return v[(len(v)-1)/2]
 }
 
 // median is the middle value of v (the lower of the two middle ones);
@@ -168,9 +292,9 @@ func median(v []int) int {
 // space readers see.
 const minSpace = 0.05
 
-// textLayer is the content stream that draws lines, invisibly, in the
-// font named font: one text object per line.
-func textLayer(lines []placedLine, font string) []byte {
+// textLayer is the content stream that draws lines, invisibly, with the
+// fonts named by their metrics in names: one text object per line.
+func textLayer(lines []placedLine, names map[fontMetrics]string) []byte {
 	var b bytes.Buffer
 	b.WriteString("Q\nq\n")
 	open := 0 // the transcription whose marked-content sequence is open
@@ -183,24 +307,22 @@ func textLayer(lines []placedLine, font string) []byte {
 			b.WriteString(l.mark)
 			open = l.transcription
 		}
-		b.WriteString("BT\n3 Tr\n/")
-		b.WriteString(font)
-		b.WriteByte(' ')
-		b.WriteString(num(l.size))
-		b.WriteString(" Tf\n")
+		b.WriteString("BT\n3 Tr\n")
 		for _, v := range l.matrix {
 			b.WriteString(num(v))
 			b.WriteByte(' ')
 		}
 		b.WriteString("Tm\n")
 		at := 0.0 // the line matrix's offset from the line's origin
+		font := ""
 		for k, w := range l.words {
-			if l.perWord {
-				m := l.matrix
-				fmt.Fprintf(&b, "%s %s %s %s %s %s Tm\n", num(m[0]), num(m[1]), num(m[2]), num(m[3]), num(w.origin[0]), num(w.origin[1]))
-			} else if d := w.start - at; d != 0 {
+			if d := w.start - at; d != 0 {
 				fmt.Fprintf(&b, "%s 0 Td\n", num(d))
 				at = w.start
+			}
+			if f := names[w.metrics]; f != font {
+				fmt.Fprintf(&b, "/%s %s Tf\n", f, num(l.size))
+				font = f
 			}
 			n := float64(len(w.text) / 2)
 			fmt.Fprintf(&b, "%s Tz\n<%X> Tj\n", num(100*w.width/(l.size*glyphAdvance*n)), w.text)
