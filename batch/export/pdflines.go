@@ -17,13 +17,15 @@ package export
 //   - each word in the font whose declared ascent and descent reach its
 //     box's top and bottom at the line's size (wordMetrics), so that the
 //     box a reader gives the word lies on its ink whatever the size;
-//   - on a page neither deskewed nor turned in the image the line runs
-//     along its canvas line; otherwise it is set square to the displayed
-//     page, straight, through its baseline's middle: poppler splits a
-//     slanted line wherever its baseline drifts half a size, and mixes
-//     it with the next line where it crosses that one's baseline; a
-//     word's box then misses its ink by at most the slant over half the
-//     line;
+//   - the line's text matrix turns it with the line: on a page deskewed,
+//     its baseline keeps the slant the line has in the source. A line
+//     that does not run left to right on the displayed page (a page
+//     turned in the image or by /Rotate) is set square to the page:
+//     poppler splits a slanted line that runs down or backwards wherever
+//     its baseline drifts half a point; and since a square line would
+//     miss its ink at its ends by its slant, each of its words gets a
+//     text matrix of its own, square, on its own stretch of the line's
+//     baseline (the line's size, the word's place along it);
 //   - each word starts where its box starts along the baseline (Td from
 //     the line's start) and is stretched to its box's width with
 //     horizontal scaling (Tz); between two words a real space character,
@@ -59,6 +61,8 @@ type placedLine struct {
 	matrix [6]float64 // text matrix: unit vectors along and up the line, then its origin on the baseline
 	size   float64    // font size, points
 	words  []lineWord
+	// perWord: each word has its own origin (a square line, see above).
+	perWord bool
 	// transcription numbers a transcribed line's transcription (from 1),
 	// whose lines mark opens (BDC) once.
 	transcription int
@@ -72,6 +76,8 @@ type lineWord struct {
 	width float64 // its box's width along the baseline, points
 	// metrics reach from the baseline to the word's box's top and bottom.
 	metrics fontMetrics
+	// origin is the word's own origin in user space, with perWord.
+	origin [2]float64
 }
 
 // placeLines places page p's OCR lines on the page whose frame is f; nil
@@ -139,10 +145,10 @@ const colSpacing = 0.7
 var rowSizes = [2]float64{1.08, 1.17}
 
 // squarePage is whether lines are set square to the displayed page
-// (see the top of the file): on a page deskewed or turned in the image,
-// whose canvas-to-displayed map d is not a plain scale.
+// (see the top of the file): whether a line of the canvas, whose map to
+// the displayed page is d, does not run left to right there.
 func squarePage(d Matrix) bool {
-	return !(d[0] > 0 && d[1] == 0 && d[2] == 0)
+	return !(d[0] > 0 && math.Abs(d[1]) < d[0])
 }
 
 // lineGeom is a line's words with a box, and its measures in canvas
@@ -234,21 +240,21 @@ func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool)
 	// Up is along turned a quarter counterclockwise: the canvas maps to
 	// the page without a flip.
 	vx, vy := -ay, ax
-	// The line's origin: its baseline's middle, less half its length
-	// along the (squared) line.
-	length := float64(g.x1-g.x0) * sa
-	cx, cy := m.Apply(float64(g.x0+g.x1)/2, g.base)
-	ox, oy = cx-ax*length/2, cy-ay*length/2
-	l := placedLine{kind: lineOCR, matrix: [6]float64{ax, ay, vx, vy, ox, oy}, size: em * su}
+	l := placedLine{kind: lineOCR, matrix: [6]float64{ax, ay, vx, vy, ox, oy}, size: em * su, perWord: square}
 	for _, w := range g.ws {
 		text := utf16BE(w.Text, false)
 		if len(text) == 0 {
 			continue
 		}
-		width := float64(w.Box[2]-w.Box[0]) * sa
-		wx, wy := m.Apply(float64(w.Box[0]+w.Box[2])/2, g.base)
-		at := (wx-ox)*ax + (wy-oy)*ay // the word's centre along the line
-		l.words = append(l.words, lineWord{text: text, start: at - width/2, width: width, metrics: wordMetrics(w.Box, g.base, em)})
+		lw := lineWord{text: text, start: float64(w.Box[0]-g.x0) * sa, width: float64(w.Box[2]-w.Box[0]) * sa,
+			metrics: wordMetrics(w.Box, g.base, em)}
+		if square {
+			// The word's own stretch of the baseline, centred where
+			// its box's centre is along it.
+			cx, cy := m.Apply(float64(w.Box[0]+w.Box[2])/2, g.base)
+			lw.origin = [2]float64{cx - ax*lw.width/2, cy - ay*lw.width/2}
+		}
+		l.words = append(l.words, lw)
 	}
 	return l, len(l.words) > 0
 }
@@ -316,7 +322,10 @@ func textLayer(lines []placedLine, names map[fontMetrics]string) []byte {
 		at := 0.0 // the line matrix's offset from the line's origin
 		font := ""
 		for k, w := range l.words {
-			if d := w.start - at; d != 0 {
+			if l.perWord {
+				m := l.matrix
+				fmt.Fprintf(&b, "%s %s %s %s %s %s Tm\n", num(m[0]), num(m[1]), num(m[2]), num(m[3]), num(w.origin[0]), num(w.origin[1]))
+			} else if d := w.start - at; d != 0 {
 				fmt.Fprintf(&b, "%s 0 Td\n", num(d))
 				at = w.start
 			}
