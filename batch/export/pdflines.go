@@ -156,12 +156,11 @@ func squarePage(d Matrix) bool {
 // words' bottoms: most words have no descender) and its height from the
 // highest top to the lowest bottom, an estimate of its font's em.
 type lineGeom struct {
-	ws          []ocr.Word
-	x0, x1      int
-	base        float64
-	em          float64
-	maxGap      float64 // the widest gap between two words
-	top, bottom int
+	ws     []ocr.Word
+	x0, x1 int
+	base   float64
+	em     float64
+	maxGap float64 // the widest gap between two words
 }
 
 // measureLine measures the words idx, one line in the canvas.
@@ -177,19 +176,26 @@ func measureLine(words []ocr.Word, idx []int) (lineGeom, bool) {
 		return g, false
 	}
 	g.x0, g.x1 = g.ws[0].Box[0], g.ws[0].Box[2]
-	top, bottom := g.ws[0].Box[1], g.ws[0].Box[3]
-	bottoms := make([]int, len(g.ws))
+	bottoms, heights := make([]int, len(g.ws)), make([]int, len(g.ws))
 	for k, w := range g.ws {
 		if k > 0 {
 			g.maxGap = max(g.maxGap, float64(w.Box[0]-g.ws[k-1].Box[2]))
 		}
 		g.x0, g.x1 = min(g.x0, w.Box[0]), max(g.x1, w.Box[2])
-		top, bottom = min(top, w.Box[1]), max(bottom, w.Box[3])
-		bottoms[k] = w.Box[3]
+		bottoms[k], heights[k] = w.Box[3], w.Box[3]-w.Box[1]
+	}
+	// The line's height leaves out words more than twice as tall as its
+	// median word: a stamp, a rule or a bracket read into the line would
+	// set its size, and so its whole block's, several times the text's.
+	tall := 2 * median(heights)
+	top, bottom := math.MaxInt, math.MinInt
+	for _, w := range g.ws {
+		if w.Box[3]-w.Box[1] <= tall {
+			top, bottom = min(top, w.Box[1]), max(bottom, w.Box[3])
+		}
 	}
 	g.base = float64(median(bottoms))
 	g.em = max(float64(bottom-top), 1)
-	g.top, g.bottom = top, bottom
 	return g, true
 }
 
@@ -256,7 +262,27 @@ func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool)
 		}
 		l.words = append(l.words, lw)
 	}
+	keepApart(l.words, l.size)
 	return l, len(l.words) > 0
+}
+
+// rawSpace is the narrowest gap between two words' boxes, as a share of
+// the font size, that keeps them apart in every reader: pdftotext -raw
+// puts a space between two words only where the gap is over 0.15 sizes
+// (its minWordSpacing), whatever space characters the layer draws.
+const rawSpace = 0.17
+
+// keepApart narrows each word of a line, at the font size size, that
+// ends nearer its successor than rawSpace sizes, down to half its width
+// at most: the word's box then covers its ink but its end, and readers
+// that ignore the space characters still see two words.
+func keepApart(ws []lineWord, size float64) {
+	for k := 0; k+1 < len(ws); k++ {
+		w, next := &ws[k], ws[k+1]
+		if end := next.start - rawSpace*size; w.start+w.width > end {
+			w.width = max(end-w.start, w.width/2)
+		}
+	}
 }
 
 // metricsStep is how finely a word's font metrics follow its box, in
