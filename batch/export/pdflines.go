@@ -13,7 +13,7 @@ package export
 //     lines in one block only when their sizes differ by under 5%, and
 //     reads blocks in an order of its own (see blockEm, emScale); a line
 //     poppler would split into cells, a table's row, takes sizes of its
-//     own in turn (rowSizes), so that poppler reads the cells row by row;
+//     own in turn (rowSizes), so that its cells do not merge into columns;
 //   - each word in the font whose declared ascent and descent reach its
 //     box's top and bottom at the line's size (wordMetrics), so that the
 //     box a reader gives the word lies on its ink whatever the size;
@@ -141,7 +141,10 @@ const colSpacing = 0.7
 // rowSizes are the sizes, as shares of their block's, that lines poppler
 // splits take in turn: each differs from the body text's and from the
 // previous row's by more than poppler's 5%, so each cell stays a block of
-// its own and poppler reads them row by row.
+// its own, not a column's lines. (Poppler's reading order still reads
+// cells that are blocks of their own column by column where a column
+// lies wholly left of the next: a block left of another comes first
+// unless a block between them spans both.)
 var rowSizes = [2]float64{1.08, 1.17}
 
 // squarePage is whether lines are set square to the displayed page
