@@ -101,10 +101,11 @@ func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
 		blocks = append(blocks, gs)
 	}
 	body := medianFloat(ems)
+	gutters := gutters(blocks)
 	var out []placedLine
 	rows := 0
-	for _, gs := range blocks {
-		em := blockEm(gs, body) * emScale
+	for i, gs := range blocks {
+		em := min(blockEm(gs, body)*emScale, gutters[i]/(colSpacing*rowSizes[1]))
 		for _, g := range gs {
 			size := em
 			if g.maxGap > colSpacing*em {
@@ -113,6 +114,37 @@ func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
 			}
 			if l, ok := placeLine(g, size, m, square); ok {
 				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// gutters is, for each block, the narrowest gap between it and a block
+// beside it (one whose lines share some of its height), in canvas
+// pixels; +Inf for none. Poppler joins words of one line up to 0.7 sizes
+// apart whatever their sizes, so a block set at a size over its gutter's
+// 1/0.7 reads across the gutter, line by line, two columns as one.
+func gutters(blocks [][]lineGeom) []float64 {
+	type extent struct{ x0, x1, top, bottom float64 }
+	es := make([]extent, len(blocks))
+	for i, gs := range blocks {
+		e := extent{math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
+		for _, g := range gs {
+			e.x0, e.x1 = min(e.x0, float64(g.x0)), max(e.x1, float64(g.x1))
+			e.top, e.bottom = min(e.top, g.base-g.em), max(e.bottom, g.base)
+		}
+		es[i] = e
+	}
+	out := make([]float64, len(blocks))
+	for i, a := range es {
+		out[i] = math.Inf(1)
+		for j, b := range es {
+			if i == j || a.top >= b.bottom || b.top >= a.bottom {
+				continue
+			}
+			if gap := max(b.x0-a.x1, a.x0-b.x1); gap > 0 {
+				out[i] = min(out[i], gap)
 			}
 		}
 	}

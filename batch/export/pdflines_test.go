@@ -1,6 +1,7 @@
 package export
 
 import (
+	"math"
 	"testing"
 
 	"github.com/refbatch/refbatch/ocr"
@@ -42,5 +43,20 @@ func TestKeepApart(t *testing.T) {
 		if !near(w.width, want[k]) {
 			t.Errorf("word %d: width %g, want %g", k, w.width, want[k])
 		}
+	}
+}
+
+// TestGutters: blocks side by side are each as far from the other as the
+// gap between them; a block above or below another has no gutter.
+func TestGutters(t *testing.T) {
+	line := func(x0, x1 int, base float64) lineGeom { return lineGeom{x0: x0, x1: x1, base: base, em: 40} }
+	blocks := [][]lineGeom{
+		{line(100, 500, 200), line(100, 480, 260)}, // left column
+		{line(530, 900, 210)},                      // right column, 30 from the left one
+		{line(100, 900, 400)},                      // below both
+	}
+	g := gutters(blocks)
+	if g[0] != 30 || g[1] != 30 || !math.IsInf(g[2], 1) {
+		t.Errorf("gutters %v, want [30 30 +Inf]", g)
 	}
 }
