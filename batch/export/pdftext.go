@@ -67,31 +67,56 @@ end
 end
 `
 
-// glyphlessFont writes the font's objects and returns the reference of
-// its Type 0 dictionary.
-func (u *update) glyphlessFont() (*types.IndirectRef, error) {
+// fontMetrics are a glyphless font's declared ascent and descent, in
+// thousandths of an em (the descent negative). Readers draw a glyph's box
+// from them: pdftotext -bbox from the baseline up by the ascent and down
+// by the descent, times the size. The layer sets a line at one size (see
+// pdflines.go) and gives each word the font whose ascent and descent
+// reach its box's top and bottom, so that each word's box lies on its own
+// ink, punctuation's included.
+type fontMetrics struct{ ascent, descent int }
+
+// fontSet writes the glyphless font once per metrics asked for, each a
+// Type 0 font over the one embedded pdf.ttf, CIDToGIDMap and ToUnicode.
+type fontSet struct {
+	u                    *update
+	file, cidToGID, cmap types.IndirectRef
+	fonts                map[fontMetrics]types.IndirectRef
+}
+
+// newFontSet writes the objects every font shares.
+func (u *update) newFontSet() (*fontSet, error) {
 	ttf, err := glyphlessTTF()
 	if err != nil {
 		return nil, err
 	}
-	file := u.stream(types.Dict{"Length1": types.Integer(len(ttf))}, ttf)
+	fs := &fontSet{u: u, fonts: map[fontMetrics]types.IndirectRef{}}
+	fs.file = u.stream(types.Dict{"Length1": types.Integer(len(ttf))}, ttf)
 	// Every CID to glyph 1, the font's empty glyph.
-	gids := bytes.Repeat([]byte{0, 1}, 1<<16)
-	cidToGID := u.stream(types.Dict{}, gids)
-	cmap := u.stream(types.Dict{}, []byte(toUnicode))
+	fs.cidToGID = u.stream(types.Dict{}, bytes.Repeat([]byte{0, 1}, 1<<16))
+	fs.cmap = u.stream(types.Dict{}, []byte(toUnicode))
+	return fs, nil
+}
 
+// font returns the reference of the Type 0 font with metrics m, writing
+// its objects the first time.
+func (fs *fontSet) font(m fontMetrics) types.IndirectRef {
+	if ref, ok := fs.fonts[m]; ok {
+		return ref
+	}
+	u := fs.u
 	desc := u.alloc()
 	u.object(desc, 0, types.Dict{
 		"Type":        types.Name("FontDescriptor"),
 		"FontName":    types.Name("GlyphLessFont"),
 		"Flags":       types.Integer(5), // fixed pitch, symbolic
-		"FontBBox":    types.Array{types.Integer(0), types.Integer(0), types.Integer(500), types.Integer(1000)},
+		"FontBBox":    types.Array{types.Integer(0), types.Integer(m.descent), types.Integer(500), types.Integer(m.ascent)},
 		"ItalicAngle": types.Integer(0),
-		"Ascent":      types.Integer(1000),
-		"Descent":     types.Integer(-1),
-		"CapHeight":   types.Integer(1000),
+		"Ascent":      types.Integer(m.ascent),
+		"Descent":     types.Integer(m.descent),
+		"CapHeight":   types.Integer(m.ascent),
 		"StemV":       types.Integer(80),
-		"FontFile2":   file,
+		"FontFile2":   fs.file,
 	}.PDFString())
 	cid := u.alloc()
 	u.object(cid, 0, types.Dict{
@@ -103,7 +128,7 @@ func (u *update) glyphlessFont() (*types.IndirectRef, error) {
 			"Supplement": types.Integer(0),
 		},
 		"FontDescriptor": *types.NewIndirectRef(desc, 0),
-		"CIDToGIDMap":    cidToGID,
+		"CIDToGIDMap":    fs.cidToGID,
 		"DW":             types.Integer(1000 * glyphAdvance),
 	}.PDFString())
 	font := u.alloc()
@@ -113,9 +138,11 @@ func (u *update) glyphlessFont() (*types.IndirectRef, error) {
 		"BaseFont":        types.Name("GlyphLessFont"),
 		"Encoding":        types.Name("Identity-H"),
 		"DescendantFonts": types.Array{*types.NewIndirectRef(cid, 0)},
-		"ToUnicode":       cmap,
+		"ToUnicode":       fs.cmap,
 	}.PDFString())
-	return types.NewIndirectRef(font, 0), nil
+	ref := *types.NewIndirectRef(font, 0)
+	fs.fonts[m] = ref
+	return ref
 }
 
 // ErrNoGlyphlessFont says Tesseract's pdf.ttf was not found.
