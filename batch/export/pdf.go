@@ -231,14 +231,19 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance, opt *PDFOpt
 // layers adds the text layer of each OCR'd page with words or
 // transcriptions (ts, after its words), and the fonts once when one does.
 func (u *update) layers(ctx *model.Context, pages []ocr.PageResult, frames []PageFrame, ts []Transcription) error {
-	var fs *fontSet
+	placed := make([][]placedLine, len(pages))
+	var top uint16 // the highest code unit drawn
 	for i, p := range pages {
-		lines := append(placeLines(p, frames[i]), placeTranscriptions(p, i, frames[i], ts)...)
+		placed[i] = append(placeLines(p, frames[i]), placeTranscriptions(p, i, frames[i], ts)...)
+		top = max(top, topCode(placed[i]))
+	}
+	var fs *fontSet
+	for i, lines := range placed {
 		if len(lines) == 0 {
 			continue
 		}
 		if fs == nil {
-			f, err := u.newFontSet()
+			f, err := u.newFontSet(top)
 			if err != nil {
 				return err
 			}

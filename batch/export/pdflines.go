@@ -163,6 +163,7 @@ type lineGeom struct {
 	ws     []ocr.Word
 	x0, x1 int
 	base   float64
+	top    float64 // the median of its words' tops
 	em     float64
 	maxGap float64 // the widest gap between two words
 }
@@ -180,13 +181,13 @@ func measureLine(words []ocr.Word, idx []int) (lineGeom, bool) {
 		return g, false
 	}
 	g.x0, g.x1 = g.ws[0].Box[0], g.ws[0].Box[2]
-	bottoms, heights := make([]int, len(g.ws)), make([]int, len(g.ws))
+	bottoms, tops, heights := make([]int, len(g.ws)), make([]int, len(g.ws)), make([]int, len(g.ws))
 	for k, w := range g.ws {
 		if k > 0 {
 			g.maxGap = max(g.maxGap, float64(w.Box[0]-g.ws[k-1].Box[2]))
 		}
 		g.x0, g.x1 = min(g.x0, w.Box[0]), max(g.x1, w.Box[2])
-		bottoms[k], heights[k] = w.Box[3], w.Box[3]-w.Box[1]
+		bottoms[k], tops[k], heights[k] = w.Box[3], w.Box[1], w.Box[3]-w.Box[1]
 	}
 	// The line's height leaves out words more than twice as tall as its
 	// median word: a stamp, a rule or a bracket read into the line would
@@ -198,7 +199,7 @@ func measureLine(words []ocr.Word, idx []int) (lineGeom, bool) {
 			top, bottom = min(top, w.Box[1]), max(bottom, w.Box[3])
 		}
 	}
-	g.base = float64(median(bottoms))
+	g.base, g.top = float64(median(bottoms)), float64(median(tops))
 	g.em = max(float64(bottom-top), 1)
 	return g, true
 }
@@ -233,7 +234,7 @@ func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool)
 			continue
 		}
 		lw := lineWord{text: text, start: float64(w.Box[0]-g.x0) * sa, width: float64(w.Box[2]-w.Box[0]) * sa,
-			metrics: wordMetrics(w.Box, g.base, em)}
+			metrics: wordMetrics(w.Box, g.base, g.top, em)}
 		if square {
 			// The word's own stretch of the baseline, centred where
 			// its box's centre is along it.
@@ -265,21 +266,31 @@ func keepApart(ws []lineWord, size float64) {
 	}
 }
 
-// metricsStep is how finely a word's font metrics follow its box, in
-// thousandths of an em: fonts enough for every box, few enough to share.
-const metricsStep = 50
+// ascents are the glyphless font's ascents, in thousandths of an em,
+// that a word may take: steps of √2, so that a word's box reaches at
+// least 70% of its ink's height, and few enough that a document needs
+// only a few font dictionaries (readers load each one, poppler on every
+// page that names it), mostly two a page: x-height and ascender.
+var ascents = [...]int{250, 350, 500, 700, 1000, 1400}
 
-// wordMetrics are the font metrics whose ascent reaches from the
-// baseline base to the top of box, and whose descent to its bottom, at
-// the font size em (all in canvas pixels). Readers ignore an ascent or
-// descent of 0, and poppler a descent above the baseline, so the ascent
-// is at least a step and the descent at least a thousandth under it.
-func wordMetrics(box [4]int, base, em float64) fontMetrics {
-	q := func(v float64) int { return int(math.Round(v*1000/metricsStep)) * metricsStep }
-	return fontMetrics{
-		ascent:  min(max(q((base-float64(box[1]))/em), metricsStep), 2000),
-		descent: -min(max(q((float64(box[3])-base)/em), 1), 1000),
+// wordMetrics are the font metrics whose ascent reaches from the baseline
+// base up to the top of box, but no higher than the line's median top,
+// rounded down to the steps of ascents, at the font size em (all in
+// canvas pixels): the box a reader draws then lies within the word's ink
+// above the baseline (specks or a neighbour's stroke that Tesseract put
+// into a word's box stay out of it), and within the box the line layer
+// before the block sizes gave every word of the line. The descent is a
+// thousandth (readers ignore a 0): a descender's ink is below a word's
+// baseline, the rest of the word above it.
+func wordMetrics(box [4]int, base, top, em float64) fontMetrics {
+	h := (base - max(float64(box[1]), top)) / em * 1000
+	m := fontMetrics{ascent: ascents[0], descent: -1}
+	for _, a := range ascents {
+		if float64(a) <= h {
+			m.ascent = a
+		}
 	}
+	return m
 }
 
 // median is the middle value of v (the lower of the two middle ones);

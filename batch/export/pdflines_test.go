@@ -60,3 +60,37 @@ func TestGutters(t *testing.T) {
 		t.Errorf("gutters %v, want [30 30 +Inf]", g)
 	}
 }
+
+// TestWordMetrics: a word's ascent reaches no higher than its own top or
+// its line's median top, rounded down to a step of ascents, so that its
+// box stays on its ink; its descent is a thousandth.
+func TestWordMetrics(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		top    int // the word's top; the line's median top is 60, its baseline 100, the size 50
+		ascent int
+	}{
+		{"x-height word", 80, 350},        // 0.4 em
+		{"ascender word", 60, 700},        // 0.8 em
+		{"speck above the word", 10, 700}, // the line's top, not the speck's
+		{"comma below the baseline", 102, 250},
+	} {
+		m := wordMetrics([4]int{0, tc.top, 10, 110}, 100, 60, 50)
+		if m != (fontMetrics{ascent: tc.ascent, descent: -1}) {
+			t.Errorf("%s: metrics %+v, want ascent %d, descent -1", tc.name, m, tc.ascent)
+		}
+	}
+}
+
+// TestFontSetMaps: the fonts' CIDToGIDMap and ToUnicode reach only the
+// highest code unit drawn, so that readers, which load them with every
+// font dictionary (poppler on every page), read little.
+func TestFontSetMaps(t *testing.T) {
+	lines := []placedLine{{words: []lineWord{{text: utf16BE("Größe", false)}, {text: utf16BE("a", false)}}}}
+	if got := topCode(lines); got != 0xf6 {
+		t.Errorf("topCode %#x, want 0xf6 (ö)", got)
+	}
+	if got := topCode(nil); got != ' ' {
+		t.Errorf("topCode of no lines %#x, want the space's", got)
+	}
+}
