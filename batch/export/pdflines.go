@@ -14,9 +14,10 @@ package export
 //     reads blocks in an order of its own (see blockEm, emScale); a line
 //     poppler would split into cells, a table's row, takes sizes of its
 //     own in turn (rowSizes), so that its cells do not merge into columns;
-//   - each word in the font whose declared ascent and descent reach its
-//     box's top and bottom at the line's size (wordMetrics), so that the
-//     box a reader gives the word lies on its ink whatever the size;
+//   - each word in the font whose declared ascent reaches up its ink at
+//     the line's size, in steps of √2, a few fonts a document
+//     (wordMetrics), so that the box a reader gives the word lies on its
+//     ink whatever the size;
 //   - the line's text matrix turns it with the line: on a page deskewed,
 //     its baseline keeps the slant the line has in the source. A line
 //     that does not run left to right on the displayed page (a page
@@ -128,7 +129,7 @@ func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
 // apart; at 1.2 line heights a paragraph mostly stays one block while a
 // table's columns, several ems apart, still split (on the eval corpus 1.2
 // read best of 1, 1.2 and 1.4). The size does not make a
-// word's box taller: its font's metrics fit the box (wordMetrics).
+// word's box taller: its font's ascent keeps it on its ink (wordMetrics).
 const emScale = 1.2
 
 // colSpacing is the widest gap, as a share of the font size, that poppler
