@@ -184,12 +184,12 @@ func TestPlaceLinesSquare(t *testing.T) {
 				t.Errorf("second word at %g, %g wide; want 20, 60", w.start, w.width)
 			}
 			// "a" reaches from the baseline up to 305: 15 of the 24
-			// points (0.625 em, down to the step 0.5); "line" up to 300
-			// (0.833, down to 0.7).
-			if got, want := l[0].words[0].metrics, (fontMetrics{ascent: 500, descent: -1}); got != want {
+			// points (0.625 em, down to the step 0.595); "line" up to 300
+			// (0.833, down to 0.707).
+			if got, want := l[0].words[0].metrics, (fontMetrics{ascent: 595, descent: -1}); got != want {
 				t.Errorf("first word's metrics %+v, want %+v", got, want)
 			}
-			if got, want := l[0].words[1].metrics, (fontMetrics{ascent: 700, descent: -1}); got != want {
+			if got, want := l[0].words[1].metrics, (fontMetrics{ascent: 707, descent: -1}); got != want {
 				t.Errorf("second word's metrics %+v, want %+v", got, want)
 			}
 		})

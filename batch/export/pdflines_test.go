@@ -61,21 +61,21 @@ func TestGutters(t *testing.T) {
 	}
 }
 
-// TestWordMetrics: a word's ascent reaches no higher than its own top or
-// its line's median top, rounded down to a step of ascents, so that its
-// box stays on its ink; its descent is a thousandth.
+// TestWordMetrics: a word's ascent reaches no higher than its own top,
+// rounded down to a step of ascents, so that its box stays on its ink;
+// its descent is a thousandth.
 func TestWordMetrics(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		top    int // the word's top; the line's median top is 60, its baseline 100, the size 50
+		top    int // the word's top; the line's baseline is 100, the size 50
 		ascent int
 	}{
-		{"x-height word", 80, 350},        // 0.4 em
-		{"ascender word", 60, 700},        // 0.8 em
-		{"speck above the word", 10, 700}, // the line's top, not the speck's
-		{"comma below the baseline", 102, 250},
+		{"x-height word", 80, 354},             // 0.4 em
+		{"ascender word", 60, 707},             // 0.8 em
+		{"taller than the steps", 10, 1189},    // 1.8 em
+		{"comma below the baseline", 102, 250}, // the least
 	} {
-		m := wordMetrics([4]int{0, tc.top, 10, 110}, 100, 60, 50)
+		m := wordMetrics([4]int{0, tc.top, 10, 110}, 100, 50)
 		if m != (fontMetrics{ascent: tc.ascent, descent: -1}) {
 			t.Errorf("%s: metrics %+v, want ascent %d, descent -1", tc.name, m, tc.ascent)
 		}
