@@ -127,9 +127,11 @@ func TestDisplayedBoxUpright(t *testing.T) {
 }
 
 // TestPlaceLinesSquare: a line that runs left to right on the displayed
-// page keeps its slant; one on a page turned in the image is set square
-// to the page on its box's centre, since poppler splits slanted lines
-// that do not run left to right.
+// page runs along its canvas line, keeping the slant of a deskewed page;
+// one on a page turned in the image is set square to the page, each word
+// on its own stretch of the line's baseline, since poppler splits slanted
+// lines that do not run left to right. The size is the page's line
+// height times emScale; each word has the metrics of its own box.
 func TestPlaceLinesSquare(t *testing.T) {
 	f := PageFrame{Width: 612, Height: 792, Visible: [4]float64{0, 0, 612, 792}}
 	c, s := math.Cos(2*math.Pi/180), math.Sin(2*math.Pi/180)
@@ -138,6 +140,7 @@ func TestPlaceLinesSquare(t *testing.T) {
 		matrix [6]float64 // the render's pixels to the canvas's
 		square bool
 	}{
+		{"upright", [6]float64{1, 0, 0, 1, 0, 0}, false},
 		{"upright, deskewed 2°", [6]float64{c, s, -s, c, 0, 0}, false},
 		{"turned 180° and deskewed 2°", [6]float64{-c, -s, s, -c, 612, 792}, true},
 		{"turned 90° and deskewed 2°", [6]float64{-s, c, -c, -s, 792, 0}, true},
@@ -152,24 +155,42 @@ func TestPlaceLinesSquare(t *testing.T) {
 				t.Fatalf("%d lines placed, want 1 of 2 words", len(l))
 			}
 			m := l[0].matrix
+			if l[0].perWord != tc.square {
+				t.Errorf("words placed one by one %v, want %v", l[0].perWord, tc.square)
+			}
 			slanted := !near(m[1]*m[0], 0) || !near(m[2]*m[3], 0)
-			if slanted == tc.square {
-				t.Errorf("text matrix %v: slanted %v, want square %v", m, slanted, tc.square)
+			if want := !tc.square && tc.matrix[1] != 0; slanted != want {
+				t.Errorf("text matrix %v: slanted %v, want %v", m, slanted, want)
 			}
-			// One baseline and size: the median bottom (320) and top (300).
-			if !near(l[0].size, 20) {
-				t.Errorf("size %g, want 20", l[0].size)
+			if !near(l[0].size, 20*emScale) {
+				t.Errorf("size %g, want %g", l[0].size, 20*emScale)
 			}
-			// The line's centre stays where its box's centre maps, and
-			// the second word starts 20 points along.
-			cx, cy := CanvasToUser(p, f).Apply(140, 310)
-			x := m[4] + m[0]*40 + m[2]*10
-			y := m[5] + m[1]*40 + m[3]*10
-			if math.Abs(x-cx) > 1e-3 || math.Abs(y-cy) > 1e-3 {
-				t.Errorf("line centre (%g, %g), want (%g, %g)", x, y, cx, cy)
+			// Each word's baseline centre stays where it maps from the
+			// canvas (the median bottom, 320).
+			toUser := CanvasToUser(p, f)
+			for k, w := range l[0].words {
+				ox, oy := m[4]+m[0]*w.start, m[5]+m[1]*w.start
+				if tc.square {
+					ox, oy = w.origin[0], w.origin[1]
+				}
+				x, y := ox+m[0]*w.width/2, oy+m[1]*w.width/2
+				b := p.Words[k].Box
+				cx, cy := toUser.Apply(float64(b[0]+b[2])/2, 320)
+				if math.Abs(x-cx) > 1e-3 || math.Abs(y-cy) > 1e-3 {
+					t.Errorf("word %d's baseline centre (%g, %g), want (%g, %g)", k, x, y, cx, cy)
+				}
 			}
 			if w := l[0].words[1]; !near(w.start, 20) || !near(w.width, 60) {
 				t.Errorf("second word at %g, %g wide; want 20, 60", w.start, w.width)
+			}
+			// "a" reaches from the baseline up to 305: 15 of the 24
+			// points (0.625 em, down to the step 0.595); "line" up to 300
+			// (0.833, down to 0.707).
+			if got, want := l[0].words[0].metrics, (fontMetrics{ascent: 595, descent: -1}); got != want {
+				t.Errorf("first word's metrics %+v, want %+v", got, want)
+			}
+			if got, want := l[0].words[1].metrics, (fontMetrics{ascent: 707, descent: -1}); got != want {
+				t.Errorf("second word's metrics %+v, want %+v", got, want)
 			}
 		})
 	}

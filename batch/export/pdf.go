@@ -229,22 +229,27 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance, opt *PDFOpt
 }
 
 // layers adds the text layer of each OCR'd page with words or
-// transcriptions (ts, after its words), and the font once when one does.
+// transcriptions (ts, after its words), and the fonts once when one does.
 func (u *update) layers(ctx *model.Context, pages []ocr.PageResult, frames []PageFrame, ts []Transcription) error {
-	var font *types.IndirectRef
+	placed := make([][]placedLine, len(pages))
+	var top uint16 // the highest code unit drawn
 	for i, p := range pages {
-		lines := append(placeLines(p, frames[i]), placeTranscriptions(p, i, frames[i], ts)...)
+		placed[i] = append(placeLines(p, frames[i]), placeTranscriptions(p, i, frames[i], ts)...)
+		top = max(top, topCode(placed[i]))
+	}
+	var fs *fontSet
+	for i, lines := range placed {
 		if len(lines) == 0 {
 			continue
 		}
-		if font == nil {
-			f, err := u.glyphlessFont()
+		if fs == nil {
+			f, err := u.newFontSet(top)
 			if err != nil {
 				return err
 			}
-			font = f
+			fs = f
 		}
-		if err := u.addLayer(ctx, i+1, *font, lines); err != nil {
+		if err := u.addLayer(ctx, i+1, fs, lines); err != nil {
 			return fmt.Errorf("adding the text layer to page %d: %w", i+1, err)
 		}
 	}
@@ -252,8 +257,8 @@ func (u *update) layers(ctx *model.Context, pages []ocr.PageResult, frames []Pag
 }
 
 // addLayer gives page n (1-based) its text layer: the content streams
-// around its own and its resources with the font.
-func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, lines []placedLine) error {
+// around its own and its resources with the fonts.
+func (u *update) addLayer(ctx *model.Context, n int, fs *fontSet, lines []placedLine) error {
 	d, ref, attrs, err := ctx.PageDict(n, false)
 	if err != nil {
 		return &parseError{"reading the page dictionary", err}
@@ -261,25 +266,9 @@ func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, lin
 	if ref == nil {
 		return errors.New("the page dictionary is not an indirect object")
 	}
-	var contents types.Array
-	if o, ok := d.Find("Contents"); ok && o != nil {
-		switch o := o.(type) {
-		case types.IndirectRef:
-			// A reference to a stream, or to an array of them.
-			obj, err := ctx.Dereference(o)
-			if err != nil {
-				return &parseError{"reading /Contents", err}
-			}
-			if a, ok := obj.(types.Array); ok {
-				contents = append(contents, a...)
-			} else {
-				contents = append(contents, o)
-			}
-		case types.Array:
-			contents = append(contents, o...)
-		default:
-			return fmt.Errorf("/Contents is a %T", o)
-		}
+	contents, err := pageContents(ctx, d)
+	if err != nil {
+		return err
 	}
 	res := types.Dict{}
 	if attrs.Resources != nil {
@@ -293,21 +282,58 @@ func (u *update) addLayer(ctx *model.Context, n int, font types.IndirectRef, lin
 		}
 		maps.Copy(fonts, f)
 	}
-	name := "RefbatchOCR"
-	for i := 1; fonts[name] != nil; i++ {
-		name = fmt.Sprintf("RefbatchOCR%d", i)
+	names := map[fontMetrics]string{}
+	k := 0
+	for _, l := range lines {
+		for _, w := range l.words {
+			if _, ok := names[w.metrics]; ok {
+				continue
+			}
+			name := "RefbatchOCR"
+			for ; fonts[name] != nil; k++ {
+				name = fmt.Sprintf("RefbatchOCR%d", k)
+			}
+			fonts[name], names[w.metrics] = fs.font(w.metrics), name
+		}
 	}
-	fonts[name] = font
 	res["Font"] = fonts
 
 	open := u.stream(types.Dict{}, []byte("q\n"))
-	layer := u.stream(types.Dict{}, textLayer(lines, name))
+	layer := u.stream(types.Dict{}, textLayer(lines, names))
 	page := types.Dict{}
 	maps.Copy(page, d)
 	page["Contents"] = append(append(types.Array{open}, contents...), layer)
 	page["Resources"] = res
 	u.object(ref.ObjectNumber.Value(), ref.GenerationNumber.Value(), page.PDFString())
 	return nil
+}
+
+// pageContents is the page dictionary d's /Contents as an array of
+// stream references.
+func pageContents(ctx *model.Context, d types.Dict) (types.Array, error) {
+	var contents types.Array
+	o, ok := d.Find("Contents")
+	if !ok || o == nil {
+		return nil, nil
+	}
+	switch o := o.(type) {
+	case types.IndirectRef:
+		// A reference to a stream, or to an array of them.
+		obj, err := ctx.Dereference(o)
+		if err != nil {
+			return nil, &parseError{"reading /Contents", err}
+		}
+		if a, ok := obj.(types.Array); ok {
+			contents = append(contents, a...)
+		} else {
+			contents = append(contents, o)
+		}
+	case types.Array:
+		contents = append(contents, o...)
+	default:
+		return nil, fmt.Errorf("/Contents is a %T", o)
+	}
+	return contents, nil
 }
 
 // pdfString is s as a PDF text string: literal when it is printable

@@ -7,19 +7,26 @@ package export
 //   - one text object (BT … ET) per recognised line, in the artifact's
 //     reading order (Layout: Tesseract's blocks and lines, columns and
 //     recovered blocks as they were read);
-//   - one font size and one baseline per line: the baseline is the median
-//     of its words' bottoms (most words have no descender), the size the
-//     distance from it to the median of their tops, so every word's box
-//     lies on the ink of its x-height at least;
+//   - one baseline per line, the median of its words' bottoms (most
+//     words have no descender), and one font size per block of lines,
+//     the same for every block of the page's body text: poppler keeps
+//     lines in one block only when their sizes differ by under 5%, and
+//     reads blocks in an order of its own (see blockEm, emScale); a line
+//     poppler would split into cells, a table's row, takes sizes of its
+//     own in turn (rowSizes), so that its cells do not merge into columns;
+//   - each word in the font whose declared ascent reaches up its ink at
+//     the line's size, in steps of 2^¼, a few fonts a document
+//     (wordMetrics), so that the box a reader gives the word lies on its
+//     ink whatever the size;
 //   - the line's text matrix turns it with the line: on a page deskewed,
 //     its baseline keeps the slant the line has in the source. A line
 //     that does not run left to right on the displayed page (a page
-//     turned in the image or by /Rotate) is set square to the page on its
-//     box's centre: poppler splits a slanted line that runs down or
-//     backwards wherever its baseline drifts half a point; and since a
-//     square line would miss its ink at its ends by its slant, each of
-//     its words gets a text matrix of its own, square, on its box's
-//     centre (the line's size and band, the word's place along it);
+//     turned in the image or by /Rotate) is set square to the page:
+//     poppler splits a slanted line that runs down or backwards wherever
+//     its baseline drifts half a point; and since a square line would
+//     miss its ink at its ends by its slant, each of its words gets a
+//     text matrix of its own, square, on its own stretch of the line's
+//     baseline (the line's size, the word's place along it);
 //   - each word starts where its box starts along the baseline (Td from
 //     the line's start) and is stretched to its box's width with
 //     horizontal scaling (Tz); between two words a real space character,
@@ -68,6 +75,8 @@ type lineWord struct {
 	text  []byte  // UTF-16BE code units
 	start float64 // where the word starts, along the baseline from the line's origin, points
 	width float64 // its box's width along the baseline, points
+	// metrics reach from the baseline to the word's box's top and bottom.
+	metrics fontMetrics
 	// origin is the word's own origin in user space, with perWord.
 	origin [2]float64
 }
@@ -79,12 +88,32 @@ func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
 		return nil
 	}
 	m := CanvasToUser(p, f)
-	d := CanvasToDisplayed(p, f)
-	square := !(d[0] > 0 && math.Abs(d[1]) < d[0])
-	var out []placedLine
+	square := squarePage(CanvasToDisplayed(p, f))
+	var blocks [][]lineGeom
+	var ems []float64
 	for _, block := range Layout(p) {
+		var gs []lineGeom
 		for _, idx := range block {
-			if l, ok := placeLine(p.Words, idx, m, square); ok {
+			if g, ok := measureLine(p.Words, idx); ok {
+				gs = append(gs, g)
+				ems = append(ems, g.em)
+			}
+		}
+		blocks = append(blocks, gs)
+	}
+	body := medianFloat(ems)
+	gutters := gutters(blocks)
+	var out []placedLine
+	rows := 0
+	for i, gs := range blocks {
+		em := min(blockEm(gs, body)*emScale, gutters[i]/(colSpacing*rowSizes[1]))
+		for _, g := range gs {
+			size := em
+			if g.maxGap > colSpacing*em {
+				size *= rowSizes[rows%len(rowSizes)]
+				rows++
+			}
+			if l, ok := placeLine(g, size, m, square); ok {
 				out = append(out, l)
 			}
 		}
@@ -92,68 +121,180 @@ func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
 	return out
 }
 
-// placeLine sets the words idx, one line in the canvas, in user space
-// by m; square sets it square to the page (see the top of the file).
-func placeLine(words []ocr.Word, idx []int, m Matrix, square bool) (placedLine, bool) {
-	var ws []ocr.Word
+// emScale is the font size over a block's line height. Poppler measures
+// its tolerances in font sizes: two words of a line stay in one block when
+// the gap between them is under 0.7 sizes, two lines when their baselines
+// are under 1.5 sizes apart. A line's height (ascenders to descenders) is
+// about an em, and scanned print often spaces its words nearly 0.7 em
+// apart; at 1.2 line heights a paragraph mostly stays one block while a
+// table's columns, several ems apart, still split (on the eval corpus 1.2
+// read best of 1, 1.2 and 1.4). The size does not make a
+// word's box taller: its font's ascent keeps it on its ink (wordMetrics).
+const emScale = 1.2
+
+// colSpacing is the widest gap, as a share of the font size, that poppler
+// bridges between two words of a line (its minColSpacing1); a wider one
+// splits the line into blocks, as a table's row is. Poppler then merges
+// each cell with the cells above and below of the same size into a
+// column and reads the table column by column, where the artifact reads
+// it row by row.
+const colSpacing = 0.7
+
+// rowSizes are the sizes, as shares of their block's, that lines poppler
+// splits take in turn: each differs from the body text's and from the
+// previous row's by more than poppler's 5%, so each cell stays a block of
+// its own, not a column's lines. (Poppler's reading order still reads
+// cells that are blocks of their own column by column where a column
+// lies wholly left of the next: a block left of another comes first
+// unless a block between them spans both.)
+var rowSizes = [2]float64{1.08, 1.17}
+
+// squarePage is whether lines are set square to the displayed page
+// (see the top of the file): whether a line of the canvas, whose map to
+// the displayed page is d, does not run left to right there.
+func squarePage(d Matrix) bool {
+	return !(d[0] > 0 && math.Abs(d[1]) < d[0])
+}
+
+// lineGeom is a line's words with a box, and its measures in canvas
+// pixels: its extent along the line, its baseline (the median of its
+// words' bottoms: most words have no descender) and its height from the
+// highest top to the lowest bottom, an estimate of its font's em.
+type lineGeom struct {
+	ws     []ocr.Word
+	x0, x1 int
+	base   float64
+	em     float64
+	maxGap float64 // the widest gap between two words
+}
+
+// measureLine measures the words idx, one line in the canvas.
+func measureLine(words []ocr.Word, idx []int) (lineGeom, bool) {
+	var g lineGeom
 	for _, i := range idx {
 		b := words[i].Box
 		if words[i].Text != "" && b[2] > b[0] && b[3] > b[1] {
-			ws = append(ws, words[i])
+			g.ws = append(g.ws, words[i])
 		}
 	}
-	if len(ws) == 0 {
-		return placedLine{}, false
+	if len(g.ws) == 0 {
+		return g, false
 	}
-	x0, x1 := ws[0].Box[0], ws[0].Box[2]
-	tops, bottoms := make([]int, len(ws)), make([]int, len(ws))
-	for k, w := range ws {
-		x0, x1 = min(x0, w.Box[0]), max(x1, w.Box[2])
-		tops[k], bottoms[k] = w.Box[1], w.Box[3]
+	g.x0, g.x1 = g.ws[0].Box[0], g.ws[0].Box[2]
+	bottoms, heights := make([]int, len(g.ws)), make([]int, len(g.ws))
+	for k, w := range g.ws {
+		if k > 0 {
+			g.maxGap = max(g.maxGap, float64(w.Box[0]-g.ws[k-1].Box[2]))
+		}
+		g.x0, g.x1 = min(g.x0, w.Box[0]), max(g.x1, w.Box[2])
+		bottoms[k], heights[k] = w.Box[3], w.Box[3]-w.Box[1]
 	}
-	base, top := float64(median(bottoms)), float64(median(tops))
-	if base-top < 1 {
-		top = base - 1
+	// The line's height leaves out words more than twice as tall as its
+	// median word: a stamp, a rule or a bracket read into the line would
+	// set its size, and so its whole block's, several times the text's.
+	tall := 2 * median(heights)
+	top, bottom := math.MaxInt, math.MinInt
+	for _, w := range g.ws {
+		if w.Box[3]-w.Box[1] <= tall {
+			top, bottom = min(top, w.Box[1]), max(bottom, w.Box[3])
+		}
 	}
+	g.base = float64(median(bottoms))
+	g.em = max(float64(bottom-top), 1)
+	return g, true
+}
+
+// placeLine sets the line g in user space by m, at the font size em
+// (canvas pixels); square sets it square to the page (see the top of the
+// file).
+func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool) {
 	// Pixels along the canvas's x axis and up its y axis, in points.
-	ox, oy := m.Apply(float64(x0), base)
-	rx, ry := m.Apply(float64(x0)+1, base)
-	ux, uy := m.Apply(float64(x0), base-1)
+	ox, oy := m.Apply(float64(g.x0), g.base)
+	rx, ry := m.Apply(float64(g.x0)+1, g.base)
+	ux, uy := m.Apply(float64(g.x0), g.base-1)
 	sa, su := math.Hypot(rx-ox, ry-oy), math.Hypot(ux-ox, uy-oy)
 	if sa == 0 || su == 0 {
 		return placedLine{}, false
 	}
-	ax, ay, vx, vy := (rx-ox)/sa, (ry-oy)/sa, (ux-ox)/su, (uy-oy)/su
-	size := (base - top) * su
-	var centre func(x float64) (float64, float64) // where a box centred at canvas x, on the line's band, goes
+	ax, ay := (rx-ox)/sa, (ry-oy)/sa
 	if square {
-		centre = func(x float64) (float64, float64) { return m.Apply(x, (base+top)/2) }
-		length := float64(x1-x0) * sa
-		cx, cy := centre(float64(x0+x1) / 2)
 		if math.Abs(ax) >= math.Abs(ay) {
 			ax, ay = math.Copysign(1, ax), 0
 		} else {
 			ax, ay = 0, math.Copysign(1, ay)
 		}
-		// Up is along turned a quarter counterclockwise: the canvas maps
-		// to the page without a flip.
-		vx, vy = -ay, ax
-		ox, oy = cx-ax*length/2-vx*size/2, cy-ay*length/2-vy*size/2
 	}
-	l := placedLine{kind: lineOCR, matrix: [6]float64{ax, ay, vx, vy, ox, oy}, size: size, perWord: square}
-	for _, w := range ws {
+	// Up is along turned a quarter counterclockwise: the canvas maps to
+	// the page without a flip.
+	vx, vy := -ay, ax
+	l := placedLine{kind: lineOCR, matrix: [6]float64{ax, ay, vx, vy, ox, oy}, size: em * su, perWord: square}
+	for _, w := range g.ws {
 		text := utf16BE(w.Text, false)
 		if len(text) == 0 {
 			continue
 		}
-		lw := lineWord{text: text, start: float64(w.Box[0]-x0) * sa, width: float64(w.Box[2]-w.Box[0]) * sa}
+		lw := lineWord{text: text, start: float64(w.Box[0]-g.x0) * sa, width: float64(w.Box[2]-w.Box[0]) * sa,
+			metrics: wordMetrics(w.Box, g.base, em)}
 		if square {
-			cx, cy := centre(float64(w.Box[0]+w.Box[2]) / 2)
-			lw.origin = [2]float64{cx - ax*lw.width/2 - vx*size/2, cy - ay*lw.width/2 - vy*size/2}
+			// The word's own stretch of the baseline, centred where
+			// its box's centre is along it.
+			cx, cy := m.Apply(float64(w.Box[0]+w.Box[2])/2, g.base)
+			lw.origin = [2]float64{cx - ax*lw.width/2, cy - ay*lw.width/2}
 		}
 		l.words = append(l.words, lw)
 	}
+	keepApart(l.words, l.size)
 	return l, len(l.words) > 0
+}
+
+// rawSpace is the narrowest gap between two words' boxes, as a share of
+// the font size, that keeps them apart in every reader: pdftotext -raw
+// puts a space between two words only where the gap is over 0.15 sizes
+// (its minWordSpacing), whatever space characters the layer draws.
+const rawSpace = 0.17
+
+// keepApart narrows each word of a line, at the font size size, that
+// ends nearer its successor than rawSpace sizes, down to half its width
+// at most: the word's box then covers its ink but its end, and readers
+// that ignore the space characters still see two words.
+func keepApart(ws []lineWord, size float64) {
+	for k := 0; k+1 < len(ws); k++ {
+		w, next := &ws[k], ws[k+1]
+		if end := next.start - rawSpace*size; w.start+w.width > end {
+			w.width = max(end-w.start, w.width/2)
+		}
+	}
+}
+
+// ascents are the glyphless font's ascents, in thousandths of an em,
+// that a word may take: steps of 2^¼ from 0.25 to 1.19 em, so that a
+// word's box reaches at least 84% of its ink's height above the
+// baseline, and few enough that a document needs at most ten font
+// dictionaries (readers load each one, poppler on every page that names
+// it; the eval corpus's documents use 1 to 10, most 6 to 10), whose
+// maps are short (see fontSet).
+var ascents = [...]int{250, 297, 354, 420, 500, 595, 707, 841, 1000, 1189}
+
+// wordMetrics are the font metrics whose ascent reaches from the baseline
+// base up to the top of box, rounded down to a step of ascents, at the
+// font size em (both in canvas pixels): the box a reader draws then lies
+// within the word's own ink above the baseline. Rounded down, not to the
+// nearest step, and to the word's own top, not its line's: on the eval
+// corpus's degraded documents that kept more words on ink than either
+// (the line's top left specks and faint strokes out of some words and
+// took in paper above others). The descent is a thousandth (readers
+// ignore a 0): a descender's ink is below a word's baseline, the rest of
+// the word above it, and a box reaching down to the lowest speck Tesseract
+// put into the word fell off the ink of faded pages (R-0056).
+func wordMetrics(box [4]int, base, em float64) fontMetrics {
+	h := (base - float64(box[1])) / em * 1000
+	m := fontMetrics{ascent: ascents[0], descent: -1}
+	for _, a := range ascents {
+		if float64(a) <= h {
+			m.ascent = a
+		}
+	}
+	return m
 }
 
 // median is the middle value of v (the lower of the two middle ones);
@@ -168,9 +309,9 @@ func median(v []int) int {
 // space readers see.
 const minSpace = 0.05
 
-// textLayer is the content stream that draws lines, invisibly, in the
-// font named font: one text object per line.
-func textLayer(lines []placedLine, font string) []byte {
+// textLayer is the content stream that draws lines, invisibly, with the
+// fonts named by their metrics in names: one text object per line.
+func textLayer(lines []placedLine, names map[fontMetrics]string) []byte {
 	var b bytes.Buffer
 	b.WriteString("Q\nq\n")
 	open := 0 // the transcription whose marked-content sequence is open
@@ -183,17 +324,14 @@ func textLayer(lines []placedLine, font string) []byte {
 			b.WriteString(l.mark)
 			open = l.transcription
 		}
-		b.WriteString("BT\n3 Tr\n/")
-		b.WriteString(font)
-		b.WriteByte(' ')
-		b.WriteString(num(l.size))
-		b.WriteString(" Tf\n")
+		b.WriteString("BT\n3 Tr\n")
 		for _, v := range l.matrix {
 			b.WriteString(num(v))
 			b.WriteByte(' ')
 		}
 		b.WriteString("Tm\n")
 		at := 0.0 // the line matrix's offset from the line's origin
+		font := ""
 		for k, w := range l.words {
 			if l.perWord {
 				m := l.matrix
@@ -201,6 +339,10 @@ func textLayer(lines []placedLine, font string) []byte {
 			} else if d := w.start - at; d != 0 {
 				fmt.Fprintf(&b, "%s 0 Td\n", num(d))
 				at = w.start
+			}
+			if f := names[w.metrics]; f != font {
+				fmt.Fprintf(&b, "/%s %s Tf\n", f, num(l.size))
+				font = f
 			}
 			n := float64(len(w.text) / 2)
 			fmt.Fprintf(&b, "%s Tz\n<%X> Tj\n", num(100*w.width/(l.size*glyphAdvance*n)), w.text)

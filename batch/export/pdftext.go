@@ -15,6 +15,7 @@ package export
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,7 +49,8 @@ func utf16BE(s string, bom bool) []byte {
 	return out
 }
 
-// toUnicode maps every 2-byte code to the UTF-16 code unit it is.
+// toUnicode maps every 2-byte code up to top (%04X) to the UTF-16 code
+// unit it is.
 const toUnicode = `/CIDInit /ProcSet findresource begin
 12 dict begin
 begincmap
@@ -59,7 +61,7 @@ begincmap
 <0000> <FFFF>
 endcodespacerange
 1 beginbfrange
-<0000> <FFFF> <0000>
+<0000> <%04X> <0000>
 endbfrange
 endcmap
 CMapName currentdict /CMap defineresource pop
@@ -67,31 +69,74 @@ end
 end
 `
 
-// glyphlessFont writes the font's objects and returns the reference of
-// its Type 0 dictionary.
-func (u *update) glyphlessFont() (*types.IndirectRef, error) {
+// fontMetrics are a glyphless font's declared ascent and descent, in
+// thousandths of an em (the descent negative). Readers draw a glyph's box
+// from them: pdftotext -bbox from the baseline up by the ascent and down
+// by the descent, times the size. The layer sets a block of lines at one
+// size (see pdflines.go), often taller than a word's ink, and gives each
+// word the font whose ascent stays within its ink (wordMetrics), so that
+// the box a reader gives the word lies on it.
+type fontMetrics struct{ ascent, descent int }
+
+// fontSet writes the glyphless font once per metrics asked for, each a
+// Type 0 font over the one embedded pdf.ttf, CIDToGIDMap and ToUnicode.
+// Readers load each font dictionary a page names, and poppler does so
+// again on every page: what they load is kept small (a few metrics, see
+// ascents; maps only as long as the highest code drawn), so that the
+// layer costs readers about what one font with full-range maps did.
+type fontSet struct {
+	u                    *update
+	file, cidToGID, cmap types.IndirectRef
+	fonts                map[fontMetrics]types.IndirectRef
+}
+
+// newFontSet writes the objects every font shares, for codes up to top.
+func (u *update) newFontSet(top uint16) (*fontSet, error) {
 	ttf, err := glyphlessTTF()
 	if err != nil {
 		return nil, err
 	}
-	file := u.stream(types.Dict{"Length1": types.Integer(len(ttf))}, ttf)
-	// Every CID to glyph 1, the font's empty glyph.
-	gids := bytes.Repeat([]byte{0, 1}, 1<<16)
-	cidToGID := u.stream(types.Dict{}, gids)
-	cmap := u.stream(types.Dict{}, []byte(toUnicode))
+	fs := &fontSet{u: u, fonts: map[fontMetrics]types.IndirectRef{}}
+	fs.file = u.stream(types.Dict{"Length1": types.Integer(len(ttf))}, ttf)
+	// Every CID drawn to glyph 1, the font's empty glyph (PDF/A forbids
+	// showing .notdef, glyph 0, even invisibly).
+	fs.cidToGID = u.stream(types.Dict{}, bytes.Repeat([]byte{0, 1}, int(top)+1))
+	fs.cmap = u.stream(types.Dict{}, fmt.Appendf(nil, toUnicode, top))
+	return fs, nil
+}
 
+// topCode is the highest UTF-16 code unit lines draw, the space's at least.
+func topCode(lines []placedLine) uint16 {
+	top := uint16(' ')
+	for _, l := range lines {
+		for _, w := range l.words {
+			for k := 0; k+1 < len(w.text); k += 2 {
+				top = max(top, uint16(w.text[k])<<8|uint16(w.text[k+1]))
+			}
+		}
+	}
+	return top
+}
+
+// font returns the reference of the Type 0 font with metrics m, writing
+// its objects the first time.
+func (fs *fontSet) font(m fontMetrics) types.IndirectRef {
+	if ref, ok := fs.fonts[m]; ok {
+		return ref
+	}
+	u := fs.u
 	desc := u.alloc()
 	u.object(desc, 0, types.Dict{
 		"Type":        types.Name("FontDescriptor"),
 		"FontName":    types.Name("GlyphLessFont"),
 		"Flags":       types.Integer(5), // fixed pitch, symbolic
-		"FontBBox":    types.Array{types.Integer(0), types.Integer(0), types.Integer(500), types.Integer(1000)},
+		"FontBBox":    types.Array{types.Integer(0), types.Integer(m.descent), types.Integer(500), types.Integer(m.ascent)},
 		"ItalicAngle": types.Integer(0),
-		"Ascent":      types.Integer(1000),
-		"Descent":     types.Integer(-1),
-		"CapHeight":   types.Integer(1000),
+		"Ascent":      types.Integer(m.ascent),
+		"Descent":     types.Integer(m.descent),
+		"CapHeight":   types.Integer(m.ascent),
 		"StemV":       types.Integer(80),
-		"FontFile2":   file,
+		"FontFile2":   fs.file,
 	}.PDFString())
 	cid := u.alloc()
 	u.object(cid, 0, types.Dict{
@@ -103,7 +148,7 @@ func (u *update) glyphlessFont() (*types.IndirectRef, error) {
 			"Supplement": types.Integer(0),
 		},
 		"FontDescriptor": *types.NewIndirectRef(desc, 0),
-		"CIDToGIDMap":    cidToGID,
+		"CIDToGIDMap":    fs.cidToGID,
 		"DW":             types.Integer(1000 * glyphAdvance),
 	}.PDFString())
 	font := u.alloc()
@@ -113,9 +158,11 @@ func (u *update) glyphlessFont() (*types.IndirectRef, error) {
 		"BaseFont":        types.Name("GlyphLessFont"),
 		"Encoding":        types.Name("Identity-H"),
 		"DescendantFonts": types.Array{*types.NewIndirectRef(cid, 0)},
-		"ToUnicode":       cmap,
+		"ToUnicode":       fs.cmap,
 	}.PDFString())
-	return types.NewIndirectRef(font, 0), nil
+	ref := *types.NewIndirectRef(font, 0)
+	fs.fonts[m] = ref
+	return ref
 }
 
 // ErrNoGlyphlessFont says Tesseract's pdf.ttf was not found.

@@ -22,7 +22,6 @@ package export
 // top to bottom; each band's words share its width by their lengths.
 
 import (
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -97,8 +96,7 @@ func placeTranscriptions(p ocr.PageResult, index int, f PageFrame, ts []Transcri
 		return nil
 	}
 	m := CanvasToUser(p, f)
-	d := CanvasToDisplayed(p, f)
-	square := !(d[0] > 0 && math.Abs(d[1]) < d[0])
+	square := squarePage(CanvasToDisplayed(p, f))
 	var out []placedLine
 	for i, t := range ts {
 		if t.Page != index {
@@ -109,7 +107,11 @@ func placeTranscriptions(p ocr.PageResult, index int, f PageFrame, ts []Transcri
 			for k := range idx {
 				idx[k] = k
 			}
-			if l, ok := placeLine(ws, idx, m, square); ok {
+			g, ok := measureLine(ws, idx)
+			if !ok {
+				continue
+			}
+			if l, ok := placeLine(g, g.em, m, square); ok {
 				l.kind, l.transcription, l.mark = lineTranscribed, i+1, markedContent(t)
 				out = append(out, l)
 			}
