@@ -118,9 +118,13 @@ uninstall:
 # which the other fills (-O prints each one's table whole). The tests run
 # with -vet=off: lint has just run all of go vet on the same packages,
 # their tests included, and go test's own vet pass is a subset of it that
-# shares none of its cached work.
+# shares none of its cached work. Four test binaries run at once on two
+# cores: many tests wait on child processes, signals and timeouts, and
+# with two at a time (go test's default on this machine) the cores sat
+# idle a fifth of the run while cmd/refbatch, the longest package, waited
+# a minute for a slot.
 test: deps lint
-	$(GO) test -vet=off -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -p 4 -vet=off -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) --no-print-directory -j2 -O eval holdout
 
 lint:
