@@ -47,22 +47,11 @@ func (g *grayImage) pgm() []byte {
 }
 
 // fromRGBA converts img to gray into g, reusing g's buffer, and returns the
-// histogram of the gray values.
+// histogram of the gray values, as renderGray does.
 func (g *grayImage) fromRGBA(img *image.RGBA) (hist [256]int) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	g.resize(w, h)
-	for y := range h {
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		dst := g.pix[y*w : (y+1)*w]
-		for x := range dst {
-			r, gr, b := uint32(row[4*x]), uint32(row[4*x+1]), uint32(row[4*x+2])
-			// ITU-R 601 luma, the weights image/color uses. MuPDF's
-			// pixmap is opaque white underneath, so alpha is ignored.
-			v := uint8((19595*r + 38470*gr + 7471*b + 1<<15) >> 16)
-			dst[x] = v
-			hist[v]++
-		}
-	}
+	rgbaToGray(img.Pix, img.Stride, w, h, g.pix, &hist)
 	return hist
 }
 

@@ -44,6 +44,23 @@ int run_page_contents(fz_context *ctx, fz_page *page, fz_device *dev, fz_matrix 
 
 enum { FZ_NO_CACHE = 2 };
 
+// rb_gray writes the w×h RGBA pixels at rgba (stride bytes a row) into
+// gray in ITU-R 601 luma, the weights image/color uses, and counts each
+// value in hist. The pixmap is opaque white underneath, so alpha is
+// ignored.
+static void rb_gray(const unsigned char *rgba, int stride, int w, int h, unsigned char *gray, long long *hist) {
+	for (int y = 0; y < h; y++) {
+		const unsigned char *row = rgba + (long long)y * stride;
+		unsigned char *dst = gray + (long long)y * w;
+		for (int x = 0; x < w; x++) {
+			unsigned r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2];
+			unsigned char v = (19595 * r + 38470 * g + 7471 * b + (1u << 15)) >> 16;
+			dst[x] = v;
+			hist[v]++;
+		}
+	}
+}
+
 // rb_load loads page n and gives its box in pixels at dpi; NULL when
 // MuPDF cannot load it.
 static fz_page *rb_load(fz_context *ctx, fz_document *doc, int n, float dpi, fz_irect *box) {
@@ -56,12 +73,11 @@ static fz_page *rb_load(fz_context *ctx, fz_document *doc, int n, float dpi, fz_
 
 // rb_draw draws page at dpi exactly as go-fitz's ImageDPI does (RGBA
 // over opaque white, MuPDF's store bypassed), in samples when it is not
-// NULL (4 bytes a pixel of box), then writes it into gray,
-// box's width × height bytes, in ITU-R 601 luma, counting each value in
-// hist, and drops page. It returns 0, or 1 when the pixmap could not be
-// made and 2 when the page's contents could not be run. As in ImageDPI,
-// a pixmap or device MuPDF cannot allocate ends the process: the worker,
-// whose death its pool reports.
+// NULL (4 bytes a pixel of box), then turns it gray into gray (box's
+// width × height bytes) with rb_gray, and drops page. It returns 0, or 1
+// when the pixmap could not be made and 2 when the page's contents could
+// not be run. As in ImageDPI, a pixmap or device MuPDF cannot allocate
+// ends the process: the worker, whose death its pool reports.
 static int rb_draw(fz_context *ctx, fz_page *page, float dpi, fz_irect box, unsigned char *samples, unsigned char *gray, long long *hist) {
 	int w = box.x1 - box.x0, h = box.y1 - box.y0, rc = 0;
 	fz_matrix ctm = fz_scale(dpi / 72, dpi / 72), identity = {1, 0, 0, 1, 0, 0};
@@ -79,20 +95,8 @@ static int rb_draw(fz_context *ctx, fz_page *page, float dpi, fz_irect box, unsi
 		rc = 2;
 	fz_close_device(ctx, dev);
 	fz_drop_device(ctx, dev);
-	if (rc == 0) {
-		const unsigned char *s = fz_pixmap_samples(ctx, pix);
-		int stride = fz_pixmap_stride(ctx, pix);
-		for (int y = 0; y < h; y++) {
-			const unsigned char *row = s + (long long)y * stride;
-			unsigned char *dst = gray + (long long)y * w;
-			for (int x = 0; x < w; x++) {
-				unsigned r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2];
-				unsigned char v = (19595 * r + 38470 * g + 7471 * b + (1u << 15)) >> 16;
-				dst[x] = v;
-				hist[v]++;
-			}
-		}
-	}
+	if (rc == 0)
+		rb_gray(fz_pixmap_samples(ctx, pix), fz_pixmap_stride(ctx, pix), w, h, gray, hist);
 	fz_drop_pixmap(ctx, pix);
 	fz_drop_page(ctx, page);
 	return rc;
@@ -120,6 +124,16 @@ var fitzHandles = func() (h struct {
 	h.ok = ok1 && ok2 && ctx.Type.Kind() == reflect.Pointer && doc.Type.Kind() == reflect.Pointer
 	return h
 }()
+
+// rgbaToGray is rb_gray over Go memory: grayImage.fromRGBA's conversion,
+// the same code as the worker's render.
+func rgbaToGray(rgba []byte, stride, w, h int, gray []byte, hist *[256]int) {
+	if w == 0 || h == 0 {
+		return
+	}
+	C.rb_gray((*C.uchar)(unsafe.Pointer(&rgba[0])), C.int(stride), C.int(w), C.int(h),
+		(*C.uchar)(unsafe.Pointer(&gray[0])), (*C.longlong)(unsafe.Pointer(&hist[0])))
+}
 
 // keptPixmap is the most pixmap memory a worker keeps from page to page:
 // a Letter or A4 page at 300 dpi, with room. Drawn into fresh memory,
