@@ -35,9 +35,10 @@ func blockEm(gs []lineGeom, body float64) float64 {
 
 // gutters is, for each block, the narrowest gap between it and a block
 // beside it (one whose lines share some of its height), in canvas
-// pixels; +Inf for none. Poppler joins words of one line up to 0.7 sizes
-// apart whatever their sizes, so a block set at a size over its gutter's
-// 1/0.7 reads across the gutter, line by line, two columns as one.
+// pixels; +Inf for none. Poppler joins words of one line across a gap of
+// a fraction of their size whatever their sizes (colSpacing), so a block
+// set at a size over its gutter's 1/colSpacing reads across the gutter,
+// line by line, two columns as one.
 func gutters(blocks [][]lineGeom) []float64 {
 	type extent struct{ x0, x1, top, bottom float64 }
 	es := make([]extent, len(blocks))

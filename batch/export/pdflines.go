@@ -122,9 +122,10 @@ func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
 }
 
 // emScale is the font size over a block's line height. Poppler measures
-// its tolerances in font sizes: two words of a line stay in one block when
-// the gap between them is under 0.7 sizes, two lines when their baselines
-// are under 1.5 sizes apart. A line's height (ascenders to descenders) is
+// its tolerances in font sizes: a word joins a line's block when the gap
+// between them is under 0.3 sizes, or under 1 size while the block has at
+// most three lines (see colSpacing), two lines when their baselines are
+// under 1.5 sizes apart. A line's height (ascenders to descenders) is
 // about an em, and scanned print often spaces its words nearly 0.7 em
 // apart; at 1.2 line heights a paragraph mostly stays one block while a
 // table's columns, several ems apart, still split (on the eval corpus 1.2
@@ -132,9 +133,13 @@ func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
 // word's box taller: its font's ascent keeps it on its ink (wordMetrics).
 const emScale = 1.2
 
-// colSpacing is the widest gap, as a share of the font size, that poppler
-// bridges between two words of a line (its minColSpacing1); a wider one
-// splits the line into blocks, as a table's row is. Poppler then merges
+// colSpacing is the widest gap, as a share of the font size, that the
+// layer counts on poppler bridging between two words of a line. Poppler's
+// own rule has two steps: 0.3 sizes (its minColSpacing1), and 1 size
+// (minColSpacing2) while at most three lines of the block have a word
+// there; 0.7 lies between them, and the figures in the searchable-pdf
+// topic were measured with it. A wider gap splits the line into blocks,
+// as a table's row is. Poppler then merges
 // each cell with the cells above and below of the same size into a
 // column and reads the table column by column, where the artifact reads
 // it row by row.
