@@ -3,7 +3,7 @@
 #   make build    bin/refbatch, stamped with its version (git describe)
 #   make install  the binary, its man pages and bash/zsh completion under PREFIX
 #   make demo     run refbatch on the built-in sample (testdata/sample) and print the report's path
-#   make test     lint, vet, every test (real Tesseract, MuPDF, SQLite), then the eval gate
+#   make test     lint, vet, then every test (real Tesseract, MuPDF, SQLite) beside the eval gates
 #   make eval     replay the evaluation corpus; fail if outcomes or OCR quality regressed
 #
 # deps installs the native dependencies with apt-get; demo and test run it
@@ -41,7 +41,7 @@ EVAL_OUT      ?= eval-out
 # EVAL_OUT) to set the cascade's figures against the default's, without it.
 EVAL_FLAGS    ?=
 
-.PHONY: all deps build install uninstall test lint fuzz demo eval eval-probe holdout clean bench bench-hostile bench-desk export-check
+.PHONY: all deps build install uninstall test test-go lint fuzz demo eval eval-probe holdout clean bench bench-hostile bench-desk export-check
 
 all: build
 
@@ -112,20 +112,26 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/refbatch $(MANDIR)/refbatch.1 $(MANDIR)/refbatch-*.1 $(MAN7DIR)/refbatch-*.7 $(BASHCOMPDIR)/refbatch $(ZSHCOMPDIR)/_refbatch
 
-# test runs the suite, then the two gates side by side: eval and holdout
-# are two refbatch evals against their own thresholds, and each leaves the
-# cores idle while it admits its corpus and waits on its last documents,
-# which the other fills (-O prints each one's table whole). The tests run
+# test runs the suite and the two gates (eval and holdout, two refbatch
+# evals against their own thresholds) side by side, after lint: the tests
+# wait on child processes, signals and timeouts much of their time, which
+# the gates' reading fills, and the gates' idle ends (admitting the
+# corpus, waiting on the last documents) the tests fill. One after the
+# other, the cores sat idle while cmd/refbatch, the longest package, ran
+# its last tests alone, then while each gate waited on its last
+# documents. -O prints each one's output whole. The tests run
 # with -vet=off: lint has just run all of go vet on the same packages,
 # their tests included, and go test's own vet pass is a subset of it that
 # shares none of its cached work. Four test binaries run at once on two
-# cores: many tests wait on child processes, signals and timeouts, and
-# with two at a time (go test's default on this machine) the cores sat
-# idle a fifth of the run while cmd/refbatch, the longest package, waited
-# a minute for a slot.
-test: deps lint
+# cores: with two at a time (go test's default on this machine) the cores
+# sat idle a fifth of the run while cmd/refbatch waited a minute for a
+# slot.
+test: deps lint build
+	@$(MAKE) --no-print-directory -j3 -O test-go eval holdout
+
+# test-go runs the Go tests alone, as make test runs them.
+test-go:
 	$(GO) test -p 4 -vet=off -timeout $(TEST_TIMEOUT) ./...
-	$(MAKE) --no-print-directory -j2 -O eval holdout
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
