@@ -314,7 +314,7 @@ func TestEvalRealCorpus(t *testing.T) {
 // JBIG2 page is inverted, the CCITT page and the turned ones are read by
 // OCR as well as the upright one. These were the ocr package's tests on
 // the same files, each a page recognised again at 100 or 150 DPI (a
-// fifth of that package's CPU); the batch has read them at 300 already.
+// third of that package's CPU); the batch has read them at 300 already.
 func realPages(t *testing.T, out string) {
 	t.Helper()
 	brochure := func(t *testing.T, p ocr.PageResult) {
