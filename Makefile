@@ -3,7 +3,7 @@
 #   make build    bin/refbatch, stamped with its version (git describe)
 #   make install  the binary, its man pages and bash/zsh completion under PREFIX
 #   make demo     run refbatch on the built-in sample (testdata/sample) and print the report's path
-#   make test     lint, vet, then every test (real Tesseract, MuPDF, SQLite) beside the eval gates
+#   make test     lint, vet, every test (real Tesseract, MuPDF, SQLite), then the eval gate
 #   make eval     replay the evaluation corpus; fail if outcomes or OCR quality regressed
 #
 # deps installs the native dependencies with apt-get; demo and test run it
@@ -40,10 +40,8 @@ EVAL_OUT      ?= eval-out
 # EVAL_FLAGS are more run flags for eval, e.g. --cascade (with another
 # EVAL_OUT) to set the cascade's figures against the default's, without it.
 EVAL_FLAGS    ?=
-# GATE_NICE prefixes eval's and holdout's command (make test sets it).
-GATE_NICE     ?=
 
-.PHONY: all deps build install uninstall test test-go lint fuzz demo eval eval-probe holdout clean bench bench-hostile bench-desk export-check
+.PHONY: all deps build install uninstall test lint fuzz demo eval eval-probe holdout clean bench bench-hostile bench-desk export-check
 
 all: build
 
@@ -114,31 +112,20 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/refbatch $(MANDIR)/refbatch.1 $(MANDIR)/refbatch-*.1 $(MAN7DIR)/refbatch-*.7 $(BASHCOMPDIR)/refbatch $(ZSHCOMPDIR)/_refbatch
 
-# test runs the suite and the two gates (eval and holdout, two refbatch
-# evals against their own thresholds) side by side, after lint: the tests
-# wait on child processes, signals and timeouts much of their time, which
-# the gates' reading fills, and the gates' idle ends (admitting the
-# corpus, waiting on the last documents) the tests fill. One after the
-# other, the cores sat idle while cmd/refbatch, the longest package, ran
-# its last tests alone, then while each gate waited on its last
-# documents. -O prints each one's output whole. The tests run
+# test runs the suite, then the two gates side by side: eval and holdout
+# are two refbatch evals against their own thresholds, and each leaves the
+# cores idle while it admits its corpus and waits on its last documents,
+# which the other fills (-O prints each one's table whole). The tests run
 # with -vet=off: lint has just run all of go vet on the same packages,
 # their tests included, and go test's own vet pass is a subset of it that
 # shares none of its cached work. Four test binaries run at once on two
-# cores: with two at a time (go test's default on this machine) the cores
-# sat idle a fifth of the run while cmd/refbatch waited a minute for a
-# slot.
-# The gates run niced (GATE_NICE): the tests, whose admission and worker
-# budgets and timeouts are asserted on, keep most of the cores while they
-# want them, and the gates read in what is left. Only a little: a page
-# has --page-timeout (120 s of wall) and takes up to 5 CPU-s, so a gate
-# worker at a quarter of a core still reads it in time.
-test: deps lint build
-	@$(MAKE) --no-print-directory -j3 -O test-go eval holdout GATE_NICE="nice -n 5"
-
-# test-go runs the Go tests alone, as make test runs them.
-test-go:
+# cores: many tests wait on child processes, signals and timeouts, and
+# with two at a time (go test's default on this machine) the cores sat
+# idle a fifth of the run while cmd/refbatch, the longest package, waited
+# a minute for a slot.
+test: deps lint
 	$(GO) test -p 4 -vet=off -timeout $(TEST_TIMEOUT) ./...
+	$(MAKE) --no-print-directory -j2 -O eval holdout
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -165,7 +152,7 @@ demo: deps build
 # writes $(EVAL_OUT)/eval.json; see refbatch help eval.
 # The corpus's too_large row is a 2.1 MB file: eval caps files at 2 MB.
 eval: build
-	$(GATE_NICE) ./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
+	./$(BIN) eval --quiet --expect $(EVAL_DIR)/expected.csv --truth $(EVAL_DIR)/truth \
 	  --thresholds $(EVAL_DIR)/thresholds.json --max-bytes 2000000 --out $(EVAL_OUT) $(EVAL_FLAGS) $(EVAL_DIR)/manifest.csv
 
 # eval-probe calibrates the cascade ("Two resolutions" in refbatch help reading): the
@@ -184,7 +171,7 @@ eval-probe: build
 # checks the coverage threshold on cases it has not seen.
 HOLDOUT_OUT   ?= holdout-out
 holdout: build
-	$(GATE_NICE) ./$(BIN) eval --quiet --expect testdata/holdout/expected.csv --truth testdata/holdout/truth \
+	./$(BIN) eval --quiet --expect testdata/holdout/expected.csv --truth testdata/holdout/truth \
 	  --thresholds testdata/holdout/thresholds.json --out $(HOLDOUT_OUT) testdata/holdout/manifest.csv
 
 # export-check exports a finished batch's searchable PDFs into a scratch
