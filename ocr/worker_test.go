@@ -414,82 +414,10 @@ func TestStartWorkerFailures(t *testing.T) {
 	}
 }
 
-// TestCorpusPages opens and renders every one-page file of the real corpus
-// that admission would let through, at 100 dpi, and checks no child dies.
-// The files other tests already open, render and read are not read again:
-// recognition is most of the cost (a page of the brochure scan, 730 words,
-// is 3 CPU-s at any resolution), and a page of text read twice shows
-// nothing more.
-func TestCorpusPages(t *testing.T) {
-	dir := corpusDir(t)
-	skip := map[string]string{
-		"jbig2_baddevicen.pdf": "read by TestInvertedPage",
-		"graph_ocred.pdf":      "read by TestCorpusTextLayers, from its layer and by OCR",
-		"ccitt.pdf":            "read by TestCorpusTextLayers",
-		// linn.pdf draws the same JBIG2 image object, byte for byte, as
-		// every page of cardinal.pdf; skew.pdf and rotated_skew.pdf draw it
-		// skewed, the second on a /Rotate 90 page.
-		"linn.pdf":                        "cardinal.pdf's page 1, read by TestCardinalOrientations",
-		"skew.pdf":                        "read by batch/export's TestSearchablePDF and cmd/refbatch's TestEvalRealCorpus",
-		"rotated_skew.pdf":                "read by batch/export's TestSearchablePDF and cmd/refbatch's TestEvalRealCorpus",
-		"hugemono.pdf":                    "page too large; see TestCorpusRejects",
-		"enormous.pdf":                    "81 Mpx at 300 dpi; slow",
-		"invalid.pdf":                     "malformed",
-		"unreadablemetadata.pdf":          "malformed",
-		"libreoffice-writer-password.pdf": "encrypted",
-		"skew-encrypted.pdf":              "encrypted",
-		"encrypted_algo4.pdf":             "encrypted",
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.pdf"))
-	if err != nil {
-		t.Fatalf("listing corpus: %v", err)
-	}
-
-	// Two workers for the two cores; each subtest borrows one.
-	pool := make(chan *Worker, 2)
-	for range cap(pool) {
-		pool <- startWorker(t, testConfig(t, 100))
-	}
-	parent := t
-	for _, path := range files {
-		name := filepath.Base(path)
-		if skip[name] != "" {
-			continue
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			pdf, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("reading %s: %v", name, err)
-			}
-			w := <-pool
-			defer func() {
-				if !w.Alive() {
-					w = startWorker(parent, testConfig(parent, 100))
-				}
-				pool <- w
-			}()
-			ctx := context.Background()
-			n, err := w.Open(ctx, pdf)
-			if err != nil {
-				t.Fatalf("Open: %v", err)
-			}
-			if n != 1 {
-				t.Skipf("%d pages", n)
-			}
-			page, err := w.Page(ctx, 0, 0, time.Minute)
-			if err != nil {
-				t.Fatalf("Page: %v", err)
-			}
-			if page.DPI != 100 || page.Width <= 0 || page.Height <= 0 {
-				t.Errorf("rendered %d×%d at %d dpi", page.Width, page.Height, page.DPI)
-			}
-			t.Logf("%d×%d px, %d words, mean confidence %.1f, render %v, recognise %v",
-				page.Width, page.Height, len(page.Words), page.MeanConf, page.RenderTime, page.RecogniseTime)
-		})
-	}
-}
-
+// TestCorpusRejects opens the real corpus's files a worker must refuse.
+// The files it reads are read, every page once at 300 DPI, by
+// cmd/refbatch's TestEvalRealCorpus, which fails on a child that died
+// (attempts_exhausted) or hung (timeout) on one of them.
 func TestCorpusRejects(t *testing.T) {
 	dir := corpusDir(t)
 	w := startWorker(t, testConfig(t, 100))

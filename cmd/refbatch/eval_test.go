@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -304,6 +305,76 @@ func TestEvalRealCorpus(t *testing.T) {
 			t.Errorf("%s: %s — an engine crashed or hung", row.SourceID, row.Reason)
 		}
 	}
+	realPages(t, out)
+}
+
+// realPages checks, in the artifacts TestEvalRealCorpus's batch left, how
+// the page steps read the brochure page in its encodings: the orientation
+// step turns each of cardinal.pdf's pages upright, the white-on-black
+// JBIG2 page is inverted, the CCITT page and the turned ones are read by
+// OCR as well as the upright one. These were the ocr package's tests on
+// the same files, each a page recognised again at 100 or 150 DPI (a
+// third of that package's CPU); the batch has read them at 300 already.
+func realPages(t *testing.T, out string) {
+	t.Helper()
+	brochure := func(t *testing.T, p ocr.PageResult) {
+		t.Helper()
+		text := strings.ToUpper(strings.Join(strings.Fields(p.Text), ""))
+		for _, k := range []string{"LINNSEQUENCER", "COMPOSITION"} {
+			if !strings.Contains(text, k) {
+				t.Errorf("page %d: %q not found", p.Index+1, k)
+			}
+		}
+		credible := 0
+		for _, w := range p.Words {
+			if w.Conf >= ocr.CredibleConf && ocr.AlnumCount(w.Text) >= 2 {
+				credible++
+			}
+		}
+		if credible < 300 || p.TextSource != ocr.TextFromOCR {
+			t.Errorf("page %d: %d credible words from %q, want 300 or more from OCR", p.Index+1, credible, p.TextSource)
+		}
+	}
+	t.Run("cardinal orientations", func(t *testing.T) {
+		// The scan is turned clockwise by 0, 90, 180 and 270 degrees;
+		// turning it the rest of the way round puts it upright.
+		pages := readArtifact(t, out, "cardinal").Pages
+		wantRotation := []int{0, 270, 180, 90}
+		if len(pages) != len(wantRotation) {
+			t.Fatalf("%d pages, want %d", len(pages), len(wantRotation))
+		}
+		for i, p := range pages {
+			brochure(t, p)
+			if p.Rotation != wantRotation[i] || p.Inverted {
+				t.Errorf("page %d: rotation %d, inverted %v; want %d, not inverted", i+1, p.Rotation, p.Inverted, wantRotation[i])
+			}
+			if math.Abs(p.MeanConf-pages[0].MeanConf) > 5 {
+				t.Errorf("page %d: mean confidence %.1f, page 1 has %.1f", i+1, p.MeanConf, pages[0].MeanConf)
+			}
+		}
+	})
+	t.Run("white on black", func(t *testing.T) {
+		p := readArtifact(t, out, "jbig2_baddevicen").Pages[0]
+		brochure(t, p)
+		if !p.Inverted {
+			t.Error("inverted = false for a white-on-black page")
+		}
+	})
+	for _, id := range []string{"ccitt", "linn", "skew", "rotated_skew"} {
+		t.Run(id, func(t *testing.T) {
+			p := readArtifact(t, out, id).Pages[0]
+			brochure(t, p)
+			if p.Inverted {
+				t.Error("inverted")
+			}
+		})
+	}
+	t.Run("graph_ocred uses its layer", func(t *testing.T) {
+		p := readArtifact(t, out, "graph_ocred").Pages[0]
+		if p.TextSource != ocr.TextFromLayer || !strings.Contains(p.Text, "Percentage") {
+			t.Errorf("text from %q, want its layer's, with %q", p.TextSource, "Percentage")
+		}
+	})
 }
 
 func copyDir(t *testing.T, from, to string) {

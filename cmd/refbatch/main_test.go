@@ -138,10 +138,12 @@ var tinyFlags = append(slices.Clip(tinyReading), "--page-timeout", "60s")
 var tinyReading = []string{"--dpi", "72", "--no-orientation", "--no-deskew", "--no-despeckle", "--no-coverage"}
 
 // runArgs are run's arguments for a plaintext batch in out of tiny
-// referrals, or of rows refused before any reading: tinyFlags, then
-// extra.
+// referrals, or of rows refused before any reading: one worker,
+// tinyFlags, then extra (a --workers there wins). A second worker
+// costs a process start and a Tesseract load on every run, and a few
+// tiny referrals keep one busy; the tests of two workers at once say so.
 func runArgs(out string, extra ...string) []string {
-	args := append([]string{"run", "--plaintext", "--out", out}, tinyFlags...)
+	args := append([]string{"run", "--plaintext", "--out", out, "--workers", "1"}, tinyFlags...)
 	return append(args, extra...)
 }
 

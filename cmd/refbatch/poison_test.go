@@ -223,10 +223,11 @@ func TestTenCrashersInARow(t *testing.T) {
 // render but less than the page deadline, held a worker for half an hour,
 // the document deadline being off by default. Now every document has a
 // time budget from its page count: the page timeout, plus a twentieth of
-// it per page. The test scales it down: 40 such pages, each about 0.6 s
-// of CPU, under --page-timeout 5s (a budget of 15 s of the engines' time,
-// for about 24 s of work); the document ends in review timeout, stopped at
-// its budget, while the other rows are done. It is not parallel, so it
+// it per page. The test scales it down: 25 such pages, each about 0.6 s
+// of CPU, under --page-timeout 5s (a budget of 11.25 s of the engines'
+// time, for about 15 s of work: the budget is the CPU the test burns, and
+// it runs alone, so it is kept small); the document ends in review
+// timeout, stopped at its budget, while the other rows are done. It is not parallel, so it
 // runs before the package's parallel tests start: its page timeout is
 // wall-clock time, and beside the parallel tests (even with no other
 // reading test) a page of 0.6 s of CPU outlived it, so the document ended
@@ -235,7 +236,7 @@ func TestTenCrashersInARow(t *testing.T) {
 // the page timeout keeps its 5 s.)
 func TestSlowPagesStopAtTheDocumentBudget(t *testing.T) {
 	dir := t.TempDir()
-	slow := writeFile(t, dir, "slow-forms.pdf", slowForms(40, 75))
+	slow := writeFile(t, dir, "slow-forms.pdf", slowForms(25, 75))
 	rows := [][4]string{tinyRow(t, dir, "G-0", 0), {"S-0", "P-000000", "2024-01-01", slow}, tinyRow(t, dir, "G-1", 1)}
 	out := filepath.Join(dir, "out")
 	// 100 DPI, the resolution the pages' cost was measured at.
@@ -255,7 +256,7 @@ func TestSlowPagesStopAtTheDocumentBudget(t *testing.T) {
 	if !strings.Contains(r.stderr, "over its time budget") {
 		t.Errorf("the slow document was not stopped at its budget:\n%s", lastLines(r.stderr, 10))
 	}
-	t.Logf("%d-byte file of 40 slow pages: exit %d in %v (%s)", fileSize(t, slow), r.code, r.elapsed.Round(time.Millisecond), runCost(r.stderr))
+	t.Logf("%d-byte file of 25 slow pages: exit %d in %v (%s)", fileSize(t, slow), r.code, r.elapsed.Round(time.Millisecond), runCost(r.stderr))
 }
 
 func fileSize(t *testing.T, path string) int64 {
