@@ -145,7 +145,7 @@ const keepFirstMargin = 1.2
 func score(p *PageResult) float64 {
 	n := 0
 	for _, w := range p.Words {
-		if w.Conf >= credibleConf && AlnumCount(w.Text) >= 2 {
+		if w.Credible() {
 			n += w.Chars()
 		}
 	}

@@ -42,6 +42,10 @@ type Word struct {
 // document's, a first reading's): its characters, at least 1.
 func (w Word) Chars() int { return max(1, utf8.RuneCountInString(w.Text)) }
 
+// Credible reports whether the word counts as read: confidence
+// CredibleConf or more and two or more letters or digits.
+func (w Word) Credible() bool { return w.Conf >= CredibleConf && AlnumCount(w.Text) >= 2 }
+
 // PageResult is the outcome of rendering and recognising one page.
 // Width and Height are the size in pixels of the image that was
 // recognised: the render at DPI, which may be lower than the configured DPI

@@ -26,12 +26,11 @@ type recognition struct {
 	confirmed []Word
 }
 
-// credible counts the recognition's credible words of two or more letters
-// or digits (see CredibleConf).
+// credible counts the recognition's credible words (Word.Credible).
 func (r recognition) credible() int {
 	n := 0
 	for _, w := range r.words {
-		if w.Conf >= credibleConf && AlnumCount(w.Text) >= 2 {
+		if w.Credible() {
 			n++
 		}
 	}

@@ -415,7 +415,7 @@ func TestStartWorkerFailures(t *testing.T) {
 }
 
 // TestCorpusRejects opens the real corpus's files a worker must refuse.
-// The files it reads are read, every page once at 300 DPI, by
+// The files a worker must read are read, every page once at 300 DPI, by
 // cmd/refbatch's TestEvalRealCorpus, which fails on a child that died
 // (attempts_exhausted) or hung (timeout) on one of them.
 func TestCorpusRejects(t *testing.T) {

@@ -327,7 +327,7 @@ func realPages(t *testing.T, out string) {
 		}
 		credible := 0
 		for _, w := range p.Words {
-			if w.Conf >= ocr.CredibleConf && ocr.AlnumCount(w.Text) >= 2 {
+			if w.Credible() {
 				credible++
 			}
 		}

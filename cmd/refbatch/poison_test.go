@@ -225,15 +225,15 @@ func TestTenCrashersInARow(t *testing.T) {
 // time budget from its page count: the page timeout, plus a twentieth of
 // it per page. The test scales it down: 25 such pages, each about 0.6 s
 // of CPU, under --page-timeout 5s (a budget of 11.25 s of the engines'
-// time, for about 15 s of work: the budget is the CPU the test burns, and
-// it runs alone, so it is kept small); the document ends in review
-// timeout, stopped at its budget, while the other rows are done. It is not parallel, so it
-// runs before the package's parallel tests start: its page timeout is
-// wall-clock time, and beside the parallel tests (even with no other
-// reading test) a page of 0.6 s of CPU outlived it, so the document ended
-// on a page's timeout instead of its budget. (Smaller pages under a
-// shorter page timeout, the same ratio, did the same on a loaded machine:
-// the page timeout keeps its 5 s.)
+// time, for about 15 s of work: the budget is the CPU the test burns,
+// alone, so it is kept small); the document ends in review timeout,
+// stopped at its budget, while the other rows are done. It is not
+// parallel, so it runs before the package's parallel tests start: its
+// page timeout is wall-clock time, and beside the parallel tests (even
+// with no other reading test) a page of 0.6 s of CPU outlived it, so the
+// document ended on a page's timeout instead of its budget. (Smaller
+// pages under a shorter page timeout, the same ratio, did the same on a
+// loaded machine: the page timeout keeps its 5 s.)
 func TestSlowPagesStopAtTheDocumentBudget(t *testing.T) {
 	dir := t.TempDir()
 	slow := writeFile(t, dir, "slow-forms.pdf", slowForms(25, 75))
