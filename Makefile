@@ -32,6 +32,14 @@ LDFLAGS       := $(if $(VERSION),-X github.com/refbatch/refbatch/batch/layout.ve
 
 export OMP_THREAD_LIMIT = 1
 
+# -trimpath names source files by module path, not by the folder the
+# checkout is in: binaries carry no builder's path, and a fresh clone (a
+# CI checkout, a git worktree) reuses the build cache's compiled packages
+# and vet's and staticcheck's findings instead of redoing them for a new
+# folder (about 55 CPU-s of lint on this machine). Exported, so the go
+# commands tests run (go run ./cmd/refcorpus, make install) share it.
+export GOFLAGS += -trimpath
+
 # eval replays the committed evaluation corpus (testdata/eval, or
 # testdata/sample until that exists) and fails when an outcome differs or a
 # figure crosses the corpus's thresholds.json.
@@ -118,13 +126,16 @@ uninstall:
 # which the other fills (-O prints each one's table whole). The tests run
 # with -vet=off: lint has just run all of go vet on the same packages,
 # their tests included, and go test's own vet pass is a subset of it that
-# shares none of its cached work. Four test binaries run at once on two
+# shares none of its cached work. -count=1: with -trimpath a fresh clone
+# builds the same test binaries as the last one, and go test would
+# otherwise report cached results for tests that read no files; make test
+# runs every test. Four test binaries run at once on two
 # cores: many tests wait on child processes, signals and timeouts, and
 # with two at a time (go test's default on this machine) the cores sat
 # idle a fifth of the run while cmd/refbatch, the longest package, waited
 # a minute for a slot.
 test: deps lint
-	$(GO) test -p 4 -vet=off -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -count=1 -p 4 -vet=off -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) --no-print-directory -j2 -O eval holdout
 
 lint:
