@@ -84,10 +84,16 @@ func writeManifest(t *testing.T, dir string, rows [][4]string) string {
 }
 
 // testOptions are the options of a test run: real children, faults for
-// the workers, 150 DPI.
+// the workers, and the cheapest reading that still reads a tiny referral
+// (batchtest.TinyReferral) as done: 72 DPI, none of the page steps, as
+// cmd/refbatch's tinyFlags. These tests are of runs, joins, journals and
+// faults, not of reading (the ocr package's and the real binary's tests
+// are); at 150 DPI with the steps the package took 37 CPU-s on SQLite
+// alone, now 19. A test that needs the steps or a DPI sets them.
 func testOptions(t *testing.T, manifest, out, faults string) Options {
 	o := Options{Manifest: manifest, Out: out, Plaintext: true, Worker: testWorker(faults), Admission: testAdmission}
-	o.Root, o.Workers, o.DPI, o.PageTimeout = "/", 2, 150, 60*time.Second
+	o.Root, o.Workers, o.DPI, o.PageTimeout = "/", 2, 72, 60*time.Second
+	o.NoOrientation, o.NoDeskew, o.NoDespeckle, o.NoCoverage = true, true, true, true
 	o.WorkerMemory = ocr.DefaultMemoryLimit
 	return o
 }
