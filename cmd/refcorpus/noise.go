@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"image"
 	"math"
 	"math/rand/v2"
@@ -55,33 +56,117 @@ func degrade(r *rand.Rand, clean *image.Gray, ps pageStyle, dpi int) *image.Gray
 // with bilinear sampling; dst pixels that come from outside src keep their
 // value. The arithmetic is fixed-point (16 fractional bits) so the result
 // does not depend on how a platform rounds or fuses float operations.
+//
+// It is the corpus's costliest step, so it works along each row in chunks:
+// a chunk whose source is blank paper is filled at once, the others are
+// sampled pixel by pixel (see sampleChunk).
 func rotate(dst, src *image.Gray, deg float64) {
 	sin, cos := math.Sincos(deg * math.Pi / 180)
-	const one = 1 << 16
-	c, s := int64(math.Round(cos*one)), int64(math.Round(sin*one))
-	w, h := src.Bounds().Dx(), src.Bounds().Dy()
-	for y := range h {
-		dy2 := int64(2*y + 1 - h) // twice the offset of the pixel centre from the page centre
-		row := dst.Pix[y*dst.Stride:]
-		for x := range w {
-			dx2 := int64(2*x + 1 - w)
-			// The inverse turn: where in src this pixel's centre came from,
-			// in 1/65536 px, measured from pixel centres. Image y grows
-			// downwards, so a counter-clockwise turn on paper has these signs.
-			u := (c*dx2-s*dy2)/2 + int64(w)*one/2 - one/2
-			v := (s*dx2+c*dy2)/2 + int64(h)*one/2 - one/2
-			x0, y0 := int(u>>16), int(v>>16)
-			if x0 < 0 || y0 < 0 || x0+1 >= w || y0+1 >= h {
+	t := inverseTurn{c: int64(math.Round(cos * one)), s: int64(math.Round(sin * one))}
+	t.w, t.h = src.Bounds().Dx(), src.Bounds().Dy()
+	for y := range t.h {
+		row := dst.Pix[y*dst.Stride : y*dst.Stride+t.w]
+		for x1 := 0; x1 < t.w; x1 += rotateChunk {
+			x2 := min(t.w, x1+rotateChunk)
+			if v, ok := t.blank(src, x1, x2-1, y); ok {
+				for x := x1; x < x2; x++ {
+					row[x] = v
+				}
 				continue
 			}
-			fx, fy := u&(one-1), v&(one-1)
-			i := y0*src.Stride + x0
-			p00, p10 := int64(src.Pix[i]), int64(src.Pix[i+1])
-			p01, p11 := int64(src.Pix[i+src.Stride]), int64(src.Pix[i+src.Stride+1])
-			top := p00*(one-fx) + p10*fx
-			bot := p01*(one-fx) + p11*fx
-			row[x] = uint8((top*(one-fy) + bot*fy + 1<<31) >> 32)
+			t.sampleChunk(row[x1:x2], src, x1, y)
 		}
+	}
+}
+
+// one is 1 in rotate's fixed point.
+const one = 1 << 16
+
+// rotateChunk is how many pixels of a row rotate takes at a time: short
+// enough that most chunks of a text page fall on blank paper, long enough
+// that checking for it pays.
+const rotateChunk = 32
+
+// inverseTurn maps a pixel of rotate's output to where its centre came
+// from in the w×h source: for a pixel at twice-offsets (dx2, dy2) from the
+// page centre, u = (c*dx2-s*dy2)/2 + (w-1)/2 and v = (s*dx2+c*dy2)/2 +
+// (h-1)/2, in 1/65536 px measured from pixel centres. Image y grows
+// downwards, so a counter-clockwise turn on paper has these signs.
+type inverseTurn struct {
+	c, s int64
+	w, h int
+}
+
+// numerators are the numerators of u and v for pixel (x, y), before their
+// halving.
+func (t inverseTurn) numerators(x, y int) (nu, nv int64) {
+	dx2, dy2 := int64(2*x+1-t.w), int64(2*y+1-t.h)
+	return t.c*dx2 - t.s*dy2, t.s*dx2 + t.c*dy2
+}
+
+// source is the whole source pixel at the top left of the four that
+// pixel (x, y) samples.
+func (t inverseTurn) source(x, y int) (x0, y0 int) {
+	nu, nv := t.numerators(x, y)
+	u := nu/2 + int64(t.w)*one/2 - one/2
+	v := nv/2 + int64(t.h)*one/2 - one/2
+	return int(u >> 16), int(v >> 16)
+}
+
+// blank reports whether pixels x1 to x2 of row y all sample one value of
+// src, and which. u and v are monotonic along a row, so the pixels the
+// chunk samples lie in the box its two ends span; when the box is inside
+// src and uniform, every pixel's four samples are that value, and weights
+// that sum to exactly one give it back.
+func (t inverseTurn) blank(src *image.Gray, x1, x2, y int) (uint8, bool) {
+	ax, ay := t.source(x1, y)
+	bx, by := t.source(x2, y)
+	left, right := min(ax, bx), max(ax, bx)+1
+	top, bottom := min(ay, by), max(ay, by)+1
+	if left < 0 || top < 0 || right >= t.w || bottom >= t.h {
+		return 0, false
+	}
+	first := src.Pix[top*src.Stride+left : top*src.Stride+right+1]
+	// A run is uniform when it equals itself shifted by one.
+	if !bytes.Equal(first[1:], first[:len(first)-1]) {
+		return 0, false
+	}
+	for y := top + 1; y <= bottom; y++ {
+		if !bytes.Equal(src.Pix[y*src.Stride+left:y*src.Stride+right+1], first) {
+			return 0, false
+		}
+	}
+	return first[0], true
+}
+
+// sampleChunk samples the pixels of row, which start at pixel (x1, y), one
+// by one. It steps u and v instead of computing them: along a row dx2
+// grows by 2, so each numerator grows by 2c or 2s and keeps its parity.
+// Its floor half then grows by exactly c or s, and Go's division, which
+// truncates, is that floor half plus one when the numerator is odd and
+// negative.
+func (t inverseTurn) sampleChunk(row []uint8, src *image.Gray, x1, y int) {
+	nu, nv := t.numerators(x1, y)
+	hu, hv := nu>>1, nv>>1 // floor halves
+	ou, ov := nu&1, nv&1   // odd numerators, all along the row
+	cu, cv := int64(t.w)*one/2-one/2, int64(t.h)*one/2-one/2
+	stride := src.Stride
+	for x := range row {
+		u := hu + (hu>>63)&ou + cu
+		v := hv + (hv>>63)&ov + cv
+		hu, hv = hu+t.c, hv+t.s
+		x0, y0 := int(u>>16), int(v>>16)
+		if uint(x0) >= uint(t.w-1) || uint(y0) >= uint(t.h-1) {
+			continue
+		}
+		i := y0*stride + x0
+		p := src.Pix[i : i+stride+2]
+		p00, p10, p01, p11 := int64(p[0]), int64(p[1]), int64(p[stride]), int64(p[stride+1])
+		fx, fy := u&(one-1), v&(one-1)
+		// p00*(one-fx) + p10*fx, with one multiplication.
+		top := p00<<16 + (p10-p00)*fx
+		bot := p01<<16 + (p11-p01)*fx
+		row[x] = uint8((top<<16 + (bot-top)*fy + 1<<31) >> 32)
 	}
 }
 
