@@ -62,7 +62,7 @@ func degrade(r *rand.Rand, clean *image.Gray, ps pageStyle, dpi int) *image.Gray
 // sampled pixel by pixel (see sampleChunk).
 func rotate(dst, src *image.Gray, deg float64) {
 	sin, cos := math.Sincos(deg * math.Pi / 180)
-	t := inverseTurn{c: int64(math.Round(cos * one)), s: int64(math.Round(sin * one))}
+	t := inverseTurn{c: int64(math.Round(cos * fixedOne)), s: int64(math.Round(sin * fixedOne))}
 	t.w, t.h = src.Bounds().Dx(), src.Bounds().Dy()
 	for y := range t.h {
 		row := dst.Pix[y*dst.Stride : y*dst.Stride+t.w]
@@ -79,8 +79,8 @@ func rotate(dst, src *image.Gray, deg float64) {
 	}
 }
 
-// one is 1 in rotate's fixed point.
-const one = 1 << 16
+// fixedOne is 1 in rotate's fixed point.
+const fixedOne = 1 << 16
 
 // rotateChunk is how many pixels of a row rotate takes at a time: short
 // enough that most chunks of a text page fall on blank paper, long enough
@@ -108,8 +108,8 @@ func (t inverseTurn) numerators(x, y int) (nu, nv int64) {
 // pixel (x, y) samples.
 func (t inverseTurn) source(x, y int) (x0, y0 int) {
 	nu, nv := t.numerators(x, y)
-	u := nu/2 + int64(t.w)*one/2 - one/2
-	v := nv/2 + int64(t.h)*one/2 - one/2
+	u := nu/2 + int64(t.w)*fixedOne/2 - fixedOne/2
+	v := nv/2 + int64(t.h)*fixedOne/2 - fixedOne/2
 	return int(u >> 16), int(v >> 16)
 }
 
@@ -149,7 +149,7 @@ func (t inverseTurn) sampleChunk(row []uint8, src *image.Gray, x1, y int) {
 	nu, nv := t.numerators(x1, y)
 	hu, hv := nu>>1, nv>>1 // floor halves
 	ou, ov := nu&1, nv&1   // odd numerators, all along the row
-	cu, cv := int64(t.w)*one/2-one/2, int64(t.h)*one/2-one/2
+	cu, cv := int64(t.w)*fixedOne/2-fixedOne/2, int64(t.h)*fixedOne/2-fixedOne/2
 	stride := src.Stride
 	for x := range row {
 		u := hu + (hu>>63)&ou + cu
@@ -162,8 +162,8 @@ func (t inverseTurn) sampleChunk(row []uint8, src *image.Gray, x1, y int) {
 		i := y0*stride + x0
 		p := src.Pix[i : i+stride+2]
 		p00, p10, p01, p11 := int64(p[0]), int64(p[1]), int64(p[stride]), int64(p[stride+1])
-		fx, fy := u&(one-1), v&(one-1)
-		// p00*(one-fx) + p10*fx, with one multiplication.
+		fx, fy := u&(fixedOne-1), v&(fixedOne-1)
+		// p00*(fixedOne-fx) + p10*fx, with one multiplication.
 		top := p00<<16 + (p10-p00)*fx
 		bot := p01<<16 + (p11-p01)*fx
 		row[x] = uint8((top<<16 + (bot-top)*fy + 1<<31) >> 32)
