@@ -224,32 +224,6 @@ func yellow(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool, 
 	return img
 }
 
-// boxBlur blurs img in place with a box of the given radius, rows then
-// columns; a few passes approach a Gaussian.
-func boxBlur(img *image.Gray, radius int) {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	n := 2*radius + 1
-	line := make([]int, max(w, h))
-	pass := func(count, length int, at func(i, j int) *uint8) {
-		for i := range count {
-			for j := range length {
-				line[j] = int(*at(i, j))
-			}
-			sum := 0
-			for j := -radius; j <= radius; j++ {
-				sum += line[max(0, min(length-1, j))]
-			}
-			for j := range length {
-				*at(i, j) = uint8((sum + n/2) / n)
-				sum += line[min(length-1, j+radius+1)] - line[max(0, j-radius)]
-			}
-		}
-	}
-	pass(h, w, func(y, x int) *uint8 { return &img.Pix[y*img.Stride+x] })
-	pass(w, h, func(x, y int) *uint8 { return &img.Pix[y*img.Stride+x] })
-}
-
 // turnGray turns img clockwise by deg, a multiple of 90.
 func turnGray(img *image.Gray, deg int) *image.Gray {
 	if deg%360 == 0 {
