@@ -127,9 +127,7 @@ func scanCoverPage(r *rand.Rand, p coverPlanes, c coverDoc, look coverLook, skew
 		if src == nil || skew == 0 {
 			return src
 		}
-		out := blankLike(src)
-		rotate(out, src, skew)
-		return out
+		return rotated(src, skew, 255)
 	}
 	ink, faint, stampPlane := turn(p.ink), turn(p.faint), turn(p.stamp)
 	if faint != nil {

@@ -27,9 +27,7 @@ func degrade(r *rand.Rand, clean *image.Gray, ps pageStyle, dpi int) *image.Gray
 	}
 	out := clean
 	if ps.Skew != 0 {
-		out = image.NewGray(clean.Bounds())
-		fill(out, paperLevel)
-		rotate(out, clean, ps.Skew)
+		out = rotated(clean, ps.Skew, paperLevel)
 	}
 	sparseNoise(r, out, ps.NoiseShare)
 	b := out.Bounds()
@@ -52,18 +50,20 @@ func degrade(r *rand.Rand, clean *image.Gray, ps pageStyle, dpi int) *image.Gray
 	return out
 }
 
-// rotate draws src onto dst turned by deg degrees about the page centre,
-// with bilinear sampling; dst pixels that come from outside src keep their
-// value. The arithmetic is fixed-point (16 fractional bits) so the result
-// does not depend on how a platform rounds or fuses float operations.
+// rotated returns src turned by deg degrees about the page centre, with
+// bilinear sampling; pixels that come from outside src are bg. The
+// arithmetic is fixed-point (16 fractional bits) so the result does not
+// depend on how a platform rounds or fuses float operations.
 //
 // It is the corpus's costliest step, so it works along each row in chunks:
 // a chunk whose source is blank paper is filled at once, the others are
-// sampled pixel by pixel (see sampleChunk).
-func rotate(dst, src *image.Gray, deg float64) {
+// sampled pixel by pixel (see sampleChunk). Every pixel is written once,
+// so the new image needs no filling first.
+func rotated(src *image.Gray, deg float64, bg uint8) *image.Gray {
 	sin, cos := math.Sincos(deg * math.Pi / 180)
 	t := inverseTurn{c: int64(math.Round(cos * fixedOne)), s: int64(math.Round(sin * fixedOne))}
 	t.w, t.h = src.Bounds().Dx(), src.Bounds().Dy()
+	dst := image.NewGray(src.Bounds())
 	for y := range t.h {
 		row := dst.Pix[y*dst.Stride : y*dst.Stride+t.w]
 		for x1 := 0; x1 < t.w; x1 += rotateChunk {
@@ -74,20 +74,21 @@ func rotate(dst, src *image.Gray, deg float64) {
 				}
 				continue
 			}
-			t.sampleChunk(row[x1:x2], src, x1, y)
+			t.sampleChunk(row[x1:x2], src, x1, y, bg)
 		}
 	}
+	return dst
 }
 
-// fixedOne is 1 in rotate's fixed point.
+// fixedOne is 1 in rotated's fixed point.
 const fixedOne = 1 << 16
 
-// rotateChunk is how many pixels of a row rotate takes at a time: short
+// rotateChunk is how many pixels of a row rotated takes at a time: short
 // enough that most chunks of a text page fall on blank paper, long enough
 // that checking for it pays.
 const rotateChunk = 32
 
-// inverseTurn maps a pixel of rotate's output to where its centre came
+// inverseTurn maps a pixel of rotated's output to where its centre came
 // from in the w×h source: for a pixel at twice-offsets (dx2, dy2) from the
 // page centre, u = (c*dx2-s*dy2)/2 + (w-1)/2 and v = (s*dx2+c*dy2)/2 +
 // (h-1)/2, in 1/65536 px measured from pixel centres. Image y grows
@@ -140,12 +141,12 @@ func (t inverseTurn) blank(src *image.Gray, x1, x2, y int) (uint8, bool) {
 }
 
 // sampleChunk samples the pixels of row, which start at pixel (x1, y), one
-// by one. It steps u and v instead of computing them: along a row dx2
+// by one; those whose source is outside src are bg. It steps u and v instead of computing them: along a row dx2
 // grows by 2, so each numerator grows by 2c or 2s and keeps its parity.
 // Its floor half then grows by exactly c or s, and Go's division, which
 // truncates, is that floor half plus one when the numerator is odd and
 // negative.
-func (t inverseTurn) sampleChunk(row []uint8, src *image.Gray, x1, y int) {
+func (t inverseTurn) sampleChunk(row []uint8, src *image.Gray, x1, y int, bg uint8) {
 	nu, nv := t.numerators(x1, y)
 	hu, hv := nu>>1, nv>>1 // floor halves
 	ou, ov := nu&1, nv&1   // odd numerators, all along the row
@@ -157,6 +158,7 @@ func (t inverseTurn) sampleChunk(row []uint8, src *image.Gray, x1, y int) {
 		hu, hv = hu+t.c, hv+t.s
 		x0, y0 := int(u>>16), int(v>>16)
 		if uint(x0) >= uint(t.w-1) || uint(y0) >= uint(t.h-1) {
+			row[x] = bg
 			continue
 		}
 		i := y0*stride + x0
@@ -197,15 +199,9 @@ func threshold(img *image.Gray, t uint8) {
 // skewPlanes returns the ink plane, and the stamp plane when there is
 // one, turned by deg degrees on white, as a scanner feeds a page askew.
 func skewPlanes(ink, stampPlane *image.Gray, hasStamp bool, deg float64) (*image.Gray, *image.Gray) {
-	turn := func(src *image.Gray) *image.Gray {
-		out := image.NewGray(src.Bounds())
-		fill(out, 255)
-		rotate(out, src, deg)
-		return out
-	}
-	ink = turn(ink)
+	ink = rotated(ink, deg, 255)
 	if hasStamp {
-		stampPlane = turn(stampPlane)
+		stampPlane = rotated(stampPlane, deg, 255)
 	}
 	return ink, stampPlane
 }
