@@ -68,9 +68,10 @@ func rotated(src *image.Gray, deg float64, bg uint8) *image.Gray {
 		row := dst.Pix[y*dst.Stride : y*dst.Stride+t.w]
 		for x1 := 0; x1 < t.w; x1 += rotateChunk {
 			x2 := min(t.w, x1+rotateChunk)
-			if v, ok := t.blank(src, x1, x2-1, y); ok {
-				for x := x1; x < x2; x++ {
-					row[x] = v
+			if run := t.blank(src, x1, x2-1, y); run != nil {
+				// The run is of one value: copy it until the chunk is full.
+				for x := x1; x < x2; {
+					x += copy(row[x:x2], run)
 				}
 				continue
 			}
@@ -114,30 +115,30 @@ func (t inverseTurn) source(x, y int) (x0, y0 int) {
 	return int(u >> 16), int(v >> 16)
 }
 
-// blank reports whether pixels x1 to x2 of row y all sample one value of
-// src, and which. u and v are monotonic along a row, so the pixels the
+// blank returns a run of src, at least two pixels long and of one value,
+// when pixels x1 to x2 of row y all sample that value, or else nil. u and v are monotonic along a row, so the pixels the
 // chunk samples lie in the box its two ends span; when the box is inside
 // src and uniform, every pixel's four samples are that value, and weights
 // that sum to exactly one give it back.
-func (t inverseTurn) blank(src *image.Gray, x1, x2, y int) (uint8, bool) {
+func (t inverseTurn) blank(src *image.Gray, x1, x2, y int) []uint8 {
 	ax, ay := t.source(x1, y)
 	bx, by := t.source(x2, y)
 	left, right := min(ax, bx), max(ax, bx)+1
 	top, bottom := min(ay, by), max(ay, by)+1
 	if left < 0 || top < 0 || right >= t.w || bottom >= t.h {
-		return 0, false
+		return nil
 	}
 	first := src.Pix[top*src.Stride+left : top*src.Stride+right+1]
 	// A run is uniform when it equals itself shifted by one.
 	if !bytes.Equal(first[1:], first[:len(first)-1]) {
-		return 0, false
+		return nil
 	}
 	for y := top + 1; y <= bottom; y++ {
 		if !bytes.Equal(src.Pix[y*src.Stride+left:y*src.Stride+right+1], first) {
-			return 0, false
+			return nil
 		}
 	}
-	return first[0], true
+	return first
 }
 
 // sampleChunk samples the pixels of row, which start at pixel (x1, y), one
