@@ -30,8 +30,14 @@ func blurRows(img *image.Gray, w, h, radius int, quot []uint8) {
 	line := make([]int, w+2*radius+1)
 	for y := range h {
 		row := img.Pix[y*img.Stride : y*img.Stride+w]
-		for j := range line {
-			line[j] = int(row[max(0, min(w-1, j-radius))])
+		for j := range radius {
+			line[j] = int(row[0])
+		}
+		for x, v := range row {
+			line[radius+x] = int(v)
+		}
+		for j := radius + w; j < len(line); j++ {
+			line[j] = int(row[w-1])
 		}
 		sum := 0
 		for _, v := range line[:2*radius+1] {
