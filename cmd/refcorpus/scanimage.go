@@ -115,8 +115,12 @@ func scanPage(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool
 		lut[v] = uint8(int(inkLevel) + (int(paper)-int(inkLevel))*v/255)
 	}
 	out := ink
-	for i, v := range out.Pix {
-		out.Pix[i] = lut[v]
+	// Bitonal pages keep white paper and black ink: the table is then
+	// the identity.
+	if paper != 255 || inkLevel != 0 {
+		for i, v := range out.Pix {
+			out.Pix[i] = lut[v]
+		}
 	}
 	if hasStamp {
 		for i, sv := range stampPlane.Pix {
