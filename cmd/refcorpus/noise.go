@@ -66,19 +66,28 @@ func rotated(src *image.Gray, deg float64, bg uint8) *image.Gray {
 	dst := image.NewGray(src.Bounds())
 	for y := range t.h {
 		row := dst.Pix[y*dst.Stride : y*dst.Stride+t.w]
-		for x1 := 0; x1 < t.w; x1 += rotateChunk {
-			x2 := min(t.w, x1+rotateChunk)
-			if run := t.blank(src, x1, x2-1, y); run != nil {
-				// The run is of one value: copy it until the chunk is full.
-				for x := x1; x < x2; {
-					x += copy(row[x:x2], run)
+		for x1 := 0; x1 < t.w; x1 += rotateSpan {
+			if x2 := min(t.w, x1+rotateSpan); !t.fillBlank(row, src, x1, x2, y) {
+				for c1 := x1; c1 < x2; c1 += rotateChunk {
+					if c2 := min(x2, c1+rotateChunk); !t.fillBlank(row, src, c1, c2, y) {
+						t.sampleChunk(row[c1:c2], src, c1, y, bg)
+					}
 				}
-				continue
 			}
-			t.sampleChunk(row[x1:x2], src, x1, y, bg)
 		}
 	}
 	return dst
+}
+
+// fillBlank fills pixels x1 to x2 (exclusive) of row y, and reports true,
+// when they all sample one value of src.
+func (t inverseTurn) fillBlank(row []uint8, src *image.Gray, x1, x2, y int) bool {
+	run := t.blank(src, x1, x2-1, y)
+	// The run is of one value: copy it until the chunk is full.
+	for x := x1; run != nil && x < x2; {
+		x += copy(row[x:x2], run)
+	}
+	return run != nil
 }
 
 // fixedOne is 1 in rotated's fixed point.
@@ -88,6 +97,11 @@ const fixedOne = 1 << 16
 // enough that most chunks of a text page fall on blank paper, long enough
 // that checking for it pays.
 const rotateChunk = 32
+
+// rotateSpan is how many pixels rotated first tries as one chunk: the
+// margins and the space between lines are blank over whole spans, which
+// then cost one check instead of several.
+const rotateSpan = 256
 
 // inverseTurn maps a pixel of rotated's output to where its centre came
 // from in the w×h source: for a pixel at twice-offsets (dx2, dy2) from the
