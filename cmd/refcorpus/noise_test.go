@@ -41,13 +41,17 @@ func rotateByPixel(dst, src *image.Gray, deg float64) {
 
 // TestRotateMatchesByPixel: the committed corpora pin rotated's output, but
 // only at their own sizes and angles; odd and even sizes, both signs of
-// angle and large turns are checked here against the per-pixel reference.
+// angle, large turns and rows of several spans are checked here against
+// the per-pixel reference.
 func TestRotateMatchesByPixel(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, size := range []image.Point{{1, 1}, {2, 2}, {3, 7}, {64, 48}, {101, 77}, {160, 211}} {
+	for _, size := range []image.Point{{1, 1}, {2, 2}, {3, 7}, {64, 48}, {101, 77}, {160, 211}, {600, 50}} {
 		src := image.NewGray(image.Rect(0, 0, size.X, size.Y))
+		// Ink in a chequer of blocks on blank paper, so that some chunks
+		// and spans are blank and some are not.
 		for i := range src.Pix {
-			if r.IntN(4) == 0 { // blank runs, as on paper, and ink
+			x, y := i%size.X, i/size.X
+			if (x/40+y/20)%3 == 0 && r.IntN(4) == 0 {
 				src.Pix[i] = uint8(r.IntN(256))
 			} else {
 				src.Pix[i] = 255
