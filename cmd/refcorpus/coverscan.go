@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"image"
 	"math/rand/v2"
@@ -177,13 +178,16 @@ func colourPage(r *rand.Rand, ink, faint *image.Gray, c coverDoc, look coverLook
 	b := ink.Bounds()
 	w, h := b.Dx(), b.Dy()
 	img := image.NewRGBA(b)
-	// The print's colour at each coverage, per channel: a table rather
-	// than two multiplications and a division per channel and pixel.
-	var tone [3][256]uint8
-	for k := range 3 {
-		for cov := range 256 {
-			tone[k][cov] = uint8((int(look.PaperRGB[k])*(255-cov) + int(look.InkRGB[k])*cov) / 255)
+	// The print's colour at each coverage, as the four bytes of an RGBA
+	// pixel: a table rather than two multiplications and a division per
+	// channel and pixel, and one store.
+	var tone [256]uint32
+	for cov := range tone {
+		t := uint32(255) << 24
+		for k := range 3 {
+			t |= uint32((int(look.PaperRGB[k])*(255-cov)+int(look.InkRGB[k])*cov)/255) << (8 * k)
 		}
+		tone[cov] = t
 	}
 	fi := int(c.Faint.inkOr(255))
 	for y := range h {
@@ -196,7 +200,7 @@ func colourPage(r *rand.Rand, ink, faint *image.Gray, c coverDoc, look coverLook
 		for x, iv := range inkRow {
 			cov := 255 - iv
 			o := out[4*x : 4*x+4]
-			o[0], o[1], o[2], o[3] = tone[0][cov], tone[1][cov], tone[2][cov], 255
+			binary.LittleEndian.PutUint32(o, tone[cov])
 			if faintRow == nil || faintRow[x] == 255 {
 				continue
 			}
