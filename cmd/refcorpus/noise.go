@@ -55,10 +55,11 @@ func degrade(r *rand.Rand, clean *image.Gray, ps pageStyle, dpi int) *image.Gray
 // arithmetic is fixed-point (16 fractional bits) so the result does not
 // depend on how a platform rounds or fuses float operations.
 //
-// It is the corpus's costliest step, so it works along each row in chunks:
-// a chunk whose source is blank paper is filled at once, the others are
-// sampled pixel by pixel (see sampleChunk). Every pixel is written once,
-// so the new image needs no filling first.
+// It is the corpus's costliest step, so it works along each row in spans,
+// and splits a span into chunks when the span is not blank: a span or
+// chunk whose source is blank paper is filled at once, the other chunks
+// are sampled pixel by pixel (see sampleChunk). Every pixel is written
+// once, so the new image needs no filling first.
 func rotated(src *image.Gray, deg float64, bg uint8) *image.Gray {
 	sin, cos := math.Sincos(deg * math.Pi / 180)
 	t := inverseTurn{c: int64(math.Round(cos * fixedOne)), s: int64(math.Round(sin * fixedOne))}
@@ -80,7 +81,7 @@ func rotated(src *image.Gray, deg float64, bg uint8) *image.Gray {
 }
 
 // fillBlank fills pixels x1 to x2 (exclusive) of row y, and reports true,
-// when they all sample one value of src.
+// when they all sample one value of src (see blank).
 func (t inverseTurn) fillBlank(row []uint8, src *image.Gray, x1, x2, y int) bool {
 	run := t.blank(src, x1, x2-1, y)
 	// The run is of one value: copy it until the chunk is full.
@@ -130,10 +131,11 @@ func (t inverseTurn) source(x, y int) (x0, y0 int) {
 }
 
 // blank returns a run of src, at least two pixels long and of one value,
-// when pixels x1 to x2 of row y all sample that value, or else nil. u and v are monotonic along a row, so the pixels the
-// chunk samples lie in the box its two ends span; when the box is inside
-// src and uniform, every pixel's four samples are that value, and weights
-// that sum to exactly one give it back.
+// when pixels x1 to x2 of row y all sample that value, or else nil. u and
+// v are monotonic along a row, so the pixels the chunk samples lie in the
+// box its two ends span; when the box is inside src and uniform, every
+// pixel's four samples are that value, and weights that sum to exactly
+// one give it back.
 func (t inverseTurn) blank(src *image.Gray, x1, x2, y int) []uint8 {
 	ax, ay := t.source(x1, y)
 	bx, by := t.source(x2, y)
@@ -156,11 +158,11 @@ func (t inverseTurn) blank(src *image.Gray, x1, x2, y int) []uint8 {
 }
 
 // sampleChunk samples the pixels of row, which start at pixel (x1, y), one
-// by one; those whose source is outside src are bg. It steps u and v instead of computing them: along a row dx2
-// grows by 2, so each numerator grows by 2c or 2s and keeps its parity.
-// Its floor half then grows by exactly c or s, and Go's division, which
-// truncates, is that floor half plus one when the numerator is odd and
-// negative.
+// by one; those whose source is outside src are bg. It steps u and v
+// instead of computing them: along a row dx2 grows by 2, so each
+// numerator grows by 2c or 2s and keeps its parity. Its floor half then
+// grows by exactly c or s, and Go's division, which truncates, is that
+// floor half plus one when the numerator is odd and negative.
 func (t inverseTurn) sampleChunk(row []uint8, src *image.Gray, x1, y int, bg uint8) {
 	nu, nv := t.numerators(x1, y)
 	hu, hv := nu>>1, nv>>1 // floor halves
