@@ -148,9 +148,7 @@ func handScan(r *rand.Rand, ink, hp *image.Gray, h handDoc, pen [3]uint8, skew f
 		if src == nil || skew == 0 {
 			return src
 		}
-		out := blankLike(src)
-		rotate(out, src, skew)
-		return out
+		return rotated(src, skew, 255)
 	}
 	ink, hp = turn(ink), turn(hp)
 	paper, print := uint8(238+r.IntN(11)), uint8(12+r.IntN(30))

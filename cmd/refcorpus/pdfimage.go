@@ -79,17 +79,23 @@ func dct(img image.Image, quality int) (pdfImage, error) {
 
 // packBits packs a black-and-white image into 1-bit rows, most significant
 // bit first, each row padded to a whole byte. In /DeviceGray a 1 bit is
-// white.
+// white: a pixel from 128 up, whose top bit is set.
 func packBits(img *image.Gray) []byte {
 	b := img.Bounds()
-	rowBytes := (b.Dx() + 7) / 8
-	out := make([]byte, rowBytes*b.Dy())
-	for y := 0; y < b.Dy(); y++ {
-		row := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):]
-		for x := 0; x < b.Dx(); x++ {
-			if row[x] >= 128 {
-				out[y*rowBytes+x/8] |= 0x80 >> (x % 8)
-			}
+	w, h := b.Dx(), b.Dy()
+	rowBytes := (w + 7) / 8
+	out := make([]byte, rowBytes*h)
+	for y := range h {
+		off := img.PixOffset(b.Min.X, b.Min.Y+y)
+		row, packed := img.Pix[off:off+w], out[y*rowBytes:(y+1)*rowBytes]
+		// Eight pixels a byte while there are eight, then the rest.
+		for i := range w / 8 {
+			p := row[i*8 : i*8+8]
+			packed[i] = p[0]>>7<<7 | p[1]>>7<<6 | p[2]>>7<<5 | p[3]>>7<<4 |
+				p[4]>>7<<3 | p[5]>>7<<2 | p[6]>>7<<1 | p[7]>>7
+		}
+		for x := w &^ 7; x < w; x++ {
+			packed[x/8] |= row[x] >> 7 << (7 - x%8)
 		}
 	}
 	return out

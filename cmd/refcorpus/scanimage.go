@@ -115,8 +115,12 @@ func scanPage(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool
 		lut[v] = uint8(int(inkLevel) + (int(paper)-int(inkLevel))*v/255)
 	}
 	out := ink
-	for i, v := range out.Pix {
-		out.Pix[i] = lut[v]
+	// Bitonal pages keep white paper and black ink: the table is then
+	// the identity.
+	if paper != 255 || inkLevel != 0 {
+		for i, v := range out.Pix {
+			out.Pix[i] = lut[v]
+		}
 	}
 	if hasStamp {
 		for i, sv := range stampPlane.Pix {
@@ -182,72 +186,77 @@ func addNoise(r *rand.Rand, out *image.Gray, s scanStyle, paper, ink uint8) {
 func yellow(r *rand.Rand, ink, stampPlane *image.Gray, st stamp, hasStamp bool, s scanStyle) *image.RGBA {
 	b := ink.Bounds()
 	w, h := b.Dx(), b.Dy()
-	type stain struct{ x, y, rad, depth int }
 	stains := make([]stain, s.Stains)
 	for i := range stains {
 		stains[i] = stain{r.IntN(w), r.IntN(h), s.DPI/5 + r.IntN(s.DPI*3/5), 8 + r.IntN(18)}
 	}
-	band := s.DPI / 3
 	img := image.NewRGBA(b)
+	dark := make([]int, w)
 	for y := range h {
-		for x := range w {
-			// Darker towards the edges, where light and handling aged it.
-			dark := 0
-			if e := min(x, y, w-1-x, h-1-y); e < band {
-				dark = (band - e) * 25 / band
-			}
-			for _, sn := range stains {
-				dx, dy := x-sn.x, y-sn.y
-				if d2 := dx*dx + dy*dy; d2 < sn.rad*sn.rad {
-					dark += sn.depth * (sn.rad*sn.rad - d2) / (sn.rad * sn.rad)
-				}
-			}
-			cov := 255 - int(ink.Pix[y*ink.Stride+x])
+		agedRow(dark, y, h, s.DPI/3, stains)
+		inkRow := ink.Pix[y*ink.Stride : y*ink.Stride+w]
+		var stampRow []uint8
+		if hasStamp {
+			stampRow = stampPlane.Pix[y*stampPlane.Stride : y*stampPlane.Stride+w]
+		}
+		out := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		for x, iv := range inkRow {
+			cov := 255 - int(iv)
 			var scov int
 			if hasStamp {
-				scov = 255 - int(stampPlane.Pix[y*stampPlane.Stride+x])
+				scov = 255 - int(stampRow[x])
 			}
-			o := img.PixOffset(x, y)
+			o := out[4*x : 4*x+4]
+			o[3] = 255
 			for c := range 3 {
-				p := int(s.PaperRGB[c]) - dark
+				p := int(s.PaperRGB[c]) - dark[x]
 				if c == 2 {
-					p -= dark / 2 // stains are brown: blue drops most
+					p -= dark[x] / 2 // stains are brown: blue drops most
 				}
-				v := (p*(255-cov) + int(s.InkRGB[c])*cov) / 255
-				v = (v*(255-scov) + int(st.RGB[c])*scov) / 255
-				img.Pix[o+c] = uint8(max(0, min(255, v)))
+				// Bare paper, most of the page, is p: both mixes below
+				// keep it whole.
+				v := p
+				if cov != 0 || scov != 0 {
+					v = (p*(255-cov) + int(s.InkRGB[c])*cov) / 255
+					v = (v*(255-scov) + int(st.RGB[c])*scov) / 255
+				}
+				o[c] = uint8(max(0, min(255, v)))
 			}
-			img.Pix[o+3] = 255
 		}
 	}
 	speckle(img, r, s.NoiseShare, s.Specks, s.DPI, s.InkRGB)
 	return img
 }
 
-// boxBlur blurs img in place with a box of the given radius, rows then
-// columns; a few passes approach a Gaussian.
-func boxBlur(img *image.Gray, radius int) {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	n := 2*radius + 1
-	line := make([]int, max(w, h))
-	pass := func(count, length int, at func(i, j int) *uint8) {
-		for i := range count {
-			for j := range length {
-				line[j] = int(*at(i, j))
-			}
-			sum := 0
-			for j := -radius; j <= radius; j++ {
-				sum += line[max(0, min(length-1, j))]
-			}
-			for j := range length {
-				*at(i, j) = uint8((sum + n/2) / n)
-				sum += line[min(length-1, j+radius+1)] - line[max(0, j-radius)]
+// stain is a round brown stain on a yellowed page, darkest at its centre.
+type stain struct{ x, y, rad, depth int }
+
+// agedRow sets dark[x] to how much darker than fresh paper pixel x of row
+// y of a yellowed page is: towards the edges within band, where light and
+// handling aged it, and under stains. A row at a time, each stain is only
+// visited over the pixels it covers.
+func agedRow(dark []int, y, h, band int, stains []stain) {
+	w := len(dark)
+	for x := range dark {
+		dark[x] = 0
+		if e := min(x, y, w-1-x, h-1-y); e < band {
+			dark[x] = (band - e) * 25 / band
+		}
+	}
+	for _, sn := range stains {
+		dy := y - sn.y
+		r2 := sn.rad * sn.rad
+		if dy*dy >= r2 {
+			continue
+		}
+		// The stain covers this row within rad of its centre, at most.
+		for x := max(0, sn.x-sn.rad); x < min(w, sn.x+sn.rad+1); x++ {
+			dx := x - sn.x
+			if d2 := dx*dx + dy*dy; d2 < r2 {
+				dark[x] += sn.depth * (r2 - d2) / r2
 			}
 		}
 	}
-	pass(h, w, func(y, x int) *uint8 { return &img.Pix[y*img.Stride+x] })
-	pass(w, h, func(x, y int) *uint8 { return &img.Pix[y*img.Stride+x] })
 }
 
 // turnGray turns img clockwise by deg, a multiple of 90.

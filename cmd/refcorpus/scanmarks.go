@@ -74,9 +74,7 @@ func drawStamp(r *rand.Rand, plane *image.Gray, face font.Face, s stamp, dpi int
 		d.Dot = fixed.P(x0+(bw-font.MeasureString(face, l).Ceil())/2, y0+pad+i*lineH+m.Ascent.Ceil())
 		d.DrawString(l)
 	}
-	turned := image.NewGray(canvas.Bounds())
-	fill(turned, 255)
-	rotate(turned, canvas, s.Angle)
+	turned := rotated(canvas, s.Angle, 255)
 	ox, oy := s.CX-side/2, s.CY-side/2
 	pb := plane.Bounds()
 	for y := range side {
