@@ -157,12 +157,16 @@ func TestKillLoop(t *testing.T) {
 
 func testKillLoop(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
-	// 48 tiny documents, each page slowed to 400ms on two workers: a run
-	// killed within 1.2s finishes four documents at most, so ten kills
-	// cannot finish the batch, and many land between a document's end
-	// and the next one's start, where the journal and the artifacts are
-	// written.
-	manifest := bigManifest(t, dir, 48)
+	// 24 tiny documents, each page slowed to 600ms on two workers: a run
+	// killed within 1.2s finishes two documents at most (one a worker:
+	// a worker's first page begins after its start and Tesseract's load),
+	// so ten kills cannot finish the batch, and some land between a
+	// document's end and the next one's start, where the journal and the
+	// artifacts are written. (With 400ms pages it took 48 documents to
+	// be sure of that, and the final run read twice as many; the killed
+	// runs finished 3 to 5 documents in all then, 0 to 3 now, most of a
+	// rerun's first second going to its start.)
+	manifest := bigManifest(t, dir, 24)
 	tmp := filepath.Join(dir, "tmp")
 	os.Mkdir(tmp, 0o700)
 	env := []string{"TMPDIR=" + tmp}
@@ -174,8 +178,9 @@ func testKillLoop(t *testing.T, be journaltest.Backend) {
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := 0
+	var finishedPerRun []int // documents each killed run finished
 	for kills < 10 {
-		cmd, _ := start(t, append(env, "REFBATCH_TEST_FAULTS=slow400ms=*"), b.run("--root", "/", "--workers", "2", manifest)...)
+		cmd, stderr := start(t, append(env, "REFBATCH_TEST_FAULTS=slow600ms=*"), b.run("--root", "/", "--workers", "2", manifest)...)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
@@ -183,6 +188,7 @@ func testKillLoop(t *testing.T, be journaltest.Backend) {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 			kills++
+			finishedPerRun = append(finishedPerRun, strings.Count(stderr.String(), "document finished"))
 		case err := <-done:
 			t.Fatalf("run finished before kill %d (%v): make the batch longer", kills+1, err)
 		}
@@ -212,7 +218,8 @@ func testKillLoop(t *testing.T, be journaltest.Backend) {
 		t.Errorf("%d artifacts for %d finished documents", len(arts), len(finished))
 	}
 	leftovers := assertNoTemp(t, out, tmp)
-	t.Logf("kill loop: %d kills, %d rows, lost %d, duplicated %d, leftover files %d", kills, len(want), lost, duplicated, leftovers)
+	t.Logf("kill loop: %d kills (documents finished by each: %v), %d rows, lost %d, duplicated %d, leftover files %d",
+		kills, finishedPerRun, len(want), lost, duplicated, leftovers)
 }
 
 // assertNoTemp fails on any temp file under out and on anything in tmp.
