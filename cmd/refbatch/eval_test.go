@@ -32,9 +32,6 @@ func generateCorpus(t *testing.T) string {
 	return dir
 }
 
-// noPageSteps turn off the page steps, tinyReading without its DPI.
-var noPageSteps = []string{"--no-orientation", "--no-deskew", "--no-despeckle", "--no-coverage"}
-
 func writeJSON(t *testing.T, path string, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
