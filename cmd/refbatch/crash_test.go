@@ -331,7 +331,9 @@ func TestDiskFull(t *testing.T) {
 	t.Parallel() // it waits on processes more than it computes
 	dir := t.TempDir()
 	mnt := smallDisk(t, dir, "4m")
-	manifest := bigManifest(t, dir, 12)
+	// Six documents: two finished before the disk fills, the third
+	// fails on it, and the rerun has the rest to read.
+	manifest := bigManifest(t, dir, 6)
 	out := filepath.Join(mnt, "out")
 	filler := filepath.Join(mnt, "filler")
 
