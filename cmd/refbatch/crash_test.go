@@ -157,16 +157,16 @@ func TestKillLoop(t *testing.T) {
 
 func testKillLoop(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
-	// 24 tiny documents, each page slowed to 600ms on two workers: a run
-	// killed within 1.2s finishes two documents at most (one a worker:
-	// a worker's first page begins after its start and Tesseract's load),
-	// so ten kills cannot finish the batch, and some land between a
-	// document's end and the next one's start, where the journal and the
-	// artifacts are written. (With 400ms pages it took 48 documents to
-	// be sure of that, and the final run read twice as many; the killed
-	// runs finished 3 to 5 documents in all then, 0 to 3 now, most of a
-	// rerun's first second going to its start.)
-	manifest := bigManifest(t, dir, 24)
+	// 32 tiny documents, each page slowed to 400ms on two workers: a run
+	// killed within 1.2s finishes four documents at most, and two at most
+	// in practice, its start taking a few tenths of a second (the ten
+	// killed runs finish 0 to 14 in all, most of them in the first four,
+	// whose kills the seeded delays put late), so ten kills do not finish
+	// the batch, and some land between a document's end and the next
+	// one's start, where the journal and the artifacts are written.
+	// (Pages of 600ms made 24 documents enough, but left most loaded
+	// runs killed before any document ended.)
+	manifest := bigManifest(t, dir, 32)
 	tmp := filepath.Join(dir, "tmp")
 	os.Mkdir(tmp, 0o700)
 	env := []string{"TMPDIR=" + tmp}
@@ -180,7 +180,7 @@ func testKillLoop(t *testing.T, be journaltest.Backend) {
 	kills := 0
 	var finishedPerRun []int // documents each killed run finished
 	for kills < 10 {
-		cmd, stderr := start(t, append(env, "REFBATCH_TEST_FAULTS=slow600ms=*"), b.run("--root", "/", "--workers", "2", manifest)...)
+		cmd, stderr := start(t, append(env, "REFBATCH_TEST_FAULTS=slow400ms=*"), b.run("--root", "/", "--workers", "2", manifest)...)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
