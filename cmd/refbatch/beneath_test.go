@@ -12,8 +12,9 @@ import (
 	"testing"
 )
 
-// oneDocBatch runs a one-page, one-row batch with encrypted artifacts, at
-// a low resolution (the text is not checked, only where it goes). It
+// oneDocBatch runs a one-page, one-row batch with encrypted artifacts,
+// read with tinyFlags on one worker (the text is not checked, only where
+// it goes: the row ends done or in review, as the reading goes). It
 // returns the test's folder, the output folder and the identity file.
 func oneDocBatch(t *testing.T) (dir, out, key string) {
 	t.Helper()
@@ -36,7 +37,8 @@ func oneDocBatch(t *testing.T) (dir, out, key string) {
 		t.Fatal(err)
 	}
 	out = filepath.Join(dir, "out")
-	r := refbatch(t, nil, "run", "--recipient", strings.TrimSpace(kg.stdout), "--out", out, "--dpi", "100", "--page-timeout", "60s", manifest)
+	args := append([]string{"run", "--recipient", strings.TrimSpace(kg.stdout), "--out", out, "--workers", "1"}, tinyFlags...)
+	r := refbatch(t, nil, append(args, manifest)...)
 	if r.code != 0 && r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

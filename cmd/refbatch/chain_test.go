@@ -75,8 +75,8 @@ func TestCustodyRoot(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out, rootLog := filepath.Join(dir, "out"), filepath.Join(dir, "roots.jsonl")
-	// Tiny referrals at 100 dpi: the custody log is the point, not the
-	// text.
+	// Tiny referrals read with tinyFlags: the custody log is the point,
+	// not the text.
 	var rows [][4]string
 	for i := range 6 {
 		rows = append(rows, tinyRow(t, dir, fmt.Sprintf("C-%d", i), 760+i))
@@ -84,7 +84,7 @@ func TestCustodyRoot(t *testing.T) {
 	manifest := writeRows(t, dir, rows[:3])
 	run := func() string {
 		t.Helper()
-		r := refbatch(t, nil, runArgs(out, "--root", dir, "--root-log", rootLog, "--dpi", "100", manifest)...)
+		r := refbatch(t, nil, runArgs(out, "--root", dir, "--root-log", rootLog, manifest)...)
 		if r.code != 0 && r.code != exitNeedsPerson {
 			t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 		}

@@ -157,12 +157,16 @@ func TestKillLoop(t *testing.T) {
 
 func testKillLoop(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
-	// 48 tiny documents, each page slowed to 400ms on two workers: a run
-	// killed within 1.2s finishes four documents at most, so ten kills
-	// cannot finish the batch, and many land between a document's end
-	// and the next one's start, where the journal and the artifacts are
-	// written.
-	manifest := bigManifest(t, dir, 48)
+	// 32 tiny documents, each page slowed to 400ms on two workers: a run
+	// killed within 1.2s finishes four documents at most, and two at most
+	// in practice, its start taking a few tenths of a second (the ten
+	// killed runs finish 0 to 14 in all, most of them in the first four,
+	// whose kills the seeded delays put late), so ten kills do not finish
+	// the batch, and some land between a document's end and the next
+	// one's start, where the journal and the artifacts are written.
+	// (Pages of 600ms made 24 documents enough, but left most loaded
+	// runs killed before any document ended.)
+	manifest := bigManifest(t, dir, 32)
 	tmp := filepath.Join(dir, "tmp")
 	os.Mkdir(tmp, 0o700)
 	env := []string{"TMPDIR=" + tmp}
@@ -174,8 +178,9 @@ func testKillLoop(t *testing.T, be journaltest.Backend) {
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := 0
+	var finishedPerRun []int // documents each killed run finished
 	for kills < 10 {
-		cmd, _ := start(t, append(env, "REFBATCH_TEST_FAULTS=slow400ms=*"), b.run("--root", "/", "--workers", "2", manifest)...)
+		cmd, stderr := start(t, append(env, "REFBATCH_TEST_FAULTS=slow400ms=*"), b.run("--root", "/", "--workers", "2", manifest)...)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
@@ -183,6 +188,7 @@ func testKillLoop(t *testing.T, be journaltest.Backend) {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 			kills++
+			finishedPerRun = append(finishedPerRun, strings.Count(stderr.String(), "document finished"))
 		case err := <-done:
 			t.Fatalf("run finished before kill %d (%v): make the batch longer", kills+1, err)
 		}
@@ -212,7 +218,8 @@ func testKillLoop(t *testing.T, be journaltest.Backend) {
 		t.Errorf("%d artifacts for %d finished documents", len(arts), len(finished))
 	}
 	leftovers := assertNoTemp(t, out, tmp)
-	t.Logf("kill loop: %d kills, %d rows, lost %d, duplicated %d, leftover files %d", kills, len(want), lost, duplicated, leftovers)
+	t.Logf("kill loop: %d kills (documents finished by each: %v), %d rows, lost %d, duplicated %d, leftover files %d",
+		kills, finishedPerRun, len(want), lost, duplicated, leftovers)
 }
 
 // assertNoTemp fails on any temp file under out and on anything in tmp.
@@ -324,7 +331,9 @@ func TestDiskFull(t *testing.T) {
 	t.Parallel() // it waits on processes more than it computes
 	dir := t.TempDir()
 	mnt := smallDisk(t, dir, "4m")
-	manifest := bigManifest(t, dir, 12)
+	// Six documents: two finished before the disk fills, the third
+	// fails on it, and the rerun has the rest to read.
+	manifest := bigManifest(t, dir, 6)
 	out := filepath.Join(mnt, "out")
 	filler := filepath.Join(mnt, "filler")
 

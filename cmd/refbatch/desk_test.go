@@ -26,9 +26,11 @@ import (
 
 // deskBatch runs a plaintext batch of documents, each with a participant
 // ID its text does not have (review id_not_found), plus rows rejected
-// before admission (bad_date, with a detail), at 100 dpi. The ids in
-// scanned are the sample's scans, whose text and page a test looks at;
-// the others are tiny referrals of their own, cheaper to read.
+// before admission (bad_date, with a detail), at 100 dpi with the page
+// steps off, on one worker: the desk shows what was read, whichever
+// reading it was. The ids in scanned are the sample's scans, whose text
+// and page a test looks at; the others are tiny referrals of their own,
+// cheaper to read.
 func deskBatch(t *testing.T, dir string, ids, scanned []string, rejected int) string {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o700); err != nil {
@@ -53,7 +55,8 @@ func deskBatch(t *testing.T, dir string, ids, scanned []string, rejected int) st
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--root", dir, "--quiet", "--dpi", "100", manifest)
+	args := append([]string{"run", "--plaintext", "--out", out, "--root", dir, "--quiet", "--dpi", "100", "--workers", "1"}, noPageSteps...)
+	r := refbatch(t, nil, append(args, manifest)...)
 	if r.code != runNeedsPerson {
 		t.Fatalf("run: exit %d, want %d\n%s", r.code, runNeedsPerson, r.stderr)
 	}

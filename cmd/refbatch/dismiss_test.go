@@ -50,8 +50,10 @@ func TestExitFourClears(t *testing.T) {
 	manifest := filepath.Join(dir, "m.csv")
 	sampleLines(t, manifest, "R-0001", "R-0013", "R-0015")
 	out := filepath.Join(dir, "out")
-	// 60 DPI: R-0001 is read, cheaply, into review.
-	run := []string{"run", "--plaintext", "--out", out, "--root", sampleDir(t), "--page-timeout", "120s", "--quiet", "--dpi", "60", manifest}
+	// 60 DPI, the page steps off, one worker: R-0001 is read, cheaply,
+	// into review.
+	run := append([]string{"run", "--plaintext", "--out", out, "--root", sampleDir(t), "--page-timeout", "120s", "--quiet", "--dpi", "60", "--workers", "1"},
+		append(noPageSteps, manifest)...)
 	r := refbatch(t, nil, run...)
 	if r.code != exitNeedsPerson || !strings.Contains(r.stderr, "2 rows need a person: 1 in review ") ||
 		!strings.Contains(r.stderr, "1 rejected malformed_pdf") || strings.Contains(r.stderr, "no_consent") {

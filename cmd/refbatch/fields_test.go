@@ -28,7 +28,7 @@ func TestDateNotFound(t *testing.T) {
 	wrongID[1] = "P-000001"
 	manifest := writeRows(t, dir, [][4]string{dayOff, wrongID})
 	out := filepath.Join(dir, "out")
-	r := refbatch(t, nil, append(runArgs(out, "--dpi", "100"), manifest)...)
+	r := refbatch(t, nil, append(runArgs(out), manifest)...)
 	if r.code != exitNeedsPerson {
 		t.Fatalf("exit %d, want 4\n%s", r.code, r.stderr)
 	}

@@ -23,7 +23,7 @@ func killedBatch(t *testing.T, dir string) (out, done string) {
 	good := copyGood(t, dir, 2)
 	manifest := writeRows(t, dir, [][4]string{{good[0][0], good[0][1], good[0][2], good[0][3]}, {good[1][0], good[1][1], good[1][2], good[1][3]}})
 	out = filepath.Join(dir, "out")
-	cmd := exec.Command(binary, runArgs(out, "--workers", "1", "--dpi", "100", manifest)...)
+	cmd := exec.Command(binary, runArgs(out, "--workers", "1", manifest)...)
 	cmd.Env = append(os.Environ(), "REFBATCH_TEST_FAULTS=slow30s="+faultKey(t, good[1][3]))
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
@@ -154,7 +154,7 @@ func TestJournalBelongsToFolder(t *testing.T) {
 	good := copyGood(t, dir, 1)
 	manifest := writeRows(t, dir, [][4]string{{good[0][0], good[0][1], good[0][2], good[0][3]}})
 	out := filepath.Join(dir, "out")
-	first := refbatch(t, nil, runArgs(out, "--dpi", "100", manifest)...)
+	first := refbatch(t, nil, runArgs(out, manifest)...)
 	if first.code != 0 && first.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d\n%s", first.code, first.stderr)
 	}
@@ -204,7 +204,7 @@ func TestJournalBelongsToFolder(t *testing.T) {
 			os.Remove(filepath.Join(folder, "journal.db-shm"))
 			tc.make(folder)
 			artifacts := snapshot(t, filepath.Join(folder, "artifacts"))
-			r := refbatch(t, nil, runArgs(folder, "--dpi", "100", manifest)...)
+			r := refbatch(t, nil, runArgs(folder, manifest)...)
 			if r.code != exitUsage || !strings.Contains(r.stderr, tc.found) {
 				t.Errorf("run: exit %d, want 2 saying %q\n%s", r.code, tc.found, r.stderr)
 			}
@@ -226,7 +226,7 @@ func TestJournalBelongsToFolder(t *testing.T) {
 		t.Errorf("another batch's journal changed:\nbefore %v\nafter  %v", otherBefore, after)
 	}
 	// The folder's own journal still runs: nothing to do again.
-	if r := refbatch(t, nil, runArgs(out, "--dpi", "100", manifest)...); r.code != first.code {
+	if r := refbatch(t, nil, runArgs(out, manifest)...); r.code != first.code {
 		t.Errorf("rerun: exit %d, want %d\n%s", r.code, first.code, r.stderr)
 	}
 }

@@ -179,8 +179,11 @@ func TestFiveTextBombsDoNotStopTheBatch(t *testing.T) {
 
 // TestTenCrashersInARow is issue 28's acceptance 3: ten documents that
 // crash, kill or fail their engines in different ways, in a row between
-// good ones. Each costs its attempts and goes to review; the engines read
-// the probe page, so the run goes on and every good row is done.
+// good ones. Each costs its one attempt (--attempts 1: each attempt of a
+// crasher is a worker started again, with its Tesseract, and batch's
+// TestFaults holds the retries of a crashing document) and goes to
+// review; the engines read the probe page, so the run goes on and every
+// good row is done.
 func TestTenCrashersInARow(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -197,7 +200,7 @@ func TestTenCrashersInARow(t *testing.T) {
 	// 2 GiB of address space lets the runaway allocation start (an idle
 	// worker reserves about 1.3 GiB) and stops it sooner than the default.
 	r := refbatch(t, []string{"REFBATCH_TEST_FAULTS=" + strings.Join(faults, ";")},
-		cheapRun(out, "--attempts", "2", "--worker-memory", "2GiB", writeRows(t, dir, rows))...)
+		cheapRun(out, "--attempts", "1", "--worker-memory", "2GiB", writeRows(t, dir, rows))...)
 	if r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d, want 4\n%s", r.code, lastLines(r.stderr, 10))
 	}
@@ -223,24 +226,27 @@ func TestTenCrashersInARow(t *testing.T) {
 // render but less than the page deadline, held a worker for half an hour,
 // the document deadline being off by default. Now every document has a
 // time budget from its page count: the page timeout, plus a twentieth of
-// it per page. The test scales it down: 25 such pages, each about 0.6 s
-// of CPU, under --page-timeout 5s (a budget of 11.25 s of the engines'
-// time, for about 15 s of work: the budget is the CPU the test burns,
-// alone, so it is kept small); the document ends in review timeout,
-// stopped at its budget, while the other rows are done. It is not
-// parallel, so it runs before the package's parallel tests start: its
-// page timeout is wall-clock time, and beside the parallel tests (even
-// with no other reading test) a page of 0.6 s of CPU outlived it, so the
-// document ended on a page's timeout instead of its budget. (Smaller
-// pages under a shorter page timeout, the same ratio, did the same on a
-// loaded machine: the page timeout keeps its 5 s.)
+// it per page, counted in the engines' time on its pages. The test scales
+// it down: 25 pages that each take 0.6 s under --page-timeout 3s (a
+// budget of 6.75 s, which a page begun earns a share of); the document
+// ends in review timeout, stopped at its budget after about seven pages,
+// while the other rows are done. The pages are slow by the engine's own
+// test fault (slow600ms on this file: each page sleeps first) rather than
+// by a costly render: the budget counts the engines' time whatever fills
+// it, and a sleep fills it without the CPU a render burns, and without a
+// loaded machine stretching a page past its timeout, so the test runs
+// beside the others. testdata/admit/budget/slow-forms.pdf, the render that
+// really takes seconds a page, is make bench-hostile's.
 func TestSlowPagesStopAtTheDocumentBudget(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	slow := writeFile(t, dir, "slow-forms.pdf", slowForms(25, 75))
+	// slowForms at a fan of 1: a file of 25 pages as small as the slow
+	// one, each a white page quick to draw.
+	slow := writeFile(t, dir, "slow-pages.pdf", slowForms(25, 1))
 	rows := [][4]string{tinyRow(t, dir, "G-0", 0), {"S-0", "P-000000", "2024-01-01", slow}, tinyRow(t, dir, "G-1", 1)}
 	out := filepath.Join(dir, "out")
-	// 100 DPI, the resolution the pages' cost was measured at.
-	r := refbatch(t, nil, "run", "--plaintext", "--out", out, "--dpi", "100", "--no-cascade", "--page-timeout", "5s", writeRows(t, dir, rows))
+	r := refbatch(t, []string{"REFBATCH_TEST_FAULTS=slow600ms=" + faultKey(t, slow)},
+		cheapRun(out, "--page-timeout", "3s", writeRows(t, dir, rows))...)
 	if r.code != exitNeedsPerson {
 		t.Fatalf("run: exit %d, want 4\n%s", r.code, lastLines(r.stderr, 10))
 	}

@@ -67,7 +67,7 @@ func TestProgressBarOnTerminal(t *testing.T) {
 	manifest, root := tinyManifest(t)
 	dir := t.TempDir()
 	var words []string
-	for _, a := range append([]string{binary}, smallRunArgs(filepath.Join(dir, "out"), manifest, root, "--dpi", "100")...) {
+	for _, a := range append([]string{binary}, smallRunArgs(filepath.Join(dir, "out"), manifest, root)...) {
 		words = append(words, shellQuote(a))
 	}
 	stdout := filepath.Join(dir, "stdout.txt")

@@ -116,7 +116,7 @@ func TestStatusWhileRunning(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	manifest := bigManifest(t, dir, 12)
-	cmd := exec.Command(binary, runArgs(out, "--root", "/", "--dpi", "100", "--workers", "1", manifest)...)
+	cmd := exec.Command(binary, runArgs(out, "--root", "/", "--workers", "1", manifest)...)
 	cmd.Env = append(os.Environ(), "REFBATCH_TEST_FAULTS=slow500ms=*")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
