@@ -89,10 +89,12 @@ func writeManifest(t *testing.T, dir string, rows [][4]string) string {
 // cmd/refbatch's tinyFlags. These tests are of runs, joins, journals and
 // faults, not of reading (the ocr package's and the real binary's tests
 // are); at 150 DPI with the steps the package took 37 CPU-s on SQLite
-// alone, now 19. A test that needs the steps or a DPI sets them.
+// alone, now 19. One worker: a second one's start and Tesseract cost
+// more than the few tiny documents it would share. A test that needs the
+// steps, a DPI or more workers sets them.
 func testOptions(t *testing.T, manifest, out, faults string) Options {
 	o := Options{Manifest: manifest, Out: out, Plaintext: true, Worker: testWorker(faults), Admission: testAdmission}
-	o.Root, o.Workers, o.DPI, o.PageTimeout = "/", 2, 72, 60*time.Second
+	o.Root, o.Workers, o.DPI, o.PageTimeout = "/", 1, 72, 60*time.Second
 	o.NoOrientation, o.NoDeskew, o.NoDespeckle, o.NoCoverage = true, true, true, true
 	o.WorkerMemory = ocr.DefaultMemoryLimit
 	return o
@@ -198,10 +200,6 @@ func testFaults(t *testing.T, be journaltest.Backend) {
 			rows = append(rows, [4]string{"V", victim.path, victim.participantID, victim.date})
 			fault := tc.fault + "=" + faultKey(t, victim.path)
 			o := onBackend(t, be, testOptions(t, writeManifest(t, dir, rows), filepath.Join(dir, "out"), fault))
-			// One worker: a second one's start and Tesseract cost more
-			// than the three tiny documents it would share, and every
-			// fault here ends in that worker's death or retry all the same.
-			o.Workers = 1
 			if tc.opts != nil {
 				tc.opts(&o)
 			}
@@ -338,7 +336,7 @@ func testTwoRunsShareTheWork(t *testing.T, be journaltest.Backend) {
 		go func() {
 			defer wg.Done()
 			o := testOptions(t, manifest, out, "slow200ms=*")
-			o.Workers, o.Journal = 1, jr
+			o.Journal = jr
 			_, errs[i] = Run(context.Background(), o)
 		}()
 	}
@@ -363,6 +361,7 @@ func TestInterruptReleasesUncounted(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithCancel(context.Background())
 	o := testOptions(t, manifest, out, "slow5s=*")
+	o.Workers = 2 // the cancel may find both documents in flight
 	o.Progress = progressFunc(func(e Event) {
 		if e.Kind == EventStarted {
 			cancel()
