@@ -89,10 +89,12 @@ func writeManifest(t *testing.T, dir string, rows [][4]string) string {
 // cmd/refbatch's tinyFlags. These tests are of runs, joins, journals and
 // faults, not of reading (the ocr package's and the real binary's tests
 // are); at 150 DPI with the steps the package took 37 CPU-s on SQLite
-// alone, now 19. A test that needs the steps or a DPI sets them.
+// alone, now 19. One worker: a second one's start and Tesseract cost
+// more than the few tiny documents it would share. A test that needs the
+// steps, a DPI or more workers sets them.
 func testOptions(t *testing.T, manifest, out, faults string) Options {
 	o := Options{Manifest: manifest, Out: out, Plaintext: true, Worker: testWorker(faults), Admission: testAdmission}
-	o.Root, o.Workers, o.DPI, o.PageTimeout = "/", 2, 72, 60*time.Second
+	o.Root, o.Workers, o.DPI, o.PageTimeout = "/", 1, 72, 60*time.Second
 	o.NoOrientation, o.NoDeskew, o.NoDespeckle, o.NoCoverage = true, true, true, true
 	o.WorkerMemory = ocr.DefaultMemoryLimit
 	return o
@@ -184,7 +186,7 @@ func testFaults(t *testing.T, be journaltest.Backend) {
 		// the workers reading its pages: 20 s leaves the good documents
 		// room on a loaded machine.
 		{"a document over --doc-timeout is a timeout, never retried", "slow30s", func(o *Options) { o.DocTimeout = 20 * time.Second }, "review", "timeout", 1},
-		{"a transient failure is retried", "transient1", func(o *Options) { o.Workers = 1 }, "done", "", 2},
+		{"a transient failure is retried", "transient1", nil, "done", "", 2},
 		{"a worker that allocates without bound dies at its limit and is retried", "alloc", func(o *Options) { o.Attempts = 2 }, "review", "attempts_exhausted", 2},
 	}
 	for _, tc := range tests {
@@ -334,7 +336,7 @@ func testTwoRunsShareTheWork(t *testing.T, be journaltest.Backend) {
 		go func() {
 			defer wg.Done()
 			o := testOptions(t, manifest, out, "slow200ms=*")
-			o.Workers, o.Journal = 1, jr
+			o.Journal = jr
 			_, errs[i] = Run(context.Background(), o)
 		}()
 	}
@@ -359,6 +361,7 @@ func TestInterruptReleasesUncounted(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithCancel(context.Background())
 	o := testOptions(t, manifest, out, "slow5s=*")
+	o.Workers = 2 // the cancel may find both documents in flight
 	o.Progress = progressFunc(func(e Event) {
 		if e.Kind == EventStarted {
 			cancel()

@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	_ "image/png" // pdftoppm -png
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -255,7 +254,7 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []ocr.PageRes
 	if err != nil {
 		return 0, 0, err
 	}
-	imgs, err := render(ctx, orig, filepath.Join(dir, "ink"), strconv.Itoa(InkDPI), "-gray", "-png")
+	imgs, err := render(ctx, orig, filepath.Join(dir, "ink"), strconv.Itoa(InkDPI), "-gray")
 	if err != nil {
 		return 0, 0, err
 	}
@@ -285,27 +284,33 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []ocr.PageRes
 	return onInk, words, nil
 }
 
+// loadGray reads the binary PGM (P5, 8 bits) pdftoppm -gray writes:
+// a PNG would cost pdftoppm five times the CPU to compress, and this
+// package as much again to decompress, for the same pixels.
 func loadGray(name string) (*image.Gray, error) {
-	f, err := os.Open(name)
+	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if g, ok := img.(*image.Gray); ok {
-		return g, nil
-	}
-	b := img.Bounds()
-	g := image.NewGray(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			g.Set(x, y, img.At(x, y))
+	// The header: P5, width, height and the largest value, apart by
+	// whitespace, the last followed by one whitespace byte and then the
+	// pixels (pdftoppm writes no comments).
+	var fields [4]string
+	rest := data
+	for i := range fields {
+		rest = bytes.TrimLeft(rest, " \t\r\n")
+		end := bytes.IndexAny(rest, " \t\r\n")
+		if end < 0 {
+			return nil, fmt.Errorf("%s: not a PGM", name)
 		}
+		fields[i], rest = string(rest[:end]), rest[end+1:]
 	}
-	return g, nil
+	w, errW := strconv.Atoi(fields[1])
+	h, errH := strconv.Atoi(fields[2])
+	if fields[0] != "P5" || fields[3] != "255" || errW != nil || errH != nil || w < 1 || h < 1 || len(rest) != w*h {
+		return nil, fmt.Errorf("%s: not an 8-bit binary PGM", name)
+	}
+	return &image.Gray{Pix: rest, Stride: w, Rect: image.Rect(0, 0, w, h)}, nil
 }
 
 // MinInkContrast and MaxInkContrast bound how much darker than the paper
