@@ -383,7 +383,8 @@ func TestExportChildFailures(t *testing.T) {
 	docs := filepath.Join(filepath.Dir(manifestPath), "docs")
 	crash, hang, fill := faultKey(t, filepath.Join(docs, "R-0001.pdf")), faultKey(t, filepath.Join(docs, "R-0002.pdf")), faultKey(t, filepath.Join(docs, "R-0003.pdf"))
 	dest := filepath.Join(filepath.Dir(out), "bag")
-	r := refbatch(t, []string{"REFBATCH_TEST_EXPORT_FAULTS=crash=" + crash + ";hang=" + hang},
+	faults := "REFBATCH_TEST_EXPORT_FAULTS=crash=" + crash + ";hang=" + hang
+	r := refbatch(t, []string{faults},
 		"export", "--out", out, "-i", key, "--to", dest, "--bag", "--pdf-timeout", "250ms")
 	if r.code != exitFailure || !strings.Contains(r.stdout, "exported 1 of 3 documents") {
 		t.Fatalf("export: exit %d, want 1 with one document exported\n%s%s", r.code, r.stdout, r.stderr)
@@ -418,7 +419,7 @@ func TestExportChildFailures(t *testing.T) {
 	if errs := validateBag(dest); len(errs) > 0 {
 		t.Errorf("the bag of the documents exported does not validate: %v", errs)
 	}
-	if pids := exportChildren(t); len(pids) > 0 {
+	if pids := exportChildren(t, faults); len(pids) > 0 {
 		t.Errorf("export children still running: %v", pids)
 	}
 
@@ -435,14 +436,20 @@ func TestExportChildFailures(t *testing.T) {
 }
 
 // exportChildren lists the export children of this test's binary still
-// running.
-func exportChildren(t *testing.T) []string {
+// running with env (NAME=value) in their environment: the entry a test
+// gave its export, which the children inherit, so that the children of
+// another test's export running beside it are not counted.
+func exportChildren(t *testing.T, env string) []string {
 	t.Helper()
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	var pids []string
 	for _, p := range procs {
 		b, err := os.ReadFile(p)
-		if err == nil && bytes.HasPrefix(b, []byte(binary+"\x00"+exportChildCommand)) {
+		if err != nil || !bytes.HasPrefix(b, []byte(binary+"\x00"+exportChildCommand)) {
+			continue
+		}
+		environ, err := os.ReadFile(filepath.Join(filepath.Dir(p), "environ"))
+		if err == nil && slices.Contains(strings.Split(string(environ), "\x00"), env) {
 			pids = append(pids, filepath.Base(filepath.Dir(p)))
 		}
 	}
