@@ -185,7 +185,7 @@ func checkReaders(t *testing.T, dir string, src []byte, pages []ocr.PageResult) 
 			layout = texts
 		}
 		for _, up := range []bool{true, false} {
-			c := textCER(texts, pages, func(i int) bool { return upright(i) == up })
+			c := pdfcheck.TextCER(texts, pages, func(i int) bool { return upright(i) == up })
 			if c.N == 0 {
 				continue
 			}
@@ -209,25 +209,6 @@ func checkReaders(t *testing.T, dir string, src []byte, pages []ocr.PageResult) 
 	if sdist > ln/100 {
 		t.Errorf("pdftotext default mode: CER over sorted words %.4f on upright pages, want at most 0.01", float64(sdist)/float64(ln))
 	}
-}
-
-// textCER is pdfcheck.ReaderCER on texts a reader has already given:
-// the character error of the OCR'd pages keep says yes to.
-func textCER(texts []string, pages []ocr.PageResult, keep func(int) bool) pdfcheck.PageCER {
-	var c pdfcheck.PageCER
-	for i, p := range pages {
-		if p.TextSource != ocr.TextFromOCR || !keep(i) {
-			continue
-		}
-		got := ""
-		if i < len(texts) {
-			got = texts[i]
-			c.Pages++
-		}
-		e := eval.CER(got, p.Text)
-		c.Distance, c.N = c.Distance+e.Distance, c.N+e.N
-	}
-	return c
 }
 
 func pageRotations(pages []ocr.PageResult) []int {

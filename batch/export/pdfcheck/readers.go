@@ -125,6 +125,13 @@ func ReaderCER(ctx context.Context, reader, path, dir, pdfjsDir string, pages []
 	if err != nil {
 		return PageCER{}, err
 	}
+	return TextCER(texts, pages, keep), nil
+}
+
+// TextCER is ReaderCER on the texts a reader has already given, one a
+// page (Extract's), so that a caller that also looks at the texts
+// otherwise runs the reader once.
+func TextCER(texts []string, pages []ocr.PageResult, keep func(int) bool) PageCER {
 	var c PageCER
 	for i, p := range pages {
 		if p.TextSource != ocr.TextFromOCR || (keep != nil && !keep(i)) {
@@ -138,7 +145,7 @@ func ReaderCER(ctx context.Context, reader, path, dir, pdfjsDir string, pages []
 		e := eval.CER(got, p.Text)
 		c.Distance, c.N = c.Distance+e.Distance, c.N+e.N
 	}
-	return c, nil
+	return c
 }
 
 // Upright is whether page p was read as it is displayed: neither turned
