@@ -71,13 +71,15 @@ func exportBatch(t *testing.T, scanned ...string) (out, key, manifestPath string
 		t.Fatal(err)
 	}
 	out = filepath.Join(dir, "out")
-	// The reading is not what export is tested on: tinyFlags, one worker,
-	// and 100 DPI when a scan is read (at 72 its confidence is on the
-	// edge of the low band).
-	args := append([]string{"run", "--recipient", strings.TrimSpace(kg.stdout), "--out", out, "--workers", "1"}, tinyFlags...)
+	// The reading is not what export is tested on: the page steps off,
+	// one worker, 72 DPI, or 100 when a scan is read (at 72 its
+	// confidence is on the edge of the low band).
+	dpi := "72"
 	if len(scanned) > 0 {
-		args = append(args, "--dpi", "100")
+		dpi = "100"
 	}
+	args := append([]string{"run", "--recipient", strings.TrimSpace(kg.stdout), "--out", out, "--workers", "1",
+		"--dpi", dpi, "--page-timeout", "60s"}, noPageSteps...)
 	if r := refbatch(t, nil, append(args, manifestPath)...); r.code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -158,8 +158,9 @@ func TestManifestDiagnostics(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(dir, "out")
-			// 72 DPI: R-0006, the one document read, still reads done.
-			r := refbatch(t, nil, append(sampleArgs(out, "--root", sampleDir(t), "--workers", "1", "--dpi", "72"), manifest)...)
+			// runArgs's 72 DPI: R-0006, the one document read, still
+			// reads done.
+			r := refbatch(t, nil, append(runArgs(out, "--root", sampleDir(t)), manifest)...)
 			if r.code != tc.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.stdout, r.stderr)
 			}
