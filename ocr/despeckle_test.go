@@ -57,6 +57,77 @@ func TestDespeckle(t *testing.T) {
 // TestSpeckledPageReads: a photocopy's speckle (one or two scanner pixels)
 // is painted over before recognition, and the page reads as well as a
 // clean one; with the step switched off it reads worse.
+// TestDespeckleLonePixels checks despeckle pixel by pixel against a
+// reference on random images whose widths are and are not multiples of
+// 32, Leptonica's word: with 1×1 specks, exactly the pixels darker than
+// the threshold with no such pixel among their eight neighbours are
+// painted; with specks as large as the image, every pixel darker than it.
+// This holds the bit packing of the binarised image (ocr_range_pix) and
+// the painting's pass over it, which both go by words of 32 pixels.
+func TestDespeckleLonePixels(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 33))
+	for _, w := range []int{1, 7, 31, 32, 33, 64, 95, 200} {
+		for _, thresh := range []int{0, 1, 100, 255, 256} {
+			h := 1 + r.IntN(40)
+			g := newGrayImage(w, h)
+			for i := range g.pix {
+				switch r.IntN(10) {
+				case 0:
+					g.pix[i] = 0
+				case 1:
+					g.pix[i] = 255
+				case 2, 3:
+					g.pix[i] = uint8(r.IntN(256))
+				default:
+					g.pix[i] = 230
+				}
+			}
+			dark := func(x, y int) bool {
+				return x >= 0 && y >= 0 && x < w && y < h && int(g.pix[y*w+x]) < thresh
+			}
+			lone, all := make([]uint8, len(g.pix)), make([]uint8, len(g.pix))
+			copy(lone, g.pix)
+			copy(all, g.pix)
+			wantLone, wantAll := 0, 0
+			for y := range h {
+				for x := range w {
+					if !dark(x, y) {
+						continue
+					}
+					all[y*w+x] = 7
+					wantAll++
+					alone := true
+					for dy := -1; dy <= 1; dy++ {
+						for dx := -1; dx <= 1; dx++ {
+							if (dx != 0 || dy != 0) && dark(x+dx, y+dy) {
+								alone = false
+							}
+						}
+					}
+					if alone {
+						lone[y*w+x] = 7
+						wantLone++
+					}
+				}
+			}
+			for _, c := range []struct {
+				name  string
+				size  int
+				want  []uint8
+				wantN int
+			}{{"1×1", 1, lone, wantLone}, {"whole", max(w, h), all, wantAll}} {
+				got := newGrayImage(w, h)
+				copy(got.pix, g.pix)
+				n := despeckle(got, thresh, c.size, c.size, 7)
+				if n != c.wantN || string(got.pix) != string(c.want) {
+					t.Errorf("%d×%d, threshold %d, %s specks: painted %d pixels, want %d; pixels equal %v",
+						w, h, thresh, c.name, n, c.wantN, string(got.pix) == string(c.want))
+				}
+			}
+		}
+	}
+}
+
 func TestSpeckledPageReads(t *testing.T) {
 	// Half a Letter page and half the speckle of a whole one: a speckled
 	// page reads slowly without the step, and half of one shows the

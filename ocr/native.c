@@ -28,17 +28,48 @@ PIX *ocr_gray_pix(const l_uint8 *px, l_int32 w, l_int32 h) {
 }
 
 // ocr_range_pix makes a 1 bpp Pix of the bytes in [lo, hi) of w×h bytes,
-// rows packed (1 is black in Leptonica's binary images).
-static PIX *ocr_range_pix(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 lo, l_int32 hi) {
+// rows packed (1 is black in Leptonica's binary images). Each 32-bit
+// word of the Pix is made whole from its 32 bytes, most significant bit
+// first as SET_DATA_BIT sets them, and stored once: setting the bits one
+// at a time, a read, a write and a branch on every pixel of the page,
+// was 2.5% of the CPU of reading the evaluation corpus. The 32 tests are
+// made side by side into bytes of 0 or 1 (v is in [lo, hi) when v - lo,
+// a byte, is under hi - lo), and each 8 of those gathered into a byte by
+// one multiplication: byte k (k from 0, the lowest on a little-endian
+// machine) times 0x8040201008040201 puts its 1 at bit 63 - k, and no two
+// products meet below, so no carry reaches the top byte.
+VECTORISE static PIX *ocr_range_pix(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 lo, l_int32 hi) {
 	PIX *pix = pixCreate(w, h, 1);
-	if (pix == NULL) return NULL;
+	if (lo < 0) lo = 0;
+	if (hi > 256) hi = 256;
+	if (pix == NULL || hi <= lo) return pix;
 	l_uint32 *data = pixGetData(pix);
 	l_int32 wpl = pixGetWpl(pix);
+	l_uint8 base = (l_uint8)lo, span = (l_uint8)(hi - lo - 1); // in when v - lo <= span
+	l_uint8 in[32];
 	for (l_int32 y = 0; y < h; y++) {
 		l_uint32 *line = data + (size_t)y * wpl;
 		const l_uint8 *row = px + (size_t)y * w;
-		for (l_int32 x = 0; x < w; x++) {
-			if (row[x] >= lo && row[x] < hi) SET_DATA_BIT(line, x);
+		for (l_int32 x0 = 0; x0 < w; x0 += 32) {
+			if (w - x0 >= 32) {
+				for (l_int32 k = 0; k < 32; k++)
+					in[k] = (l_uint8)(row[x0 + k] - base) <= span;
+			} else {
+				for (l_int32 k = 0; k < 32; k++)
+					in[k] = x0 + k < w && (l_uint8)(row[x0 + k] - base) <= span;
+			}
+			l_uint32 word = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			for (l_int32 q = 0; q < 4; q++) {
+				unsigned long long v;
+				memcpy(&v, in + 8 * q, 8);
+				word |= (l_uint32)((v * 0x8040201008040201ull) >> 56) << (24 - 8 * q);
+			}
+#else
+			for (l_int32 k = 0; k < 32; k++)
+				word |= (l_uint32)in[k] << (31 - k);
+#endif
+			line[x0 >> 5] = word;
 		}
 	}
 	return pix;
@@ -168,13 +199,19 @@ l_int32 ocr_despeckle(l_uint8 *px, l_int32 w, l_int32 h, l_int32 thresh,
 	l_uint32 *data = pixGetData(small);
 	l_int32 wpl = pixGetWpl(small);
 	l_int32 painted = 0;
+	// Specks are few: whole words without one are passed over.
 	for (l_int32 y = 0; y < h; y++) {
-		l_uint32 *line = data + y * wpl;
+		l_uint32 *line = data + (size_t)y * wpl;
 		l_uint8 *row = px + (size_t)y * w;
-		for (l_int32 x = 0; x < w; x++) {
-			if (GET_DATA_BIT(line, x)) {
-				row[x] = paper;
-				painted++;
+		for (l_int32 x0 = 0; x0 < w; x0 += 32) {
+			l_uint32 word = line[x0 >> 5];
+			if (word == 0) continue;
+			l_int32 n = w - x0 < 32 ? w - x0 : 32;
+			for (l_int32 k = 0; k < n; k++) {
+				if (word & (0x80000000u >> k)) {
+					row[x0 + k] = paper;
+					painted++;
+				}
 			}
 		}
 	}
