@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -59,5 +60,26 @@ func TestCanvasMatrix(t *testing.T) {
 				t.Errorf("square's centre mapped to (%.2f, %.2f), found at (%.2f, %.2f): %.2f px off", px, py, gx, gy, d)
 			}
 		})
+	}
+}
+
+// TestRotateByNothing turns random images of widths that are and are not
+// multiples of four by 0 degrees: the pixels must come back as they
+// went, through both copies between Go's rows and Leptonica's words
+// (ocr_gray_pix and ocr_pix_gray, which move four pixels a word).
+func TestRotateByNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 4))
+	for _, w := range []int{1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 201} {
+		g := newGrayImage(w, 1+r.IntN(9))
+		for i := range g.pix {
+			g.pix[i] = uint8(r.IntN(256))
+		}
+		out, err := rotateGray(g, 0, 255)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.w != g.w || out.h != g.h || string(out.pix) != string(g.pix) {
+			t.Errorf("%d×%d turned by 0 degrees: %d×%d, pixels equal %v", g.w, g.h, out.w, out.h, string(out.pix) == string(g.pix))
+		}
 	}
 }

@@ -13,8 +13,9 @@
 
 // ocr_gray_pix copies w×h gray bytes, rows packed, into a new 8 bpp Pix.
 // Leptonica packs pixels into 32-bit words, most significant byte first,
-// which SET_DATA_BYTE accounts for on either byte order.
-PIX *ocr_gray_pix(const l_uint8 *px, l_int32 w, l_int32 h) {
+// which SET_DATA_BYTE accounts for on either byte order; on a
+// little-endian machine four pixels are one byte-swapped word.
+VECTORISE PIX *ocr_gray_pix(const l_uint8 *px, l_int32 w, l_int32 h) {
 	PIX *pix = pixCreateNoInit(w, h, 8);
 	if (pix == NULL) return NULL;
 	l_uint32 *data = pixGetData(pix);
@@ -22,7 +23,15 @@ PIX *ocr_gray_pix(const l_uint8 *px, l_int32 w, l_int32 h) {
 	for (l_int32 y = 0; y < h; y++) {
 		l_uint32 *line = data + (size_t)y * wpl;
 		const l_uint8 *row = px + (size_t)y * w;
-		for (l_int32 x = 0; x < w; x++) SET_DATA_BYTE(line, x, row[x]);
+		l_int32 x = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		for (; x + 4 <= w; x += 4) {
+			l_uint32 v;
+			memcpy(&v, row + x, 4);
+			line[x >> 2] = __builtin_bswap32(v);
+		}
+#endif
+		for (; x < w; x++) SET_DATA_BYTE(line, x, row[x]);
 	}
 	return pix;
 }
@@ -80,15 +89,23 @@ static PIX *ocr_binary_pix(const l_uint8 *px, l_int32 w, l_int32 h, l_int32 thre
 	return ocr_range_pix(px, w, h, 0, thresh);
 }
 
-// ocr_pix_gray copies an 8 bpp Pix into dst, w×h bytes, rows packed.
-void ocr_pix_gray(PIX *pix, l_uint8 *dst) {
+// ocr_pix_gray copies an 8 bpp Pix into dst, w×h bytes, rows packed
+// (ocr_gray_pix the other way).
+VECTORISE void ocr_pix_gray(PIX *pix, l_uint8 *dst) {
 	l_int32 w = pixGetWidth(pix), h = pixGetHeight(pix);
 	l_uint32 *data = pixGetData(pix);
 	l_int32 wpl = pixGetWpl(pix);
 	for (l_int32 y = 0; y < h; y++) {
 		l_uint32 *line = data + (size_t)y * wpl;
 		l_uint8 *row = dst + (size_t)y * w;
-		for (l_int32 x = 0; x < w; x++) row[x] = GET_DATA_BYTE(line, x);
+		l_int32 x = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		for (; x + 4 <= w; x += 4) {
+			l_uint32 v = __builtin_bswap32(line[x >> 2]);
+			memcpy(row + x, &v, 4);
+		}
+#endif
+		for (; x < w; x++) row[x] = GET_DATA_BYTE(line, x);
 	}
 }
 
