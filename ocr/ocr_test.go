@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"image"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,37 @@ func TestGrayPGM(t *testing.T) {
 	}
 	if small := g.pgm(); !bytes.Equal(small, []byte("P5\n1 1\n255\n\xff")) {
 		t.Errorf("pgm(blank 1×1) = %q", small)
+	}
+}
+
+// TestGrayIsLuma checks the RGBA-to-gray conversion, which is C, against
+// the luma weights written out in Go, value and histogram, on random
+// pixels in rows with and without padding at their end and widths that
+// are and are not multiples of four.
+func TestGrayIsLuma(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 7))
+	for _, w := range []int{1, 3, 4, 5, 17, 64, 257} {
+		h := 1 + r.IntN(6)
+		img := image.NewRGBA(image.Rect(0, 0, w+r.IntN(3), h)).SubImage(image.Rect(0, 0, w, h)).(*image.RGBA)
+		for i := range img.Pix {
+			img.Pix[i] = uint8(r.IntN(256))
+		}
+		var g grayImage
+		hist := g.fromRGBA(img)
+		var want [256]int
+		for y := range h {
+			for x := range w {
+				p := img.Pix[y*img.Stride+4*x:]
+				v := uint8((19595*uint32(p[0]) + 38470*uint32(p[1]) + 7471*uint32(p[2]) + 1<<15) >> 16)
+				if got := g.pix[y*w+x]; got != v {
+					t.Fatalf("width %d: pixel (%d, %d) is %d, luma %d", w, x, y, got, v)
+				}
+				want[v]++
+			}
+		}
+		if hist != want {
+			t.Errorf("width %d: histogram differs from the pixels' counts", w)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package ocr
 
 /*
 #include <stdlib.h>
+#include <string.h>
 
 // MuPDF's own declarations of the calls below, as go-fitz's MuPDF (1.24)
 // has them. go-fitz links MuPDF into the binary but does not install its
@@ -45,20 +46,35 @@ int run_page_contents(fz_context *ctx, fz_page *page, fz_device *dev, fz_matrix 
 enum { FZ_NO_CACHE = 2 };
 
 // rb_gray writes the w×h RGBA pixels at rgba (stride bytes a row) into
-// gray in ITU-R 601 luma, the weights image/color uses, and counts each
-// value in hist. The pixmap is opaque white underneath, so alpha is
-// ignored.
+// gray in ITU-R 601 luma, the weights image/color uses, and adds the
+// count of each value to hist. The pixmap is opaque white underneath, so
+// alpha is ignored. A row is turned gray first and counted after, in
+// four tables taken in turn: a page is mostly one paper value, and one
+// table would have each count wait on the one before (a third of the
+// function's time on a white page).
+__attribute__((optimize("tree-vectorize")))
 static void rb_gray(const unsigned char *rgba, int stride, int w, int h, unsigned char *gray, long long *hist) {
+	unsigned counts[4][256];
+	memset(counts, 0, sizeof counts);
 	for (int y = 0; y < h; y++) {
 		const unsigned char *row = rgba + (long long)y * stride;
 		unsigned char *dst = gray + (long long)y * w;
 		for (int x = 0; x < w; x++) {
 			unsigned r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2];
-			unsigned char v = (19595 * r + 38470 * g + 7471 * b + (1u << 15)) >> 16;
-			dst[x] = v;
-			hist[v]++;
+			dst[x] = (19595 * r + 38470 * g + 7471 * b + (1u << 15)) >> 16;
 		}
+		int x = 0;
+		for (; x + 4 <= w; x += 4) {
+			counts[0][dst[x]]++;
+			counts[1][dst[x + 1]]++;
+			counts[2][dst[x + 2]]++;
+			counts[3][dst[x + 3]]++;
+		}
+		for (; x < w; x++)
+			counts[0][dst[x]]++;
 	}
+	for (int v = 0; v < 256; v++)
+		hist[v] += (long long)counts[0][v] + counts[1][v] + counts[2][v] + counts[3][v];
 }
 
 // rb_load loads page n and gives its box in pixels at dpi; NULL when
