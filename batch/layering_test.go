@@ -20,11 +20,12 @@ var leaves = []string{"manifest", "report", "batch/journal", "batch/store"}
 // new one is placed in the layering on purpose.
 func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 	switch {
-	case pkg == "report/outcome", pkg == "ocr/child", pkg == "ocr/page", pkg == "ocr/result",
+	case pkg == "report/outcome", pkg == "ocr/child", pkg == "ocr/page", pkg == "ocr/result", pkg == "ocr/probe",
 		pkg == "batch/notify", pkg == "batch/journal/journaltest":
 		// The vocabulary, the worker supervisor, the page policy, the
-		// page results, the notifications' signing (which a receiver may
-		// import) and the tests' journals import nothing of the project.
+		// page results, the probe page's PDF, the notifications' signing
+		// (which a receiver may import) and the tests' journals import
+		// nothing of the project.
 		return func(string) bool { return false }, true
 	case slices.Contains(leaves, pkg):
 		return func(imp string) bool { return imp == "report/outcome" }, true
@@ -90,7 +91,8 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 			return imp == "batch/admit" || imp == "ocr/result" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch/batchtest":
-		return func(imp string) bool { return imp == "ocr" }, true
+		// Referrals for tests, written as the probe page is.
+		return func(imp string) bool { return imp == "ocr/probe" }, true
 	case pkg == "batch/batchtest/finished":
 		// Finished batches for tests: the write path (batch) run with a
 		// stand-in engine that speaks the worker child's protocol.
