@@ -51,12 +51,11 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		// A person's decisions and transcriptions: over layout, with the
 		// report's rows and rounding (standing), the sources' root as
 		// verify finds it (audit), sources read as admission reads them
-		// (admit), the pages read (ocr/result), and a retry's policy
-		// checked against the installed languages (ocr), as a run checks
-		// its own.
+		// (admit), and the pages read (ocr/result). A retry's languages
+		// are checked by the function its caller passes, not by ocr.
 		return func(imp string) bool {
 			return imp == "batch/layout" || imp == "batch/standing" || imp == "batch/audit" || imp == "batch/admit" ||
-				imp == "ocr" || imp == "ocr/result" || imp == "ocr/page" || imp == "manifest" || imp == "report/outcome" || slices.Contains(leaves, imp)
+				imp == "ocr/result" || imp == "ocr/page" || imp == "manifest" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch/audit":
 		// Verify, custody and show read a batch as layout describes it;
