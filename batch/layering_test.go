@@ -160,3 +160,52 @@ func TestLayering(t *testing.T) {
 		t.Fatalf("go list named %d packages; want the whole module", n)
 	}
 }
+
+// withoutEngines are the packages whose test binaries, tests included,
+// link neither ocr nor the engines below it (MuPDF's go-fitz, Tesseract's
+// gosseract), which cgo links through the external linker: they read
+// pages as ocr/result holds them, and a pure-Go test binary links in a
+// fraction of the time. The desk is not among them: it renders page
+// images (ocr/view, over go-fitz). batch/batchtest, which has no tests,
+// is in report's.
+var withoutEngines = []string{
+	"batch/layout", "batch/audit", "batch/standing", "batch/review", "batch/handover",
+	"batch/export/pdfcheck", "report", "cmd/refbench",
+}
+
+// TestReadSideWithoutEngines: no test binary of withoutEngines links ocr,
+// go-fitz or gosseract.
+func TestReadSideWithoutEngines(t *testing.T) {
+	mod, err := exec.Command("go", "list", "-m").Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	prefix := strings.TrimSpace(string(mod)) + "/"
+	args := []string{"list", "-test", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`}
+	for _, p := range withoutEngines {
+		args = append(args, prefix+p)
+	}
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		t.Fatalf("go list -test: %v", err)
+	}
+	engines := []string{prefix + "ocr", "github.com/gen2brain/go-fitz", "github.com/otiai10/gosseract/v2"}
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if !strings.HasSuffix(fields[0], ".test") {
+			continue
+		}
+		n++
+		for _, dep := range fields[1:] {
+			if slices.Contains(engines, dep) {
+				t.Errorf("%s links %s", strings.TrimPrefix(fields[0], prefix), dep)
+			}
+		}
+	}
+	if n != len(withoutEngines) {
+		t.Fatalf("go list named %d test binaries; want %d", n, len(withoutEngines))
+	}
+}
