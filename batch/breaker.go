@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/probe"
 )
 
 // The breaker tells a broken engine from documents that break engines.
@@ -17,7 +17,7 @@ import (
 // which crashes the engine that reads it, and stopping the run then would
 // let a handful of small files stop a whole batch. So the documents'
 // failures alone never stop the run: they make it ask a fresh engine to
-// read a page known to be good (ocr.ProbePDF). Only when that fails too
+// read a page known to be good (probe.PDF). Only when that fails too
 // are the engines broken.
 
 // breakerThreshold is how many different documents failing in the
@@ -91,14 +91,14 @@ func (r *runner) engineFailed(ctx context.Context, docID int64) {
 }
 
 // probe has a fresh engine, started under the run's page policy, read
-// ocr.ProbePDF's page, with the run's page deadline.
+// probe.PDF's page, with the run's page deadline.
 func (r *runner) probe(ctx context.Context) error {
 	eng, err := r.engines(ctx, r.o.Policy)
 	if err != nil {
 		return fmt.Errorf("starting an engine: %w", err)
 	}
 	defer eng.Close()
-	n, err := eng.Open(ctx, ocr.ProbePDF)
+	n, err := eng.Open(ctx, probe.PDF)
 	if err != nil {
 		return fmt.Errorf("opening the probe page: %w", err)
 	}

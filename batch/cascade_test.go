@@ -20,6 +20,7 @@ import (
 	"github.com/refbatch/refbatch/batch/batchtest"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/probe"
 )
 
 // TestArtifactRecordsCascade: every page of an artifact says how it was
@@ -85,7 +86,7 @@ func smallPrint(t *testing.T) sampleRow {
 		dr.Dot = fixed.P(dpi/4, dpi/4+(i+1)*9*dpi/72)
 		dr.DrawString(line)
 	}
-	pdf := ocr.ClassicPDF(
+	pdf := probe.ClassicPDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>", wPt, hPt),

@@ -20,16 +20,24 @@ var leaves = []string{"manifest", "report", "batch/journal", "batch/store"}
 // new one is placed in the layering on purpose.
 func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 	switch {
-	case pkg == "report/outcome", pkg == "ocr/child", pkg == "ocr/page", pkg == "batch/notify", pkg == "batch/journal/journaltest":
+	case pkg == "report/outcome", pkg == "ocr/child", pkg == "ocr/page", pkg == "ocr/result", pkg == "ocr/probe",
+		pkg == "batch/notify", pkg == "batch/journal/journaltest":
 		// The vocabulary, the worker supervisor, the page policy, the
-		// notifications' signing (which a receiver may import) and the
-		// tests' journals import nothing of the project.
+		// page results, the probe page's PDF, the notifications' signing
+		// (which a receiver may import) and the tests' journals import
+		// nothing of the project.
 		return func(string) bool { return false }, true
 	case slices.Contains(leaves, pkg):
 		return func(imp string) bool { return imp == "report/outcome" }, true
-	case pkg == "ocr", pkg == "batch/admit":
-		// The engine boundary and admission (pure Go, so never ocr,
-		// which is cgo) share the worker supervisor and the page policy.
+	case pkg == "ocr":
+		// The engine boundary: the worker supervisor, the page policy,
+		// and the page results it makes.
+		return func(imp string) bool {
+			return imp == "ocr/child" || imp == "ocr/page" || imp == "ocr/result" || imp == "report/outcome"
+		}, true
+	case pkg == "batch/admit":
+		// Admission (pure Go, so never ocr, which is cgo) shares the
+		// worker supervisor and the page policy with the engine.
 		return func(imp string) bool {
 			return imp == "ocr/child" || imp == "ocr/page" || imp == "report/outcome"
 		}, true
@@ -43,11 +51,11 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		// A person's decisions and transcriptions: over layout, with the
 		// report's rows and rounding (standing), the sources' root as
 		// verify finds it (audit), sources read as admission reads them
-		// (admit), and a retry's policy checked against the installed
-		// languages (ocr), as a run checks its own.
+		// (admit), and the pages read (ocr/result). A retry's languages
+		// are checked by the function its caller passes, not by ocr.
 		return func(imp string) bool {
 			return imp == "batch/layout" || imp == "batch/standing" || imp == "batch/audit" || imp == "batch/admit" ||
-				imp == "ocr" || imp == "ocr/page" || imp == "manifest" || imp == "report/outcome" || slices.Contains(leaves, imp)
+				imp == "ocr/result" || imp == "ocr/page" || imp == "manifest" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch/audit":
 		// Verify, custody and show read a batch as layout describes it;
@@ -74,21 +82,22 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		}, true
 	case pkg == "batch/layout":
 		// What a batch is on disk, which the write path and the readers
-		// share: the artifact format (ocr's page results), the settings
+		// share: the artifact format (the page results), the settings
 		// (the page policy, admission's caps), the root log (the report's
 		// custody), over the journal and the store; a child process is
 		// described as the supervisor's command (ocr/child).
 		return func(imp string) bool {
-			return imp == "batch/admit" || imp == "ocr" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || slices.Contains(leaves, imp)
+			return imp == "batch/admit" || imp == "ocr/result" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch/batchtest":
-		return func(imp string) bool { return imp == "ocr" }, true
+		// Referrals for tests, written as the probe page is.
+		return func(imp string) bool { return imp == "ocr/probe" }, true
 	case pkg == "batch/batchtest/finished":
 		// Finished batches for tests: the write path (batch) run with a
 		// stand-in engine that speaks the worker child's protocol.
 		return func(imp string) bool {
 			return imp == "batch" || imp == "batch/batchtest" || imp == "batch/layout" || imp == "batch/admit" ||
-				imp == "ocr" || imp == "ocr/child" || imp == "ocr/page"
+				imp == "ocr/result" || imp == "ocr/child" || imp == "ocr/page"
 		}, true
 	case pkg == "batch/eval":
 		return func(imp string) bool { return imp == "report/outcome" || slices.Contains(leaves, imp) }, true
@@ -97,13 +106,13 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		// them over, so export never imports batch. It parses the
 		// sources in children, under the worker supervisor.
 		return func(imp string) bool {
-			return imp == "ocr" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || slices.Contains(leaves, imp)
+			return imp == "ocr/result" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch/export/pdfcheck":
 		// The PDF checks score text as eval does; the batch and refbench
 		// hand them the pages.
 		return func(imp string) bool {
-			return imp == "ocr" || imp == "batch/eval" || imp == "report/outcome" || slices.Contains(leaves, imp)
+			return imp == "ocr/result" || imp == "batch/eval" || imp == "report/outcome" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch":
 		return func(imp string) bool {
@@ -149,5 +158,54 @@ func TestLayering(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("go list named %d packages; want the whole module", n)
+	}
+}
+
+// withoutEngines are the packages whose test binaries, tests included,
+// link neither ocr nor the engines below it (MuPDF's go-fitz, Tesseract's
+// gosseract), which cgo links through the external linker: they read
+// pages as ocr/result holds them, and a pure-Go test binary links in a
+// fraction of the time. The desk is not among them: it renders page
+// images (ocr/view, over go-fitz). batch/batchtest, which has no tests,
+// is in report's.
+var withoutEngines = []string{
+	"batch/layout", "batch/audit", "batch/standing", "batch/review", "batch/handover",
+	"batch/export/pdfcheck", "report", "cmd/refbench",
+}
+
+// TestReadSideWithoutEngines: no test binary of withoutEngines links ocr,
+// go-fitz or gosseract.
+func TestReadSideWithoutEngines(t *testing.T) {
+	mod, err := exec.Command("go", "list", "-m").Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	prefix := strings.TrimSpace(string(mod)) + "/"
+	args := []string{"list", "-test", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`}
+	for _, p := range withoutEngines {
+		args = append(args, prefix+p)
+	}
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		t.Fatalf("go list -test: %v", err)
+	}
+	engines := []string{prefix + "ocr", "github.com/gen2brain/go-fitz", "github.com/otiai10/gosseract/v2"}
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if !strings.HasSuffix(fields[0], ".test") {
+			continue
+		}
+		n++
+		for _, dep := range fields[1:] {
+			if slices.Contains(engines, dep) {
+				t.Errorf("%s links %s", strings.TrimPrefix(fields[0], prefix), dep)
+			}
+		}
+	}
+	if n != len(withoutEngines) {
+		t.Fatalf("go list named %d test binaries; want %d", n, len(withoutEngines))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/ocr/page"
+	"github.com/refbatch/refbatch/ocr/probe"
 )
 
 // textPDF is a one-page PDF of w×h points holding lines of Helvetica.
@@ -19,25 +20,13 @@ func textPDF(w, h float64, lines ...string) []byte {
 	for i, l := range lines {
 		fmt.Fprintf(&content, "BT /F1 12 Tf 12 %.2f Td (%s) Tj ET\n", h-20-float64(i)*16, l)
 	}
-	var b bytes.Buffer
-	var offsets []int
-	obj := func(body string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-	}
-	b.WriteString("%PDF-1.4\n")
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
-	obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>", w, h))
-	obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.Bytes()))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return b.Bytes()
+	return probe.ClassicPDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>", w, h),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.Bytes()),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	)
 }
 
 // TestPageAdmittedAtTheMinimumDPI: a page whose box is not whole points,

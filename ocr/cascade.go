@@ -59,19 +59,6 @@ const (
 	AskWordHeight  = "word_height"
 )
 
-// Signals are what a reading by Tesseract says of itself, measured on every
-// page it read: CharConf, the words' mean confidence per character (as the
-// document's confidence is counted); CredibleInk, the characters of its
-// credible words over the characters of print the coverage measurement
-// finds on the page (-1 when coverage is off or found no print);
-// WordHeight, the median height in pixels of its words of two letters or
-// digits or more (0 when there are none), at the reading's DPI.
-type Signals struct {
-	CharConf    float64 `json:"char_conf"`
-	CredibleInk float64 `json:"credible_ink"`
-	WordHeight  int     `json:"word_height"`
-}
-
 // signals measures r; printChars is the coverage measurement's count of
 // print on the page, under 0 when not measured.
 func (r recognition) signals(printChars float64) *Signals {

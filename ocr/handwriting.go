@@ -55,17 +55,6 @@ const (
 	printWordShare = 0.75
 )
 
-// HandwritingRegion is a region of a page written by hand: its box in
-// the recognised image's pixels (as the words'), and whether it was read
-// credibly (the words read in it, at handConf or more, cover most of its
-// ink).
-type HandwritingRegion struct {
-	Box  [4]int `json:"box"`
-	Read bool   `json:"read"`
-	// Words counts the credible words of the page's reading in the region.
-	Words int `json:"words"`
-}
-
 // handLine is a line of ink, on the reduced page.
 type handLine struct {
 	box   [4]int

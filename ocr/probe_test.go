@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/ocr/probe"
 )
 
 // TestProbePage: a fresh worker reads the probe page, from its layer or by
@@ -15,7 +17,7 @@ func TestProbePage(t *testing.T) {
 	t.Parallel()
 	w := startWorker(t, testConfig(t, 100))
 	ctx := context.Background()
-	n, err := w.Open(ctx, ProbePDF)
+	n, err := w.Open(ctx, probe.PDF)
 	if err != nil || n != 1 {
 		t.Fatalf("Open = %d, %v; want 1 page", n, err)
 	}
@@ -55,12 +57,12 @@ func TestLayerOverBoundIsIgnored(t *testing.T) {
 	}
 }
 
-// layerPDF is ProbePDF's lines, followed by filler bytes of invisible
+// layerPDF is the probe page's lines, followed by filler bytes of invisible
 // "a " (text render mode 3): in the layer, not on the page.
 func layerPDF(filler int) []byte {
 	var c bytes.Buffer
 	c.WriteString("BT /F1 16 Tf 20 TL 72 760 Td\n")
-	for _, l := range probeLines {
+	for _, l := range probe.Lines {
 		fmt.Fprintf(&c, "(%s) Tj T*\n", l)
 	}
 	c.WriteString("ET\nBT 3 Tr /F1 1 Tf 72 72 Td\n")
@@ -68,5 +70,5 @@ func layerPDF(filler int) []byte {
 		c.WriteString("(" + strings.Repeat("a ", 500) + ") Tj\n")
 	}
 	c.WriteString("ET\n")
-	return onePagePDF(c.Bytes())
+	return probe.OnePagePDF(c.Bytes())
 }

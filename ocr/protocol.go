@@ -41,12 +41,3 @@ type response struct {
 	Result PageResult // opPage
 	Memory MemoryUsage
 }
-
-// MemoryUsage is the worker child's memory high-water marks, read from
-// /proc/self/status after each request: VmPeak is the peak virtual size
-// (what RLIMIT_AS limits), VmHWM the peak resident size. Both are bytes,
-// 0 where unavailable.
-type MemoryUsage struct {
-	VmPeak int64 `json:"vm_peak"`
-	VmHWM  int64 `json:"vm_hwm"`
-}

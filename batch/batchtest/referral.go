@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/probe"
 )
 
 // Referral is a one-page document that draws lines, one under the other,
@@ -24,7 +24,7 @@ func Referral(lines ...string) []byte {
 	}
 	c.WriteString("ET\n")
 	height := max(144, 26*len(lines)+40)
-	return ocr.ClassicPDF(
+	return probe.ClassicPDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 432 %d] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>", height),

@@ -145,7 +145,7 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 // decideOptions checks req and makes it a decision as the CLI's.
 func (s *Server) decideOptions(req decideRequest) (review.DecideOptions, error) {
 	o := review.DecideOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal, Action: journal.Action(req.Action),
-		SourceIDs: req.IDs, User: s.cfg.User, Host: s.cfg.Host, Note: req.Note, Since: req.Since}
+		SourceIDs: req.IDs, User: s.cfg.User, Host: s.cfg.Host, Note: req.Note, Since: req.Since, CheckLanguages: s.cfg.CheckLanguages}
 	switch o.Action {
 	case journal.Accept, journal.Reject, journal.Retry, journal.Dismiss:
 	default:

@@ -54,6 +54,9 @@ type Config struct {
 	// User and Host are recorded with every decision, as the CLI records
 	// them.
 	User, Host string
+	// CheckLanguages refuses a retry's languages that are not installed,
+	// as the CLI's retry does (see review.DecideOptions).
+	CheckLanguages func(lang string, orientation bool) error
 	// Log receives one line per request; nil logs nothing.
 	Log *slog.Logger
 }

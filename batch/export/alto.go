@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // altoUnit is how many ALTO inch1200 units make a PDF point.
@@ -28,7 +28,7 @@ const altoUnit = 1200.0 / 72.0
 // page (see DisplayedBox), in inch1200. The transcriptions ts follow
 // their page's words, each a TextBlock tagged as a person's (see
 // transcribed.go).
-func WriteALTO(w io.Writer, pages []ocr.PageResult, frames []PageFrame, meta Provenance, ts []Transcription) error {
+func WriteALTO(w io.Writer, pages []result.PageResult, frames []PageFrame, meta Provenance, ts []Transcription) error {
 	if len(frames) != len(pages) {
 		return fmt.Errorf("alto: %d pages read, %d in the PDF", len(pages), len(frames))
 	}
@@ -123,7 +123,7 @@ func stepDescription(engine string) string {
 
 // page writes one Page. Its size is the displayed page's; its words'
 // boxes are mapped onto it, and so are page index n-1's transcriptions'.
-func (x *altoWriter) page(n int, p ocr.PageResult, f PageFrame, ts []Transcription) {
+func (x *altoWriter) page(n int, p result.PageResult, f PageFrame, ts []Transcription) {
 	w, h := f.Width*altoUnit, f.Height*altoUnit
 	x.printf("    <Page ID=\"p%d\" PHYSICAL_IMG_NR=\"%d\" WIDTH=\"%s\" HEIGHT=\"%s\"", n, n, altoNum(w), altoNum(h))
 	if len(p.Words) > 0 {
@@ -162,7 +162,7 @@ func (x *altoWriter) page(n int, p ocr.PageResult, f PageFrame, ts []Transcripti
 // space); when the text does not match the words that way, lines are
 // found from the boxes: a word starts a new line when it does not overlap
 // the previous word vertically or lies to its left.
-func Layout(p ocr.PageResult) [][][]int {
+func Layout(p result.PageResult) [][][]int {
 	if blocks, ok := layoutFromText(p); ok {
 		return blocks
 	}
@@ -186,7 +186,7 @@ func Layout(p ocr.PageResult) [][][]int {
 	return [][][]int{lines}
 }
 
-func layoutFromText(p ocr.PageResult) ([][][]int, bool) {
+func layoutFromText(p result.PageResult) ([][][]int, bool) {
 	var blocks [][][]int
 	k := 0
 	for _, bt := range strings.Split(p.Text, "\n\n") {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // transcribedTagID is the ID of the ALTO OtherTag a person's
@@ -43,7 +43,7 @@ func (x *altoWriter) transcribedTags(ts []Transcription) {
 
 // transcribedBlocks writes page index's transcriptions (page n, from 1),
 // each a TextBlock "p<n>_t<i>" (i its number in ts) tagged as such.
-func (x *altoWriter) transcribedBlocks(n, index int, p ocr.PageResult, f PageFrame, ts []Transcription) {
+func (x *altoWriter) transcribedBlocks(n, index int, p result.PageResult, f PageFrame, ts []Transcription) {
 	for i, t := range ts {
 		if t.Page != index {
 			continue
@@ -51,11 +51,11 @@ func (x *altoWriter) transcribedBlocks(n, index int, p ocr.PageResult, f PageFra
 		lines := transcriptionLines(t)
 		if len(lines) == 0 {
 			// No box, or no box to map it by: the text, unplaced.
-			lines = [][]ocr.Word{}
+			lines = [][]result.Word{}
 			for _, l := range strings.Split(t.Text, "\n") {
-				var ws []ocr.Word
+				var ws []result.Word
 				for _, w := range strings.Fields(l) {
-					ws = append(ws, ocr.Word{Text: w})
+					ws = append(ws, result.Word{Text: w})
 				}
 				if ws != nil {
 					lines = append(lines, ws)

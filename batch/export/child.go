@@ -14,8 +14,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/child"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // RendererConfig says how a Renderer starts its children.
@@ -85,7 +85,7 @@ func (e *RenderError) Error() string { return e.Reason }
 // once more, an overrun of the CPU budget or of memory is not), or that
 // the child reports it could not make, is a *RenderError; a cancelled ctx
 // returns its error.
-func (r *Renderer) Render(ctx context.Context, src []byte, pages []ocr.PageResult, meta Provenance, pdf *PDFOptions) (*Rendered, error) {
+func (r *Renderer) Render(ctx context.Context, src []byte, pages []result.PageResult, meta Provenance, pdf *PDFOptions) (*Rendered, error) {
 	// The child needs none of the policy, whose values gob cannot all
 	// carry.
 	meta.Policy = nil
@@ -130,7 +130,7 @@ const minReply = 256 << 20
 // few hundred bytes, and each character's UTF-16 code in hex), the
 // transcriptions' lines alike, plus room for the font, the page frames
 // and the update's objects.
-func replyCap(src []byte, pages []ocr.PageResult, ts []Transcription) int64 {
+func replyCap(src []byte, pages []result.PageResult, ts []Transcription) int64 {
 	n := int64(len(src)) + 4<<20
 	for _, p := range pages {
 		n += 4<<10 + 512*int64(len(p.Words)) + 16*int64(len(p.Text))
@@ -151,7 +151,7 @@ func (r *Renderer) Close() error { return r.children.Close() }
 
 type renderRequest struct {
 	Source []byte
-	Pages  []ocr.PageResult // with PDF only
+	Pages  []result.PageResult // with PDF only
 	Meta   Provenance
 	PDF    *PDFOptions // make the searchable PDF so, not only the frames
 	Memory int64       // resident cap while this document is rendered

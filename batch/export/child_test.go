@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/child"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // testRenderer is a Renderer whose children are this test binary in its
@@ -31,7 +31,7 @@ func testRenderer(t *testing.T, cfg RendererConfig) *Renderer {
 
 // samplePages returns the sample's first document and made-up OCR pages
 // for each of its pages.
-func samplePages(t *testing.T) ([]byte, []ocr.PageResult) {
+func samplePages(t *testing.T) ([]byte, []result.PageResult) {
 	t.Helper()
 	src, err := os.ReadFile("../../testdata/sample/docs/R-0001.pdf")
 	if err != nil {
@@ -41,7 +41,7 @@ func samplePages(t *testing.T) ([]byte, []ocr.PageResult) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages := make([]ocr.PageResult, len(frames))
+	pages := make([]result.PageResult, len(frames))
 	for i := range pages {
 		pages[i] = testPages()[0]
 		pages[i].Index = i

@@ -10,28 +10,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
-func word(text string, conf float64, x0, y0, x1, y1 int) ocr.Word {
-	return ocr.Word{Text: text, Conf: conf, Box: [4]int{x0, y0, x1, y1}}
+func word(text string, conf float64, x0, y0, x1, y1 int) result.Word {
+	return result.Word{Text: text, Conf: conf, Box: [4]int{x0, y0, x1, y1}}
 }
 
 func TestLayout(t *testing.T) {
-	two := []ocr.Word{word("Dear", 96, 10, 10, 50, 30), word("Dr", 95, 60, 10, 80, 30),
+	two := []result.Word{word("Dear", 96, 10, 10, 50, 30), word("Dr", 95, 60, 10, 80, 30),
 		word("Smith", 91, 10, 40, 60, 60), word("Re:", 90, 10, 100, 40, 120)}
 	for _, tc := range []struct {
 		name string
-		page ocr.PageResult
+		page result.PageResult
 		want [][][]int
 	}{
-		{"tesseract's lines and blocks from the text", ocr.PageResult{Text: "Dear Dr\nSmith\n\nRe:", Words: two},
+		{"tesseract's lines and blocks from the text", result.PageResult{Text: "Dear Dr\nSmith\n\nRe:", Words: two},
 			[][][]int{{{0, 1}, {2}}, {{3}}}},
-		{"text that does not match: lines from the boxes", ocr.PageResult{Text: "Dear Dr Smith Re:", Words: two[:3]},
+		{"text that does not match: lines from the boxes", result.PageResult{Text: "Dear Dr Smith Re:", Words: two[:3]},
 			[][][]int{{{0, 1}, {2}}}},
-		{"layer words without boxes", ocr.PageResult{Text: "a b", Words: []ocr.Word{{Text: "a"}, {Text: "b"}}},
+		{"layer words without boxes", result.PageResult{Text: "a b", Words: []result.Word{{Text: "a"}, {Text: "b"}}},
 			[][][]int{{{0, 1}}}},
-		{"blank page", ocr.PageResult{}, nil},
+		{"blank page", result.PageResult{}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Layout(tc.page)
@@ -42,16 +42,16 @@ func TestLayout(t *testing.T) {
 	}
 }
 
-func testPages() []ocr.PageResult {
-	return []ocr.PageResult{
-		{Index: 0, DPI: 150, Width: 1275, Height: 1650, MeanConf: 93, TextSource: ocr.TextFromOCR,
+func testPages() []result.PageResult {
+	return []result.PageResult{
+		{Index: 0, DPI: 150, Width: 1275, Height: 1650, MeanConf: 93, TextSource: result.TextFromOCR,
 			Text: "Dear Dr\n<Smith> & \"Co\"\n\nRe:",
-			Words: []ocr.Word{word("Dear", 96, 150, 150, 250, 180), word("Dr", 95, 270, 150, 310, 180),
+			Words: []result.Word{word("Dear", 96, 150, 150, 250, 180), word("Dr", 95, 270, 150, 310, 180),
 				word(`<Smith>`, 91, 150, 200, 300, 230), word("&", 40, 310, 200, 330, 230), word(`"Co"`, 101, 340, 200, 400, 230),
 				word("Re:", 0, 150, 300, 200, 330)}},
-		{Index: 1, DPI: 150, Width: 1275, Height: 1650, Blank: true, TextSource: ocr.TextFromOCR},
-		{Index: 2, DPI: 300, TextSource: ocr.TextFromLayer, Text: "from the layer",
-			Words: []ocr.Word{{Text: "from", Conf: 100}, {Text: "the", Conf: 100}, {Text: "layer", Conf: 100}}},
+		{Index: 1, DPI: 150, Width: 1275, Height: 1650, Blank: true, TextSource: result.TextFromOCR},
+		{Index: 2, DPI: 300, TextSource: result.TextFromLayer, Text: "from the layer",
+			Words: []result.Word{{Text: "from", Conf: 100}, {Text: "the", Conf: 100}, {Text: "layer", Conf: 100}}},
 	}
 }
 

@@ -12,7 +12,7 @@ package export
 //     covers points [i, i+1)·72/DPI across and [j, j+1)·72/DPI down. The
 //     render's top left corner is the displayed page's.
 //  3. The page steps turn the render by quarter turns and deskew it by
-//     rotating it on an enlarged canvas (ocr.Canvas records the affine map).
+//     rotating it on an enlarged canvas (result.Canvas records the affine map).
 //  4. Tesseract's word boxes are in that canvas's pixels.
 //
 // Each step is an affine map, so their composition is one, and a word's
@@ -22,7 +22,7 @@ package export
 import (
 	"math"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // Box is a word box on the page as a viewer displays it (after /Rotate), in
@@ -95,7 +95,7 @@ func DisplayedToUser(f PageFrame) Matrix {
 // boxes are in) to its displayed page, whose frame is f. An artifact made
 // before the canvas was recorded is mapped by reconstructing the page
 // steps from its Rotation and SkewDegrees (see reconstructCanvas).
-func CanvasToDisplayed(p ocr.PageResult, f PageFrame) Matrix {
+func CanvasToDisplayed(p result.PageResult, f PageFrame) Matrix {
 	if p.DPI <= 0 {
 		return Identity
 	}
@@ -110,14 +110,14 @@ func CanvasToDisplayed(p ocr.PageResult, f PageFrame) Matrix {
 }
 
 // CanvasToUser maps the pixels of page p's canvas to PDF user space.
-func CanvasToUser(p ocr.PageResult, f PageFrame) Matrix {
+func CanvasToUser(p result.PageResult, f PageFrame) Matrix {
 	return CanvasToDisplayed(p, f).Then(DisplayedToUser(f))
 }
 
 // DisplayedBox maps a word's canvas-pixel box (artifact) onto the
 // displayed page: the smallest upright box holding the mapped rectangle,
 // which is the word's own box unless the page was deskewed.
-func DisplayedBox(p ocr.PageResult, frame PageFrame, canvasBox [4]int) Box {
+func DisplayedBox(p result.PageResult, frame PageFrame, canvasBox [4]int) Box {
 	return boundsOf(CanvasToDisplayed(p, frame), canvasBox)
 }
 
@@ -147,7 +147,7 @@ func renderSize(w, h float64, dpi int) (int, int) {
 // After a quarter turn the split is the one whose canvas size matches
 // the artifact's Width and Height best, all before the turn winning ties,
 // then all after: exact for the common cases, close for the rest.
-func reconstructCanvas(p ocr.PageResult, f PageFrame) Matrix {
+func reconstructCanvas(p result.PageResult, f PageFrame) Matrix {
 	w, h := renderSize(f.Width, f.Height, p.DPI)
 	skew, turn := p.SkewDegrees, ((p.Rotation%360)+360)%360
 	if turn == 0 || turn == 180 {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
@@ -72,9 +72,9 @@ func TestCanvasRoundTrip(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m, cw, ch := stepMatrix(w, h, tc.first, tc.turn, tc.second)
-			p := ocr.PageResult{DPI: dpi, Width: cw, Height: ch, Rotation: tc.turn,
+			p := result.PageResult{DPI: dpi, Width: cw, Height: ch, Rotation: tc.turn,
 				SkewDegrees: math.Round((tc.first+tc.second)*100) / 100,
-				Canvas:      &ocr.Canvas{RenderWidth: w, RenderHeight: h, Matrix: m}}
+				Canvas:      &result.Canvas{RenderWidth: w, RenderHeight: h, Matrix: m}}
 			legacy := p
 			legacy.Canvas = nil
 			for _, pt := range [][2]float64{{0, 0}, {306, 396}, {600, 20}, {17.5, 780}} {
@@ -119,7 +119,7 @@ func TestMatrixInvert(t *testing.T) {
 // pixels scaled to points.
 func TestDisplayedBoxUpright(t *testing.T) {
 	f := PageFrame{Width: 612, Height: 792, Visible: [4]float64{0, 0, 612, 792}}
-	p := ocr.PageResult{DPI: 144, Width: 1224, Height: 1584}
+	p := result.PageResult{DPI: 144, Width: 1224, Height: 1584}
 	b := DisplayedBox(p, f, [4]int{100, 200, 300, 240})
 	if want := (Box{50, 100, 150, 120}); b != want {
 		t.Errorf("box = %+v, want %+v", b, want)
@@ -147,9 +147,9 @@ func TestPlaceLinesSquare(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := ocr.PageResult{DPI: 72, TextSource: ocr.TextFromOCR, Text: "a line",
-				Canvas: &ocr.Canvas{RenderWidth: 612, RenderHeight: 792, Matrix: tc.matrix},
-				Words:  []ocr.Word{{Text: "a", Box: [4]int{100, 305, 110, 320}}, {Text: "line", Box: [4]int{120, 300, 180, 320}}}}
+			p := result.PageResult{DPI: 72, TextSource: result.TextFromOCR, Text: "a line",
+				Canvas: &result.Canvas{RenderWidth: 612, RenderHeight: 792, Matrix: tc.matrix},
+				Words:  []result.Word{{Text: "a", Box: [4]int{100, 305, 110, 320}}, {Text: "line", Box: [4]int{120, 300, 180, 320}}}}
 			l := placeLines(p, f)
 			if len(l) != 1 || len(l[0].words) != 2 {
 				t.Fatalf("%d lines placed, want 1 of 2 words", len(l))

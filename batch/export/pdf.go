@@ -39,7 +39,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // pdfcpuConfig is pdfcpu's default configuration, built here so that
@@ -168,14 +168,14 @@ func frameOf(a *model.InheritedPageAttrs) PageFrame {
 //
 // It parses src with pdfcpu in the calling process: refbatch calls it only
 // in a child ([Renderer]).
-func SearchablePDF(src []byte, pages []ocr.PageResult, meta Provenance, opt PDFOptions) (pdf []byte, notPDFA string, err error) {
+func SearchablePDF(src []byte, pages []result.PageResult, meta Provenance, opt PDFOptions) (pdf []byte, notPDFA string, err error) {
 	r, err := searchable(src, pages, meta, &opt)
 	return r.PDF, r.NotPDFA, err
 }
 
 // searchable reads src's frames and, with a non-nil opt, makes its
 // searchable PDF (see SearchablePDF).
-func searchable(src []byte, pages []ocr.PageResult, meta Provenance, opt *PDFOptions) (r Rendered, err error) {
+func searchable(src []byte, pages []result.PageResult, meta Provenance, opt *PDFOptions) (r Rendered, err error) {
 	ctx, err := readPDF(src)
 	if err != nil {
 		return r, err
@@ -230,7 +230,7 @@ func searchable(src []byte, pages []ocr.PageResult, meta Provenance, opt *PDFOpt
 
 // layers adds the text layer of each OCR'd page with words or
 // transcriptions (ts, after its words), and the fonts once when one does.
-func (u *update) layers(ctx *model.Context, pages []ocr.PageResult, frames []PageFrame, ts []Transcription) error {
+func (u *update) layers(ctx *model.Context, pages []result.PageResult, frames []PageFrame, ts []Transcription) error {
 	placed := make([][]placedLine, len(pages))
 	var top uint16 // the highest code unit drawn
 	for i, p := range pages {

@@ -39,7 +39,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // glyphAdvance is every glyph's width in text space units (DW 500).
@@ -83,8 +83,8 @@ type lineWord struct {
 
 // placeLines places page p's OCR lines on the page whose frame is f; nil
 // for a page read from its own text layer, or with no words.
-func placeLines(p ocr.PageResult, f PageFrame) []placedLine {
-	if p.TextSource != ocr.TextFromOCR || len(p.Words) == 0 || p.DPI <= 0 {
+func placeLines(p result.PageResult, f PageFrame) []placedLine {
+	if p.TextSource != result.TextFromOCR || len(p.Words) == 0 || p.DPI <= 0 {
 		return nil
 	}
 	m := CanvasToUser(p, f)
@@ -165,7 +165,7 @@ func squarePage(d Matrix) bool {
 // words' bottoms: most words have no descender) and its height from the
 // highest top to the lowest bottom, an estimate of its font's em.
 type lineGeom struct {
-	ws     []ocr.Word
+	ws     []result.Word
 	x0, x1 int
 	base   float64
 	em     float64
@@ -173,7 +173,7 @@ type lineGeom struct {
 }
 
 // measureLine measures the words idx, one line in the canvas.
-func measureLine(words []ocr.Word, idx []int) (lineGeom, bool) {
+func measureLine(words []result.Word, idx []int) (lineGeom, bool) {
 	var g lineGeom
 	for _, i := range idx {
 		b := words[i].Box

@@ -4,14 +4,14 @@ import (
 	"math"
 	"testing"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // TestMeasureLineIgnoresTallWords: a word over twice as tall as the
 // line's median word (a stamp or a bracket read into the line) does not
 // set the line's height, which sets its block's font size.
 func TestMeasureLineIgnoresTallWords(t *testing.T) {
-	words := []ocr.Word{
+	words := []result.Word{
 		{Text: "Blood", Box: [4]int{100, 300, 200, 340}},
 		{Text: "|", Box: [4]int{220, 200, 230, 450}},
 		{Text: "pressure", Box: [4]int{250, 302, 400, 350}},

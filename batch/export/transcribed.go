@@ -26,7 +26,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // Transcription is the text a person typed for a region of a page.
@@ -52,7 +52,7 @@ const transcribedTag = "Transcribed"
 
 // transcriptionLines lays t's text out in its box as words with boxes,
 // one slice per non-blank line; nil when the box is empty.
-func transcriptionLines(t Transcription) [][]ocr.Word {
+func transcriptionLines(t Transcription) [][]result.Word {
 	b := t.Box
 	if b[2] <= b[0] || b[3] <= b[1] {
 		return nil
@@ -63,7 +63,7 @@ func transcriptionLines(t Transcription) [][]ocr.Word {
 			lines = append(lines, ws)
 		}
 	}
-	var out [][]ocr.Word
+	var out [][]result.Word
 	h := float64(b[3]-b[1]) / float64(len(lines))
 	for k, ws := range lines {
 		y0, y1 := b[1]+int(float64(k)*h), b[1]+int(float64(k+1)*h)
@@ -75,12 +75,12 @@ func transcriptionLines(t Transcription) [][]ocr.Word {
 			chars += utf8.RuneCountInString(w)
 		}
 		per := float64(b[2]-b[0]) / float64(chars)
-		var line []ocr.Word
+		var line []result.Word
 		at := 0
 		for _, w := range ws {
 			n := utf8.RuneCountInString(w)
 			x0, x1 := b[0]+int(float64(at)*per), b[0]+int(float64(at+n)*per)
-			line = append(line, ocr.Word{Text: w, Box: [4]int{x0, y0, max(x1, x0+1), y1}})
+			line = append(line, result.Word{Text: w, Box: [4]int{x0, y0, max(x1, x0+1), y1}})
 			at += n + 1
 		}
 		out = append(out, line)
@@ -91,7 +91,7 @@ func transcriptionLines(t Transcription) [][]ocr.Word {
 // placeTranscriptions places the lines of the transcriptions of page
 // index on the page (frame f), marked with their number (from 1, in
 // ts); nil for a page with no resolution, whose boxes mean nothing.
-func placeTranscriptions(p ocr.PageResult, index int, f PageFrame, ts []Transcription) []placedLine {
+func placeTranscriptions(p result.PageResult, index int, f PageFrame, ts []Transcription) []placedLine {
 	if p.DPI <= 0 {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/store"
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -23,9 +23,9 @@ const ArtifactFormat = "refbatch-artifact/1"
 // Artifact is what refbatch publishes for one document: the text of every
 // page with its word confidences, and where it came from.
 type Artifact struct {
-	Format     string           `json:"format"`
-	Provenance Provenance       `json:"provenance"`
-	Pages      []ocr.PageResult `json:"pages"`
+	Format     string              `json:"format"`
+	Provenance Provenance          `json:"provenance"`
+	Pages      []result.PageResult `json:"pages"`
 	// ContentSHA256 is the SHA-256 of ContentText(Pages): it proves the text
 	// was not altered after it was read.
 	ContentSHA256 string `json:"content_sha256"`
@@ -75,7 +75,7 @@ type Transcription struct {
 
 // ContentText is the canonical text of a document: its pages' texts joined
 // by form feeds, as Tesseract separates pages.
-func ContentText(pages []ocr.PageResult) string {
+func ContentText(pages []result.PageResult) string {
 	texts := make([]string, len(pages))
 	for i, p := range pages {
 		texts[i] = p.Text
@@ -84,7 +84,7 @@ func ContentText(pages []ocr.PageResult) string {
 }
 
 // ContentHash is the SHA-256 of ContentText, in hex.
-func ContentHash(pages []ocr.PageResult) string {
+func ContentHash(pages []result.PageResult) string {
 	sum := sha256.Sum256([]byte(ContentText(pages)))
 	return hex.EncodeToString(sum[:])
 }

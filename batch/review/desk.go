@@ -20,7 +20,7 @@ import (
 	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/manifest"
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -130,8 +130,8 @@ type DeskDoc struct {
 	Version int64 `json:"version"`
 	// Text is the artifact's pages, nil when there is none or it cannot
 	// be read (ArtifactError says why).
-	Text          []ocr.PageResult `json:"pages_read"`
-	ArtifactError string           `json:"artifact_error,omitempty"`
+	Text          []result.PageResult `json:"pages_read"`
+	ArtifactError string              `json:"artifact_error,omitempty"`
 	// Transcriptions are what people typed for regions of the pages.
 	Transcriptions []layout.Transcription `json:"transcriptions"`
 	// Detail is what exactly a review verdict found (DeskRow's Detail).
@@ -296,7 +296,7 @@ func (d *DeskDoc) readManifest(line int) {
 
 // locate finds value among the words of pages, compared on letters and
 // digits only: the page (from 0) and the word's box.
-func locate(pages []ocr.PageResult, value string) (int, [4]int, bool) {
+func locate(pages []result.PageResult, value string) (int, [4]int, bool) {
 	want := alnum(value)
 	if want == "" {
 		return 0, [4]int{}, false

@@ -8,7 +8,6 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/standing"
-	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -87,6 +86,10 @@ type DecideOptions struct {
 	// coverage_threshold) replace the latest run's for the document's
 	// next verdict.
 	RetryValidation RetryValidation
+	// CheckLanguages refuses a retry's languages that are not installed
+	// (ocr.CheckLanguages, which the caller passes: review does not link
+	// the engines). A retry that sets a language is refused without it.
+	CheckLanguages func(lang string, orientation bool) error
 	// Since, when set, holds each document's latest event as the person
 	// saw it (DeskDocument's Version): a document that changed since is
 	// refused (*journal.ChangedError).
@@ -134,7 +137,7 @@ func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
 				pageSet = append(pageSet, name)
 			}
 		}
-		p, err := retryPolicy(j, o.Retry, pageSet)
+		p, err := retryPolicy(j, o.Retry, pageSet, o.CheckLanguages)
 		if err != nil {
 			return nil, err
 		}
@@ -177,9 +180,9 @@ func decideOne(j *journal.Journal, id string, d journal.Decision, retry string) 
 // without first_dpi or cascade turns the cascade off (a person asked
 // for that resolution: the document is read at it, not first lower), and
 // no_cascade (the flag --no-cascade) is cascade set off; a
-// language set here must be installed (*ocr.LanguageError), as a run
-// checks its own.
-func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Policy, error) {
+// language set here must be installed, which check (ocr.CheckLanguages)
+// tells (*ocr.LanguageError), as a run checks its own.
+func retryPolicy(j *journal.Journal, over page.Policy, set []string, check func(string, bool) error) (page.Policy, error) {
 	base := page.Default()
 	runs, err := j.Runs()
 	if err != nil {
@@ -212,7 +215,10 @@ func retryPolicy(j *journal.Journal, over page.Policy, set []string) (page.Polic
 		return p, err
 	}
 	if slices.Contains(set, "lang") {
-		return p, ocr.CheckLanguages(p.Lang, !p.NoOrientation)
+		if check == nil {
+			return p, errors.New("review: a retry's language cannot be checked: no language check given")
+		}
+		return p, check(p.Lang, !p.NoOrientation)
 	}
 	return p, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/refbatch/refbatch/batch/desk"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/review"
+	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/ocr/view"
 )
@@ -118,7 +119,7 @@ func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdout, stderr 
 		return usageErrf("pick another --listen address", "listening on %s: %w", o.listen, err)
 	}
 	addr := ln.Addr().String()
-	cfg := desk.Config{Place: p, Identities: ids, View: pool, User: o.user, Host: hostname}
+	cfg := desk.Config{Place: p, Identities: ids, View: pool, User: o.user, Host: hostname, CheckLanguages: ocr.CheckLanguages}
 	if o.verbose {
 		cfg.Log = slog.New(slog.NewTextHandler(stderr, nil))
 	}

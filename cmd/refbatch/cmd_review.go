@@ -15,6 +15,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/review"
+	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
 )
 
@@ -151,7 +152,7 @@ func writeRejectedList(w io.Writer, items []review.RejectedItem) error {
 
 // decideCommand is `review accept`, `review reject` or `review retry`.
 func decideCommand(action journal.Action, usage string) *cli.Command {
-	o := review.DecideOptions{Action: action}
+	o := review.DecideOptions{Action: action, CheckLanguages: ocr.CheckLanguages}
 	flags := []cli.Flag{
 		outFlag(&o.Out, "the output folder"),
 		journalFlag(&o.Journal),

@@ -14,7 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/probe"
 )
 
 // BenchmarkDesk measures the review desk as a person uses it (make
@@ -186,7 +186,7 @@ func letter300(b *testing.B, src, dir string) []byte {
 	}
 	os.Remove(prefix + ".jpg")
 	content := "q 612 0 0 792 0 0 cm /Im0 Do Q\n"
-	return ocr.ClassicPDF(
+	return probe.ClassicPDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>",

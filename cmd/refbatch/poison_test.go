@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/refbatch/refbatch/batch/batchtest"
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/probe"
 )
 
 // These tests hold refbatch to its promise that documents that break the
@@ -21,7 +21,7 @@ import (
 
 // pdfFile writes a PDF of the given objects (numbered from 1, the first
 // the catalog) with its cross-reference table.
-func pdfFile(objs ...string) []byte { return ocr.ClassicPDF(objs...) }
+func pdfFile(objs ...string) []byte { return probe.ClassicPDF(objs...) }
 
 // deflated is a stream object holding content, compressed.
 func deflated(content []byte) string { return batchtest.Deflated(content) }

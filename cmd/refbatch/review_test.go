@@ -91,6 +91,11 @@ func TestReviewDecisions(t *testing.T) {
 	if r := refbatch(t, env, "review", "retry", "--out", out, "--dpi", "0", "R-0001"); r.code != 2 {
 		t.Fatalf("retry --dpi 0: exit %d, want 2\n%s", r.code, r.stderr)
 	}
+	// A retry's language must be installed, as a run's must.
+	if r := refbatch(t, env, "review", "retry", "--out", out, "--lang", "eng+zzz", "R-0001"); r.code != 2 ||
+		!strings.Contains(r.stderr, "refbatch: error: no Tesseract data for zzz in ") {
+		t.Fatalf("retry --lang eng+zzz: exit %d, want 2 naming zzz\n%s", r.code, r.stderr)
+	}
 
 	// The next run reads R-0001 again, at 400 DPI, though its own flags
 	// say 60; the other rows are untouched.

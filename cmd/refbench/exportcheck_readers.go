@@ -12,13 +12,13 @@ import (
 
 	"github.com/refbatch/refbatch/batch/export/pdfcheck"
 	"github.com/refbatch/refbatch/batch/layout"
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // checkReadersAndPDFA measures each available reader's CER on d's PDF out
 // (written as out.pdf in dir by pdfcheck.Check) on its upright pages and
 // the others, and checks the PDF/A clauses when it was exported as PDF/A.
-func checkReadersAndPDFA(ctx context.Context, o exportCheckOptions, d *docCheck, dir string, out []byte, pages []ocr.PageResult) error {
+func checkReadersAndPDFA(ctx context.Context, o exportCheckOptions, d *docCheck, dir string, out []byte, pages []result.PageResult) error {
 	path := filepath.Join(dir, "out.pdf")
 	d.Readers = map[string][2]pdfcheck.PageCER{}
 	for _, reader := range pdfcheck.Readers {
@@ -106,7 +106,7 @@ func writeReaders(w io.Writer, docs []*docCheck, pdfa bool) {
 // person's transcriptions of a page (set in its layer after its lines,
 // when the page has a resolution to place them by) follow its text, a
 // line each, so that they do not count as the readers' errors.
-func checkedPages(a *layout.Artifact) []ocr.PageResult {
+func checkedPages(a *layout.Artifact) []result.PageResult {
 	pages := slices.Clone(a.Pages)
 	for _, t := range a.Transcriptions {
 		b := t.Box

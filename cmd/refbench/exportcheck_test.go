@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/refbatch/refbatch/batch/layout"
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // TestCheckedPages: export-check expects a page's transcriptions after
@@ -12,7 +12,7 @@ import (
 func TestCheckedPages(t *testing.T) {
 	t.Parallel()
 	a := &layout.Artifact{
-		Pages: []ocr.PageResult{{DPI: 150, Text: "Dear Dr"}, {DPI: 150}, {Text: "layer"}},
+		Pages: []result.PageResult{{DPI: 150, Text: "Dear Dr"}, {DPI: 150}, {Text: "layer"}},
 		Transcriptions: []layout.Transcription{
 			{Page: 0, Box: [4]int{1, 1, 9, 9}, Text: " Seen  by\n\nDr Hand "},
 			{Page: 1, Box: [4]int{1, 1, 9, 9}, Text: "signed"},

@@ -18,8 +18,8 @@ import (
 // page, a published format's copy of it, another program's own settings.
 // Each names the struct, by package folder and type, and says why.
 var notSettings = map[string]string{
-	"ocr.PageResult.DPI":                         "the resolution a page was rendered at, which may be under the policy's",
-	"ocr.PageResult.FirstDPI":                    "the resolution a page was first read at, when the cascade read it twice or kept its first reading",
+	"ocr/result.PageResult.DPI":                  "the resolution a page was rendered at, which may be under the policy's",
+	"ocr/result.PageResult.FirstDPI":             "the resolution a page was first read at, when the cascade read it twice or kept its first reading",
 	"ocr.request.DPI":                            "the resolution one page is to be rendered at, which admission chose under the policy",
 	"batch/batchtest/finished.workerRequest.DPI": "the stand-in engine's copy of ocr.request.DPI, in the worker protocol's frames",
 	"batch/journal.PageMetric.DPI":               "the resolution a page was rendered at, as the journal records it",

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/refbatch/refbatch/batch/batchtest"
-	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/child"
 	"github.com/refbatch/refbatch/ocr/page"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // The stand-in engine speaks the worker child's protocol (ocr's
@@ -32,7 +32,7 @@ type workerConfig struct {
 	MemoryLimit int64
 }
 
-type workerHello struct{ Versions ocr.Versions }
+type workerHello struct{ Versions result.Versions }
 
 type workerRequest struct {
 	Op    int // 1 open, 2 page
@@ -42,17 +42,17 @@ type workerRequest struct {
 }
 
 type workerResponse struct {
-	Cause  ocr.Cause
+	Cause  result.Cause
 	Err    string
 	Pages  int
-	Result ocr.PageResult
-	Memory ocr.MemoryUsage
+	Result result.PageResult
+	Memory result.MemoryUsage
 }
 
 // Versions are the engine versions the stand-in reports: a report or
 // artifact of a finished batch shows them where a real run's show
 // Tesseract's and MuPDF's.
-var Versions = ocr.Versions{Tesseract: "batchtest", MuPDF: "batchtest"}
+var Versions = result.Versions{Tesseract: "batchtest", MuPDF: "batchtest"}
 
 // defaultConf is the confidence of a word the stand-in reads: a clean
 // page's, in the high band.
@@ -72,13 +72,13 @@ func serveWorker() int {
 		switch req.Op {
 		case 1:
 			if !bytes.HasPrefix(req.PDF, []byte("%PDF-")) {
-				return workerResponse{Cause: ocr.CauseOpen, Err: "not a PDF"}
+				return workerResponse{Cause: result.CauseOpen, Err: "not a PDF"}
 			}
 			doc, pages = batchtest.DrawnText(req.PDF), len(pageRe.FindAll(req.PDF, -1))
 			return workerResponse{Pages: pages}
 		case 2:
 			if req.Index < 0 || req.Index >= pages {
-				return workerResponse{Cause: ocr.CauseRender, Err: "page out of range"}
+				return workerResponse{Cause: result.CauseRender, Err: "page out of range"}
 			}
 			var lines []string
 			if req.Index < len(doc) {
@@ -90,7 +90,7 @@ func serveWorker() int {
 			}
 			return workerResponse{Result: readLines(req.Index, dpi, lines)}
 		}
-		return workerResponse{Cause: ocr.CauseRender, Err: "unknown request"}
+		return workerResponse{Cause: result.CauseRender, Err: "unknown request"}
 	})
 	return child.ExitCode("batchtest worker", err)
 }
@@ -98,7 +98,7 @@ func serveWorker() int {
 // readLines is the page result of a page that draws lines: each word
 // read exactly, in a box of its own, at the confidence a
 // batchtest:conf=NN line sets.
-func readLines(index, dpi int, lines []string) ocr.PageResult {
+func readLines(index, dpi int, lines []string) result.PageResult {
 	conf := float64(defaultConf)
 	var kept []string
 	for _, l := range lines {
@@ -115,7 +115,7 @@ func readLines(index, dpi int, lines []string) ocr.PageResult {
 	}
 	// The page is Referral's: 432 points wide, 26 points a line.
 	line := 26 * dpi / 72
-	res := ocr.PageResult{Index: index, DPI: dpi, Width: 6 * dpi, Height: max(144, 26*len(lines)+40) * dpi / 72, TextSource: ocr.TextFromOCR}
+	res := result.PageResult{Index: index, DPI: dpi, Width: 6 * dpi, Height: max(144, 26*len(lines)+40) * dpi / 72, TextSource: result.TextFromOCR}
 	if len(kept) == 0 {
 		res.Blank = true
 		return res
@@ -125,7 +125,7 @@ func readLines(index, dpi int, lines []string) ocr.PageResult {
 		words := strings.Fields(l)
 		x := 10
 		for _, w := range words {
-			res.Words = append(res.Words, ocr.Word{Text: w, Conf: conf, Box: [4]int{x, 10 + y*line, x + 12*len(w), 10 + y*line + line*3/4}})
+			res.Words = append(res.Words, result.Word{Text: w, Conf: conf, Box: [4]int{x, 10 + y*line, x + 12*len(w), 10 + y*line + line*3/4}})
 			x += 12*len(w) + 8
 		}
 		text = append(text, strings.Join(words, " "))

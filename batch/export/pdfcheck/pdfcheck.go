@@ -36,7 +36,7 @@ import (
 	"strings"
 
 	"github.com/refbatch/refbatch/batch/eval"
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // The acceptance lines.
@@ -140,10 +140,10 @@ func (r Result) Problems() []string {
 // artifact's pages it was made from. It writes into dir, a scratch folder
 // the caller removes. An error is a tool that could not run, not a line
 // that was missed: those are in the Result's Problems.
-func Check(ctx context.Context, dir string, src, out []byte, pages []ocr.PageResult) (Result, error) {
+func Check(ctx context.Context, dir string, src, out []byte, pages []result.PageResult) (Result, error) {
 	r := Result{Pages: len(pages), Prefix: bytes.HasPrefix(out, src)}
 	for _, p := range pages {
-		if p.TextSource == ocr.TextFromOCR {
+		if p.TextSource == result.TextFromOCR {
 			r.OCRPages++
 		}
 	}
@@ -174,7 +174,7 @@ func Check(ctx context.Context, dir string, src, out []byte, pages []ocr.PageRes
 	texts := strings.Split(string(raw), "\f")
 	r.RawPages = len(texts) - 1 // pdftotext ends every page with a form feed
 	for i, p := range pages {
-		if p.TextSource != ocr.TextFromOCR || i >= len(texts) {
+		if p.TextSource != result.TextFromOCR || i >= len(texts) {
 			continue
 		}
 		c := eval.CER(texts[i], p.Text)
@@ -249,7 +249,7 @@ var wordRe = regexp.MustCompile(`<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="(
 // rendered by pdftoppm at InkDPI: at least 3% of the box's pixels ink, in
 // at least half of its rows and half of its columns, so that a box off by
 // half a line or half a word does not count.
-func wordsOnInk(ctx context.Context, dir, path, orig string, pages []ocr.PageResult) (onInk, words int, err error) {
+func wordsOnInk(ctx context.Context, dir, path, orig string, pages []result.PageResult) (onInk, words int, err error) {
 	html, err := run(ctx, "pdftotext", "-bbox", path, "-")
 	if err != nil {
 		return 0, 0, err
@@ -259,7 +259,7 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []ocr.PageRes
 		return 0, 0, err
 	}
 	for i, chunk := range strings.Split(string(html), "<page ")[1:] {
-		if i >= len(pages) || pages[i].TextSource != ocr.TextFromOCR {
+		if i >= len(pages) || pages[i].TextSource != result.TextFromOCR {
 			continue
 		}
 		if i >= len(imgs) {

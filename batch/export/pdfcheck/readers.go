@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/refbatch/refbatch/batch/eval"
-	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // The readers, as ReaderCER names them.
@@ -120,7 +120,7 @@ func (c *PageCER) Add(o PageCER) {
 // ReaderCER is reader's character error on the OCR'd pages of the PDF at
 // path for which keep says yes (nil: all), against the artifact's text
 // of each page: the export's .txt.
-func ReaderCER(ctx context.Context, reader, path, dir, pdfjsDir string, pages []ocr.PageResult, keep func(int) bool) (PageCER, error) {
+func ReaderCER(ctx context.Context, reader, path, dir, pdfjsDir string, pages []result.PageResult, keep func(int) bool) (PageCER, error) {
 	texts, err := Extract(ctx, reader, path, dir, pdfjsDir)
 	if err != nil {
 		return PageCER{}, err
@@ -131,10 +131,10 @@ func ReaderCER(ctx context.Context, reader, path, dir, pdfjsDir string, pages []
 // TextCER is ReaderCER on the texts a reader has already given, one a
 // page (Extract's), so that a caller that also looks at the texts
 // otherwise runs the reader once.
-func TextCER(texts []string, pages []ocr.PageResult, keep func(int) bool) PageCER {
+func TextCER(texts []string, pages []result.PageResult, keep func(int) bool) PageCER {
 	var c PageCER
 	for i, p := range pages {
-		if p.TextSource != ocr.TextFromOCR || (keep != nil && !keep(i)) {
+		if p.TextSource != result.TextFromOCR || (keep != nil && !keep(i)) {
 			continue
 		}
 		got := ""
@@ -151,6 +151,6 @@ func TextCER(texts []string, pages []ocr.PageResult, keep func(int) bool) PageCE
 // Upright is whether page p was read as it is displayed: neither turned
 // in the image nor deskewed by a tenth of a degree or more. Issue 33's
 // 1% line holds on such pages; the others are reported.
-func Upright(p ocr.PageResult) bool {
+func Upright(p result.PageResult) bool {
 	return p.Rotation%360 == 0 && p.SkewDegrees < 0.1 && p.SkewDegrees > -0.1
 }

@@ -1,11 +1,16 @@
-package ocr
+// Package probe writes the PDFs refbatch makes itself: the probe page,
+// which a run asks a fresh worker to read to tell a broken engine from
+// documents that break engines, and the classic PDF files it and the tests
+// are built of. It is pure Go, so that tests that only need a PDF do not
+// link the engines.
+package probe
 
 import (
 	"bytes"
 	"fmt"
 )
 
-// ProbePDF is a one-page PDF that refbatch makes itself and any working
+// PDF is a one-page PDF that refbatch makes itself and any working
 // engine reads: an A4 page with a few lines of printed text (Helvetica,
 // one of the fonts every PDF reader carries, so nothing is embedded). A
 // run asks a fresh worker to read it when documents keep failing in the
@@ -16,11 +21,11 @@ import (
 // data) fails it, while it costs well under a second.
 //
 // Its bytes never change between builds of one version: a fault
-// injected for every document (FaultsEnv key *) applies to it as well.
-var ProbePDF = probePDF()
+// injected for every document (ocr.FaultsEnv key *) applies to it as well.
+var PDF = probePDF()
 
-// probeLines are the probe page's text: common words and every digit.
-var probeLines = []string{
+// Lines are the probe page's text: common words and every digit.
+var Lines = []string{
 	"Referral letter for the outpatient clinic",
 	"The quick brown fox jumps over the lazy dog",
 	"Please see the patient on 12 March 2024",
@@ -30,16 +35,16 @@ var probeLines = []string{
 func probePDF() []byte {
 	var content bytes.Buffer
 	content.WriteString("BT /F1 16 Tf 20 TL 72 760 Td\n")
-	for _, l := range probeLines {
+	for _, l := range Lines {
 		fmt.Fprintf(&content, "(%s) Tj T*\n", l)
 	}
 	content.WriteString("ET\n")
-	return onePagePDF(content.Bytes())
+	return OnePagePDF(content.Bytes())
 }
 
-// onePagePDF is a PDF of one A4 page drawing content, with Helvetica as
+// OnePagePDF is a PDF of one A4 page drawing content, with Helvetica as
 // its font F1.
-func onePagePDF(content []byte) []byte {
+func OnePagePDF(content []byte) []byte {
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
