@@ -2,9 +2,11 @@ package desk
 
 import (
 	"bytes"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,5 +76,29 @@ func TestGuards(t *testing.T) {
 	}
 	if strings.Contains(logged.String(), "P-123456") || strings.Contains(logged.String(), s.Token()) || !strings.Contains(logged.String(), "route=/api/page") {
 		t.Errorf("the log has a query, or not the routes:\n%s", logged.String())
+	}
+}
+
+// TestRetryLanguageIsChecked: a retry from the desk that sets the
+// language carries the desk's language check (the CLI passes
+// ocr.CheckLanguages; review refuses a language retry without one).
+func TestRetryLanguageIsChecked(t *testing.T) {
+	t.Parallel()
+	var asked []string
+	check := func(lang string, orientation bool) error {
+		asked = append(asked, lang)
+		return nil
+	}
+	s := New(Config{Place: layout.Place{Out: t.TempDir()}, User: "alice", Host: "h", CheckLanguages: check}, "127.0.0.1:8080")
+	o, err := s.decideOptions(decideRequest{Action: "retry", IDs: []string{"R-0001"},
+		Retry: map[string]json.RawMessage{"lang": json.RawMessage(`"eng+zzz"`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Retry.Lang != "eng+zzz" || !slices.Equal(o.RetrySet, []string{"lang"}) || o.CheckLanguages == nil {
+		t.Fatalf("retry options: lang %q, set %q, check given %v", o.Retry.Lang, o.RetrySet, o.CheckLanguages != nil)
+	}
+	if err := o.CheckLanguages(o.Retry.Lang, true); err != nil || !slices.Equal(asked, []string{"eng+zzz"}) {
+		t.Errorf("the options' check is not the desk's: asked %q", asked)
 	}
 }
