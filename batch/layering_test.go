@@ -129,11 +129,7 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 // TestLayering: every import between the project's packages (production
 // code; tests may reach further) is an intended edge of allowedImports.
 func TestLayering(t *testing.T) {
-	mod, err := exec.Command("go", "list", "-m").Output()
-	if err != nil {
-		t.Fatalf("go list -m: %v", err)
-	}
-	prefix := strings.TrimSpace(string(mod)) + "/"
+	prefix := modulePrefix(t)
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, prefix+"...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
@@ -173,14 +169,21 @@ var withoutEngines = []string{
 	"batch/export/pdfcheck", "report", "cmd/refbench",
 }
 
-// TestReadSideWithoutEngines: no test binary of withoutEngines links ocr,
-// go-fitz or gosseract.
-func TestReadSideWithoutEngines(t *testing.T) {
+// modulePrefix is the module's path and a slash, which the project's
+// import paths begin with.
+func modulePrefix(t *testing.T) string {
+	t.Helper()
 	mod, err := exec.Command("go", "list", "-m").Output()
 	if err != nil {
 		t.Fatalf("go list -m: %v", err)
 	}
-	prefix := strings.TrimSpace(string(mod)) + "/"
+	return strings.TrimSpace(string(mod)) + "/"
+}
+
+// TestReadSideWithoutEngines: no test binary of withoutEngines links ocr,
+// go-fitz or gosseract.
+func TestReadSideWithoutEngines(t *testing.T) {
+	prefix := modulePrefix(t)
 	args := []string{"list", "-test", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`}
 	for _, p := range withoutEngines {
 		args = append(args, prefix+p)
