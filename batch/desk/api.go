@@ -131,6 +131,11 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, fmt.Errorf("retry: %s %v: want %s", se.Setting, se.Value, se.Want))
 		return
 	}
+	var le *review.LanguageError
+	if errors.As(err, &le) {
+		fail(w, http.StatusBadRequest, fmt.Errorf("retry: %w", err))
+		return
+	}
 	out := []decided{}
 	for _, d := range res {
 		out = append(out, decidedOf(d))

@@ -63,8 +63,9 @@ func TestRetryLanguageChecked(t *testing.T) {
 		asked = append(asked, fmt.Sprintf("%s %t", lang, orientation))
 		return missing
 	}
-	if _, err := retryPolicy(j, page.Policy{Lang: "eng+zzz"}, []string{"lang"}, check); !errors.Is(err, missing) {
-		t.Errorf("retry --lang: %v, want the check's error", err)
+	var le *LanguageError
+	if _, err := retryPolicy(j, page.Policy{Lang: "eng+zzz"}, []string{"lang"}, check); !errors.Is(err, missing) || !errors.As(err, &le) {
+		t.Errorf("retry --lang: %v, want the check's error as a *LanguageError", err)
 	}
 	if want := []string{"eng+zzz true"}; !slices.Equal(asked, want) {
 		t.Errorf("checked %q, want %q", asked, want)

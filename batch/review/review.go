@@ -218,10 +218,22 @@ func retryPolicy(j *journal.Journal, over page.Policy, set []string, check func(
 		if check == nil {
 			return p, errors.New("review: a retry's language cannot be checked: no language check given")
 		}
-		return p, check(p.Lang, !p.NoOrientation)
+		if err := check(p.Lang, !p.NoOrientation); err != nil {
+			return p, &LanguageError{Err: err}
+		}
 	}
 	return p, nil
 }
+
+// LanguageError is a retry refused because the check passed in
+// (DecideOptions.CheckLanguages) refused its language: a language that is
+// not installed, which is the caller's request to mend, not a failure of
+// the batch. Err is the check's own error (*ocr.LanguageError), which it
+// unwraps to and whose message it keeps.
+type LanguageError struct{ Err error }
+
+func (e *LanguageError) Error() string { return e.Err.Error() }
+func (e *LanguageError) Unwrap() error { return e.Err }
 
 // RejectedItem is a rejected row that still needs a person (neither a
 // refusal that needs no action nor dismissed): what refused it, in its

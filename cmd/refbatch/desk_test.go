@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -359,6 +361,26 @@ func deskRefusals(t *testing.T, url, out string) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a decision without the CSRF token: status %d, want 403", resp.StatusCode)
+	}
+	// A retry in a language that is not installed is the person's
+	// mistake, not the desk's: 400, naming the language.
+	resp, err = c.Get(base + "/api/session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var session struct{ CSRF string }
+	json.NewDecoder(resp.Body).Decode(&session)
+	resp.Body.Close()
+	req, _ := http.NewRequest("POST", base+"/api/decide", strings.NewReader(`{"action":"retry","ids":["R-0002"],"retry":{"lang":"eng+zzz"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-CSRF-Token", session.CSRF)
+	if resp, err = c.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "zzz") {
+		t.Errorf("a retry in a language not installed: status %d, want 400 naming zzz\n%s", resp.StatusCode, body)
 	}
 	if after := refbatch(t, nil, "review", "--out", out, "--json").stdout; after != before {
 		t.Errorf("refused requests changed the review lane:\n%s\nto\n%s", before, after)
