@@ -269,7 +269,7 @@ const rawSpace = 0.17
 // ink ("brought" over "it", "Page" over "2"). At half its width at most
 // (the rule before), such a word still touched the next, and poppler
 // printed the two as one word ("broughtit"; 14 pairs on the eval corpus,
-// 2 after). Narrowed only part of the way, it would be worse than left
+// 4 after). Narrowed only part of the way, it would be worse than left
 // over the next: pdftotext -raw puts a line break between words that
 // overlap, but nothing between words under 0.15 sizes apart.
 func keepApart(ws []lineWord, size float64) {
