@@ -30,7 +30,11 @@ type options struct {
 	// the coverage ones (see hand.go).
 	Handwriting, Signatures, Columns int
 	HandDPIs                         []int // their resolutions; nil is 200 and 300
-	Out                              string
+	// Marks and CapsNotes are letters appended after those (see
+	// marks.go), their marks drawn from MarkFamilies.
+	Marks, CapsNotes int
+	MarkFamilies     []markFamily
+	Out              string
 }
 
 // row is one manifest row with the outcome refbatch should reach for it.
@@ -84,7 +88,10 @@ type truthPage struct {
 	Handwriting     *handTruth `json:"handwriting,omitempty"`
 	// Signature is a signature on the page: a mark with no text to read.
 	Signature *sigTruth `json:"signature,omitempty"`
-	Scan      *scanMeta `json:"scan,omitempty"`
+	// Marks are the page's marks that are not notes (--marks pages
+	// only): signatures, stamps and margin marks, each with its family.
+	Marks []markTruth `json:"marks,omitempty"`
+	Scan  *scanMeta   `json:"scan,omitempty"`
 }
 
 // spec is a document to render. Stream selects its random stream, so each
@@ -99,6 +106,7 @@ type spec struct {
 	Scan          *scanPlan // nil: drawn as the built-in sample's documents are
 	Cover         *coverDoc // a --coverage document; Scan is nil then
 	Hand          *handDoc  // a --handwriting, --signatures or --columns document
+	Marks         *marksDoc // a --marks or --caps-notes document
 }
 
 // rendered is a spec turned into pages and ground truth.
@@ -185,7 +193,8 @@ func plan(o options) []entry {
 	es, last := basePlan(o, used)
 	es = append(es, hardPlan(o.Seed, o.Hard, last, used)...)
 	es = append(es, coveragePlan(o, last+o.Hard, used)...)
-	return append(es, handPlan(o, last+o.Hard+o.Coverage, used)...)
+	es = append(es, handPlan(o, last+o.Hard+o.Coverage, used)...)
+	return append(es, marksPlan(o, last+o.Hard+o.Coverage+o.Handwriting+o.Signatures+o.Columns, used)...)
 }
 
 // build makes the corpus in memory. Documents are rendered in parallel,
@@ -198,6 +207,11 @@ func build(o options) (*corpus, error) {
 	}
 	if o.Handwriting+o.Signatures > 0 {
 		if err := checkHands(); err != nil {
+			return nil, err
+		}
+	}
+	if o.Marks+o.CapsNotes > 0 {
+		if err := checkMarkFonts(); err != nil {
 			return nil, err
 		}
 	}
@@ -269,7 +283,7 @@ func build(o options) (*corpus, error) {
 		}
 		c.Rows = append(c.Rows, r)
 	}
-	if o.BadAll || o.Hard > 0 || o.Coverage > 0 || o.Handwriting+o.Signatures+o.Columns > 0 {
+	if o.BadAll || o.Hard > 0 || o.Coverage > 0 || o.Handwriting+o.Signatures+o.Columns+o.Marks+o.CapsNotes > 0 {
 		if err := c.checkCap(o.MaxBytes); err != nil {
 			return nil, err
 		}
@@ -284,6 +298,9 @@ func renderDoc(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error)
 	}
 	if s.Hand != nil {
 		return renderHand(seed, s, fonts)
+	}
+	if s.Marks != nil {
+		return renderMarks(seed, s, fonts)
 	}
 	if s.Scan != nil {
 		return renderScan(seed, s, dpis, fonts)

@@ -250,6 +250,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Handwriting, "handwriting", 0, "append this many documents with a handwritten note of two or three lines (six hands from Debian's font packages, blue or black ink, in free space or a margin), half of them signed, after the coverage ones")
 	fs.IntVar(&o.Signatures, "signatures", 0, "append this many documents signed by hand, with or without a printed label, and no note")
 	fs.IntVar(&o.Columns, "columns", 0, "append this many documents with a section in two columns of unequal width, ending the page or above a full-width paragraph or a table")
+	fs.IntVar(&o.Marks, "marks", 0, "append this many letters signed off, half of them stamped and two in five marked in a margin, with no note, after the --columns ones")
+	fs.IntVar(&o.CapsNotes, "caps-notes", 0, "append this many signed letters with a note in block capitals, after the --marks ones")
+	var families string
+	fs.StringVar(&families, "mark-families", "all", "with --marks: the families of signatures, stamps and margin marks to draw from: all, calibration, held-out, or names among "+familyNames())
 	fs.StringVar(&handDPIs, "hand-dpi-set", "200,300", "with --handwriting, --signatures or --columns: their scan resolutions, dealt in turn")
 	faint := fmt.Sprintf("%d-%d", DefaultFaintInk[0], DefaultFaintInk[1])
 	fs.StringVar(&faint, "faint-ink", faint, "with --coverage: the range LO-HI of grey levels (0 black, 255 white) faint print is drawn in")
@@ -275,9 +279,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	for _, n := range []struct {
 		name string
 		v    int
-	}{{"handwriting", o.Handwriting}, {"signatures", o.Signatures}, {"columns", o.Columns}} {
-		if n.v < 0 || n.v > 99 {
-			return options{}, fmt.Errorf("--%s must be between 0 and 99, not %d", n.name, n.v)
+		max  int
+	}{{"handwriting", o.Handwriting, 99}, {"signatures", o.Signatures, 99}, {"columns", o.Columns, 99}, {"marks", o.Marks, 999}, {"caps-notes", o.CapsNotes, 99}} {
+		if n.v < 0 || n.v > n.max {
+			return options{}, fmt.Errorf("--%s must be between 0 and %d, not %d", n.name, n.max, n.v)
 		}
 	}
 	lo, hi, ok := strings.Cut(faint, "-")
@@ -304,6 +309,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return options{}, err
 	}
 	if o.HandDPIs, err = dpiList("hand-dpi-set", handDPIs); err != nil {
+		return options{}, err
+	}
+	if o.MarkFamilies, err = selectFamilies(families); err != nil {
 		return options{}, err
 	}
 	return o, nil

@@ -438,6 +438,8 @@ func TestParseFlags(t *testing.T) {
 		{"handwriting", []string{"--out", "x", "--handwriting", "12", "--signatures", "4", "--columns", "3", "--hand-dpi-set", "300"}, ""},
 		{"handwriting too many", []string{"--out", "x", "--handwriting", "100"}, "--handwriting"},
 		{"columns negative", []string{"--out", "x", "--columns", "-1"}, "--columns"},
+		{"marks too many", []string{"--out", "x", "--marks", "1000"}, "--marks"},
+		{"no such mark family", []string{"--out", "x", "--marks", "3", "--mark-families", "tick,blot"}, "blot"},
 		{"bad hand dpi", []string{"--out", "x", "--hand-dpi-set", "300,x"}, "--hand-dpi-set"},
 		{"stray argument", []string{"--out", "x", "y"}, "unexpected argument"},
 	} {
