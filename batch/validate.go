@@ -117,13 +117,14 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 	return v
 }
 
-// unreadHand is the pages (from 1, in order) with a handwritten region
-// not read credibly, nil when none has one.
+// unreadHand is the pages (from 1, in order) with a handwritten note not
+// read credibly, nil when none has one. A signature, a stamp or a mark
+// needs no person, read or not.
 func unreadHand(pages []ocr.PageResult) []int {
 	var out []int
 	for i, p := range pages {
 		for _, r := range p.HandwritingRegions {
-			if !r.Read {
+			if !r.Read && r.IsNote() {
 				out = append(out, i+1)
 				break
 			}

@@ -10,21 +10,34 @@ import (
 // after recovery's.
 const handBlock = 1 << 24
 
+// handReadWords is the share of the words read in a note, at any
+// confidence, that must be credible for the note to be read when they
+// leave some of its ink uncovered (a flourish, a crossing stroke, a
+// loop under the line): a note read word by word is read.
+const handReadWords = 0.8
+
+// handReadInk is the least share of a region's ink its credible words
+// must cover for it to be read by handReadWords.
+const handReadInk = 0.75
+
 // readHandwriting finds the handwritten regions of the prepared page p,
-// whose reading is r, and reads each line of them not yet read credibly
-// again alone, its contrast stretched. Words read at handConf or more join
-// the reading; the words under it in the region, junk read into a hand,
-// leave it. It returns the reading and the regions, each read when
-// credible words cover every line of it.
+// whose reading is r, and reads each line of its notes not yet read
+// credibly again alone, its contrast stretched. Words read at handConf or
+// more join the reading; the words under it in a note or a signature,
+// junk read into a hand, leave it. It returns the reading and every
+// region with its kind, each read or not (see verdicts).
 func (e *engine) readHandwriting(p *prepared, r recognition) (recognition, []HandwritingRegion, error) {
 	look := handsIn(p.inkLook(&e.inks))
-	regions := look.findHandwriting(credibleWords(r.words, handConf))
+	regions := look.findHandwriting(r.words)
 	if len(regions) == 0 {
 		return r, nil, nil
 	}
 	read := credibleWords(r.words, handConf)
 	var found []gosseract.BoundingBox
 	for k, reg := range regions {
+		if reg.kind != KindNote {
+			continue
+		}
 		for i, l := range reg.lines {
 			if reg.feats[i].covered >= handReadLine {
 				continue
@@ -40,12 +53,16 @@ func (e *engine) readHandwriting(p *prepared, r recognition) (recognition, []Han
 				return r, nil, err
 			}
 			for _, box := range q.boxes {
-				if AlnumCount(box.Word) == 0 || box.Confidence < handConf {
+				if AlnumCount(box.Word) == 0 {
 					continue
 				}
 				box.Box = box.Box.Add(origin)
 				wb := [4]int{box.Box.Min.X, box.Box.Min.Y, box.Box.Max.X, box.Box.Max.Y}
 				if len(samePlace(wb, read)) > 0 {
+					continue
+				}
+				if box.Confidence < handConf {
+					regions[k].junk = append(regions[k].junk, wb)
 					continue
 				}
 				box.BlockNum += handBlock + 1000*k
@@ -54,11 +71,18 @@ func (e *engine) readHandwriting(p *prepared, r recognition) (recognition, []Han
 			}
 		}
 	}
-	// Junk read into the regions leaves the reading.
+	if len(found) > 0 {
+		look.lookAgain(regions, r.words, read)
+	}
+	// Junk read into a note or a signature leaves the reading; what was
+	// read under a stamp or a mark may be print, and stays.
 	inside := func(b gosseract.BoundingBox) bool {
 		cx, cy := (b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2
-		for _, reg := range regions {
-			if cx >= reg.box[0] && cx < reg.box[2] && cy >= reg.box[1] && cy < reg.box[3] {
+		for k, reg := range regions {
+			if (reg.kind == KindNote || reg.kind == KindSignature) && cx >= reg.box[0] && cx < reg.box[2] && cy >= reg.box[1] && cy < reg.box[3] {
+				if AlnumCount(b.Word) > 0 {
+					regions[k].junk = append(regions[k].junk, [4]int{b.Box.Min.X, b.Box.Min.Y, b.Box.Max.X, b.Box.Max.Y})
+				}
 				return true
 			}
 		}
@@ -77,19 +101,24 @@ func (e *engine) readHandwriting(p *prepared, r recognition) (recognition, []Han
 	return r, look.verdicts(regions, credibleWords(r.words, handConf)), nil
 }
 
-// verdicts returns the regions as recorded: each read when credible
-// words cover handReadLine of every line's ink.
+// verdicts returns the regions as recorded, each with its kind, and read
+// when credible words cover handReadLine of every line's ink, or when
+// they are handReadWords or more of the words read in it at any
+// confidence (its junk not read again credibly counted) and cover
+// handReadInk of its ink.
 func (look *handLook) verdicts(regions []handRegion, credible []Word) []HandwritingRegion {
 	cover := credibleCover(credible, look.f, look.small.w, look.small.h, look.buf.blank(look.small.w*look.small.h))
 	out := make([]HandwritingRegion, 0, len(regions))
 	for _, reg := range regions {
-		hr := HandwritingRegion{Box: reg.box, Read: true}
+		hr := HandwritingRegion{Box: reg.box, Read: true, Kind: reg.kind}
+		all, under := 0, 0
 		for _, l := range reg.lines {
 			ink, covered := 0, 0
 			for k, b := range l.comps {
 				ink += l.inks[k]
 				covered += look.coveredInk(b, cover)
 			}
+			all, under = all+ink, under+covered
 			if float64(covered) < handReadLine*float64(ink) {
 				hr.Read = false
 			}
@@ -100,7 +129,32 @@ func (look *handLook) verdicts(regions []handRegion, credible []Word) []Handwrit
 				hr.Words++
 			}
 		}
+		junk := 0
+		for _, jb := range reg.junk {
+			if len(samePlace(jb, credible)) == 0 {
+				junk++ // not read again credibly
+			}
+		}
+		if !hr.Read && hr.Words >= 1 && float64(hr.Words) >= handReadWords*float64(hr.Words+junk) && float64(under) >= handReadInk*float64(all) {
+			hr.Read = true
+		}
 		out = append(out, hr)
 	}
 	return out
+}
+
+// lookAgain tells the notes of regions again with the words their lines
+// read again (read: the page's credible words, those included) added to
+// the page's words: a "Signed:" label or a valediction a signature ran
+// into is read once the line is read alone, and tells a signature.
+func (look *handLook) lookAgain(regions []handRegion, words, read []Word) {
+	all := slices.Concat(words, read[len(credibleWords(words, handConf)):])
+	cover := credibleCover(credibleWords(all, handConf), look.f, look.small.w, look.small.h, look.buf.blank(look.small.w*look.small.h))
+	look.printed, look.labelsOnly = nil, true
+	defer func() { look.printed, look.labelsOnly = nil, false }()
+	for k := range regions {
+		if regions[k].kind == KindNote {
+			regions[k].kind = look.kindOf(k, regions, all, cover)
+		}
+	}
 }

@@ -47,6 +47,10 @@ const (
 	// handMinInch is the least width of any note: two words of a hand
 	// are 1.6 inches or more; a table's column of figures is narrower.
 	handMinInch = 1.5
+	// markInch is the least length of the longest stroke of a region
+	// recorded that is no note: a tick is a quarter of an inch, the
+	// specks of a noisy scan far less.
+	markInch = 0.2
 	// handConf is the least confidence of a word read in a handwritten
 	// region: a hand Tesseract cannot read comes out at 20–70 as junk.
 	handConf = 75
@@ -76,6 +80,13 @@ type handLook struct {
 	// clean: credible words cover nearly all of handCleanPage of the
 	// page's lines of four glyphs or more (see printReference)
 	clean bool
+	// frames are the components that may be a stamp's frame (see
+	// findFrames), on the reduced page
+	frames  [][4]int
+	printed []printLine // the credible print's lines (see printLines)
+	// labelsOnly: only a sign-off's words tell a signature (see
+	// lookAgain)
+	labelsOnly bool
 }
 
 // lookForHands finds the lines of ink of img, rendered at dpi.
@@ -84,7 +95,7 @@ func lookForHands(img *grayImage, dpi int) *handLook { return handsIn(newInkLook
 // handsIn is lookForHands on the page's ink as ink sees it.
 func handsIn(ink *inkLook) *handLook {
 	small, wdpi, mask := ink.small, ink.wdpi, ink.mask
-	look := &handLook{f: ink.f, wdpi: wdpi, small: small, mask: mask, buf: ink.buf}
+	look := &handLook{f: ink.f, wdpi: wdpi, small: small, mask: mask, buf: ink.buf, frames: findFrames(ink)}
 	minH, maxH := max(3, int(minGlyphInch*wdpi+0.5)), int(handMaxInch*wdpi)
 	edge := int(0.05 * wdpi)
 	var comps [][4]int
@@ -175,16 +186,22 @@ func (look *handLook) features(l handLine, cover []byte) handFeatures {
 	return ft
 }
 
-// handRegion is a region of handwritten lines, in page pixels.
+// handRegion is a region of handwritten lines, in page pixels, and what
+// it is (see kindOf).
 type handRegion struct {
 	box   [4]int
 	lines []handLine // on the reduced page
 	feats []handFeatures
+	kind  string
+	stamp bool     // a stamp's lettering (see stamped)
+	junk  [][4]int // words read in it under handConf, page pixels
 }
 
-// findHandwriting returns the handwritten regions of look's page, whose
-// credible words (conf handConf or more) are credible, top to bottom.
-func (look *handLook) findHandwriting(credible []Word) []handRegion {
+// findHandwriting returns the handwritten regions of look's page, top to
+// bottom, each with its kind; words are the page's words read, of which
+// those at handConf or more are credible.
+func (look *handLook) findHandwriting(words []Word) []handRegion {
+	credible := credibleWords(words, handConf)
 	cover := credibleCover(credible, look.f, look.small.w, look.small.h, look.buf.blank(look.small.w*look.small.h))
 	look.printReference(cover, credible)
 	var regions []handRegion
@@ -193,7 +210,27 @@ func (look *handLook) findHandwriting(credible []Word) []handRegion {
 			look.join(&regions, l, ft)
 		}
 	}
-	return slices.DeleteFunc(regions, func(r handRegion) bool { return !look.note(r, cover) })
+	for i := range regions {
+		regions[i].stamp = look.stamped(regions[i])
+	}
+	for i := range regions {
+		regions[i].kind = look.kindOf(i, regions, words, cover)
+	}
+	// A region read whole that is no note is print or text read: it is
+	// in the reading, and no mark to record; nor are specks.
+	least := int(markInch * look.wdpi)
+	return slices.DeleteFunc(regions, func(r handRegion) bool {
+		if r.kind == KindNote {
+			return false
+		}
+		stroke := 0
+		for _, l := range r.lines {
+			for _, c := range l.comps {
+				stroke = max(stroke, c[2]-c[0], c[3]-c[1])
+			}
+		}
+		return stroke < least || look.readWhole(r, cover)
+	})
 }
 
 // printReference sets the print's height: the median height of the

@@ -186,9 +186,26 @@ type Signals struct {
 type HandwritingRegion struct {
 	Box  [4]int `json:"box"`
 	Read bool   `json:"read"`
+	// Kind is what the region is: KindNote, KindSignature, KindStamp or
+	// KindMark. Only a note not read needs a person. Empty in artifacts
+	// written before kinds were told apart, when every region recorded
+	// was a note.
+	Kind string `json:"kind,omitempty"`
 	// Words counts the credible words of the page's reading in the region.
 	Words int `json:"words"`
 }
+
+// The kinds of handwritten region.
+const (
+	KindNote      = "note"      // writing to be read
+	KindSignature = "signature" // a signature, initials or a flourish
+	KindStamp     = "stamp"     // a rubber stamp's lettering
+	KindMark      = "mark"      // a tick, a ring, an underline, a stroke through print
+)
+
+// IsNote reports whether region r is a note: one of kind note, or
+// recorded before kinds were told apart.
+func (r HandwritingRegion) IsNote() bool { return r.Kind == "" || r.Kind == KindNote }
 
 // Versions names the engine versions a worker runs, for provenance.
 type Versions struct {

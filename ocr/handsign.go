@@ -1,0 +1,198 @@
+package ocr
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Where a signature sits: the print of a sign-off round it (see kindOf).
+
+// signOffWord matches the printed words of a sign-off: a valediction's
+// and a label's, the last word of "Yours sincerely".
+var signOffWord = regexp.MustCompile(`(?i)^(sincerely|faithfully|truly|regards|wishes|thanks|signed|signature|sign|signatory|cordially)[,.:;]?$`)
+
+// nameWord matches a title or role that starts or ends a printed name.
+var nameWord = regexp.MustCompile(`(?i)^(dr|dr\.|prof|prof\.|professor|mr|mrs|ms|miss|mx|sister|nurse|consultant|gp|registrar|physician|surgeon|practitioner|doctor)[,.:]?$`)
+
+// printLines is the page's lines of credible print, found once.
+func (look *handLook) printLines(words []Word) []printLine {
+	if look.printed == nil {
+		look.printed = printLines(words, look.wdpi*float64(look.f))
+	}
+	return look.printed
+}
+
+// lastBelow reports whether box b is where a letter is signed when
+// nothing printed says so: below every line of the body's print (lines
+// of five words or more), above the footer (the lowest print on the
+// page, when it is in the bottom sixth), and the lowest writing between
+// them (others: the page's other regions).
+func lastBelow(b [4]int, others [][4]int, lines []printLine, pageH int) bool {
+	foot := pageH
+	for _, l := range lines {
+		if 6*l.box[1] >= 5*pageH {
+			foot = min(foot, l.box[1])
+		}
+	}
+	for _, l := range lines {
+		if len(l.words) >= 5 && l.box[3] > b[1] && l.box[1] < foot {
+			return false // body print beside or below it
+		}
+	}
+	if b[3] > foot {
+		return false // in the bottom margin
+	}
+	for _, o := range others {
+		if o[1] >= b[3] && o[3] <= foot {
+			return false // more writing below it
+		}
+	}
+	return true
+}
+
+// unreadNear reports whether there is unread writing within one and a
+// half times box b's height above or below it, apart from b and the
+// boxes of others (page pixels): the rest of a note whose other rows
+// were partly read. A signature has print above and below it, read.
+func (look *handLook) unreadNear(b [4]int, others [][4]int, cover []byte) bool {
+	f := look.f
+	h := (b[3] - b[1]) * 3 / 2
+	in := func(c [4]int, o [4]int) bool {
+		return c[0] >= o[0]/f && c[2] <= o[2]/f+1 && c[1] >= o[1]/f && c[3] <= o[3]/f+1
+	}
+	for _, l := range look.lines {
+		for k, c := range l.comps {
+			if c[2] <= b[0]/f || c[0] >= b[2]/f || c[3] <= (b[1]-h)/f || c[1] >= (b[3]+h)/f || in(c, b) {
+				continue
+			}
+			if slices.ContainsFunc(others, func(o [4]int) bool { return in(c, o) }) {
+				continue
+			}
+			if 2*look.coveredInk(c, cover) < l.inks[k] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// printLine is a line of print: its words and their box.
+type printLine struct {
+	box   [4]int
+	words []Word
+}
+
+// printLines groups the words read, at any confidence, into lines: words
+// that overlap by half their height and stand less than an inch apart.
+// Words more than printTall times the median credible word's height (a
+// note's words read, a signature read as a word, a stamp's letters) are
+// not the print a sign-off is set in.
+func printLines(words []Word, dpi float64) []printLine {
+	var hs []float64
+	for _, w := range words {
+		if w.Conf >= handConf && w.Box[3] > w.Box[1] {
+			hs = append(hs, float64(w.Box[3]-w.Box[1]))
+		}
+	}
+	limit := printTall * median(hs)
+	var out []printLine
+	for _, w := range words {
+		b := w.Box
+		if b[2] <= b[0] || AlnumCount(w.Text) == 0 || float64(b[3]-b[1]) > limit {
+			continue
+		}
+		k := slices.IndexFunc(out, func(l printLine) bool {
+			ov := min(l.box[3], b[3]) - max(l.box[1], b[1])
+			return 2*ov >= min(l.box[3]-l.box[1], b[3]-b[1]) && b[0]-l.box[2] < int(dpi) && l.box[0]-b[2] < int(dpi)
+		})
+		if k < 0 {
+			out = append(out, printLine{box: b, words: []Word{w}})
+			continue
+		}
+		l := &out[k]
+		l.box = [4]int{min(l.box[0], b[0]), min(l.box[1], b[1]), max(l.box[2], b[2]), max(l.box[3], b[3])}
+		l.words = append(l.words, w)
+	}
+	return out
+}
+
+// signs reports whether line l is a sign-off's (a valediction, a
+// "Signed:" label, read credibly), whether it is a printed name (one to
+// four credible words, each a capitalised word or an initial, or a title
+// or role among them) and whether it is short (one to four words read at
+// any confidence: a name or a label a signature across it left unread).
+func (l printLine) signs() (signOff, name, short bool) {
+	short = len(l.words) <= 4
+	name = short
+	for _, w := range l.words {
+		if w.Conf < handConf {
+			name = false
+			continue
+		}
+		if signOffWord.MatchString(w.Text) {
+			signOff = true
+		}
+		if nameWord.MatchString(w.Text) {
+			continue
+		}
+		r := []rune(w.Text)
+		if !unicode.IsUpper(r[0]) || strings.ContainsAny(w.Text, "0123456789") {
+			name = false
+		}
+	}
+	return signOff, name, short
+}
+
+// signedOff reports whether box b (page pixels, dpi dots an inch, on a
+// page pageH tall) sits where a signature goes: after a short line of
+// print on its line (a "Signed:" label, a name, a valediction); below a
+// valediction with no print between them; or over or just above a
+// printed name with no other writing (others) between them. The
+// letterhead, in the top quarter, is no signer's name. With labelsOnly,
+// only a sign-off's words count.
+func signedOff(b [4]int, others [][4]int, lines []printLine, dpi float64, pageH int, labelsOnly bool) bool {
+	in := func(v float64) int { return int(v * dpi) }
+	across := func(o [4]int) bool { return o[0] < b[2]+in(0.5) && o[2] > b[0]-in(signBelowInch) }
+	between := func(top, bottom int) bool { // print or writing between top and bottom
+		for _, l := range lines {
+			if across(l.box) && l.box[1] >= top && l.box[3] <= bottom {
+				return true
+			}
+		}
+		for _, o := range others {
+			if across(o) && o[1] >= top-in(0.05) && o[3] <= bottom+in(0.05) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, l := range lines {
+		signOff, name, short := l.signs()
+		if labelsOnly {
+			name, short = false, signOff
+		}
+		lb := l.box
+		if 4*lb[1] < pageH || (!signOff && !short) {
+			continue
+		}
+		cy := (lb[1] + lb[3]) / 2
+		if short && cy >= b[1] && cy <= b[3] && lb[0] < b[0] && b[2] > lb[2]+in(0.2) && b[0]-lb[2] <= in(signLabelInch) {
+			return true // after a label or a name on its line, or over its end
+		}
+		if !across(lb) {
+			continue
+		}
+		if (signOff || name) && lb[0] < b[2] && lb[2] > b[0] && lb[1] < b[3] && lb[3] > b[1] {
+			return true // round the label or the name, its flourish back under it
+		}
+		if signOff && b[1] >= lb[1] && b[1]-lb[3] <= in(signBelowInch) && !between(lb[3], b[1]) {
+			return true // under the valediction
+		}
+		if name && lb[3] > b[1] && lb[1]-b[3] <= in(signNameInch) && !between(b[3], lb[1]) {
+			return true // over or above the printed name
+		}
+	}
+	return false
+}
