@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/refbatch/refbatch/report/outcome"
@@ -31,6 +32,26 @@ type TruthSignature struct {
 	Label string `json:"label"`
 }
 
+// TruthMark is what a corpus says of a mark that is no note: its kind
+// (signature, stamp or mark), the family that drew it, and whether that
+// family was held out from calibration.
+type TruthMark struct {
+	Kind   string `json:"kind"`
+	Family string `json:"family"`
+	Held   bool   `json:"held_out"`
+}
+
+// FamilyScore is how the documents marked by one family ended: how many
+// it marks (with no note), and those of them in review handwriting.
+type FamilyScore struct {
+	Family    string   `json:"family"`
+	Kind      string   `json:"kind"`
+	Held      bool     `json:"held_out"`
+	Documents int      `json:"documents"`
+	Alarms    int      `json:"alarms"`
+	AlarmIDs  []string `json:"alarm_ids"`
+}
+
 // NoteScore is one document with a handwritten note: its hand, the share
 // of the note's words it read, and how it ended.
 type NoteScore struct {
@@ -56,6 +77,47 @@ type Handwriting struct {
 	FalseAlarmIDs []string `json:"false_alarm_ids"`
 	OtherAlarms   int      `json:"other_alarms"` // documents with no note nor signature in review handwriting
 	OtherAlarmIDs []string `json:"other_alarm_ids"`
+	// Families are the mark families of the documents without a note,
+	// in the order they first appear; Held and HeldAlarms count the
+	// documents all of whose marks are of held-out families, the figure
+	// that stands for a letter nobody here drew.
+	Families   []FamilyScore `json:"families,omitempty"`
+	Held       int           `json:"held_out_documents"`
+	HeldAlarms int           `json:"held_out_alarms"`
+}
+
+// scoreFamilies adds document id, with no note and marked by marks, to
+// h's family figures.
+func (h *Handwriting) scoreFamilies(id string, marks []TruthMark, flagged bool) {
+	if len(marks) == 0 {
+		return
+	}
+	held := true
+	seen := map[string]bool{}
+	for _, m := range marks {
+		held = held && m.Held
+		if seen[m.Family] {
+			continue // a second mark of one family on the document
+		}
+		seen[m.Family] = true
+		i := slices.IndexFunc(h.Families, func(f FamilyScore) bool { return f.Family == m.Family })
+		if i < 0 {
+			h.Families = append(h.Families, FamilyScore{Family: m.Family, Kind: m.Kind, Held: m.Held, AlarmIDs: []string{}})
+			i = len(h.Families) - 1
+		}
+		f := &h.Families[i]
+		f.Documents++
+		if flagged {
+			f.Alarms++
+			f.AlarmIDs = append(f.AlarmIDs, id)
+		}
+	}
+	if held {
+		h.Held++
+		if flagged {
+			h.HeldAlarms++
+		}
+	}
 }
 
 // handNote returns the document's note and its hand, when its truth has one.
@@ -85,8 +147,10 @@ func scoreHandwriting(in Input, docs []DocScore) *Handwriting {
 		flagged := d.Got == Outcome{State: outcome.Review, Reason: outcome.Handwriting}
 		note, hand := handNote(t)
 		signed := false
+		var marks []TruthMark
 		for _, p := range t.Pages {
-			signed = signed || p.Signature != nil
+			signed = signed || p.Signature != nil || len(p.Marks) > 0
+			marks = append(marks, p.Marks...)
 		}
 		switch {
 		case note != "":
@@ -102,6 +166,7 @@ func scoreHandwriting(in Input, docs []DocScore) *Handwriting {
 			}
 		case signed:
 			any = true
+			h.scoreFamilies(d.SourceID, marks, flagged)
 			h.Signed++
 			if flagged {
 				h.FalseAlarms++
@@ -152,5 +217,15 @@ func (r *Report) writeHandwriting(w io.Writer) {
 	}
 	if len(h.FalseAlarmIDs)+len(h.OtherAlarmIDs) > 0 {
 		fmt.Fprintf(w, "  false alarms\t%s\n", strings.Join(append(h.FalseAlarmIDs, h.OtherAlarmIDs...), " "))
+	}
+	for _, f := range h.Families {
+		set := "calibration"
+		if f.Held {
+			set = "held out"
+		}
+		fmt.Fprintf(w, "  %s %s\t%s: %d of %d documents in review %s %s\n", f.Kind, f.Family, set, f.Alarms, f.Documents, outcome.Handwriting, strings.Join(f.AlarmIDs, " "))
+	}
+	if h.Held > 0 {
+		fmt.Fprintf(w, "  held out\t%d of %d documents marked by held-out families only in review %s (%.1f%%)\n", h.HeldAlarms, h.Held, outcome.Handwriting, 100*float64(h.HeldAlarms)/float64(h.Held))
 	}
 }

@@ -185,6 +185,9 @@ type TruthPage struct {
 	HandwritingText string          `json:"handwriting_text,omitempty"`
 	Handwriting     *TruthHand      `json:"handwriting,omitempty"`
 	Signature       *TruthSignature `json:"signature,omitempty"`
+	// Marks are the page's marks that are no note (signatures, stamps,
+	// margin marks), each with the family that drew it.
+	Marks []TruthMark `json:"marks,omitempty"`
 }
 
 // LoadTruth reads every *.json file of dir as a Truth and indexes them by

@@ -117,7 +117,7 @@ func TestLoadTruth(t *testing.T) {
 	if p := got["R-1"].Pages[0]; p.FaintText != "" || p.Columns {
 		t.Errorf("R-1 page 1 %+v", p)
 	}
-	if p := got["R-3"].Pages[0]; p != (TruthPage{Text: "a\nb c", FaintText: "b c", Columns: true}) {
+	if p := got["R-3"].Pages[0]; !reflect.DeepEqual(p, TruthPage{Text: "a\nb c", FaintText: "b c", Columns: true}) {
 		t.Errorf("R-3 page 1 %+v", p)
 	}
 	write("again.json", `{"source_id":"R-1","pages":[]}`)

@@ -326,6 +326,9 @@
     svg.append(r);
   }
 
+  // kindNames are the handwritten regions' kinds in words.
+  const kindNames = { note: "handwritten note", signature: "signature", stamp: "stamp", mark: "mark made by hand" };
+
   // drawOverlay draws the words read on the page, in the recognised
   // image's pixels: the low-confidence ones marked, the unread regions
   // and handwriting outlined, the manifest fields found.
@@ -348,7 +351,10 @@
     for (const box of p.uncovered_regions || []) rect(svg, box, "unread", "not read");
     for (const hw of p.handwriting_regions || []) {
       const box = Array.isArray(hw) ? hw : hw.box;
-      if (box) rect(svg, box, "hand", "handwriting");
+      // A region recorded before kinds were told apart is a note.
+      const kind = hw.kind || "note";
+      const what = kindNames[kind] || kind;
+      if (box) rect(svg, box, "hand " + kind, kind === "note" ? what + (hw.read ? ", read" : ", not read") : what + ", no note");
     }
     for (const f of d.fields) {
       if (f.found && f.page === index) rect(svg, f.box, "field", f.name);
