@@ -197,6 +197,7 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.StopWith(ctx)
 	x := &exporter{o: o, root: audit.SourceRoot(runs), st: st, res: res, dirMode: dirMode(o.FileMode)}
 	if x.history, err = docHistory(j); err != nil {
 		return nil, err

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/refbatch/refbatch/batch/batchtest/finished"
+)
+
+// TestReadSideRefusesPlantedArtifacts: a FIFO, a symbolic link to an
+// identical copy, and a 10 GB sparse file in an artifact's place are each
+// refused by the read side before it reads a byte: verify reports
+// artifact_not_regular or artifact_oversized, export reports the same
+// finding and exports the rest, show fails naming the file; each answers
+// within 2 s (a plain open of the FIFO hung them all, the link passed, the
+// sparse file held verify for most of a minute). No OCR: a finished batch.
+func TestReadSideRefusesPlantedArtifacts(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	src := filepath.Join(base, "out")
+	finishedBatch(t, base, src, []finished.Row{finished.Good("R-1", "P-000101", "2024-01-02"), finished.Good("R-2", "P-000102", "2024-01-02")})
+	for _, tc := range []struct {
+		name, kind, says string
+		plant            func(t *testing.T, art, dir string)
+	}{
+		{"fifo", "artifact_not_regular", "a FIFO", func(t *testing.T, art, dir string) {
+			if err := os.Remove(art); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(art, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"link to an identical copy", "artifact_not_regular", "symbolic link", func(t *testing.T, art, dir string) {
+			cp := filepath.Join(dir, "copy.json")
+			copyFile(t, art, cp)
+			if err := os.Remove(art); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(cp, art); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"10 GB sparse file", "artifact_oversized", "10737418240 bytes", func(t *testing.T, art, dir string) {
+			if err := os.Truncate(art, 10<<30); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			copyOut(t, src, out)
+			art := artifactOf(t, out, "R-1")
+			tc.plant(t, art, dir)
+			timed := func(args ...string) result {
+				start := time.Now()
+				r := refbatch(t, nil, args...)
+				if d := time.Since(start); d > 2*time.Second {
+					t.Errorf("%s took %v, want under 2s", args[0], d)
+				}
+				return r
+			}
+			r := timed("verify", "--out", out)
+			if r.code != exitFailure || !strings.Contains(r.stdout, tc.kind) || !strings.Contains(r.stdout, tc.says) || !strings.Contains(r.stdout, filepath.Base(art)) {
+				t.Errorf("verify: exit %d, want 1 with %s (%s) naming %s\n%s%s", r.code, tc.kind, tc.says, filepath.Base(art), r.stdout, r.stderr)
+			}
+			r = timed("show", "--out", out, "R-1")
+			if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, filepath.Base(art)) {
+				t.Errorf("show: exit %d, want a failure naming %s and no text\n%s%s", r.code, filepath.Base(art), r.stdout, r.stderr)
+			}
+			r = timed("export", "--out", out, "--to", filepath.Join(dir, "exp"), "--format", "txt")
+			if r.code != exitFailure || !strings.Contains(r.stdout+r.stderr, tc.kind) {
+				t.Errorf("export: exit %d, want 1 with %s\n%s%s", r.code, tc.kind, r.stdout, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "exp", "R-2.txt")); err != nil {
+				t.Errorf("export did not export the other document: %v", err)
+			}
+		})
+	}
+}
+
+// artifactOf is the path of the artifact the journal of out names for
+// sourceID: the only one of that source_id in a batch read once.
+func artifactOf(t *testing.T, out, sourceID string) string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(out, "artifacts", sourceID+"_*"))
+	if err != nil || len(m) != 1 {
+		t.Fatalf("artifacts of %s: %v %v, want one", sourceID, m, err)
+	}
+	return m[0]
+}
