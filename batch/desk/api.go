@@ -31,7 +31,11 @@ func fail(w http.ResponseWriter, status int, err error) {
 }
 
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"csrf": s.csrf, "user": s.cfg.User, "host": s.cfg.Host})
+	var csrf string
+	if c, err := r.Cookie(cookieName); err == nil {
+		csrf, _ = s.sess.csrfOf(c.Value)
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"csrf": csrf, "user": s.cfg.User, "host": s.cfg.Host})
 }
 
 func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/refbatch/refbatch/batch/batchtest/finished"
+)
+
+// deskGet GETs path at the desk with c and returns the status and body.
+func deskGet(t *testing.T, c *http.Client, d *deskProc, path string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(d.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestDeskCodeIsSingleUse, through the real binary and an HTTP client:
+// the code printed opens one session; a second use is refused with a
+// message saying how to get a new code; SIGHUP prints one, which opens a
+// second client a session of its own; a session ends with the desk.
+func TestDeskCodeIsSingleUse(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	finishedBatch(t, dir, out, []finished.Row{finished.Good("R-1", "P-000101", "2024-01-02")})
+	d := startDesk(t, out)
+	a, csrfA := d.open(t, d.Code)
+	resp, err := http.Post(d.URL+"/api/open", "application/json", strings.NewReader(`{"code":"`+d.Code+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "already used") || !strings.Contains(string(body), "SIGHUP") {
+		t.Errorf("the code a second time: %d %s, want 403 saying it was used and how to get a new one", resp.StatusCode, body)
+	}
+	b, csrfB := d.open(t, d.newCode(t))
+	if csrfA == csrfB {
+		t.Error("two clients got the same CSRF token")
+	}
+	for name, c := range map[string]*http.Client{"first": a, "second": b} {
+		if code, _ := deskGet(t, c, d, "/api/queue"); code != http.StatusOK {
+			t.Errorf("%s client's session: %d", name, code)
+		}
+	}
+	// The desk stops: a desk started again knows no session.
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	d.cmd.Wait()
+	if _, err := a.Get(d.URL + "/api/queue"); err == nil {
+		t.Error("the session still answers after the desk stopped")
+	}
+}
+
+// TestDeskCodeOutOfHistory drives headless Chromium to the desk and
+// enters the code as a person does; once the browser is closed, no file
+// of its profile (History included) holds the code. The earlier desk's
+// /?token= URL was in Chromium's History.
+func TestDeskCodeOutOfHistory(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	finishedBatch(t, dir, out, []finished.Row{finished.Good("R-1", "P-000101", "2024-01-02")})
+	d := startDesk(t, out)
+	profile := t.TempDir()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(profile))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelT()
+	if _, err := chromedp.Run(ctx, deskLogin(d, d.Code)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("open").hidden && document.getElementById("who").textContent.startsWith("deciding as")`,
+		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("the desk did not open with the code: %v", err)
+	}
+	cancel() // closes the browser, which writes its History
+	cancelA()
+	time.Sleep(500 * time.Millisecond)
+	found := 0
+	filepath.WalkDir(profile, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(d.Code)) {
+			t.Errorf("%s holds the code", strings.TrimPrefix(p, profile))
+		}
+		if e.Name() == "History" {
+			found++
+		}
+		return nil
+	})
+	if found == 0 {
+		t.Error("the profile has no History file: the test looked at nothing")
+	}
+}
+
+// TestDeskReadsCarefully: a FIFO in an artifact's place or in the
+// manifest's, and a 10 GB sparse artifact, are answered by /api/doc
+// within 2 s with the reason shown (they hung it, or held it for
+// seconds); a manifest edited after admission is shown as edited, naming
+// the field; and the desk ends within 2 s of SIGTERM.
+func TestDeskReadsCarefully(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	manifest, _ := finishedBatch(t, dir, out, []finished.Row{finished.Good("R-1", "P-000101", "2024-01-02"),
+		finished.Good("R-2", "P-000102", "2024-01-02"), finished.Good("R-3", "P-000103", "2024-01-02")})
+	art := artifactOf(t, out, "R-1")
+	os.Remove(art)
+	if err := syscall.Mkfifo(art, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(artifactOf(t, out, "R-2"), 10<<30); err != nil {
+		t.Fatal(err)
+	}
+	d := startDesk(t, out)
+	c, _ := d.open(t, d.Code)
+	doc := func(id string) map[string]any {
+		start := time.Now()
+		code, body := deskGet(t, c, d, "/api/doc?id="+id)
+		if took := time.Since(start); took > 2*time.Second || code != http.StatusOK {
+			t.Fatalf("/api/doc %s: %d after %v, want 200 within 2s\n%s", id, code, took, body)
+		}
+		var m map[string]any
+		json.Unmarshal([]byte(body), &m)
+		return m
+	}
+	if e, _ := doc("R-1")["artifact_error"].(string); !strings.Contains(e, "FIFO") {
+		t.Errorf("a FIFO artifact: artifact_error %q, want it named a FIFO", e)
+	}
+	if e, _ := doc("R-2")["artifact_error"].(string); !strings.Contains(e, "10737418240 bytes") {
+		t.Errorf("a sparse artifact: artifact_error %q, want its size refused", e)
+	}
+	// The manifest edited after admission: R-3's participant_id.
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, bytes.Replace(b, []byte("P-000103"), []byte("P-999999"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := doc("R-3")
+	if ch, _ := m["manifest_changed"].([]any); len(ch) != 1 || ch[0] != "participant_id" {
+		t.Errorf("an edited manifest: manifest_changed %v, want [participant_id]", m["manifest_changed"])
+	}
+	// The manifest replaced by a FIFO.
+	os.Remove(manifest)
+	if err := syscall.Mkfifo(manifest, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := doc("R-3")["manifest_error"].(string); !strings.Contains(e, "not a regular file") {
+		t.Errorf("a FIFO manifest: manifest_error %q, want it refused", e)
+	}
+	start := time.Now()
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	d.cmd.Wait()
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the desk took %v to end after SIGTERM, want under 2s", took)
+	}
+}
