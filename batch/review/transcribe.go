@@ -14,6 +14,7 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // This file records a person's transcription of a region (refbatch desk):
@@ -89,6 +90,9 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	if o.Page < 0 || o.Page >= len(a.Pages) {
 		return "", fmt.Errorf("%s has no page %d", o.SourceID, o.Page+1)
 	}
+	if err := checkBox(o.Box, a.Pages[o.Page]); err != nil {
+		return "", err
+	}
 	a.Transcriptions = append(a.Transcriptions, layout.Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Field: o.Field,
 		Text: text, User: o.User, Host: o.Host, At: time.Now().UTC()})
 	b, err := a.Marshal()
@@ -119,4 +123,31 @@ func transcribedName(old string, n int) string {
 		base = base[:i]
 	}
 	return fmt.Sprintf("%s_t%d.json%s", base, n, ext)
+}
+
+// BoxError is a transcription's box that breaks a rule: not ordered, or
+// not inside its page. Rule names the rule, for the person.
+type BoxError struct {
+	Box  [4]int
+	Rule string
+}
+
+func (e *BoxError) Error() string {
+	return fmt.Sprintf("the box %d,%d,%d,%d %s", e.Box[0], e.Box[1], e.Box[2], e.Box[3], e.Rule)
+}
+
+// checkBox holds a transcription's box (x0, y0, x1, y1, in pixels of the
+// page as read) to the page: ordered, at least a pixel wide and high,
+// and inside the page's width and height (a page an earlier build read
+// without them is held to being ordered and not negative).
+func checkBox(b [4]int, p result.PageResult) error {
+	switch {
+	case b[0] < 0 || b[1] < 0:
+		return &BoxError{b, "starts off the page: x0 and y0 are at least 0"}
+	case b[0] >= b[2] || b[1] >= b[3]:
+		return &BoxError{b, "is not ordered: x0 < x1 and y0 < y1"}
+	case p.Width > 0 && p.Height > 0 && (b[2] > p.Width || b[3] > p.Height):
+		return &BoxError{b, fmt.Sprintf("ends off the page: the page is %d by %d pixels", p.Width, p.Height)}
+	}
+	return nil
 }

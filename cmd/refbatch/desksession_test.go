@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -180,5 +181,76 @@ func TestDeskReadsCarefully(t *testing.T) {
 	d.cmd.Wait()
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("the desk took %v to end after SIGTERM, want under 2s", took)
+	}
+}
+
+// deskPost POSTs body as JSON to path at the desk with c and the CSRF
+// token, and returns the status and body.
+func deskPost(t *testing.T, c *http.Client, d *deskProc, csrf, path, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", d.URL+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-CSRF-Token", csrf)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestDeskRefusesBadRequests: a transcription's box off the page,
+// inverted, of ±2^62 or of three or five numbers is answered 400 naming
+// the rule (all were 200, and the export kept them); one inside the page
+// is saved. A retry with a setting that does not exist is 400, not 500;
+// page 2^63-1 is reported as asked, not as a negative page.
+func TestDeskRefusesBadRequests(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	row := finished.Good("R-1", "P-000101", "2024-01-02")
+	row.ParticipantID = "P-000000" // not in the text: review id_not_found
+	finishedBatch(t, dir, out, []finished.Row{row})
+	d := startDesk(t, out)
+	c, csrf := d.open(t, d.Code)
+	_, body := deskGet(t, c, d, "/api/doc?id=R-1")
+	var doc struct {
+		Version int64 `json:"version"`
+		State   string
+		Pages   []struct{ Width, Height int } `json:"pages_read"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || doc.State != "review" || len(doc.Pages) == 0 || doc.Pages[0].Width == 0 {
+		t.Fatalf("the document: %v %s", err, body)
+	}
+	w, h := doc.Pages[0].Width, doc.Pages[0].Height
+	tr := func(box string) string {
+		return fmt.Sprintf(`{"id":"R-1","since":%d,"page":0,"box":%s,"text":"Seen by Dr Hand"}`, doc.Version, box)
+	}
+	for _, tc := range []struct{ name, box, rule string }{
+		{"off the page", fmt.Sprintf("[%d,10,%d,40]", w-5, w+600), "ends off the page"},
+		{"negative", "[-600,10,40,40]", "starts off the page"},
+		{"inverted", "[40,40,10,10]", "not ordered"},
+		{"2^62", "[0,0,4611686018427387904,4611686018427387904]", "ends off the page"},
+		{"-2^62", "[-4611686018427387904,0,10,10]", "starts off the page"},
+		{"three numbers", "[1,2,3]", "exactly four numbers"},
+		{"five numbers", "[1,2,3,4,5]", "exactly four numbers"},
+		{"a fraction", "[1.5,2,30,40]", "whole numbers"},
+	} {
+		code, body := deskPost(t, c, d, csrf, "/api/transcribe", tr(tc.box))
+		if code != http.StatusBadRequest || !strings.Contains(body, tc.rule) {
+			t.Errorf("a box %s %s: %d %s, want 400 naming %q", tc.name, tc.box, code, body, tc.rule)
+		}
+	}
+	if code, body := deskPost(t, c, d, csrf, "/api/transcribe", tr(fmt.Sprintf("[0,0,%d,%d]", w, h))); code != http.StatusOK {
+		t.Errorf("a box of the whole page: %d %s, want 200", code, body)
+	}
+	code, body := deskPost(t, c, d, csrf, "/api/decide", `{"action":"retry","ids":["R-1"],"retry":{"no_such_setting":true}}`)
+	if code != http.StatusBadRequest || !strings.Contains(body, "no_such_setting") {
+		t.Errorf("a retry with an unknown setting: %d %s, want 400 naming it", code, body)
+	}
+	code, body = deskGet(t, c, d, "/api/page?id=R-1&page=9223372036854775807&w=200")
+	if code < 400 || code > 499 || strings.Contains(body, "-9223372036854775808") || !strings.Contains(body, "9223372036854775807") {
+		t.Errorf("page 2^63-1: %d %s, want a 4xx naming the page as asked", code, body)
 	}
 }

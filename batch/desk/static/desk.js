@@ -419,10 +419,13 @@
     say(msg, true);
   }
 
-  // point is where a mouse event is on the page, in the overlay's pixels.
+  // point is where a mouse event is on the page, in the overlay's pixels,
+  // clamped to the page: a drag that ends off the image makes a box that
+  // ends at its edge, never one the desk refuses as off the page.
   function point(ev) {
     const r = $("stage").getBoundingClientRect();
-    return [Math.round(((ev.clientX - r.left) / r.width) * state.dims.w), Math.round(((ev.clientY - r.top) / r.height) * state.dims.h)];
+    const clamp = (v, hi) => Math.min(Math.max(Math.round(v), 0), hi);
+    return [clamp(((ev.clientX - r.left) / r.width) * state.dims.w, state.dims.w), clamp(((ev.clientY - r.top) / r.height) * state.dims.h, state.dims.h)];
   }
 
   // outlined is the unread or handwriting region of the page at pt, if any.
