@@ -27,7 +27,7 @@ func openRegular(path string) (File, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is %v: %w", path, fi.Mode().Type(), ErrNotRegular)
+		err = fmt.Errorf("%s is %s: %w", path, kindOf(fi.Mode()), ErrNotRegular)
 	}
 	if err != nil {
 		f.Close()
@@ -64,4 +64,19 @@ func RowAt(path string, line int) (row Row, ok bool, err error) {
 			return Row{}, false, nil
 		}
 	}
+}
+
+// kindOf names what a file that is not a regular one is.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "not a plain file"
 }

@@ -95,3 +95,16 @@ func artifactOf(t *testing.T, out, sourceID string) string {
 	}
 	return m[0]
 }
+
+// TestStdinTooLargeHint: a manifest over 64 MiB on the standard input is
+// a usage error whose hint says to write it to a file, not to pipe it to
+// the standard input (which is what was done).
+func TestStdinTooLargeHint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := hdr5 + strings.Repeat("R-1,P-1,2024-01-02,yes,a.pdf\n", (64<<20)/28+1000)
+	r := refbatchStdin(t, dir, big, append(runArgs(filepath.Join(dir, "out")), "-")...)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "hint: write the manifest to a file") || strings.Contains(r.stderr, "hint: pipe") {
+		t.Errorf("exit %d, want %d with the hint to write it to a file\n%s", r.code, exitUsage, r.stderr)
+	}
+}
