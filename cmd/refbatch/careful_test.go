@@ -108,3 +108,33 @@ func TestStdinTooLargeHint(t *testing.T) {
 		t.Errorf("exit %d, want %d with the hint to write it to a file\n%s", r.code, exitUsage, r.stderr)
 	}
 }
+
+// TestBagSourceIDReportJSON: a document whose source_id is report.json
+// (or REPORT.JSON) is exported into a bag folder of its own beside
+// data/report.json, and the bag is sealed on the first export and on a
+// rerun (both failed with "rename … data/report.json: is a directory").
+func TestBagSourceIDReportJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	finishedBatch(t, dir, out, []finished.Row{finished.Good("report.json", "P-000101", "2024-01-02"), finished.Good("REPORT.JSON", "P-000102", "2024-01-02")})
+	bag := filepath.Join(dir, "bag")
+	for _, run := range []string{"first", "rerun"} {
+		r := refbatch(t, nil, "export", "--out", out, "--to", bag, "--bag", "--format", "txt")
+		if r.code != 0 {
+			t.Fatalf("%s export --bag: exit %d\n%s%s", run, r.code, r.stdout, r.stderr)
+		}
+		if fi, err := os.Stat(filepath.Join(bag, "data", "report.json")); err != nil || !fi.Mode().IsRegular() {
+			t.Fatalf("%s: data/report.json is not the batch's report: %v", run, err)
+		}
+		if _, err := os.Stat(filepath.Join(bag, "tagmanifest-sha256.txt")); err != nil {
+			t.Fatalf("%s: the bag is not sealed: %v", run, err)
+		}
+	}
+	for _, id := range []string{"report.json", "REPORT.JSON"} {
+		m, _ := filepath.Glob(filepath.Join(bag, "data", id+"~*", id+".txt"))
+		if len(m) != 1 {
+			t.Errorf("%s's text in the bag: %v, want one in a folder of its own", id, m)
+		}
+	}
+}
