@@ -294,7 +294,7 @@ func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]boo
 	}
 	for _, n := range names {
 		if !referenced[n] {
-			add(FindingUnknownFile, filepath.Join(st.Dir(), n), "", "not recorded in the journal")
+			add(FindingUnknownFile, filepath.Join(st.Dir(), n), "", unknownDetail(n))
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -199,3 +200,19 @@ func looksLikeSQLite(path string) (bool, error) {
 	}
 	return string(head) == "SQLite format 3\x00", nil
 }
+
+// unknownDetail says what an unknown file in the artifacts folder is, and
+// what to do, when its name tells: a transcription's amendment that a
+// desk published and was stopped before the journal recorded it (nothing
+// refers to it, and it blocks nothing: the next one takes another name).
+func unknownDetail(name string) string {
+	if transcriptionName.MatchString(name) {
+		return "not recorded in the journal: a transcription the desk was stopped before recording " +
+			"(nothing refers to it: transcribe the region again at the desk, and remove this file)"
+	}
+	return "not recorded in the journal"
+}
+
+// transcriptionName matches the names of transcriptions' artifacts, this
+// build's amendments and earlier builds' whole copies.
+var transcriptionName = regexp.MustCompile(`_a[0-9]+_t[0-9]+(-[0-9a-f]{8})?\.json(\.age)?$`)

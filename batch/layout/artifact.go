@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -186,18 +187,44 @@ func ReadArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, 
 }
 
 // ReadArtifactAtMost reads the artifact name as store.ReadAtMost does,
-// at most limit bytes, and parses it.
+// at most limit bytes, and parses it. An amendment (a transcription
+// stored on its own: see Amendment) is read with the artifact it amends,
+// each link's hash checked against the one before's record of it, and
+// returned as that artifact with the transcriptions added, oldest first.
 func ReadArtifactAtMost(st *store.Store, name string, limit int64, ids []age.Identity) (*Artifact, error) {
-	b, err := st.ReadAtMost(name, limit, ids)
-	if err != nil {
-		return nil, err
+	var added []Transcription
+	for hops := 0; ; hops++ {
+		b, err := st.ReadAtMost(name, limit, ids)
+		if err != nil {
+			return nil, err
+		}
+		var head struct {
+			Format string `json:"format"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return nil, fmt.Errorf("parsing artifact: %w", err)
+		}
+		switch head.Format {
+		case ArtifactFormat:
+			var a Artifact
+			if err := json.Unmarshal(b, &a); err != nil {
+				return nil, fmt.Errorf("parsing artifact: %w", err)
+			}
+			slices.Reverse(added)
+			a.Transcriptions = append(a.Transcriptions, added...)
+			return &a, nil
+		case AmendmentFormat:
+			if hops >= maxAmendments {
+				return nil, fmt.Errorf("artifact %s: more than %d amendments in a row", name, maxAmendments)
+			}
+			next, t, err := readAmendment(st, name, b, limit)
+			if err != nil {
+				return nil, err
+			}
+			added = append(added, t)
+			name = next
+		default:
+			return nil, fmt.Errorf("unknown artifact format %q", head.Format)
+		}
 	}
-	var a Artifact
-	if err := json.Unmarshal(b, &a); err != nil {
-		return nil, fmt.Errorf("parsing artifact: %w", err)
-	}
-	if a.Format != ArtifactFormat {
-		return nil, fmt.Errorf("unknown artifact format %q", a.Format)
-	}
-	return &a, nil
 }

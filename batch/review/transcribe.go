@@ -2,6 +2,8 @@ package review
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -18,9 +20,12 @@ import (
 )
 
 // This file records a person's transcription of a region (refbatch desk):
-// a new artifact, encrypted as the batch's are, that keeps the old one's
-// text and adds the transcription, marked as a person's; the old artifact
-// stays, named by the journal's event.
+// an amendment (layout.Amendment), a small artifact version encrypted as
+// the batch's are that holds the transcription, marked as a person's, and
+// names the version it amends by path and hash; the journal names it as
+// the document's artifact, and the version amended stays, named by the
+// journal's event. A transcription costs its own few kilobytes, not a
+// copy of the whole artifact.
 
 // TranscriptionSource marks a transcription's text as a person's.
 const TranscriptionSource = "person"
@@ -46,8 +51,8 @@ type TranscribeOptions struct {
 }
 
 // Transcribe adds o's transcription to the document's artifact: it writes
-// a new artifact with it (the old one's pages and earlier transcriptions
-// kept), then has the journal name the new one, in one transaction that
+// an amendment of the current version with it (layout.Amendment), then
+// has the journal name the amendment, in one transaction that
 // requires the document in review with the artifact read (else a
 // *journal.ChangedError or *journal.NotInReviewError, and the new file is
 // removed). It returns the new artifact's path as the journal names it.
@@ -93,13 +98,17 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	if err := checkBox(o.Box, a.Pages[o.Page]); err != nil {
 		return "", err
 	}
-	a.Transcriptions = append(a.Transcriptions, layout.Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Field: o.Field,
-		Text: text, User: o.User, Host: o.Host, At: time.Now().UTC()})
-	b, err := a.Marshal()
+	t := layout.Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Field: o.Field,
+		Text: text, User: o.User, Host: o.Host, At: time.Now().UTC()}
+	m := layout.Amendment{Amends: d.Artifact, AmendsSHA256: d.ArtifactSHA256, SourceID: d.SourceID, Transcription: t}
+	b, err := m.Marshal()
 	if err != nil {
 		return "", err
 	}
-	name := transcribedName(layout.StoreName(d.Artifact), len(a.Transcriptions))
+	name, err := transcribedName(layout.StoreName(d.Artifact), len(a.Transcriptions)+1)
+	if err != nil {
+		return "", err
+	}
 	sum, err := st.Put(name, b)
 	if err != nil {
 		return "", err
@@ -114,15 +123,22 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	return path, nil
 }
 
-// transcribedName is the name of an artifact with n transcriptions, made
-// from the name of the one it replaces: the attempt's name with "_t" and
-// n before the extension, so that it stays the document's.
-func transcribedName(old string, n int) string {
+// transcribedName is the name of the amendment that adds the n-th
+// transcription, made from the name of the version it amends: the
+// attempt's name with "_t", n, "-" and eight random hex digits before the
+// extension, so that it stays the document's, and so that a file a desk
+// published and was stopped before the journal named (which verify lists
+// as unknown_file) never takes the name of the next one.
+func transcribedName(old string, n int) (string, error) {
 	base, ext, _ := strings.Cut(old, ".json")
 	if i := strings.LastIndex(base, "_t"); i > 0 && strings.Contains(base[:i], "_a") {
 		base = base[:i]
 	}
-	return fmt.Sprintf("%s_t%d.json%s", base, n, ext)
+	var r [4]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s_t%d-%s.json%s", base, n, hex.EncodeToString(r[:]), ext), nil
 }
 
 // BoxError is a transcription's box that breaks a rule: not ordered, or

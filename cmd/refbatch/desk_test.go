@@ -320,7 +320,7 @@ func TestDeskBrowser(t *testing.T) {
 		t.Errorf("show R-0002: exit %d, want the text and the transcription, marked\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	deskExported(t, a)
-	for _, name := range []string{"R-0002_*_a1.json", "R-0002_*_a1_t1.json"} {
+	for _, name := range []string{"R-0002_*_a1.json", "R-0002_*_a1_t1-*.json"} {
 		if m, _ := filepath.Glob(filepath.Join(a, "artifacts", name)); len(m) != 1 {
 			t.Errorf("artifacts %s: %v, want one", name, m)
 		}
