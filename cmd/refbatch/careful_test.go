@@ -138,3 +138,35 @@ func TestBagSourceIDReportJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestFIFOJournal: a FIFO in the journal's place is refused at once by
+// show, export, verify and the desk (SQLite's open(2) of it hung them all
+// past SIGTERM), and so is a FIFO given as verify's --root-log.
+func TestFIFOJournal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	finishedBatch(t, dir, out, []finished.Row{finished.Good("R-1", "P-000101", "2024-01-02")})
+	fifo := filepath.Join(dir, "rootlog")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if r := refbatch(t, nil, "verify", "--out", out, "--root-log", fifo); r.code == 0 || !strings.Contains(r.stderr, "not a regular file") {
+		t.Errorf("verify --root-log FIFO: exit %d, want it refused\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	db := filepath.Join(out, "journal.db")
+	os.Remove(db)
+	if err := syscall.Mkfifo(db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"show", "--out", out, "R-1"}, {"export", "--out", out, "--to", filepath.Join(dir, "exp")},
+		{"verify", "--out", out}, {"desk", "--out", out}} {
+		if r := refbatch(t, nil, args...); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "journal") {
+			t.Errorf("%s with a FIFO journal: exit %d, want a refusal naming the journal\n%s%s", args[0], r.code, r.stdout, r.stderr)
+		}
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("five commands took %v, want each at once", took)
+	}
+}
