@@ -73,7 +73,9 @@ func TestDeskCodeIsSingleUse(t *testing.T) {
 // TestDeskCodeOutOfHistory drives headless Chromium to the desk and
 // enters the code as a person does; once the browser is closed, no file
 // of its profile (History included) holds the code. The earlier desk's
-// /?token= URL was in Chromium's History.
+// /?token= URL was in Chromium's History. On the way, a drag that ends
+// off the page image makes a region that ends at the image's edge, which
+// the desk takes (it made boxes off the page).
 func TestDeskCodeOutOfHistory(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -82,7 +84,9 @@ func TestDeskCodeOutOfHistory(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	finishedBatch(t, dir, out, []finished.Row{finished.Good("R-1", "P-000101", "2024-01-02")})
+	row := finished.Good("R-1", "P-000101", "2024-01-02")
+	row.ParticipantID = "P-000000" // review id_not_found
+	finishedBatch(t, dir, out, []finished.Row{row})
 	d := startDesk(t, out)
 	profile := t.TempDir()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(profile))
@@ -97,6 +101,25 @@ func TestDeskCodeOutOfHistory(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("open").hidden && document.getElementById("who").textContent.startsWith("deciding as")`,
 		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
 		t.Fatalf("the desk did not open with the code: %v", err)
+	}
+	clamped := `(() => { const m = document.getElementById("region").textContent.match(/region (\d+),(\d+),(\d+),(\d+)/);
+		const vb = document.getElementById("overlay").getAttribute("viewBox").split(" ").map(Number);
+		return m !== null && +m[3] === vb[2] && +m[4] === vb[3] && +m[1] < vb[2] && +m[2] < vb[3]; })()`
+	for i, step := range []chromedp.Action[bool]{
+		chromedp.Poll[bool](`document.getElementById("page-img").naturalWidth > 0`, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate[bool](deskDragOff),
+		chromedp.Poll[bool](clamped, chromedp.WithPollingTimeout(5*time.Second)),
+	} {
+		if _, err := chromedp.Run(ctx, step); err != nil {
+			t.Fatalf("a drag off the image, step %d: %v", i, err)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("tr-text"), "stamp"), chromedp.Click(chromedp.ID("btn-transcribe"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("msg").textContent.includes("transcription saved")`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the region clamped to the image was not saved: %v", err)
 	}
 	cancel() // closes the browser, which writes its History
 	cancelA()
@@ -118,6 +141,17 @@ func TestDeskCodeOutOfHistory(t *testing.T) {
 		t.Error("the profile has no History file: the test looked at nothing")
 	}
 }
+
+// deskDragOff drags the mouse from the middle of the page shown to well
+// past its bottom right corner.
+const deskDragOff = `(() => {
+	const r = document.getElementById("stage").getBoundingClientRect();
+	const at = (type, fx, fy, target) => target.dispatchEvent(new MouseEvent(type, {bubbles: true, button: 0,
+		clientX: r.left + fx * r.width, clientY: r.top + fy * r.height}));
+	at("mousedown", 0.5, 0.5, document.getElementById("stage"));
+	at("mouseup", 1.6, 1.9, document);
+	return true;
+})()`
 
 // TestDeskReadsCarefully: a FIFO in an artifact's place or in the
 // manifest's, and a 10 GB sparse artifact, are answered by /api/doc
