@@ -238,11 +238,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			o.Progress(i+1, len(docs))
 		}
 	}
-	pages := make(map[int64]int, len(docs))
-	for _, d := range docs {
-		pages[d.ID] = d.Pages
-	}
-	if err := verifyOthers(j, st, referenced, pages, res, dbPath, add); err != nil {
+	if err := verifyOthers(j, st, referenced, docs, res, dbPath, add); err != nil {
 		return nil, err
 	}
 	res.Findings = foldSwaps(res.Findings, res.mismatches)
@@ -269,7 +265,11 @@ func journalSound(j *journal.Journal, dbPath string, add func(kind, file, source
 // retry or a transcription superseded stay on disk, and must still be the
 // bytes the event recorded), counts the transcriptions, and reports every
 // other file in the artifacts folder.
-func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]bool, pages map[int64]int, res *VerifyResult, dbPath string, add func(kind, file, source, detail string)) error {
+func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]bool, docs []journal.Doc, res *VerifyResult, dbPath string, add func(kind, file, source, detail string)) error {
+	pages := make(map[int64]int, len(docs)) // each document's, which bound its artifacts' size
+	for _, d := range docs {
+		pages[d.ID] = d.Pages
+	}
 	var err error
 	if res.Transcriptions, err = j.Transcriptions(); err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
