@@ -48,7 +48,7 @@ func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) {
-	d, err := review.DeskDocument(s.cfg.Place, r.URL.Query().Get("id"), s.cfg.Identities)
+	d, err := review.DeskDocument(r.Context(), s.cfg.Place, r.URL.Query().Get("id"), s.cfg.Identities)
 	if errors.Is(err, review.ErrNoDeskDocument) {
 		fail(w, http.StatusNotFound, err)
 		return

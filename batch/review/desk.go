@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -176,7 +177,8 @@ var ErrNoDeskDocument = errors.New("no document in this batch has that source_id
 // DeskDocument reads the document with sourceID for the desk: its row,
 // its history, its manifest fields read again from the manifest, and its
 // artifact decrypted with ids (checked as Show checks it).
-func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc, error) {
+// Its reads of the artifact stop when ctx ends.
+func DeskDocument(ctx context.Context, p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc, error) {
 	j, p, err := layout.OpenJournal(p)
 	if err != nil {
 		return nil, err
@@ -206,6 +208,7 @@ func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc
 	if d.Artifact != "" {
 		st, err := store.OpenReadOnly(filepath.Join(p.Out, layout.ArtifactsDir))
 		if err == nil {
+			st.StopWith(ctx)
 			var a *layout.Artifact
 			if a, err = layout.OpenArtifact(st, d, ids); err == nil {
 				out.Text, out.Transcriptions = a.Pages, a.Transcriptions

@@ -131,7 +131,9 @@ func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdin io.Reader
 		cfg.Log = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	d := desk.New(cfg, addr)
-	srv := &http.Server{Handler: d, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+	// Requests are of the command's context: a signal stops the reads in
+	// progress at once, rather than after Shutdown's wait.
+	srv := &http.Server{Handler: d, BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(slog.NewTextHandler(io.Discard, nil), slog.LevelError)}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

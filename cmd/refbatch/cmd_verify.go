@@ -273,7 +273,7 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 			if err != nil {
 				return err
 			}
-			a, err := audit.Show(p, c.Args().First(), ids)
+			a, err := audit.Show(c.Context, p, c.Args().First(), ids)
 			switch {
 			case errors.Is(err, layout.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) || errors.Is(err, store.ErrNoIdentities):
 				return err // a usage error, mapped in one place
