@@ -321,10 +321,10 @@ func openVerified(o *VerifyOptions, add func(kind, file, source, detail string))
 		add(FindingJournalMissing, dbPath, "", err.Error())
 		return nil, nil
 	}
-	if ok, err := looksLikeSQLite(dbPath); err != nil {
+	if why, err := notSQLite(dbPath); err != nil {
 		return nil, err
-	} else if !ok {
-		add(FindingJournalCorrupt, dbPath, "", "not a SQLite database")
+	} else if why != "" {
+		add(FindingJournalCorrupt, dbPath, "", why)
 		return nil, nil
 	}
 	j, err := journal.OpenReadOnly(dbPath)

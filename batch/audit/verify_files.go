@@ -181,24 +181,28 @@ func SourceRoot(runs []journal.Run) string {
 	return ""
 }
 
-// looksLikeSQLite reports whether the file at path starts as a SQLite
-// database does. A file it cannot open is an error, not a no; one that
-// is not a regular file (a FIFO in its place) is a no, found without
-// blocking.
-func looksLikeSQLite(path string) (bool, error) {
+// notSQLite says why the file at path is not a SQLite database ("" when
+// it starts as one). A file it cannot open is an error, not a reason; one
+// that is not a regular file (a FIFO in its place) is a reason, found
+// without blocking.
+func notSQLite(path string) (string, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false, err
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return (&store.NotRegularError{Path: path, Mode: fi.Mode()}).Error(), nil
 	}
 	head := make([]byte, 16)
-	if _, err := io.ReadFull(f, head); err != nil {
-		return false, nil
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != "SQLite format 3\x00" {
+		return "not a SQLite database", nil
 	}
-	return string(head) == "SQLite format 3\x00", nil
+	return "", nil
 }
 
 // unknownDetail says what an unknown file in the artifacts folder is, and
