@@ -50,7 +50,7 @@ func TestRecipientsPinned(t *testing.T) {
 	if !errors.As(err, &re) || !slices.Equal(re.Recorded, []string{k1.Recipient().String()}) {
 		t.Fatalf("a run with another recipient: %v, want a *journal.RecipientsError naming %s", err, k1.Recipient())
 	}
-	if _, err := audit.Show(layout.Place{Out: out}, b.sourceID, []age.Identity{k1}); !errors.Is(err, layout.ErrNotFound) {
+	if _, err := audit.Show(context.Background(), layout.Place{Out: out}, b.sourceID, []age.Identity{k1}); !errors.Is(err, layout.ErrNotFound) {
 		t.Errorf("the refused run read %s: %v", b.sourceID, err)
 	}
 
@@ -68,7 +68,7 @@ func TestRecipientsPinned(t *testing.T) {
 		id     *age.X25519Identity
 		reads  bool
 	}{{a.sourceID, k1, true}, {a.sourceID, k2, false}, {b.sourceID, k1, true}, {b.sourceID, k2, true}} {
-		if _, err := audit.Show(layout.Place{Out: out}, c.source, []age.Identity{c.id}); (err == nil) != c.reads {
+		if _, err := audit.Show(context.Background(), layout.Place{Out: out}, c.source, []age.Identity{c.id}); (err == nil) != c.reads {
 			t.Errorf("%s with identity %s: %v, want it read %v", c.source, c.id.Recipient(), err, c.reads)
 		}
 	}

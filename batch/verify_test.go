@@ -239,17 +239,17 @@ func TestVerifyTamperMatrix(t *testing.T) {
 func TestShowRoundTrips(t *testing.T) {
 	base, id := finishedBatch(t)
 	out := filepath.Join(base, "out")
-	a, err := audit.Show(layout.Place{Out: out}, "A", []age.Identity{id})
+	a, err := audit.Show(context.Background(), layout.Place{Out: out}, "A", []age.Identity{id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.ToUpper(layout.ContentText(a.Pages)), "PARTICIPANT") {
 		t.Errorf("shown text does not look like the referral")
 	}
-	if _, err := audit.Show(layout.Place{Out: out}, "A", nil); err == nil {
+	if _, err := audit.Show(context.Background(), layout.Place{Out: out}, "A", nil); err == nil {
 		t.Error("show without an identity decrypted an encrypted artifact")
 	}
-	if _, err := audit.Show(layout.Place{Out: out}, "nope", []age.Identity{id}); err == nil {
+	if _, err := audit.Show(context.Background(), layout.Place{Out: out}, "nope", []age.Identity{id}); err == nil {
 		t.Error("show of an unknown source_id succeeded")
 	}
 }

@@ -36,9 +36,9 @@ var ErrChanged = errors.New("the manifest changed since it was indexed")
 // NewIndex reads the manifest at path through and indexes its rows. It
 // returns the errors Reader.Next would, a *FileError for a broken file.
 func NewIndex(path string) (*Index, error) {
-	f, err := Open(path)
+	f, err := openRegular(path)
 	if err != nil {
-		return nil, &FileError{Msg: "cannot open the manifest", Err: err}
+		return nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -82,9 +82,9 @@ func (x *Index) Row(line int) (row Row, ok bool, err error) {
 	if i == len(x.lines) || x.lines[i] != line {
 		return Row{}, false, nil
 	}
-	f, err := Open(x.path)
+	f, err := openRegular(x.path)
 	if err != nil {
-		return Row{}, false, &FileError{Msg: "cannot open the manifest", Err: err}
+		return Row{}, false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()

@@ -43,6 +43,7 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 	slices.Sort(nums)
 	drawn, joined, files := drawnStreams(xt)
 	b := &budget{left: maxScanned}
+	text := &textCount{max: maxStreamText * int64(max(xt.PageCount, 1))}
 	for _, n := range nums {
 		sd, ok := streamObject(xt.Table[n])
 		if !ok {
@@ -63,7 +64,11 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 			if c.name != "" {
 				continue // an image codec's output is not content
 			}
-			if err := checkInline(what, r, lim); err != nil {
+			shown, err := checkInline(what, r, lim)
+			if err != nil {
+				return err
+			}
+			if err := text.add(shown, xt.PageCount); err != nil {
 				return err
 			}
 		}
@@ -94,7 +99,24 @@ func checkJoined(xt *model.XRefTable, seq []int, lim Limits, b *budget) error {
 			rs = append(rs, r, strings.NewReader(" "))
 		}
 	}
-	return checkInline(what, io.MultiReader(rs...), lim)
+	// Its streams' text was counted one by one.
+	_, err := checkInline(what, io.MultiReader(rs...), lim)
+	return err
+}
+
+// textCount is the text all the content streams of a file show, which
+// may be no more than maxStreamText a page on average: each stream under
+// that cap, many of them drawn on one page (form XObjects of nearly 2 MiB
+// of text each) still made a worker hold gigabytes for the page.
+type textCount struct{ n, max int64 }
+
+func (c *textCount) add(shown int64, pages int) error {
+	c.n += shown
+	if c.n <= c.max {
+		return nil
+	}
+	return reject(outcome.MalformedPDF, "its content streams show more than %d MiB of text, more than %d MiB a page over %d pages: a text bomb",
+		c.max>>20, maxStreamText>>20, max(pages, 1))
 }
 
 func streamObject(e *model.XRefTableEntry) (*types.StreamDict, bool) {
@@ -271,9 +293,10 @@ func ccittSizes(parms map[string]int, height float64, check sizeCheck) error {
 	return check("CCITT /Columns and /Rows", int64(cols), rows)
 }
 
-// checkInline checks the inline images of a decoded content stream.
-func checkInline(what string, r io.Reader, lim Limits) error {
-	err := inlineImages(r, func(img inlineImage, data *bufio.Reader) error {
+// checkInline checks the inline images of a decoded content stream, and
+// returns the text it shows.
+func checkInline(what string, r io.Reader, lim Limits) (int64, error) {
+	shown, err := inlineImages(r, func(img inlineImage, data *bufio.Reader) error {
 		what := what + ": an inline image"
 		if err := overCap(lim, what, img.w, img.h); err != nil {
 			return err
@@ -302,15 +325,15 @@ func checkInline(what string, r io.Reader, lim Limits) error {
 		return nil
 	})
 	if errors.Is(err, errTextBomb) {
-		return reject(outcome.MalformedPDF, "%s: %v", what, err)
+		return 0, reject(outcome.MalformedPDF, "%s: %v", what, err)
 	}
 	if err != nil {
 		if _, ok := IsRejection(err); ok {
-			return err
+			return 0, err
 		}
-		return decodeRejection(what, err)
+		return 0, decodeRejection(what, err)
 	}
-	return nil
+	return shown, nil
 }
 
 // decodeRejection words a failure of the bounded decoding.

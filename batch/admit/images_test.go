@@ -268,7 +268,7 @@ func TestDecodeBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := inlineImages(r, func(inlineImage, *bufio.Reader) error { return nil }); !errors.Is(err, errOverBudget) {
+	if _, err := inlineImages(r, func(inlineImage, *bufio.Reader) error { return nil }); !errors.Is(err, errOverBudget) {
 		t.Errorf("inlineImages = %v, want over the budget", err)
 	}
 	err = decodeRejection("stream object 4", errOverBudget)
@@ -299,7 +299,7 @@ func FuzzImageHeaders(f *testing.F) {
 		lim := DefaultLimits()
 		check := func(string, int64, int64) error { return nil }
 		b := &budget{left: 64 << 20}
-		_ = inlineImages(budgetReader{bytes.NewReader(data), b}, func(img inlineImage, br *bufio.Reader) error {
+		_, _ = inlineImages(budgetReader{bytes.NewReader(data), b}, func(img inlineImage, br *bufio.Reader) error {
 			if len(img.filters) == 1 && img.filters[0] == "DCTDecode" {
 				return jpegSizes(newHdrReader(br, hdrWindow), check)
 			}
@@ -336,7 +336,7 @@ func TestTextBomb(t *testing.T) {
 		{"ten megabytes in hex strings", bytes.Repeat([]byte("<6120612061206120> Tj\n"), 600_000), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := checkInline("stream object 4", bytes.NewReader(tc.data), Limits{})
+			_, err := checkInline("stream object 4", bytes.NewReader(tc.data), Limits{})
 			rej, ok := IsRejection(err)
 			switch {
 			case tc.bomb && (!ok || rej.Reason != outcome.MalformedPDF || !strings.Contains(rej.Detail, "stream object 4: more than 2 MiB of text")):

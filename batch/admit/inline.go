@@ -174,16 +174,17 @@ func isDelimiter(c byte) bool {
 
 // inlineImages lexes a decoded content stream and calls check with each
 // inline image's dictionary once its data is reached, then skips the
-// data. Only check's errors and the budget's end the walk.
-func inlineImages(r io.Reader, check func(img inlineImage, data *bufio.Reader) error) error {
+// data. Only check's errors and the budget's end the walk. It returns the
+// text the stream shows (read so far), in bytes of its strings.
+func inlineImages(r io.Reader, check func(img inlineImage, data *bufio.Reader) error) (int64, error) {
 	l := &contentLexer{br: bufio.NewReaderSize(r, 64<<10)}
 	for {
 		t, err := l.next()
 		if l.strings > maxStreamText {
-			return errTextBomb
+			return l.strings, errTextBomb
 		}
 		if err != nil {
-			return budgetOnly(err)
+			return l.strings, budgetOnly(err)
 		}
 		if t.kind != tokWord || t.text != "BI" {
 			continue
@@ -191,7 +192,7 @@ func inlineImages(r io.Reader, check func(img inlineImage, data *bufio.Reader) e
 		img, ok, err := l.inlineDict()
 		if err != nil || !ok {
 			if err != nil {
-				return budgetOnly(err)
+				return l.strings, budgetOnly(err)
 			}
 			continue
 		}
@@ -200,10 +201,10 @@ func inlineImages(r io.Reader, check func(img inlineImage, data *bufio.Reader) e
 			_ = l.br.UnreadByte()
 		}
 		if err := check(img, l.br); err != nil {
-			return err
+			return l.strings, err
 		}
 		if err := skipInlineData(l.br, img); err != nil {
-			return budgetOnly(err)
+			return l.strings, budgetOnly(err)
 		}
 	}
 }

@@ -5,6 +5,7 @@ package audit
 // against the journal before returning it.
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -16,8 +17,9 @@ import (
 )
 
 // Show returns the artifact of the document with the given source_id, after
-// checking that its bytes hash to what the journal recorded.
-func Show(p layout.Place, sourceID string, ids []age.Identity) (*layout.Artifact, error) {
+// checking that its bytes hash to what the journal recorded; its reads
+// stop when ctx ends.
+func Show(ctx context.Context, p layout.Place, sourceID string, ids []age.Identity) (*layout.Artifact, error) {
 	j, p, err := layout.OpenJournal(p)
 	if err != nil {
 		return nil, err
@@ -37,6 +39,7 @@ func Show(p layout.Place, sourceID string, ids []age.Identity) (*layout.Artifact
 	if err != nil {
 		return nil, err
 	}
+	st.StopWith(ctx)
 	return layout.OpenArtifact(st, doc, ids)
 }
 

@@ -46,6 +46,14 @@ const (
 	// FindingBatchMismatch: the journal is of another batch than the
 	// folder's marker, or an artifact of another batch than the journal.
 	FindingBatchMismatch = "batch_mismatch"
+	// FindingArtifactNotRegular: a symbolic link (to whatever, an
+	// identical copy included), a FIFO, a device or a folder in an
+	// artifact's place; nothing is read from it.
+	FindingArtifactNotRegular = "artifact_not_regular"
+	// FindingArtifactOversized: a file in an artifact's place larger than
+	// its document's pages can hold (layout.MaxArtifactBytes), refused
+	// before a byte is read.
+	FindingArtifactOversized = "artifact_oversized"
 )
 
 // Finding is one thing Verify found wrong, about one file, or about two
@@ -179,6 +187,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.StopWith(ctx)
 	var docs []journal.Doc
 	if err := j.Documents(func(d journal.Doc) error { docs = append(docs, d); return nil }); err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
@@ -229,7 +238,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 			o.Progress(i+1, len(docs))
 		}
 	}
-	if err := verifyOthers(j, st, referenced, res, dbPath, add); err != nil {
+	if err := verifyOthers(j, st, referenced, docs, res, dbPath, add); err != nil {
 		return nil, err
 	}
 	res.Findings = foldSwaps(res.Findings, res.mismatches)
@@ -256,7 +265,11 @@ func journalSound(j *journal.Journal, dbPath string, add func(kind, file, source
 // retry or a transcription superseded stay on disk, and must still be the
 // bytes the event recorded), counts the transcriptions, and reports every
 // other file in the artifacts folder.
-func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]bool, res *VerifyResult, dbPath string, add func(kind, file, source, detail string)) error {
+func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]bool, docs []journal.Doc, res *VerifyResult, dbPath string, add func(kind, file, source, detail string)) error {
+	pages := make(map[int64]int, len(docs)) // each document's, which bound its artifacts' size
+	for _, d := range docs {
+		pages[d.ID] = d.Pages
+	}
 	var err error
 	if res.Transcriptions, err = j.Transcriptions(); err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
@@ -273,7 +286,7 @@ func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]boo
 			continue
 		}
 		referenced[name] = true
-		verifyKept(st, name, a, res, add)
+		verifyKept(st, name, a, pages[a.DocID], res, add)
 	}
 	names, err := st.List()
 	if err != nil {
@@ -281,7 +294,7 @@ func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]boo
 	}
 	for _, n := range names {
 		if !referenced[n] {
-			add(FindingUnknownFile, filepath.Join(st.Dir(), n), "", "not recorded in the journal")
+			add(FindingUnknownFile, filepath.Join(st.Dir(), n), "", unknownDetail(n))
 		}
 	}
 	return nil
@@ -308,10 +321,10 @@ func openVerified(o *VerifyOptions, add func(kind, file, source, detail string))
 		add(FindingJournalMissing, dbPath, "", err.Error())
 		return nil, nil
 	}
-	if ok, err := looksLikeSQLite(dbPath); err != nil {
+	if why, err := notSQLite(dbPath); err != nil {
 		return nil, err
-	} else if !ok {
-		add(FindingJournalCorrupt, dbPath, "", "not a SQLite database")
+	} else if why != "" {
+		add(FindingJournalCorrupt, dbPath, "", why)
 		return nil, nil
 	}
 	j, err := journal.OpenReadOnly(dbPath)

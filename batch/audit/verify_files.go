@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"filippo.io/age"
 
@@ -32,12 +34,15 @@ func verifyState(file string, d journal.Doc, a *layout.Artifact, explained []out
 }
 
 // verifyKept checks an artifact an event names against the hash the
-// event recorded.
-func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *VerifyResult, add func(kind, file, source, detail string)) {
+// event recorded; pages are its document's.
+func verifyKept(st *store.Store, name string, a journal.EventArtifact, pages int, res *VerifyResult, add func(kind, file, source, detail string)) {
 	path := filepath.Join(st.Dir(), name)
-	sum, err := st.Hash(name)
+	sum, err := st.HashAtMost(name, layout.MaxArtifactBytes(pages))
 	if err != nil {
 		detail := fmt.Sprintf("named by the journal's %s event %d", a.Kind, a.EventID)
+		if unsafeArtifact(err, path, a.SourceID, detail, add) {
+			return
+		}
 		if !errors.Is(err, os.ErrNotExist) {
 			detail += ": " + err.Error()
 		}
@@ -50,6 +55,48 @@ func verifyKept(st *store.Store, name string, a journal.EventArtifact, res *Veri
 		res.mismatches = append(res.mismatches, hashMismatch{path, sum, a.SHA256})
 		add(FindingArtifactHash, path, a.SourceID, fmt.Sprintf("sha256 %s, the journal's %s event %d %s", sum, a.Kind, a.EventID, a.SHA256))
 	}
+}
+
+// unsafeArtifact adds the finding for an artifact refused unread (a link,
+// not a regular file, larger than its document's pages can hold) and
+// reports whether err was one; detail, when set, goes before the reason.
+func unsafeArtifact(err error, path, sourceID, detail string, add func(kind, file, source, detail string)) bool {
+	kind := ""
+	switch {
+	case errors.Is(err, store.ErrLink) || errors.Is(err, store.ErrNotRegular):
+		kind = FindingArtifactNotRegular
+	case errors.Is(err, store.ErrTooLarge):
+		kind = FindingArtifactOversized
+	default:
+		return false
+	}
+	var reason string
+	var le *store.LinkError
+	var ne *store.NotRegularError
+	var te *store.TooLargeError
+	switch {
+	case errors.As(err, &le):
+		reason = "a symbolic link in the artifact's place: not followed"
+	case errors.As(err, &ne):
+		reason = describeNotRegular(ne) + " in the artifact's place: not read"
+	case errors.As(err, &te):
+		reason = fmt.Sprintf("%d bytes, more than the %d its document's pages can hold: not read", te.Size, te.Max)
+	}
+	if detail != "" {
+		reason = detail + ": " + reason
+	}
+	add(kind, path, sourceID, reason)
+	return true
+}
+
+// describeNotRegular is what stands in an artifact's place, in a few
+// words ("a FIFO").
+func describeNotRegular(e *store.NotRegularError) string {
+	msg := e.Error()
+	if rest, ok := strings.CutPrefix(msg, e.Path+" is "); ok {
+		msg, _, _ = strings.Cut(rest, ", not a regular file")
+	}
+	return msg
 }
 
 // VerifyArtifact checks a document's artifact as Verify does (its bytes
@@ -65,7 +112,11 @@ func VerifyArtifact(st *store.Store, d journal.Doc, batchID string, ids []age.Id
 // artifact when every check passed and it was decrypted, else nil.
 func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) *layout.Artifact {
 	path := filepath.Join(st.Dir(), name)
-	sum, err := st.Hash(name)
+	limit := layout.MaxArtifactBytes(d.Pages)
+	sum, err := st.HashAtMost(name, limit)
+	if err != nil && unsafeArtifact(err, path, d.SourceID, "", add) {
+		return nil
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		add(FindingMissingArtifact, path, d.SourceID, "")
 		return nil
@@ -86,7 +137,10 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 	if len(ids) == 0 && strings.HasSuffix(name, ".age") {
 		return nil
 	}
-	a, err := layout.ReadArtifact(st, name, ids)
+	a, err := layout.ReadArtifactAtMost(st, name, limit, ids)
+	if err != nil && unsafeArtifact(err, path, d.SourceID, "replaced after it was hashed", add) {
+		return nil
+	}
 	if err != nil {
 		add(FindingArtifactUnreadable, path, d.SourceID, err.Error())
 		return nil
@@ -127,17 +181,42 @@ func SourceRoot(runs []journal.Run) string {
 	return ""
 }
 
-// looksLikeSQLite reports whether the file at path starts as a SQLite
-// database does. A file it cannot open is an error, not a no.
-func looksLikeSQLite(path string) (bool, error) {
-	f, err := os.Open(path)
+// notSQLite says why the file at path is not a SQLite database ("" when
+// it starts as one). A file it cannot open is an error, not a reason; one
+// that is not a regular file (a FIFO in its place) is a reason, found
+// without blocking.
+func notSQLite(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	defer f.Close()
-	head := make([]byte, 16)
-	if _, err := io.ReadFull(f, head); err != nil {
-		return false, nil
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
 	}
-	return string(head) == "SQLite format 3\x00", nil
+	if !fi.Mode().IsRegular() {
+		return (&store.NotRegularError{Path: path, Mode: fi.Mode()}).Error(), nil
+	}
+	head := make([]byte, 16)
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != "SQLite format 3\x00" {
+		return "not a SQLite database", nil
+	}
+	return "", nil
 }
+
+// unknownDetail says what an unknown file in the artifacts folder is, and
+// what to do, when its name tells: a transcription's amendment that a
+// desk published and was stopped before the journal recorded it (nothing
+// refers to it, and it blocks nothing: the next one takes another name).
+func unknownDetail(name string) string {
+	if transcriptionName.MatchString(name) {
+		return "not recorded in the journal: a transcription the desk was stopped before recording " +
+			"(nothing refers to it: transcribe the region again at the desk, and remove this file)"
+	}
+	return "not recorded in the journal"
+}
+
+// transcriptionName matches the names of transcriptions' artifacts, this
+// build's amendments and earlier builds' whole copies.
+var transcriptionName = regexp.MustCompile(`_a[0-9]+_t[0-9]+(-[0-9a-f]{8})?\.json(\.age)?$`)

@@ -31,7 +31,11 @@ func fail(w http.ResponseWriter, status int, err error) {
 }
 
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"csrf": s.csrf, "user": s.cfg.User, "host": s.cfg.Host})
+	var csrf string
+	if c, err := r.Cookie(cookieName); err == nil {
+		csrf, _ = s.sess.csrfOf(c.Value)
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"csrf": csrf, "user": s.cfg.User, "host": s.cfg.Host})
 }
 
 func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +48,7 @@ func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) {
-	d, err := review.DeskDocument(s.cfg.Place, r.URL.Query().Get("id"), s.cfg.Identities)
+	d, err := review.DeskDocument(r.Context(), s.cfg.Place, r.URL.Query().Get("id"), s.cfg.Identities)
 	if errors.Is(err, review.ErrNoDeskDocument) {
 		fail(w, http.StatusNotFound, err)
 		return
@@ -163,8 +167,16 @@ func (s *Server) decideOptions(req decideRequest) (review.DecideOptions, error) 
 		return o, errors.New("page settings go with a retry only")
 	}
 	if len(req.Retry) > 0 {
+		for name := range req.Retry {
+			if !review.IsRetrySetting(name) {
+				return o, fmt.Errorf("retry: no setting %q: a retry sets the page settings and the validation's, by the names review retry --help gives", name)
+			}
+		}
 		b, _ := json.Marshal(req.Retry)
 		if err := json.Unmarshal(b, &o.Retry); err != nil {
+			return o, fmt.Errorf("retry settings: %w", err)
+		}
+		if err := json.Unmarshal(b, &o.RetryValidation); err != nil {
 			return o, fmt.Errorf("retry settings: %w", err)
 		}
 		for name := range req.Retry {
@@ -244,9 +256,28 @@ type transcribeRequest struct {
 	ID    string `json:"id"`
 	Since int64  `json:"since"`
 	Page  int    `json:"page"`
-	Box   [4]int `json:"box"`
-	Field string `json:"field"`
-	Text  string `json:"text"`
+	// Box is decoded as it came, so that three numbers or five are
+	// refused rather than padded or cut to four (box).
+	Box   []json.Number `json:"box"`
+	Field string        `json:"field"`
+	Text  string        `json:"text"`
+}
+
+// box is the request's box as four whole numbers of pixels, or an error
+// naming the rule; review.Transcribe holds it to the page.
+func (req transcribeRequest) box() ([4]int, error) {
+	var b [4]int
+	if len(req.Box) != 4 {
+		return b, fmt.Errorf("a box is exactly four numbers (x0, y0, x1, y1 in pixels of the page as read), not %d", len(req.Box))
+	}
+	for i, n := range req.Box {
+		v, err := strconv.Atoi(n.String())
+		if err != nil {
+			return b, fmt.Errorf("a box is four whole numbers of pixels: %q is not one", n.String())
+		}
+		b[i] = v
+	}
+	return b, nil
 }
 
 func (s *Server) handleTranscribe(w http.ResponseWriter, r *http.Request) {
@@ -261,8 +292,13 @@ func (s *Server) handleTranscribe(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, errors.New("a transcription names the document and its version"))
 		return
 	}
+	box, err := req.box()
+	if err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
+	}
 	path, err := review.Transcribe(r.Context(), review.TranscribeOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal,
-		SourceID: req.ID, Since: req.Since, Page: req.Page, Box: req.Box, Field: req.Field, Text: req.Text,
+		SourceID: req.ID, Since: req.Since, Page: req.Page, Box: box, Field: req.Field, Text: req.Text,
 		User: s.cfg.User, Host: s.cfg.Host, Identities: s.cfg.Identities})
 	var nr *journal.NotInReviewError
 	var ch *journal.ChangedError

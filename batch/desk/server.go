@@ -6,8 +6,11 @@
 //
 // It is safe by construction, since what it shows is medical:
 //
-//   - every request needs the session: the random token of the URL printed
-//     at start, exchanged at once for an HttpOnly, SameSite=Strict cookie;
+//   - every request for the batch needs a session: the one-time code
+//     printed at start, typed into the page and POSTed (never in a URL),
+//     exchanged once for a session of that browser's own, an HttpOnly,
+//     SameSite=Strict cookie (session.go); only the page and its script
+//     and style are served without one;
 //   - every state change needs the session's CSRF token in a header;
 //   - the Host header must name the address listened on (no DNS
 //     rebinding);
@@ -77,30 +80,23 @@ const (
 		"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 
-// Server is one desk session: its token, its CSRF token and the hosts it
-// answers to.
+// Server is one desk: its sessions and the hosts it answers to.
 type Server struct {
-	cfg     Config
-	token   string // in the URL printed at start
-	session string // the cookie's value
-	csrf    string
-	hosts   map[string]bool
-	images  *imageCache
-	mux     *http.ServeMux
+	cfg    Config
+	sess   *sessions
+	hosts  map[string]bool
+	images *imageCache
+	mux    *http.ServeMux
 }
 
 // New returns a desk for cfg answering at addr (host:port, as listened
 // on): the Host header must be addr, or localhost with its port when addr
 // is a loopback address.
 func New(cfg Config, addr string) *Server {
-	s := &Server{cfg: cfg, token: randomToken(), session: randomToken(), csrf: randomToken(),
-		hosts: allowedHosts(addr), images: newImageCache(8)}
+	s := &Server{cfg: cfg, sess: newSessions(), hosts: allowedHosts(addr), images: newImageCache(8)}
 	s.routes()
 	return s
 }
-
-// Token is the token the URL carries; URL is that URL.
-func (s *Server) Token() string { return s.token }
 
 // allowedHosts are the Host headers the desk answers: addr, and for a
 // loopback address its other names with the same port.
@@ -132,6 +128,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, sub, "index.html")
 	})
+	s.mux.HandleFunc("POST /api/open", s.handleOpen)
 	s.mux.HandleFunc("GET /api/session", s.handleSession)
 	s.mux.HandleFunc("GET /api/queue", s.handleQueue)
 	s.mux.HandleFunc("GET /api/doc", s.handleDoc)
@@ -172,33 +169,40 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet && r.URL.Path == "/" {
-		if !equal(tok, s.token) {
-			http.Error(w, "wrong token: open the URL refbatch desk printed", http.StatusForbidden)
-			return
-		}
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.session, Path: "/", HttpOnly: true,
-			SameSite: http.SameSiteStrictMode})
-		// Off the URL at once, so that it is in no history entry.
-		http.Redirect(w, r, "/", http.StatusSeeOther)
+	if o := r.Header.Get("Origin"); o != "" && r.Method != http.MethodGet && r.Method != http.MethodHead && !s.hosts[strings.TrimPrefix(o, "http://")] {
+		http.Error(w, "wrong origin", http.StatusForbidden)
 		return
 	}
-	c, err := r.Cookie(cookieName)
-	if err != nil || !equal(c.Value, s.session) {
-		http.Error(w, "no session: open the URL refbatch desk printed", http.StatusForbidden)
+	if public(r) {
+		s.mux.ServeHTTP(w, r)
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		if !equal(r.Header.Get("X-CSRF-Token"), s.csrf) {
-			http.Error(w, "missing or wrong CSRF token", http.StatusForbidden)
-			return
-		}
-		if o := r.Header.Get("Origin"); o != "" && !s.hosts[strings.TrimPrefix(o, "http://")] {
-			http.Error(w, "wrong origin", http.StatusForbidden)
-			return
-		}
+	csrf, ok := "", false
+	if c, err := r.Cookie(cookieName); err == nil {
+		csrf, ok = s.sess.csrfOf(c.Value)
+	}
+	if !ok {
+		http.Error(w, "no session: open the address refbatch desk printed and enter its code", http.StatusForbidden)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !equal(r.Header.Get("X-CSRF-Token"), csrf) {
+		http.Error(w, "missing or wrong CSRF token", http.StatusForbidden)
+		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// public reports whether r asks for what is served without a session:
+// the page, its script and style (none holds anything of the batch), and
+// the exchange of a code for a session.
+func public(r *http.Request) bool {
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/api/open":
+		return true
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		return false
+	}
+	return r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/static/")
 }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
@@ -207,7 +211,7 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // routes, never anything a request made up.
 func route(path string) string {
 	switch path {
-	case "/", "/api/session", "/api/queue", "/api/doc", "/api/page", "/api/decide", "/api/transcribe":
+	case "/", "/api/open", "/api/session", "/api/queue", "/api/doc", "/api/page", "/api/decide", "/api/transcribe":
 		return path
 	}
 	if strings.HasPrefix(path, "/static/") {

@@ -31,16 +31,20 @@ func TestGuards(t *testing.T) {
 		s.ServeHTTP(w, r)
 		return w
 	}
-	login := do("GET", "/?token="+s.Token(), "localhost:8080", "", nil)
-	if login.Code != http.StatusSeeOther || login.Header().Get("Location") != "/" {
-		t.Fatalf("the token: %d to %q, want 303 to /", login.Code, login.Header().Get("Location"))
+	code := s.Code()
+	asJSON := map[string]string{"Content-Type": "application/json"}
+	login := do("POST", "/api/open", "localhost:8080", `{"code":"`+code+`"}`, asJSON)
+	if login.Code != http.StatusOK {
+		t.Fatalf("the code: %d %s, want 200", login.Code, login.Body)
 	}
+	var opened struct{ CSRF string }
+	json.Unmarshal(login.Body.Bytes(), &opened)
 	cookie := login.Header().Get("Set-Cookie")
 	if !strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "SameSite=Strict") {
 		t.Fatalf("session cookie %q, want HttpOnly and SameSite=Strict", cookie)
 	}
 	session := map[string]string{"Cookie": strings.Split(cookie, ";")[0]}
-	withCSRF := map[string]string{"Cookie": session["Cookie"], "X-CSRF-Token": s.csrf}
+	withCSRF := map[string]string{"Cookie": session["Cookie"], "X-CSRF-Token": opened.CSRF}
 	decide := `{"action":"accept","ids":["R-0001"]}`
 	for _, c := range []struct {
 		name, method, target, host, body string
@@ -48,15 +52,19 @@ func TestGuards(t *testing.T) {
 		want                             int
 	}{
 		{"no session", "GET", "/api/queue", "127.0.0.1:8080", "", nil, http.StatusForbidden},
-		{"a wrong token", "GET", "/?token=guessed", "127.0.0.1:8080", "", nil, http.StatusForbidden},
-		{"a wrong Host", "GET", "/?token=" + s.Token(), "evil.example:8080", "", nil, http.StatusMisdirectedRequest},
+		{"a wrong code", "POST", "/api/open", "127.0.0.1:8080", `{"code":"guessed"}`, asJSON, http.StatusForbidden},
+		{"the code again", "POST", "/api/open", "127.0.0.1:8080", `{"code":"` + code + `"}`, asJSON, http.StatusForbidden},
+		{"the code as a form", "POST", "/api/open", "127.0.0.1:8080", "code=" + code, nil, http.StatusUnsupportedMediaType},
+		{"a wrong Host", "POST", "/api/open", "evil.example:8080", `{"code":"` + code + `"}`, asJSON, http.StatusMisdirectedRequest},
+		{"the code in a query is no session", "GET", "/api/queue?token=" + code, "127.0.0.1:8080", "", nil, http.StatusForbidden},
+		{"the page without a session", "GET", "/", "127.0.0.1:8080", "", nil, http.StatusOK},
 		{"a wrong Host with the session", "GET", "/api/queue", "evil.example", "", session, http.StatusMisdirectedRequest},
 		{"a wrong port", "GET", "/api/queue", "127.0.0.1:9090", "", session, http.StatusMisdirectedRequest},
 		{"no CSRF token", "POST", "/api/decide", "127.0.0.1:8080", decide, session, http.StatusForbidden},
 		{"a wrong CSRF token", "POST", "/api/decide", "127.0.0.1:8080", decide,
 			map[string]string{"Cookie": session["Cookie"], "X-CSRF-Token": "x"}, http.StatusForbidden},
 		{"another origin", "POST", "/api/decide", "127.0.0.1:8080", decide,
-			map[string]string{"Cookie": session["Cookie"], "X-CSRF-Token": s.csrf, "Origin": "http://evil.example"}, http.StatusForbidden},
+			map[string]string{"Cookie": session["Cookie"], "X-CSRF-Token": opened.CSRF, "Origin": "http://evil.example"}, http.StatusForbidden},
 		{"a body too large", "POST", "/api/decide", "127.0.0.1:8080", `{"note":"` + strings.Repeat("x", maxBody) + `"}`, withCSRF, http.StatusRequestEntityTooLarge},
 		{"an unknown decision", "POST", "/api/decide", "127.0.0.1:8080", `{"action":"delete","ids":["R-0001"]}`, withCSRF, http.StatusBadRequest},
 		{"an unknown field", "POST", "/api/decide", "127.0.0.1:8080", `{"action":"accept","ids":["R-0001"],"user":"mallory"}`, withCSRF, http.StatusBadRequest},
@@ -74,7 +82,7 @@ func TestGuards(t *testing.T) {
 			}
 		})
 	}
-	if strings.Contains(logged.String(), "P-123456") || strings.Contains(logged.String(), s.Token()) || !strings.Contains(logged.String(), "route=/api/page") {
+	if strings.Contains(logged.String(), "P-123456") || strings.Contains(logged.String(), code) || !strings.Contains(logged.String(), "route=/api/page") {
 		t.Errorf("the log has a query, or not the routes:\n%s", logged.String())
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -197,6 +198,7 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.StopWith(ctx)
 	x := &exporter{o: o, root: audit.SourceRoot(runs), st: st, res: res, dirMode: dirMode(o.FileMode)}
 	if x.history, err = docHistory(j); err != nil {
 		return nil, err
@@ -281,9 +283,23 @@ func checkExportOptions(o *ExportOptions) error {
 }
 
 // ExportName is the name export gives a document's files, before the
-// extension (<name>.pdf, <name>.txt, <name>.alto.xml), and its folder in
-// a bag: the source_id made safe for any file system, as artifacts name it.
+// extension (<name>.pdf, <name>.txt, <name>.alto.xml): the source_id made
+// safe for any file system, as artifacts name it.
 func ExportName(sourceID string) string { return layout.SafeName(sourceID) }
+
+// BagFolder is a document's folder in a bag's payload: ExportName, except
+// where that would meet the bag's own file there (data/report.json, in any
+// case, for a file system that ignores it), which gets a short hash of the
+// source_id after "~", as SafeName marks the IDs it changed. No source_id
+// makes a folder that meets a file of the bag, so no rerun of an export
+// can fail on one.
+func BagFolder(sourceID string) string {
+	name := ExportName(sourceID)
+	if strings.EqualFold(name, report.JSONFile) {
+		return name + "~" + export.Sum([]byte(sourceID))[:8]
+	}
+	return name
+}
 
 // dirMode is a folder's mode for files of mode m: x wherever r is set.
 func dirMode(m os.FileMode) os.FileMode { return m | (m&0o444)>>2 }

@@ -113,8 +113,8 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 	}
 	dir, prefix := ".", ""
 	if x.o.Bag {
-		dir = path.Join(export.PayloadDir, layout.SafeName(d.SourceID))
-		prefix = export.PayloadDir + "/" + layout.SafeName(d.SourceID) + "/"
+		dir = path.Join(export.PayloadDir, BagFolder(d.SourceID))
+		prefix = export.PayloadDir + "/" + BagFolder(d.SourceID) + "/"
 	}
 	written, present, err := x.write(dir, prefix, names, contents)
 	if err != nil {

@@ -175,11 +175,19 @@ func Open(path string, opts ...Option) (*Journal, error) {
 	}
 	// Create the file ourselves so its mode is 0600 from the first byte,
 	// and never through a symbolic link: a batch's journal is its own.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
+	fi, err := f.Stat()
 	f.Close()
+	if err == nil && !fi.Mode().IsRegular() {
+		// SQLite would wait on a FIFO for good.
+		err = fmt.Errorf("%s is not a regular file: %w", path, ErrNotJournal)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
 	if err := checkOurs(path); err != nil {
 		return nil, err
 	}

@@ -134,8 +134,11 @@ func OpenReadOnly(path string) (*Journal, error) {
 // release, when not nil, is to be called after the database is closed.
 func openSQLiteRO(path string) (db *sql.DB, release func() error, err error) {
 	for try := 0; ; try++ {
-		if _, err := os.Stat(path); err != nil {
+		if fi, err := os.Stat(path); err != nil {
 			return nil, nil, err
+		} else if !fi.Mode().IsRegular() {
+			// SQLite would block in open(2) on a FIFO, past every signal.
+			return nil, nil, fmt.Errorf("%s is not a regular file: %w", path, ErrNotJournal)
 		}
 		q := url.Values{}
 		q.Add("_pragma", "busy_timeout(30000)")

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -133,19 +134,43 @@ func ArtifactPath(name string) string { return ArtifactsDir + "/" + name }
 // wrote it.
 func StoreName(path string) string { return strings.TrimPrefix(path, ArtifactsDir+"/") }
 
+// Bounds of an artifact's size, which a reader checks before it reads a
+// byte (MaxArtifactBytes).
+const (
+	// maxPageBytes is the most a page of an artifact can take: a page's
+	// result is a worker's answer, which the parent refuses over 32 MiB
+	// (ocr's maxReply), and the artifact writes it as the answer was.
+	maxPageBytes = 32 << 20
+	// maxArtifactBase is the rest: provenance, encryption, and the
+	// transcriptions of an artifact an earlier build wrote whole (each at
+	// most 16 KiB of text, which JSON escapes to at most six times that).
+	maxArtifactBase = 16 << 20
+)
+
+// MaxArtifactBytes is the most an artifact of a document of pages pages
+// can be on disk. The journal records the pages at admission; a file in
+// an artifact's place that is larger (a sparse file of gigabytes) is
+// refused unread.
+func MaxArtifactBytes(pages int) int64 {
+	return maxArtifactBase + int64(max(pages, 1))*maxPageBytes
+}
+
 // OpenArtifact reads a document's artifact for a reader (show, eval): its
 // bytes must hash to what the journal recorded and its text to its content
 // hash, since altered text must not be shown or scored as if it were read.
+// It reads a regular file only, of at most MaxArtifactBytes, opened with
+// no link followed (store.IsUnsafe tells those refusals).
 func OpenArtifact(st *store.Store, d journal.Doc, ids []age.Identity) (*Artifact, error) {
 	name := StoreName(d.Artifact)
-	sum, err := st.Hash(name)
+	limit := MaxArtifactBytes(d.Pages)
+	sum, err := st.HashAtMost(name, limit)
 	if err != nil {
 		return nil, fmt.Errorf("artifact of %s: %w", d.SourceID, err)
 	}
 	if sum != d.ArtifactSHA256 {
 		return nil, fmt.Errorf("artifact %s was altered: sha256 %s, journal %s", d.Artifact, sum, d.ArtifactSHA256)
 	}
-	a, err := ReadArtifact(st, name, ids)
+	a, err := ReadArtifactAtMost(st, name, limit, ids)
 	if err != nil {
 		return nil, fmt.Errorf("artifact %s: %w", d.Artifact, err)
 	}
@@ -155,17 +180,51 @@ func OpenArtifact(st *store.Store, d journal.Doc, ids []age.Identity) (*Artifact
 	return a, nil
 }
 
+// ReadArtifact reads and parses the artifact name, of any size; see
+// ReadArtifactAtMost.
 func ReadArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, error) {
-	b, err := st.Read(name, ids)
-	if err != nil {
-		return nil, err
+	return ReadArtifactAtMost(st, name, -1, ids)
+}
+
+// ReadArtifactAtMost reads the artifact name as store.ReadAtMost does,
+// at most limit bytes, and parses it. An amendment (a transcription
+// stored on its own: see Amendment) is read with the artifact it amends,
+// each link's hash checked against the one before's record of it, and
+// returned as that artifact with the transcriptions added, oldest first.
+func ReadArtifactAtMost(st *store.Store, name string, limit int64, ids []age.Identity) (*Artifact, error) {
+	var added []Transcription
+	for hops := 0; ; hops++ {
+		b, err := st.ReadAtMost(name, limit, ids)
+		if err != nil {
+			return nil, err
+		}
+		var head struct {
+			Format string `json:"format"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return nil, fmt.Errorf("parsing artifact: %w", err)
+		}
+		switch head.Format {
+		case ArtifactFormat:
+			var a Artifact
+			if err := json.Unmarshal(b, &a); err != nil {
+				return nil, fmt.Errorf("parsing artifact: %w", err)
+			}
+			slices.Reverse(added)
+			a.Transcriptions = append(a.Transcriptions, added...)
+			return &a, nil
+		case AmendmentFormat:
+			if hops >= maxAmendments {
+				return nil, fmt.Errorf("artifact %s: more than %d amendments in a row", name, maxAmendments)
+			}
+			next, t, err := readAmendment(st, name, b, limit)
+			if err != nil {
+				return nil, err
+			}
+			added = append(added, t)
+			name = next
+		default:
+			return nil, fmt.Errorf("unknown artifact format %q", head.Format)
+		}
 	}
-	var a Artifact
-	if err := json.Unmarshal(b, &a); err != nil {
-		return nil, fmt.Errorf("parsing artifact: %w", err)
-	}
-	if a.Format != ArtifactFormat {
-		return nil, fmt.Errorf("unknown artifact format %q", a.Format)
-	}
-	return &a, nil
 }

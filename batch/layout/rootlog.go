@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/refbatch/refbatch/report"
@@ -67,11 +68,16 @@ func AppendRootLog(path, batch string, rep *report.Report, now time.Time) error 
 // the order they were appended. A line that is not an entry is an error
 // naming it: a root log is the auditor's, and a damaged one must show.
 func ReadRootLog(path, batch string) ([]RootLogEntry, error) {
-	f, err := os.Open(path)
+	// Without blocking: a FIFO given as the root log is refused, not
+	// waited on.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("root log: %w", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("root log %s: not a regular file", path)
+	}
 	var out []RootLogEntry
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"filippo.io/age"
 
@@ -19,7 +19,6 @@ import (
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/batch/store"
-	"github.com/refbatch/refbatch/manifest"
 	"github.com/refbatch/refbatch/ocr/result"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
@@ -123,8 +122,15 @@ type DeskDoc struct {
 	SourcePath string `json:"source_path"`
 	// Fields are the manifest's fields the text is checked against, and
 	// where on the pages they were found.
-	Fields  []DeskField `json:"fields"`
-	History []DeskEvent `json:"history"`
+	Fields []DeskField `json:"fields"`
+	// ManifestChanged names the fields of the manifest's row that are not
+	// what was admitted (by the salted digests the journal holds): the
+	// manifest was edited since, and what Fields shows is not what the
+	// text was checked against. ManifestError says why the row could not
+	// be read, "" when it was.
+	ManifestChanged []string    `json:"manifest_changed,omitempty"`
+	ManifestError   string      `json:"manifest_error,omitempty"`
+	History         []DeskEvent `json:"history"`
 	// Version is the document's latest event: a decision made with it
 	// is refused when the document changed since (DecideOptions.Since).
 	Version int64 `json:"version"`
@@ -146,8 +152,10 @@ type DeskField struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 	Found bool   `json:"found"`
-	Page  int    `json:"page"`
-	Box   [4]int `json:"box"`
+	// Changed is true when the field is not what was admitted.
+	Changed bool   `json:"changed,omitempty"`
+	Page    int    `json:"page"`
+	Box     [4]int `json:"box"`
 }
 
 // DeskEvent is one event of a document's history.
@@ -169,7 +177,8 @@ var ErrNoDeskDocument = errors.New("no document in this batch has that source_id
 // DeskDocument reads the document with sourceID for the desk: its row,
 // its history, its manifest fields read again from the manifest, and its
 // artifact decrypted with ids (checked as Show checks it).
-func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc, error) {
+// Its reads of the artifact stop when ctx ends.
+func DeskDocument(ctx context.Context, p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc, error) {
 	j, p, err := layout.OpenJournal(p)
 	if err != nil {
 		return nil, err
@@ -199,6 +208,7 @@ func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc
 	if d.Artifact != "" {
 		st, err := store.OpenReadOnly(filepath.Join(p.Out, layout.ArtifactsDir))
 		if err == nil {
+			st.StopWith(ctx)
 			var a *layout.Artifact
 			if a, err = layout.OpenArtifact(st, d, ids); err == nil {
 				out.Text, out.Transcriptions = a.Pages, a.Transcriptions
@@ -208,7 +218,7 @@ func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc
 			out.ArtifactError = err.Error()
 		}
 	}
-	out.readManifest(d.Line)
+	out.readManifest(j, d.Line)
 	if d.State == outcome.Rejected || d.State == outcome.Review {
 		if out.Detail, out.Rejection, err = docDetail(j, out.Manifest, d.Line); err != nil {
 			return nil, err
@@ -267,57 +277,6 @@ func deskEvent(e journal.Event) DeskEvent {
 		de.To = strings.TrimSpace(string(data.State) + " " + string(data.Reason))
 	}
 	return de
-}
-
-// readManifest fills the source path and the fields from the manifest's
-// row at line, read now; a manifest that cannot be read leaves them
-// empty.
-func (d *DeskDoc) readManifest(line int) {
-	d.Fields = []DeskField{}
-	if d.Manifest == "" {
-		return
-	}
-	x, err := manifest.NewIndex(d.Manifest)
-	if err != nil {
-		return
-	}
-	row, ok, err := x.Row(line)
-	if err != nil || !ok {
-		return
-	}
-	d.SourcePath = row.Path
-	for _, f := range []DeskField{{Name: manifest.ColParticipantID, Value: row.ParticipantID}, {Name: manifest.ColReferralDate, Value: row.ReferralDate}} {
-		if f.Value != "" {
-			f.Page, f.Box, f.Found = locate(d.Text, f.Value)
-		}
-		d.Fields = append(d.Fields, f)
-	}
-}
-
-// locate finds value among the words of pages, compared on letters and
-// digits only: the page (from 0) and the word's box.
-func locate(pages []result.PageResult, value string) (int, [4]int, bool) {
-	want := alnum(value)
-	if want == "" {
-		return 0, [4]int{}, false
-	}
-	for _, p := range pages {
-		for _, w := range p.Words {
-			if strings.Contains(alnum(w.Text), want) {
-				return p.Index, w.Box, true
-			}
-		}
-	}
-	return 0, [4]int{}, false
-}
-
-func alnum(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return unicode.ToLower(r)
-		}
-		return -1
-	}, s)
 }
 
 // DeskSource names the source of the document with sourceID by its

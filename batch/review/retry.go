@@ -8,6 +8,7 @@ import (
 
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/ocr/page"
 )
 
 // This file is what a retry decision records beside its page policy: the
@@ -36,6 +37,16 @@ var retryValidationNames = func() (names []string) {
 
 // retryValidation is the latest run's validation settings with those set
 // (by JSON name) replaced by over's, checked as a run checks its own.
+// IsRetrySetting reports whether a retry can set name: a page setting
+// (page.Policy's JSON names) or a validation setting (RetryValidation's).
+func IsRetrySetting(name string) bool {
+	if slices.Contains(retryValidationNames, name) {
+		return true
+	}
+	_, err := page.Policy{}.Overlay(page.Policy{}, []string{name})
+	return err == nil
+}
+
 func retryValidation(j *journal.Journal, over RetryValidation, set []string) (RetryValidation, error) {
 	s := layout.Settings{}
 	runs, err := j.Runs()

@@ -2,6 +2,8 @@ package review
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -14,12 +16,16 @@ import (
 	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/ocr/result"
 )
 
 // This file records a person's transcription of a region (refbatch desk):
-// a new artifact, encrypted as the batch's are, that keeps the old one's
-// text and adds the transcription, marked as a person's; the old artifact
-// stays, named by the journal's event.
+// an amendment (layout.Amendment), a small artifact version encrypted as
+// the batch's are that holds the transcription, marked as a person's, and
+// names the version it amends by path and hash; the journal names it as
+// the document's artifact, and the version amended stays, named by the
+// journal's event. A transcription costs its own few kilobytes, not a
+// copy of the whole artifact.
 
 // TranscriptionSource marks a transcription's text as a person's.
 const TranscriptionSource = "person"
@@ -45,8 +51,8 @@ type TranscribeOptions struct {
 }
 
 // Transcribe adds o's transcription to the document's artifact: it writes
-// a new artifact with it (the old one's pages and earlier transcriptions
-// kept), then has the journal name the new one, in one transaction that
+// an amendment of the current version with it (layout.Amendment), then
+// has the journal name the amendment, in one transaction that
 // requires the document in review with the artifact read (else a
 // *journal.ChangedError or *journal.NotInReviewError, and the new file is
 // removed). It returns the new artifact's path as the journal names it.
@@ -89,13 +95,20 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	if o.Page < 0 || o.Page >= len(a.Pages) {
 		return "", fmt.Errorf("%s has no page %d", o.SourceID, o.Page+1)
 	}
-	a.Transcriptions = append(a.Transcriptions, layout.Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Field: o.Field,
-		Text: text, User: o.User, Host: o.Host, At: time.Now().UTC()})
-	b, err := a.Marshal()
+	if err := checkBox(o.Box, a.Pages[o.Page]); err != nil {
+		return "", err
+	}
+	t := layout.Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Field: o.Field,
+		Text: text, User: o.User, Host: o.Host, At: time.Now().UTC()}
+	m := layout.Amendment{Amends: d.Artifact, AmendsSHA256: d.ArtifactSHA256, SourceID: d.SourceID, Transcription: t}
+	b, err := m.Marshal()
 	if err != nil {
 		return "", err
 	}
-	name := transcribedName(layout.StoreName(d.Artifact), len(a.Transcriptions))
+	name, err := transcribedName(layout.StoreName(d.Artifact), len(a.Transcriptions)+1)
+	if err != nil {
+		return "", err
+	}
 	sum, err := st.Put(name, b)
 	if err != nil {
 		return "", err
@@ -110,13 +123,47 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	return path, nil
 }
 
-// transcribedName is the name of an artifact with n transcriptions, made
-// from the name of the one it replaces: the attempt's name with "_t" and
-// n before the extension, so that it stays the document's.
-func transcribedName(old string, n int) string {
+// transcribedName is the name of the amendment that adds the n-th
+// transcription, made from the name of the version it amends: the
+// attempt's name with "_t", n, "-" and eight random hex digits before the
+// extension, so that it stays the document's, and so that a file a desk
+// published and was stopped before the journal named (which verify lists
+// as unknown_file) never takes the name of the next one.
+func transcribedName(old string, n int) (string, error) {
 	base, ext, _ := strings.Cut(old, ".json")
 	if i := strings.LastIndex(base, "_t"); i > 0 && strings.Contains(base[:i], "_a") {
 		base = base[:i]
 	}
-	return fmt.Sprintf("%s_t%d.json%s", base, n, ext)
+	var r [4]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s_t%d-%s.json%s", base, n, hex.EncodeToString(r[:]), ext), nil
+}
+
+// BoxError is a transcription's box that breaks a rule: not ordered, or
+// not inside its page. Rule names the rule, for the person.
+type BoxError struct {
+	Box  [4]int
+	Rule string
+}
+
+func (e *BoxError) Error() string {
+	return fmt.Sprintf("the box %d,%d,%d,%d %s", e.Box[0], e.Box[1], e.Box[2], e.Box[3], e.Rule)
+}
+
+// checkBox holds a transcription's box (x0, y0, x1, y1, in pixels of the
+// page as read) to the page: ordered, at least a pixel wide and high,
+// and inside the page's width and height (a page an earlier build read
+// without them is held to being ordered and not negative).
+func checkBox(b [4]int, p result.PageResult) error {
+	switch {
+	case b[0] < 0 || b[1] < 0:
+		return &BoxError{b, "starts off the page: x0 and y0 are at least 0"}
+	case b[0] >= b[2] || b[1] >= b[3]:
+		return &BoxError{b, "is not ordered: x0 < x1 and y0 < y1"}
+	case p.Width > 0 && p.Height > 0 && (b[2] > p.Width || b[3] > p.Height):
+		return &BoxError{b, fmt.Sprintf("ends off the page: the page is %d by %d pixels", p.Width, p.Height)}
+	}
+	return nil
 }

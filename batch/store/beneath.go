@@ -20,14 +20,14 @@ import (
 var ErrLink = errors.New("symbolic link")
 
 // LinkError is a symbolic link met beneath a Root: refbatch follows none
-// there, and writes nothing through one.
+// there, and reads and writes nothing through one.
 type LinkError struct {
 	// Path is the link's path: the Root's folder joined with the name.
 	Path string
 }
 
 func (e *LinkError) Error() string {
-	return e.Path + " is a symbolic link: refbatch writes nothing through a link"
+	return e.Path + " is a symbolic link: refbatch reads and writes nothing through a link"
 }
 
 // Unwrap makes errors.Is(err, ErrLink) true.

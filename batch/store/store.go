@@ -35,7 +35,7 @@
 package store
 
 import (
-	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -66,6 +66,8 @@ type Store struct {
 	// for OpenReadOnly's, which writes nothing.
 	root       *Root
 	recipients []age.Recipient
+	// ctx, when set (StopWith), ends a read in progress.
+	ctx context.Context
 }
 
 // Open opens the artifacts folder dir, creating it (and its parents) with mode
@@ -213,64 +215,6 @@ func (s *Store) encode(w io.Writer, plaintext []byte) error {
 	return nil
 }
 
-// Hash returns the SHA-256 (hex) of the artifact name as it is on disk.
-func (s *Store) Hash(name string) (string, error) {
-	if err := checkName(name); err != nil {
-		return "", err
-	}
-	f, err := s.open(name)
-	if err != nil {
-		return "", fmt.Errorf("hashing artifact %s: %w", name, err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hashing artifact %s: %w", name, err)
-	}
-	return hexSum(h), nil
-}
-
-// Read returns the plaintext of the artifact name. An age-encrypted artifact
-// is decrypted with ids (ErrNoIdentities when there are none); a plaintext
-// artifact is returned as is, except that an encrypting store refuses one,
-// since it should hold only ciphertext.
-//
-// Whether to decrypt is decided by the file, not by the store's recipients,
-// so an auditor can open the store without recipients and read with an
-// identity.
-func (s *Store) Read(name string, ids []age.Identity) ([]byte, error) {
-	if err := checkName(name); err != nil {
-		return nil, err
-	}
-	f, err := s.open(name)
-	if err != nil {
-		return nil, fmt.Errorf("reading artifact %s: %w", name, err)
-	}
-	data, err := io.ReadAll(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("reading artifact %s: %w", name, err)
-	}
-	if !bytes.HasPrefix(data, []byte(ageMagic)) {
-		if s.Encrypted() {
-			return nil, fmt.Errorf("reading artifact %s: not age-encrypted in an encrypted store", name)
-		}
-		return data, nil
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("reading artifact %s: %w", name, ErrNoIdentities)
-	}
-	r, err := age.Decrypt(bytes.NewReader(data), ids...)
-	if err != nil {
-		return nil, fmt.Errorf("decrypting artifact %s: %w", name, err)
-	}
-	plain, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("decrypting artifact %s: %w", name, err)
-	}
-	return plain, nil
-}
-
 // List returns the names of the files in the folder, sorted, temp files
 // included. Subfolders are left out.
 func (s *Store) List() ([]string, error) {
@@ -338,15 +282,6 @@ func (s *Store) Remove(name string) error {
 		return fmt.Errorf("syncing artifacts folder: %w", err)
 	}
 	return nil
-}
-
-// open opens the artifact name for reading: beneath the folder held open
-// when the store has it, by its path otherwise.
-func (s *Store) open(name string) (*os.File, error) {
-	if s.root != nil {
-		return s.root.Open(name)
-	}
-	return os.Open(filepath.Join(s.dir, name))
 }
 
 // IsNoSpace reports whether err was caused by a full disk (ENOSPC, or

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -33,8 +36,12 @@ func deskCommand() *cli.Command {
 		Name:  "desk",
 		Usage: "review the batch in a browser: the page, the text and the decision on one screen",
 		Description: `Serves the review desk, a local web application over the batch's journal,
-and prints one URL to open (with a random token: it is the key to the
-session, share it with no one). One document at a time: the page image
+and prints its address and a one-time code: open the address and enter the
+code, which opens one browser session (its own cookie) and is then used up.
+The code is never part of a URL, so no browser history holds it; share it
+with no one. For another browser (or after closing this one) press Enter
+where refbatch desk runs, or send it SIGHUP: it prints a new code, and a
+code not used yet stops working. Sessions end when the desk stops. One document at a time: the page image
 (rendered on demand in a supervised child, never written to disk) with the
 words read drawn over it (low-confidence words marked, unread regions and
 handwriting outlined), the text, the manifest's fields and where the text
@@ -78,13 +85,13 @@ error (no batch there, a non-loopback address without
 			if err != nil {
 				return err
 			}
-			return runDesk(c.Context, o, p, c.App.Writer, c.App.ErrWriter)
+			return runDesk(c.Context, o, p, os.Stdin, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
 // runDesk serves the desk until ctx ends.
-func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdout, stderr io.Writer) error {
+func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdin io.Reader, stdout, stderr io.Writer) error {
 	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {
 		return usageErrf("--listen 127.0.0.1:8080, or 127.0.0.1:0 for a random port", "--listen %q: %w", o.listen, err)
@@ -124,16 +131,27 @@ func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdout, stderr 
 		cfg.Log = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	d := desk.New(cfg, addr)
-	srv := &http.Server{Handler: d, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+	// Requests are of the command's context: a signal stops the reads in
+	// progress at once, rather than after Shutdown's wait.
+	srv := &http.Server{Handler: d, BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(slog.NewTextHandler(io.Discard, nil), slog.LevelError)}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "http://%s/?token=%s\n", addr, d.Token())
-	fmt.Fprintln(stderr, "refbatch: the review desk is open at the URL above; Ctrl-C stops it")
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
+	fmt.Fprintf(stdout, "http://%s/\ncode %s\n", addr, d.Code())
+	fmt.Fprintln(stderr, "refbatch: the review desk is open at the address above: open it and enter the code, which opens one browser session; "+
+		"press Enter or send SIGHUP for another code; Ctrl-C stops it")
+	more := newCodes(ctx, stdin)
+	defer more.stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-more.c:
+			fmt.Fprintf(stdout, "code %s\n", d.NewCode())
+			continue
+		case <-ctx.Done():
+		}
+		break
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -142,4 +160,50 @@ func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdout, stderr 
 	}
 	fmt.Fprintln(stderr, "refbatch: the review desk stopped")
 	return nil
+}
+
+// codes tells runDesk when to print a new code: on SIGHUP, or on a line
+// read from stdin (Enter in the terminal). A stdin at its end (not a
+// terminal, /dev/null) asks for none.
+type codes struct {
+	c    chan struct{}
+	stop func()
+}
+
+func newCodes(ctx context.Context, stdin io.Reader) codes {
+	c := make(chan struct{}, 1)
+	ask := func() {
+		select {
+		case c <- struct{}{}:
+		default: // one is pending already
+		}
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		for {
+			select {
+			case <-hup:
+				ask()
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	if stdin != nil {
+		go func() {
+			buf := make([]byte, 256)
+			for {
+				n, err := stdin.Read(buf)
+				if bytes.ContainsRune(buf[:n], '\n') && ctx.Err() == nil {
+					ask()
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	return codes{c: c, stop: func() { signal.Stop(hup); cancel() }}
 }

@@ -52,8 +52,10 @@ and export exits 1 after exporting the rest.
 
 With --bag, --to is a BagIt bag (RFC 8493): data/<name>/ holds each
 document's files and its provenance.json, data/report.json the batch's
-report; bagit.txt, bag-info.txt and manifest-sha256.txt follow, and
-tagmanifest-sha256.txt is written last.
+report (a document whose <name> would be report.json, in any case, gets
+the folder report.json~ and a short hash of its source_id, so that no
+source_id meets a file of the bag); bagit.txt, bag-info.txt and
+manifest-sha256.txt follow, and tagmanifest-sha256.txt is written last.
 
 The searchable PDF's text layer is set line by line, in reading order, so
 that pdftotext, MuPDF and browsers rebuild the lines. Its metadata (in the

@@ -202,6 +202,9 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	}
 	if o.batch.Manifest == manifest.Stdin {
 		if o.batch.StdinSHA256, err = manifest.ReadStdin(os.Stdin); err != nil {
+			if errors.Is(err, manifest.ErrStdinTooLarge) {
+				return usageErrf("write the manifest to a file and pass its path: refbatch run [flags] manifest.csv", "%w", err)
+			}
 			return usageErrf("pipe the manifest CSV to the standard input: refbatch run [flags] - < manifest.csv", "%w", err)
 		}
 		o.batch.StdinRows = countRows(manifest.Stdin)

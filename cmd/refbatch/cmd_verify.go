@@ -58,7 +58,9 @@ artifact_hash_mismatch, artifacts_swapped (two artifacts holding each
 other's bytes: one finding naming both), unknown_file, artifact_unreadable,
 content_hash_mismatch, provenance_mismatch, source_missing, source_changed,
 source_unreadable, unfinished_document, undecided_state,
-journal_rewritten. It prints the recipients the journal records for the
+journal_rewritten, artifact_not_regular (a link, a FIFO, a device in an
+artifact's place: not read), artifact_oversized (larger than its
+document's pages can hold: not read; see refbatch help custody). It prints the recipients the journal records for the
 batch.
 
 An artifact a decision superseded (refbatch review retry) stays on disk and
@@ -271,7 +273,7 @@ Exit status: 0 printed; 1 not found, altered or undecryptable; 2 usage error
 			if err != nil {
 				return err
 			}
-			a, err := audit.Show(p, c.Args().First(), ids)
+			a, err := audit.Show(c.Context, p, c.Args().First(), ids)
 			switch {
 			case errors.Is(err, layout.ErrNoJournal) || errors.Is(err, journal.ErrNotJournal) || errors.Is(err, store.ErrNoIdentities):
 				return err // a usage error, mapped in one place

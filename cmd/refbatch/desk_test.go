@@ -65,9 +65,17 @@ func deskBatch(t *testing.T, dir string, ids, scanned []string, rejected int) st
 	return out
 }
 
-// startDesk starts `refbatch desk` on out and returns its URL; the desk is
-// stopped with SIGINT at the end of the test, and must exit 0.
-func startDesk(t *testing.T, out string, env ...string) string {
+// deskProc is a `refbatch desk` started by startDesk: URL is its address
+// ("http://host:port", no path), Code the one-time code it printed.
+type deskProc struct {
+	URL, Code string
+	cmd       *exec.Cmd
+	out       *bufio.Reader
+}
+
+// startDesk starts `refbatch desk` on out and reads its address and code;
+// the desk is stopped with SIGINT at the end of the test, and must exit 0.
+func startDesk(t *testing.T, out string, env ...string) *deskProc {
 	t.Helper()
 	cmd := exec.Command(binary, "desk", "--out", out)
 	cmd.Env = append(os.Environ(), env...)
@@ -82,15 +90,66 @@ func startDesk(t *testing.T, out string, env ...string) string {
 	}
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGINT)
-		if err := cmd.Wait(); err != nil {
+		if err := cmd.Wait(); err != nil && !strings.Contains(err.Error(), "Wait was already called") {
 			t.Errorf("desk after SIGINT: %v\n%s", err, stderr.String())
 		}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	d := &deskProc{cmd: cmd, out: bufio.NewReader(stdout)}
+	line, err := d.out.ReadString('\n')
 	if err != nil {
-		t.Fatalf("desk printed no URL: %v\n%s", err, stderr.String())
+		t.Fatalf("desk printed no address: %v\n%s", err, stderr.String())
 	}
-	return strings.TrimSpace(line)
+	d.URL = strings.TrimSuffix(strings.TrimSpace(line), "/")
+	d.Code = d.readCode(t)
+	return d
+}
+
+// readCode reads the next code the desk prints.
+func (d *deskProc) readCode(t *testing.T) string {
+	t.Helper()
+	line, err := d.out.ReadString('\n')
+	code, ok := strings.CutPrefix(strings.TrimSpace(line), "code ")
+	if err != nil || !ok || code == "" {
+		t.Fatalf("desk printed no code: %q %v", line, err)
+	}
+	return code
+}
+
+// newCode asks the desk for a new code (SIGHUP) and returns it.
+func (d *deskProc) newCode(t *testing.T) string {
+	t.Helper()
+	if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	return d.readCode(t)
+}
+
+// open exchanges code at the desk for a session, as the page does: a
+// client with the session's cookie, and its CSRF token.
+func (d *deskProc) open(t *testing.T, code string) (*http.Client, string) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Post(d.URL+"/api/open", "application/json", strings.NewReader(`{"code":"`+code+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s struct{ CSRF, Error string }
+	json.NewDecoder(resp.Body).Decode(&s)
+	if resp.StatusCode != http.StatusOK || s.CSRF == "" {
+		t.Fatalf("opening a session: status %d %s", resp.StatusCode, s.Error)
+	}
+	return c, s.CSRF
+}
+
+// deskLogin opens the desk in the browser and enters code, as a person
+// does.
+func deskLogin(d *deskProc, code string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		return chromedp.Do(ctx, chromedp.Navigate(d.URL+"/"), chromedp.WaitVisible(chromedp.ID("code")),
+			chromedp.SetValue(chromedp.ID("code"), code), chromedp.Click(chromedp.ID("open-btn")))
+	})
 }
 
 // TestDeskBrowser drives a real headless Chromium through the desk: the
@@ -129,8 +188,8 @@ func TestDeskBrowser(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	urlA := startDesk(t, a, "USER=alice")
-	deskRefusals(t, urlA, a)
+	deskA := startDesk(t, a, "USER=alice")
+	deskRefusals(t, deskA, a)
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000))
@@ -156,7 +215,7 @@ func TestDeskBrowser(t *testing.T) {
 	}
 	msgHas := func(s string) string { return `document.getElementById("msg").textContent.includes("` + s + `")` }
 	err = chromedp.Do(ctx,
-		chromedp.Navigate(urlA),
+		deskLogin(deskA, deskA.newCode(t)),
 		until("the queue", `document.querySelectorAll("#queue li").length === 4 && document.querySelectorAll("#rejected li").length === 1`),
 		until("the first document", title("R-0002")),
 		until("the page image with word boxes", `document.getElementById("page-img").naturalWidth > 0 && document.querySelectorAll("#overlay rect.word").length > 20`),
@@ -222,9 +281,9 @@ func TestDeskBrowser(t *testing.T) {
 	}
 
 	// The second batch: all id_not_found at once, with one note.
-	urlB := startDesk(t, b, "USER=alice")
+	deskB := startDesk(t, b, "USER=alice")
 	err = chromedp.Do(ctx,
-		chromedp.Navigate(urlB),
+		deskLogin(deskB, deskB.Code),
 		until("the queue", `document.querySelectorAll("#queue li").length === 2`),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := chromedp.Evaluate[bool](`(() => { const f = document.getElementById("filter"); f.value = "id_not_found"; f.dispatchEvent(new Event("change")); return true })()`)(ctx, tg)
@@ -261,7 +320,7 @@ func TestDeskBrowser(t *testing.T) {
 		t.Errorf("show R-0002: exit %d, want the text and the transcription, marked\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	deskExported(t, a)
-	for _, name := range []string{"R-0002_*_a1.json", "R-0002_*_a1_t1.json"} {
+	for _, name := range []string{"R-0002_*_a1.json", "R-0002_*_a1_t1-*.json"} {
 		if m, _ := filepath.Glob(filepath.Join(a, "artifacts", name)); len(m) != 1 {
 			t.Errorf("artifacts %s: %v, want one", name, m)
 		}
@@ -321,10 +380,10 @@ const deskDrag = `(() => {
 // deskRefusals sends the desk at url requests it must refuse: no session,
 // a wrong token, a wrong Host, a decision without the CSRF token. Each
 // gets a 4xx and the review lane of out stays as it was.
-func deskRefusals(t *testing.T, url, out string) {
+func deskRefusals(t *testing.T, d *deskProc, out string) {
 	t.Helper()
 	before := refbatch(t, nil, "review", "--out", out, "--json").stdout
-	base := url[:strings.Index(url, "/?token=")]
+	base := d.URL
 	get := func(c *http.Client, u string, h map[string]string) int {
 		req, _ := http.NewRequest("GET", u, nil)
 		for k, v := range h {
@@ -340,20 +399,34 @@ func deskRefusals(t *testing.T, url, out string) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
+	post := func(u, body string, h map[string]string) int {
+		req, _ := http.NewRequest("POST", u, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range h {
+			if k == "Host" {
+				req.Host = v
+			}
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
 	for name, code := range map[string]int{
-		"no session":  get(http.DefaultClient, base+"/api/queue", nil),
-		"wrong token": get(http.DefaultClient, base+"/?token=guessed", nil),
-		"wrong Host":  get(http.DefaultClient, url, map[string]string{"Host": "evil.example:80"}),
+		"no session":        get(http.DefaultClient, base+"/api/queue", nil),
+		"the code in a URL": get(http.DefaultClient, base+"/api/queue?token="+d.Code, nil),
+		"a wrong code":      post(base+"/api/open", `{"code":"guessed"}`, nil),
+		"wrong Host":        post(base+"/api/open", `{"code":"`+d.Code+`"}`, map[string]string{"Host": "evil.example:80"}),
+		"another origin":    post(base+"/api/open", `{"code":"`+d.Code+`"}`, map[string]string{"Origin": "http://evil.example"}),
 	} {
 		if code < 400 || code > 499 {
 			t.Errorf("%s: status %d, want 4xx", name, code)
 		}
 	}
-	if code := get(c, url, nil); code != http.StatusOK {
-		t.Fatalf("the URL printed: status %d, want 200", code)
-	}
+	c, csrf := d.open(t, d.Code)
 	resp, err := c.Post(base+"/api/decide", "application/json", strings.NewReader(`{"action":"accept","ids":["R-0002"]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -364,16 +437,9 @@ func deskRefusals(t *testing.T, url, out string) {
 	}
 	// A retry in a language that is not installed is the person's
 	// mistake, not the desk's: 400, naming the language.
-	resp, err = c.Get(base + "/api/session")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var session struct{ CSRF string }
-	json.NewDecoder(resp.Body).Decode(&session)
-	resp.Body.Close()
 	req, _ := http.NewRequest("POST", base+"/api/decide", strings.NewReader(`{"action":"retry","ids":["R-0002"],"retry":{"lang":"eng+zzz"}}`))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-CSRF-Token", session.CSRF)
+	req.Header.Set("X-CSRF-Token", csrf)
 	if resp, err = c.Do(req); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -53,9 +54,10 @@ func BenchmarkDesk(b *testing.B) {
 	}
 	defer cmd.Wait()
 	defer cmd.Process.Signal(syscall.SIGINT)
-	buf := make([]byte, 256)
-	n, _ := stdout.Read(buf)
-	url := strings.TrimSpace(string(buf[:n]))
+	lines := bufio.NewReader(stdout)
+	url, _ := lines.ReadString('\n')
+	code, _ := lines.ReadString('\n')
+	d := &deskProc{URL: strings.TrimSuffix(strings.TrimSpace(url), "/"), Code: strings.TrimPrefix(strings.TrimSpace(code), "code ")}
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
 		chromedp.UserDataDir(filepath.Join(dir, "chromium")), chromedp.WindowSize(1600, 1200))
@@ -63,7 +65,7 @@ func BenchmarkDesk(b *testing.B) {
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+	if err := chromedp.Do(ctx, deskLogin(d, d.Code)); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("page-img").complete && document.getElementById("page-img").naturalWidth > 0`,

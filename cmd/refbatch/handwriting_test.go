@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -89,7 +90,7 @@ func checkNotePage(t *testing.T, out, events, reportDetail, listDetail string) {
 	if err != nil || len(q) != 1 || q[0].Detail != want {
 		t.Errorf("desk queue %+v (%v), want R-0081 with detail %q", q, err, want)
 	}
-	d, err := review.DeskDocument(layout.Place{Out: out}, "R-0081", nil)
+	d, err := review.DeskDocument(context.Background(), layout.Place{Out: out}, "R-0081", nil)
 	if err != nil {
 		t.Errorf("desk document: %v", err)
 	} else if d.Detail != want {

@@ -67,7 +67,8 @@ func (v *viewer) serve(req request) reply {
 	}
 	n := v.doc.NumPage()
 	if req.Page < 0 || req.Page >= n {
-		return fail("page %d out of range: the document has %d", req.Page+1, n)
+		// Counted from 0 as asked: req.Page+1 overflows for the largest.
+		return fail("page %d (counted from 0) out of range: the document has %d, 0 to %d", req.Page, n, n-1)
 	}
 	bound, err := v.doc.Bound(req.Page)
 	if err != nil || bound.Dx() <= 0 || bound.Dy() <= 0 {

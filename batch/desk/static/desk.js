@@ -259,7 +259,11 @@
     const dl = $("doc-facts");
     dl.replaceChildren();
     if (d.detail) fact(dl, "found", d.detail);
-    fact(dl, "source", d.source_path || "(the manifest cannot be read)");
+    fact(dl, "source", d.source_path || "(the manifest cannot be read" + (d.manifest_error ? ": " + d.manifest_error : "") + ")");
+    if (d.manifest_changed && d.manifest_changed.length) {
+      fact(dl, "manifest", "edited since this row was admitted: " + d.manifest_changed.join(", ") +
+        " differ from the admitted row; the text was checked against the admitted values, not these");
+    }
     fact(dl, "pages", String(d.pages));
     if (d.band) fact(dl, "confidence", d.mean_confidence + " (" + d.band + ")");
     fact(dl, "attempts", String(d.attempts));
@@ -271,7 +275,8 @@
     fl.replaceChildren();
     for (const f of d.fields) {
       const where = f.found ? "found on page " + (f.page + 1) : "not found in the text";
-      fl.append(el("li", { class: f.found ? "found" : "missing" }, f.name + " " + f.value + ": " + where));
+      const edited = f.changed ? " (edited since admission: not the admitted value)" : "";
+      fl.append(el("li", { class: f.found ? "found" : "missing" }, f.name + " " + f.value + ": " + where + edited));
     }
     const pages = d.pages_read || [];
     $("text").textContent = pages.map((p) => "— page " + (p.index + 1) + " —\n" + p.text).join("\n");
@@ -420,10 +425,13 @@
     say(msg, true);
   }
 
-  // point is where a mouse event is on the page, in the overlay's pixels.
+  // point is where a mouse event is on the page, in the overlay's pixels,
+  // clamped to the page: a drag that ends off the image makes a box that
+  // ends at its edge, never one the desk refuses as off the page.
   function point(ev) {
     const r = $("stage").getBoundingClientRect();
-    return [Math.round(((ev.clientX - r.left) / r.width) * state.dims.w), Math.round(((ev.clientY - r.top) / r.height) * state.dims.h)];
+    const clamp = (v, hi) => Math.min(Math.max(Math.round(v), 0), hi);
+    return [clamp(((ev.clientX - r.left) / r.width) * state.dims.w, state.dims.w), clamp(((ev.clientY - r.top) / r.height) * state.dims.h, state.dims.h)];
   }
 
   // outlined is the unread or handwriting region of the page at pt, if any.
@@ -527,8 +535,41 @@
     showPage();
   }
 
+  // session is this browser's session: the one it has (its cookie), or
+  // one opened with the code refbatch desk printed, which the person
+  // types here. The code goes in a POST body only, never in a URL, so no
+  // history entry holds it; the desk takes each code once.
+  async function session() {
+    const r = await fetch("/api/session", { credentials: "same-origin", cache: "no-store" });
+    if (r.ok) {
+      const s = await r.json();
+      if (s.csrf) return s;
+    }
+    $("layout").hidden = true;
+    $("open").hidden = false;
+    $("code").focus();
+    return new Promise((resolve) => {
+      $("open").addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        try {
+          const s = await api("/api/open", {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ code: $("code").value.trim() }),
+          });
+          $("code").value = "";
+          $("open").hidden = true;
+          $("layout").hidden = false;
+          resolve(s);
+        } catch (err) {
+          $("open-msg").textContent = err.message;
+        }
+      });
+    });
+  }
+
   async function start() {
-    const s = await api("/api/session");
+    const s = await session();
     state.csrf = s.csrf;
     $("who").textContent = "deciding as " + s.user + "@" + s.host;
     $("filter").addEventListener("change", () => {
