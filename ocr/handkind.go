@@ -93,7 +93,7 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 			others = append(others, o.box)
 		}
 	}
-	signed := rows <= 1 && signedOff(r.box, others, look.printLines(words), look.wdpi*float64(look.f), look.small.h*look.f, look.labelsOnly)
+	signed := rows <= 1 && signedOff(r.box, others, look.printLines(words), look.wdpi*float64(look.f), look.small.h*look.f, false)
 	kind := KindNote
 	switch {
 	case stamp:
@@ -107,7 +107,7 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 		}
 	case rows <= 1 && strokes <= signStrokes:
 		kind = KindSignature
-	case rows <= 1 && !look.labelsOnly && lastBelow(r.box, others, look.printLines(words), look.small.h*look.f) && !look.unreadNear(r.box, others, cover):
+	case rows <= 1 && lastBelow(r.box, others, look.printLines(words), look.small.h*look.f) && !look.unreadNear(r.box, others, cover):
 		kind = KindSignature
 	}
 	if handTrace != nil {

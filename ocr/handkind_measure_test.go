@@ -101,4 +101,3 @@ func lineShape(boxes [][4]int) (float64, float64) {
 	}
 	return theta * 180 / math.Pi, math.Sqrt(ss/float64(hi-lo)) / m
 }
-

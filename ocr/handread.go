@@ -143,18 +143,31 @@ func (look *handLook) verdicts(regions []handRegion, credible []Word) []Handwrit
 	return out
 }
 
-// lookAgain tells the notes of regions again with the words their lines
-// read again (read: the page's credible words, those included) added to
-// the page's words: a "Signed:" label or a valediction a signature ran
-// into is read once the line is read alone, and tells a signature.
+// lookAgain looks at the notes of regions again with the words their
+// lines read again (read: the page's credible words, those included)
+// added to the page's words: a "Signed:" label or a valediction a
+// signature ran into is read once the line is read alone, and tells a
+// signature. Nothing else changes a note's kind: what was read of it is
+// for verdicts to judge.
 func (look *handLook) lookAgain(regions []handRegion, words, read []Word) {
 	all := slices.Concat(words, read[len(credibleWords(words, handConf)):])
 	cover := credibleCover(credibleWords(all, handConf), look.f, look.small.w, look.small.h, look.buf.blank(look.small.w*look.small.h))
-	look.printed, look.labelsOnly = nil, true
-	defer func() { look.printed, look.labelsOnly = nil, false }()
-	for k := range regions {
-		if regions[k].kind == KindNote {
-			regions[k].kind = look.kindOf(k, regions, all, cover)
+	look.printed = nil
+	defer func() { look.printed = nil }()
+	for k, r := range regions {
+		if r.kind != KindNote {
+			continue
+		}
+		var others [][4]int
+		for i, o := range regions {
+			if i != k && !o.stamp {
+				others = append(others, o.box)
+			}
+		}
+		// The words read again cover the note too: only the sign-off's
+		// print it was read with can change what the region is.
+		if rows, _ := look.rows(r, cover); rows <= 1 && signedOff(r.box, others, look.printLines(all), look.wdpi*float64(look.f), look.small.h*look.f, true) {
+			regions[k].kind = KindSignature
 		}
 	}
 }

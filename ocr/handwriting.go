@@ -84,9 +84,6 @@ type handLook struct {
 	// findFrames), on the reduced page
 	frames  [][4]int
 	printed []printLine // the credible print's lines (see printLines)
-	// labelsOnly: only a sign-off's words tell a signature (see
-	// lookAgain)
-	labelsOnly bool
 }
 
 // lookForHands finds the lines of ink of img, rendered at dpi.
