@@ -21,8 +21,10 @@ type pageRows struct {
 	confidence confidenceBins
 	review     map[outcome.Reason]*reviewRows
 	rejected   map[outcome.Reason]*rowList
-	// listed holds the done and duplicate rows, for their compact lists.
-	listed map[outcome.State]*rowList
+	// listed holds the done and duplicate rows, for their compact lists,
+	// and withdrawn the rows no longer in their manifest.
+	listed    map[outcome.State]*rowList
+	withdrawn rowList
 	// decided holds the first rows a person decided about, nDecided
 	// counts them all.
 	decided  []Row
@@ -64,6 +66,11 @@ func (p *pageRows) add(r Row) {
 	if len(p.first) < htmlRowCap {
 		p.first = append(p.first, r)
 	}
+	if r.Withdrawn {
+		// Out of every lane: listed on its own, by the line it last had.
+		p.addTo(&p.withdrawn, r)
+		return
+	}
 	p.confidence.add(r)
 	if r.Decision != nil {
 		p.nDecided++
@@ -100,6 +107,11 @@ func list[K comparable](p *pageRows, m map[K]*rowList, key K, r Row) {
 		g = &rowList{}
 		m[key] = g
 	}
+	p.addTo(g, r)
+}
+
+// addTo counts r in g, and names it there while g has room.
+func (p *pageRows) addTo(g *rowList, r Row) {
 	g.n++
 	if len(g.rows) < htmlRowCap {
 		l := strconv.Itoa(r.ManifestLine)

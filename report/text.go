@@ -60,6 +60,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			reasons = append(reasons, rc.Reason)
 		}
 	}
+	if n.Summary.Withdrawn > 0 {
+		fmt.Fprintf(tw, "withdrawn\t%d\tno longer in the manifest: kept as they were, in no other count\n", n.Summary.Withdrawn)
+	}
 	if n.Summary.BlankRows > 0 {
 		fmt.Fprintf(tw, "blank rows\t%d\tskipped: every column empty\n", n.Summary.BlankRows)
 	}
@@ -117,7 +120,7 @@ type reasonCount struct {
 type reasonTally map[outcome.State]map[outcome.Reason]int
 
 func (t *reasonTally) add(r Row) {
-	if r.Reason == "" {
+	if r.Reason == "" || r.Withdrawn {
 		return
 	}
 	if *t == nil {

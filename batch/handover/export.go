@@ -72,6 +72,9 @@ type ExportOptions struct {
 	Bag bool
 	// States are the states whose documents are exported; done when empty.
 	States []outcome.State
+	// Withdrawn exports also the documents whose rows were all deleted
+	// from their manifest since a run read them (left out otherwise).
+	Withdrawn bool
 	// FileMode is the mode of the files written, 0600 when 0; folders get
 	// it with x added wherever r is set.
 	FileMode os.FileMode
@@ -122,7 +125,10 @@ type ExportResult struct {
 	Bag      bool   `json:"bag"`
 	BatchID  string `json:"batch_id"`
 	Selected int    `json:"documents"` // documents in the chosen states
-	Exported int    `json:"exported"`
+	// Withdrawn counts the documents left out because their rows were
+	// deleted from the manifest (ExportOptions.Withdrawn exports them).
+	Withdrawn int `json:"withdrawn_left_out"`
+	Exported  int `json:"exported"`
 	// Written counts the files written; Present those already there with
 	// the right content (a resumed export), left as they were.
 	Written  int             `json:"files_written"`
@@ -182,8 +188,16 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if res.BatchID, err = batchID(j, runs); err != nil {
 		return nil, err
 	}
+	withdrawn, err := j.WithdrawnDocuments()
+	if err != nil {
+		return nil, err
+	}
 	var docs []journal.Doc
 	err = j.Documents(func(d journal.Doc) error {
+		if withdrawn[d.ID] && !o.Withdrawn {
+			res.Withdrawn++
+			return nil
+		}
 		if slices.Contains(o.States, d.State) {
 			docs = append(docs, d)
 		}

@@ -93,7 +93,7 @@ func DeskQueue(p layout.Place) ([]DeskRow, error) {
 	}
 	rows := []DeskRow{}
 	err = j.ReportRows("", func(r journal.ReportRow) error {
-		if r.State != outcome.Review && r.State != outcome.Rejected {
+		if r.State != outcome.Review && r.State != outcome.Rejected || r.Withdrawn {
 			return nil
 		}
 		rows = append(rows, DeskRow{SourceID: r.SourceID, Manifest: filepath.Base(r.Manifest), ManifestLine: r.Line, State: r.State,
@@ -228,7 +228,7 @@ func docDetail(j *journal.Journal, manifest string, line int) (string, *DeskReje
 	var detail string
 	var rej *DeskRejection
 	err = j.ReportRows(manifest, func(r journal.ReportRow) error {
-		if r.Line == line {
+		if r.Line == line && !r.Withdrawn {
 			detail, rej = reviewDetail(r), deskRejection(r, versions)
 		}
 		return nil

@@ -50,7 +50,7 @@ func ListReview(p layout.Place) ([]ReviewItem, error) {
 	defer j.Close()
 	items := []ReviewItem{}
 	err = j.ReportRows("", func(r journal.ReportRow) error {
-		if r.State != outcome.Review {
+		if r.State != outcome.Review || r.Withdrawn {
 			return nil
 		}
 		it := ReviewItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason, Pages: r.Pages,
@@ -259,7 +259,7 @@ func ListRejected(p layout.Place) ([]RejectedItem, error) {
 	items := []RejectedItem{}
 	err = j.ReportRows("", func(r journal.ReportRow) error {
 		dismissed := r.Decision != nil && r.Decision.Action == journal.Dismiss
-		if r.State != outcome.Rejected || !outcome.Open(r.State, r.Reason, dismissed) {
+		if r.State != outcome.Rejected || r.Withdrawn || !outcome.Open(r.State, r.Reason, dismissed) {
 			return nil
 		}
 		items = append(items, RejectedItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason,

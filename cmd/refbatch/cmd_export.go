@@ -27,7 +27,7 @@ type exportOptions struct {
 	formats, states   string
 	mode              string
 	bag, json, quiet  bool
-	pdfa              bool
+	pdfa, withdrawn   bool
 	titleFrom         string
 	childMemory       int64
 	childTimeout      time.Duration
@@ -98,6 +98,7 @@ flag); 3 interrupted: run the same command again to resume.`,
 			&cli.BoolFlag{Name: "pdfa", Usage: "make the searchable PDFs PDF/A-2b where the source allows; the others are listed with the reason", Destination: &o.pdfa},
 			&cli.StringFlag{Name: "title-from", Usage: "the PDFs' title: source_id, or file (the source file's name) `FROM`", Value: handover.TitleSourceID, Destination: &o.titleFrom},
 			&cli.StringFlag{Name: "state", Usage: "states whose documents are exported, comma-separated: done, review `STATES`", Value: string(outcome.Done), Destination: &o.states},
+			&cli.BoolFlag{Name: "withdrawn", Usage: "export also the documents whose rows were deleted from the manifest (left out otherwise)", Destination: &o.withdrawn},
 			&cli.StringFlag{Name: "mode", Usage: "octal mode of the files written (folders add x where r is set) `MODE`", Value: "0600", Destination: &o.mode},
 			bytesFlag("pdf-memory", "resident memory the PDF child may use for one document; more is export_failed", export.DefaultMemory, &o.childMemory),
 			&cli.DurationFlag{Name: "pdf-timeout", Usage: "CPU time the PDF child may take for a small document (plus 1s per MiB; retried once at 4 times that), else export_failed", Value: export.DefaultTimeout, Destination: &o.childTimeout},
@@ -137,7 +138,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		return usageErr(fmt.Sprintf("--title-from %s: want source_id or file", o.titleFrom), hint)
 	}
 	eo := handover.ExportOptions{Out: o.place.Out, Journal: o.place.Journal, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode),
-		PDFA: o.pdfa, TitleFrom: o.titleFrom,
+		PDFA: o.pdfa, TitleFrom: o.titleFrom, Withdrawn: o.withdrawn,
 		// The sources are parsed in a child: this binary re-executed in
 		// its hidden export mode.
 		Child: layout.Process{Path: exe, Args: []string{exportChildCommand}}, ChildMemory: o.childMemory, ChildTimeout: o.childTimeout}
@@ -227,6 +228,9 @@ func writeExportSummary(stdout io.Writer, res *handover.ExportResult, pdfa bool,
 		res.Exported, res.Selected, what, termText(res.Dest), res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
 	if pdfa {
 		fmt.Fprintf(stdout, ", %d as PDF/A-2b", res.PDFA)
+	}
+	if res.Withdrawn > 0 {
+		fmt.Fprintf(stdout, ", %d withdrawn from the manifest left out (--withdrawn exports them)", res.Withdrawn)
 	}
 	if res.OK() {
 		fmt.Fprintln(stdout, ", no findings")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -148,6 +149,14 @@ func writeStatus(w io.Writer, st *standing.Status) error {
 		parts = append(parts, "rows not recorded unknown")
 	}
 	fmt.Fprintf(tw, "rows\t%s\n", strings.Join(parts, ", "))
+	for _, w := range st.Withdrawn {
+		state := string(w.State)
+		if w.Reason != "" {
+			state += " " + string(w.Reason)
+		}
+		fmt.Fprintf(tw, "withdrawn\t%s\tline %d of %s until deleted; kept %s, in no count\n", termText(w.SourceID), w.Line,
+			termText(filepath.Base(w.Manifest)), state)
+	}
 	if st.Readmitted > 0 || st.Reread > 0 {
 		fmt.Fprintf(tw, "reruns\t%d rows admitted again once fixed, %d read again once edited (see the report's history)\n", st.Readmitted, st.Reread)
 	}
