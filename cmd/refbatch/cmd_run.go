@@ -277,6 +277,7 @@ func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdo
 		fmt.Fprintf(stdout, "report: %s\n", paths.JSON)
 		fmt.Fprintf(stdout, "html:   %s\n", paths.HTML)
 	}
+	writeRebound(res.Rebound, asJSON, stdout)
 	writeRevalidated(res.Revalidated, asJSON, stdout, stderr)
 	if code == exitNeedsPerson {
 		// Even with --quiet: a person is needed, and cron mails stderr.

@@ -100,7 +100,8 @@ func TestManifestIsASpreadsheet(t *testing.T) {
 	}
 	// The row back: restored as it was, in review again.
 	writeRows(t, dir, append(edited, rows[2]))
-	if r := refbatch(t, nil, append(runArgs(out), manifest)...); r.code != exitNeedsPerson {
-		t.Errorf("S-3 back: exit %d, want 4\n%s", r.code, r.stderr)
+	r = refbatch(t, nil, append(runArgs(out), manifest)...)
+	if r.code != exitNeedsPerson || !strings.Contains(r.stdout, "1 back in the manifest (S-3), restored as it was") {
+		t.Errorf("S-3 back: exit %d, want 4\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/refbatch/refbatch/batch"
+	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/report"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -51,4 +52,37 @@ func writeRevalidated(rv batch.Revalidated, asJSON bool, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "refbatch: %d document%s in review %s validated under other settings, and the artifacts are encrypted: run again with --identity FILE (or REFBATCH_IDENTITY) to validate them again\n",
 			rv.NeedIdentity, plural(rv.NeedIdentity), map[bool]string{true: "was", false: "were"}[rv.NeedIdentity == 1])
 	}
+}
+
+// writeRebound says which rows the run found at other lines than the
+// journal had them, and which it withdrew or restored.
+func writeRebound(b journal.Rebinding, asJSON bool, stdout io.Writer) {
+	if asJSON || !b.Changed() {
+		return
+	}
+	var parts []string
+	if n := len(b.Moved); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d row%s moved to another line, kept as %s", n, plural(n), map[bool]string{true: "it was", false: "they were"}[n == 1]))
+	}
+	if n := len(b.Withdrawn); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d withdrawn (%s), no longer in the manifest: kept, in no count", n, sourceIDs(b.Withdrawn)))
+	}
+	if n := len(b.Restored); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d back in the manifest (%s), restored as %s", n, sourceIDs(b.Restored), map[bool]string{true: "it was", false: "they were"}[n == 1]))
+	}
+	fmt.Fprintf(stdout, "rows found by source_id: %s\n", strings.Join(parts, "; "))
+}
+
+// sourceIDs names the first few rows of ms, and how many more.
+func sourceIDs(ms []journal.LineMove) string {
+	const shown = 5
+	var ids []string
+	for i, m := range ms {
+		if i == shown {
+			ids = append(ids, fmt.Sprintf("and %d more", len(ms)-shown))
+			break
+		}
+		ids = append(ids, termText(m.SourceID))
+	}
+	return strings.Join(ids, ", ")
 }
