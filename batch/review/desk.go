@@ -134,8 +134,13 @@ type DeskDoc struct {
 	ArtifactError string              `json:"artifact_error,omitempty"`
 	// Transcriptions are what people typed for regions of the pages.
 	Transcriptions []layout.Transcription `json:"transcriptions"`
-	// Detail is what exactly a review verdict found (DeskRow's Detail).
+	// Detail is what exactly a review verdict found (DeskRow's Detail);
+	// for id_not_found and date_not_found, what the text holds instead,
+	// named (Said).
 	Detail string `json:"detail,omitempty"`
+	// Said are the IDs shaped like the manifest's, or the dates, the text
+	// holds where the manifest's are not found (readSaid).
+	Said []Said `json:"said,omitempty"`
 	// Rejection is a rejected document's detail and status, nil when it
 	// is not rejected.
 	Rejection *DeskRejection `json:"rejection,omitempty"`
@@ -213,6 +218,7 @@ func DeskDocument(p layout.Place, sourceID string, ids []age.Identity) (*DeskDoc
 		if out.Detail, out.Rejection, err = docDetail(j, out.Manifest, d.Line); err != nil {
 			return nil, err
 		}
+		out.readSaid()
 	}
 	out.Manifest = filepath.Base(out.Manifest)
 	return out, nil

@@ -14,9 +14,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/review"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 const reviewExit = `Exit status: 0 listed, or every decision recorded; 1 unexpected failure;
@@ -27,7 +29,7 @@ journal another process is writing), or the disk is full: the decisions
 printed are recorded, run it again for the others.`
 
 func reviewCommand() *cli.Command {
-	var out, journalURL string
+	var out, journalURL, identity string
 	var asJSON bool
 	return &cli.Command{
 		Name:  "review",
@@ -35,7 +37,9 @@ func reviewCommand() *cli.Command {
 		Description: `Without a decision, lists the documents in review (source_id, manifest line,
 reason, pages, confidence, band, any earlier decision; under a row, what
 its verdict found when it says, as the pages of a handwritten note not
-transcribed), then the rejected
+transcribed, or the IDs or dates a letter prints where the manifest's are
+not found, named when the artifact can be read: a plaintext batch's, or
+with --identity), then the rejected
 rows that still need a person with what refused each (its detail) and the
 advice, and writes nothing. --json prints the documents in review.
 
@@ -64,6 +68,8 @@ report: write no patient data in them.
 			outFlag(&out, "the output folder"),
 			journalFlag(&journalURL),
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON on stdout", Destination: &asJSON},
+			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{identityEnv},
+				Usage: "age identity that decrypts the artifacts: under a document whose participant ID or referral date was not found, show the IDs or dates its text holds instead `FILE`", Destination: &identity},
 		},
 		Subcommands: []*cli.Command{
 			decideCommand(journal.Accept, "accept the documents' text: they are done"),
@@ -84,6 +90,9 @@ report: write no patient data in them.
 			if err != nil {
 				return err
 			}
+			if err := sayWhatTheLetterSays(p, items, identity, c.App.ErrWriter); err != nil {
+				return err
+			}
 			if asJSON {
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
@@ -99,6 +108,31 @@ report: write no patient data in them.
 			return writeRejectedList(c.App.Writer, rejected)
 		},
 	}
+}
+
+// sayWhatTheLetterSays replaces the detail of each item in review
+// id_not_found or date_not_found with what its text holds instead, named
+// (review.DeskDocument reads it as the desk does), when its artifact can
+// be read: a plaintext batch's, or with the identity file. Otherwise the
+// item keeps the journal's detail, which counts and names no value.
+func sayWhatTheLetterSays(p layout.Place, items []review.ReviewItem, identity string, stderr io.Writer) error {
+	ids, err := loadIdentities(identity, stderr)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		if it.Reason != outcome.IDNotFound && it.Reason != outcome.DateNotFound {
+			continue
+		}
+		doc, err := review.DeskDocument(p, it.SourceID, ids)
+		if err != nil {
+			return err
+		}
+		if doc.ArtifactError == "" && doc.Detail != "" {
+			items[i].Detail = doc.Detail
+		}
+	}
+	return nil
 }
 
 // writeReviewList prints the review list as a table.
