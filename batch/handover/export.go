@@ -147,6 +147,10 @@ type ExportResult struct {
 type NotPDFA struct {
 	SourceID string `json:"source_id"`
 	Reason   string `json:"reason"`
+	// Why and Todo are the reason in words an archivist can act on, and
+	// what to do about it (export.PDFAWords).
+	Why  string `json:"why"`
+	Todo string `json:"todo"`
 }
 
 // OK reports whether every selected document was exported.
@@ -229,6 +233,28 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		x.renderer = export.NewRenderer(cfg)
 		defer x.renderer.Close()
 	}
+	exported, err := x.exportAll(ctx, docs)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range res.NotPDFA {
+		res.NotPDFA[i].Why, res.NotPDFA[i].Todo = export.PDFAWords(n.Reason)
+	}
+	if o.Bag {
+		if x.metadata, err = metadata(j, exported, x.history); err != nil {
+			return nil, err
+		}
+		if err := x.finishBag(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// exportAll exports docs in turn and returns those exported (the others
+// are findings).
+func (x *exporter) exportAll(ctx context.Context, docs []journal.Doc) ([]journal.Doc, error) {
+	var exported []journal.Doc
 	interrupted := func(i int) error {
 		return fmt.Errorf("%w: export interrupted after %d of %d documents", layout.ErrIncomplete, i, len(docs))
 	}
@@ -243,17 +269,15 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if o.Progress != nil {
+		if ev.Kind == "exported" {
+			exported = append(exported, d)
+		}
+		if x.o.Progress != nil {
 			ev.Time, ev.SourceID, ev.Done, ev.Total = time.Now().UTC(), d.SourceID, i+1, len(docs)
-			o.Progress(ev)
+			x.o.Progress(ev)
 		}
 	}
-	if o.Bag {
-		if err := x.finishBag(); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return exported, nil
 }
 
 func checkExportOptions(o *ExportOptions) error {
