@@ -25,6 +25,10 @@ type pageRows struct {
 	// and withdrawn the rows no longer in their manifest.
 	listed    map[outcome.State]*rowList
 	withdrawn rowList
+	// dismissed holds the rejected rows a person acknowledged (refbatch
+	// review dismiss): they need nothing more, so they are listed apart,
+	// without the fix.
+	dismissed rowList
 	// decided holds the first rows a person decided about, nDecided
 	// counts them all.
 	decided  []Row
@@ -93,6 +97,10 @@ func (p *pageRows) add(r Row) {
 			g.trim()
 		}
 	case outcome.Rejected:
+		if r.Decision != nil && r.Decision.Action == dismissAction {
+			p.addTo(&p.dismissed, r)
+			break
+		}
 		list(p, p.rejected, r.Reason, r)
 	case outcome.Done, outcome.Duplicate:
 		list(p, p.listed, r.State, r)
@@ -200,7 +208,7 @@ func (p *pageRows) rejectedGroups() []rejectedGroup {
 	counts := make([]reasonCount, 0, len(p.rejected))
 	for reason, g := range p.rejected {
 		if reason != "" {
-			counts = append(counts, reasonCount{reason, g.n})
+			counts = append(counts, reasonCount{Reason: reason, N: g.n})
 		}
 	}
 	sortReasonCounts(counts)

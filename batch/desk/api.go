@@ -179,6 +179,9 @@ func decidedOf(d review.Decided) decided {
 	var nr *journal.NotInReviewError
 	var ch *journal.ChangedError
 	switch {
+	case d.Err == nil && d.Decision.Action == journal.Retry:
+		return decided{ID: d.SourceID, OK: true, Message: fmt.Sprintf("%s: was %s %s; queued: the next refbatch run of its manifest reads it again (the same command as before, into the same --out)",
+			d.Decision.Action, d.Decision.FromState, d.Decision.FromReason)}
 	case d.Err == nil:
 		return decided{ID: d.SourceID, OK: true, Message: fmt.Sprintf("%s: was %s %s", d.Decision.Action, d.Decision.FromState, d.Decision.FromReason)}
 	case errors.As(d.Err, &ch):

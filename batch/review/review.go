@@ -268,3 +268,22 @@ func ListRejected(p layout.Place) ([]RejectedItem, error) {
 	})
 	return items, err
 }
+
+// QueuedRetries counts the documents of the batch at p that a person sent
+// back to be read again (a retry) and that no run has read yet: they are
+// in no lane until the next run reads them. It only reads.
+func QueuedRetries(p layout.Place) (int, error) {
+	j, _, err := layout.OpenJournal(p)
+	if err != nil {
+		return 0, err
+	}
+	defer j.Close()
+	n := 0
+	err = j.ReportRows("", func(r journal.ReportRow) error {
+		if r.State == outcome.Queued && !r.Withdrawn && r.Decision != nil && r.Decision.Action == journal.Retry {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}

@@ -101,6 +101,12 @@ report: write no patient data in them.
 			if err := writeReviewList(c.App.Writer, items); err != nil {
 				return err
 			}
+			if n, err := review.QueuedRetries(p); err != nil {
+				return err
+			} else if n > 0 {
+				fmt.Fprintf(c.App.Writer, "%d document%s sent back to be read again (retry) wait%s for the next refbatch run of %s manifest, into this --out\n",
+					n, plural(n), map[bool]string{true: "s"}[n == 1], map[bool]string{true: "its", false: "their"}[n == 1])
+			}
 			rejected, err := review.ListRejected(p)
 			if err != nil {
 				return err

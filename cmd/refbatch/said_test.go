@@ -52,4 +52,11 @@ func TestIDNotFoundSaysWhatThePageSays(t *testing.T) {
 		said["N-1"] != "the letter prints no ID shaped like the manifest's (A-999999); the manifest says P-000000: check the paper file" {
 		t.Errorf("review's details: %q", said)
 	}
+	// A retry leaves the lane; review says it waits for the next run.
+	if r := refbatch(t, nil, "review", "retry", "--out", out, "N-1"); r.code != exitOK {
+		t.Fatalf("review retry: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := refbatch(t, nil, "review", "--out", out); !strings.Contains(r.stdout, "1 document sent back to be read again (retry) waits for the next refbatch run of its manifest") {
+		t.Errorf("review after a retry:\n%s", r.stdout)
+	}
 }
