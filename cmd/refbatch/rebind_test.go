@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/refbatch/refbatch/batch/journal/journaltest"
 	"github.com/refbatch/refbatch/batch/standing"
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -18,8 +19,14 @@ import (
 // reads only the two new rows, every other row keeps its verdict at its
 // new line, the deleted row (the one in review) is withdrawn: listed by
 // status and the report, out of exit 4. verify proves the custody log.
+// On both journals: SQLite, and PostgreSQL when REFBATCH_TEST_POSTGRES
+// names one.
 func TestManifestIsASpreadsheet(t *testing.T) {
 	t.Parallel()
+	journaltest.Each(t, testManifestIsASpreadsheet)
+}
+
+func testManifestIsASpreadsheet(t *testing.T, be journaltest.Backend) {
 	dir := t.TempDir()
 	var rows [][4]string
 	for i := 1; i <= 6; i++ {
@@ -28,7 +35,8 @@ func TestManifestIsASpreadsheet(t *testing.T) {
 	rows[2][1] = "P-000000" // S-3: the letter prints another ID, review id_not_found
 	manifest := writeRows(t, dir, rows)
 	out := filepath.Join(dir, "out")
-	if r := refbatch(t, nil, append(runArgs(out), manifest)...); r.code != exitNeedsPerson {
+	b := onBackend(t, be, out)
+	if r := refbatch(t, nil, b.run("--workers", "1", manifest)...); r.code != exitNeedsPerson {
 		t.Fatalf("first run: exit %d, want 4\n%s", r.code, r.stderr)
 	}
 
@@ -41,7 +49,7 @@ func TestManifestIsASpreadsheet(t *testing.T) {
 	edited = append(edited, tinyRow(t, dir, "S-7", 7))
 	writeRows(t, dir, edited)
 
-	r := refbatch(t, nil, append(runArgs(out, "--json"), manifest)...)
+	r := refbatch(t, nil, b.run("--workers", "1", "--json", manifest)...)
 	if r.code != exitOK {
 		t.Fatalf("rerun: exit %d, want 0 (the row in review was deleted)\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -84,7 +92,7 @@ func TestManifestIsASpreadsheet(t *testing.T) {
 		t.Errorf("withdrawn %v, summary rows %d withdrawn %d need person %d; want S-3, 7, 1, 0",
 			withdrawn, rep.Summary.Rows, rep.Summary.Withdrawn, rep.Summary.NeedPerson)
 	}
-	s := refbatch(t, nil, "status", "--out", out, "--json")
+	s := refbatch(t, nil, append([]string{"status", "--json"}, b.args()...)...)
 	var st standing.Status
 	if err := json.Unmarshal([]byte(s.stdout), &st); err != nil {
 		t.Fatalf("status --json: %v\n%s", err, s.stdout)
@@ -92,15 +100,15 @@ func TestManifestIsASpreadsheet(t *testing.T) {
 	if len(st.Withdrawn) != 1 || st.Withdrawn[0].SourceID != "S-3" || st.Withdrawn[0].Line != 4 || st.State != "complete" {
 		t.Errorf("status: withdrawn %+v, state %s", st.Withdrawn, st.State)
 	}
-	if text := refbatch(t, nil, "status", "--out", out); !regexp.MustCompile(`(?m)^withdrawn +S-3 +line 4 `).MatchString(text.stdout) {
+	if text := refbatch(t, nil, append([]string{"status"}, b.args()...)...); !regexp.MustCompile(`(?m)^withdrawn +S-3 +line 4 `).MatchString(text.stdout) {
 		t.Errorf("status does not list S-3 as withdrawn:\n%s", text.stdout)
 	}
-	if v := refbatch(t, nil, "verify", "--out", out); v.code != exitOK {
+	if v := refbatch(t, nil, append([]string{"verify"}, b.args()...)...); v.code != exitOK {
 		t.Errorf("verify: exit %d\n%s\n%s", v.code, v.stdout, v.stderr)
 	}
 	// The row back: restored as it was, in review again.
 	writeRows(t, dir, append(edited, rows[2]))
-	r = refbatch(t, nil, append(runArgs(out), manifest)...)
+	r = refbatch(t, nil, b.run("--workers", "1", manifest)...)
 	if r.code != exitNeedsPerson || !strings.Contains(r.stdout, "1 back in the manifest (S-3), restored as it was") {
 		t.Errorf("S-3 back: exit %d, want 4\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
