@@ -141,7 +141,9 @@ func boundRows(q queryer, manifest string) ([]boundRow, error) {
 // by source_id: a row still at its line stays; the others of a source_id
 // take its remaining lines in order, the rows in the manifest before the
 // withdrawn ones (the latest withdrawn first); the rows left over are
-// withdrawn, to placeholders below every line the journal holds.
+// withdrawn, to placeholders below every line the journal holds, but a
+// rejected row with no document whose line now holds a row nothing else
+// took, which stays for the rerun rules to admit again.
 func planRebind(have []boundRow, want []ManifestLine) Rebinding {
 	var out Rebinding
 	wantBy := map[string][]int{}
@@ -158,6 +160,8 @@ func planRebind(have []boundRow, want []ManifestLine) Rebinding {
 		haveBy[h.sourceID] = append(haveBy[h.sourceID], h)
 		low = min(low, h.line)
 	}
+	taken := map[int]bool{} // the manifest's lines a journal row takes
+	var left []boundRow     // the rows in the manifest no line took
 	for _, id := range ids {
 		rows, lines := haveBy[id], slices.Clone(wantBy[id])
 		slices.Sort(lines)
@@ -165,6 +169,7 @@ func planRebind(have []boundRow, want []ManifestLine) Rebinding {
 		for _, h := range rows {
 			if i := slices.Index(lines, h.line); i >= 0 && h.line > 0 {
 				lines = slices.Delete(lines, i, i+1)
+				taken[h.line] = true
 				continue
 			}
 			rest = append(rest, h)
@@ -184,17 +189,30 @@ func planRebind(have []boundRow, want []ManifestLine) Rebinding {
 			m := LineMove{SourceID: id, From: h.line}
 			switch {
 			case i < len(lines) && h.line > 0:
-				m.To = lines[i]
+				m.To, taken[lines[i]] = lines[i], true
 				out.Moved = append(out.Moved, m)
 			case i < len(lines):
-				m.To = lines[i]
+				m.To, taken[lines[i]] = lines[i], true
 				out.Restored = append(out.Restored, m)
 			case h.line > 0:
-				low--
-				m.To = low
-				out.Withdrawn = append(out.Withdrawn, m)
+				left = append(left, h)
 			}
 		}
+	}
+	lines := map[int]bool{}
+	for _, w := range want {
+		lines[w.Line] = true
+	}
+	slices.SortFunc(left, func(a, b boundRow) int { return a.line - b.line })
+	for _, h := range left {
+		if h.docID == 0 && h.state == outcome.Rejected && lines[h.line] && !taken[h.line] {
+			// A rejected row whose line now holds a row the journal has
+			// not seen (its source_id fixed: a missing_field filled in)
+			// stays, and the rerun admits it again as it always has.
+			continue
+		}
+		low--
+		out.Withdrawn = append(out.Withdrawn, LineMove{SourceID: h.sourceID, From: h.line, To: low})
 	}
 	return out
 }

@@ -119,3 +119,26 @@ func chainClean(t *testing.T, j *Journal) {
 		t.Errorf("custody: %s: %s", p.Subject, p.Detail)
 	}
 }
+
+// TestRebindKeepsAFixedRow: a rejected row whose source_id was filled in
+// (missing_field fixed) stays at its line, to be admitted again, rather
+// than withdrawn; a rejected row whose line another row took is withdrawn.
+func TestRebindKeepsAFixedRow(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be backend) {
+		j := be.open(t)
+		admit(t, j, 2, "R-1", "a1")
+		if err := j.Reject("m.csv", 3, "", "", outcome.MissingField, "k1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Reject("m.csv", 4, "R-4", "", outcome.MissingFile, "k2"); err != nil {
+			t.Fatal(err)
+		}
+		b, err := j.Rebind("m.csv", []ManifestLine{{2, "R-5"}, {3, "R-3"}, {4, "R-1"}})
+		if err != nil || len(b.Moved) != 1 || len(b.Withdrawn) != 1 || b.Withdrawn[0].SourceID != "R-4" {
+			t.Fatalf("rebinding = %+v, %v", b, err)
+		}
+		if st := row(t, j, 3); st.SourceID != "" || st.Reason != outcome.MissingField {
+			t.Errorf("the fixed row moved: %+v", st)
+		}
+	})
+}
