@@ -162,9 +162,13 @@ func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
 	return out, nil
 }
 
-// decideOne records one decision: a dismissal of a rejected row, or a
-// decision about a document in review.
+// decideOne records one decision: a dismissal of a rejected row, an undo
+// of the latest accept or reject, or a decision about a document in
+// review.
 func decideOne(j *journal.Journal, id string, d journal.Decision, retry string) (journal.Decision, error) {
+	if d.Action == journal.Undo {
+		return j.UndoDecision(id, d)
+	}
 	if d.Action != journal.Dismiss {
 		return j.Decide(id, d, retry)
 	}

@@ -57,6 +57,11 @@ advice, and writes nothing. --json prints the documents in review.
   refbatch review dismiss [--note TEXT] [--user NAME] SOURCE_ID...
       acknowledge a rejected row: it stays rejected, with its reason, and
       no longer needs a person (run exits 0 once nothing else does)
+  refbatch review undo [--note TEXT] [--user NAME] SOURCE_ID...
+      take back the latest accept or reject: the document is in review
+      again, for the reason it had (a retry, a dismissal or a decision a
+      later reading superseded cannot be undone); one more decision, the
+      one undone kept in the history
 
 Each decision is one journal transaction, recorded only if the document is
 still in review, with the user (default $USER), the host, the time and the
@@ -76,6 +81,7 @@ report: write no patient data in them.
 			decideCommand(journal.Reject, "reject the documents: rejected_by_person"),
 			decideCommand(journal.Retry, "have the next run read the documents again, under the page flags given"),
 			decideCommand(journal.Dismiss, "acknowledge rejected rows: they stay rejected and no longer need a person"),
+			decideCommand(journal.Undo, "take back the latest accept or reject of the documents: they are in review again"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -265,9 +271,12 @@ func runDecide(ctx context.Context, o review.DecideOptions, stdout io.Writer) er
 	for _, r := range res {
 		var nr *journal.NotInReviewError
 		var nj *journal.NotRejectedError
+		var nu *journal.NotUndoableError
 		switch {
 		case errors.As(r.Err, &nr):
 			refused = append(refused, nr.Error())
+		case errors.As(r.Err, &nu):
+			refused = append(refused, nu.Error())
 		case errors.As(r.Err, &nj):
 			refused = append(refused, nj.Error())
 		case errors.Is(r.Err, journal.ErrDismissed):
@@ -280,7 +289,7 @@ func runDecide(ctx context.Context, o review.DecideOptions, stdout io.Writer) er
 			return r.Err
 		default:
 			d := r.Decision
-			fmt.Fprintf(stdout, "%s %s: was %s %s", d.Action, termText(r.SourceID), d.FromState, d.FromReason)
+			fmt.Fprintf(stdout, "%s %s: was %s", d.Action, termText(r.SourceID), strings.TrimSpace(string(d.FromState)+" "+string(d.FromReason)))
 			switch d.Action {
 			case journal.Accept:
 				fmt.Fprint(stdout, ", now done")
@@ -290,6 +299,8 @@ func runDecide(ctx context.Context, o review.DecideOptions, stdout io.Writer) er
 				fmt.Fprint(stdout, ", acknowledged: it stays rejected and no longer needs a person")
 			case journal.Retry:
 				fmt.Fprintf(stdout, ", queued: the next run reads it again under %s", d.Settings)
+			case journal.Undo:
+				fmt.Fprint(stdout, ", in review again (an export made before holds it as it was)")
 			}
 			fmt.Fprintln(stdout)
 		}
