@@ -18,12 +18,16 @@ import (
 // manifest is withdrawn, one back in it is restored. It holds the
 // manifest's admission hold while it moves rows, so that no process
 // streams the manifest meanwhile, and waits for it (until ctx ends) when
-// another process has it. It moves nothing when every row is where the
-// journal has it.
+// another process has it. When every row is where the journal has it, it
+// moves nothing and takes no hold: two runs of one manifest work side by
+// side as before.
 func rebind(ctx context.Context, j *journal.Journal, path string, log *slog.Logger) (journal.Rebinding, error) {
 	lines, err := manifestLines(path)
 	if err != nil {
 		return journal.Rebinding{}, err
+	}
+	if plan, err := j.PlanRebind(path, lines); err != nil || !plan.Changed() {
+		return journal.Rebinding{}, err // the common rerun: nothing moved
 	}
 	owner := journal.NewOwner()
 	for waited := false; ; waited = true {

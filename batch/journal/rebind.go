@@ -109,6 +109,17 @@ func (j *Journal) Rebind(manifest string, lines []ManifestLine) (Rebinding, erro
 	return out, nil
 }
 
+// PlanRebind is what Rebind would change now, read without writing:
+// nothing when every row is where the journal has it, which spares a
+// rerun of an unedited manifest the admission hold.
+func (j *Journal) PlanRebind(manifest string, lines []ManifestLine) (Rebinding, error) {
+	have, err := boundRows(j.db, manifest)
+	if err != nil {
+		return Rebinding{}, fmt.Errorf("journal: binding the manifest's rows to their source_id: %w", err)
+	}
+	return planRebind(have, lines), nil
+}
+
 func boundRows(q queryer, manifest string) ([]boundRow, error) {
 	rows, err := q.Query(`SELECT r.line, r.source_id, r.kind, r.reason, COALESCE(r.document_id,0), COALESCE(d.state,''), COALESCE(d.reason,'')
 		FROM rows r LEFT JOIN documents d ON d.id = r.document_id WHERE r.manifest=? ORDER BY r.line`, manifest)
