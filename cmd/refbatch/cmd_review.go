@@ -132,6 +132,12 @@ func sayWhatTheLetterSays(p layout.Place, items []review.ReviewItem, identity st
 	if err != nil {
 		return err
 	}
+	if len(ids) == 0 {
+		// Without an identity only a plaintext batch's artifacts read.
+		if rec, err := layout.ReadRecorded(p, ""); err != nil || !rec.Plaintext {
+			return err
+		}
+	}
 	for i, it := range items {
 		if it.Reason != outcome.IDNotFound && it.Reason != outcome.DateNotFound {
 			continue
