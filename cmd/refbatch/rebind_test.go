@@ -106,6 +106,17 @@ func testManifestIsASpreadsheet(t *testing.T, be journaltest.Backend) {
 	if v := refbatch(t, nil, append([]string{"verify"}, b.args()...)...); v.code != exitOK {
 		t.Errorf("verify: exit %d\n%s\n%s", v.code, v.stdout, v.stderr)
 	}
+	// Export leaves the withdrawn document out unless asked.
+	export := func(extra ...string) result {
+		args := append([]string{"export", "--to", filepath.Join(dir, "export"+strings.Join(extra, "")), "--format", "txt", "--state", "done,review"}, b.args()...)
+		return refbatch(t, nil, append(args, extra...)...)
+	}
+	if e := export(); e.code != exitOK || !strings.Contains(e.stdout, "exported 7 of 7 documents") || !strings.Contains(e.stdout, "1 withdrawn from the manifest left out") {
+		t.Errorf("export: exit %d\n%s%s", e.code, e.stdout, e.stderr)
+	}
+	if e := export("--withdrawn"); e.code != exitOK || !strings.Contains(e.stdout, "exported 8 of 8 documents") {
+		t.Errorf("export --withdrawn: exit %d\n%s%s", e.code, e.stdout, e.stderr)
+	}
 	// The row back: restored as it was, in review again.
 	writeRows(t, dir, append(edited, rows[2]))
 	r = refbatch(t, nil, b.run("--workers", "1", manifest)...)
