@@ -32,7 +32,7 @@ func TestDismissedAndWithdrawnApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := html.String()
-	for _, want := range []string{"Rejected, dismissed (1)", "Every rejected row was dismissed by a person", "Withdrawn (1)"} {
+	for _, want := range []string{"Rejected, dismissed (1)", "Every rejected row was dismissed by a person", "Withdrawn (1)", "withdrawn: no longer in the manifest"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
