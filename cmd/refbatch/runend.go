@@ -113,7 +113,7 @@ func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdo
 	writeRevalidated(res.Revalidated, asJSON, stdout, stderr)
 	if code == exitNeedsPerson {
 		// Even with --quiet: a person is needed, and cron mails stderr.
-		fmt.Fprintf(stderr, "refbatch: %s: see %s\n", needPersonLine(res.Report.Summary), paths.HTML)
+		fmt.Fprintf(stderr, "refbatch: %s: see %s%s\n", needPersonLine(res.Report.Summary), paths.HTML, deskHint(res.Report.Summary, res.Out))
 	}
 	return err
 }
@@ -141,4 +141,15 @@ func runExit(ctx context.Context, res *batch.Result, err error) error {
 		return &exitError{code: exitNeedsPerson} // runRun prints the line
 	}
 	return nil
+}
+
+// deskHint points to the review desk when documents wait in review:
+// there they are decided with the page in front of the person.
+func deskHint(s report.Summary, out string) string {
+	for r, n := range s.NeedPersonReasons {
+		if n > 0 && r.State() == outcome.Review {
+			return ", or decide them at the desk: refbatch desk --out " + termText(out)
+		}
+	}
+	return ""
 }
