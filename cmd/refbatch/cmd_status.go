@@ -149,7 +149,11 @@ func writeStatus(w io.Writer, st *standing.Status) error {
 		parts = append(parts, "rows not recorded unknown")
 	}
 	fmt.Fprintf(tw, "rows\t%s\n", strings.Join(parts, ", "))
-	for _, w := range st.Withdrawn {
+	for i, w := range st.Withdrawn {
+		if i == withdrawnShown {
+			fmt.Fprintf(tw, "withdrawn\tand %d more\t(status --json lists them all, the report too)\n", len(st.Withdrawn)-withdrawnShown)
+			break
+		}
 		state := string(w.State)
 		if w.Reason != "" {
 			state += " " + string(w.Reason)
@@ -243,3 +247,7 @@ func writeNotifications(w io.Writer, n standing.NotifyStatus) {
 		fmt.Fprintf(w, "target\t%s\t%s\n", termText(t.Target), line)
 	}
 }
+
+// withdrawnShown is how many withdrawn rows status prints before it
+// counts the rest: a manifest cut in half would fill the screen.
+const withdrawnShown = 10
