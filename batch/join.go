@@ -98,7 +98,7 @@ func Join(ctx context.Context, o JoinOptions) (*Result, error) {
 		if err := checkManifest(m.o.Manifest, o.Logger); err != nil {
 			return nil, err
 		}
-		if err := checkEdits(j, m.o.Manifest, m.o.Plaintext || len(m.o.Identities) > 0); err != nil {
+		if _, err := rebindAndCheck(ctx, j, m.o); err != nil {
 			return nil, err
 		}
 	}

@@ -33,6 +33,9 @@ type Result struct {
 	// Revalidated counts the documents this run validated again from
 	// their artifacts, under changed validation settings.
 	Revalidated Revalidated
+	// Rebound is what binding the manifest's rows to their source_id
+	// moved: rows sorted to other lines, withdrawn, or back.
+	Rebound journal.Rebinding
 }
 
 // Run imports the manifest described by o. It returns ErrIncomplete
@@ -83,7 +86,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("%w: %s is inside %s", layout.ErrRootLogInOut, o.RootLog, o.Out)
 		}
 	}
-	if err := checkEdits(j, o.Manifest, o.Plaintext || len(o.Identities) > 0); err != nil {
+	rebound, err := rebindAndCheck(ctx, j, o)
+	if err != nil {
 		return nil, err
 	}
 	if err := recordEncryption(j, o.Encrypted); err != nil {
@@ -137,9 +141,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	rep.ThisRun = &report.RunTime{WallSeconds: time.Since(started).Seconds(), CPUSeconds: cpu}
-	runErr = interruptedLate(ctx, runErr)
 	o.Logger.Info("run ended", "complete", rep.Complete, "wall", time.Since(started).Round(time.Millisecond), "cpu_s", cpu)
-	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete, Revalidated: r.reval.counts()}, diskFull(runErr)
+	return &Result{Report: rep, Out: o.Out, Complete: rep.Complete, Revalidated: r.reval.counts(), Rebound: rebound}, diskFull(interruptedLate(ctx, runErr))
 }
 
 // interruptedLate is runErr, or ErrIncomplete when ctx ended after the

@@ -39,7 +39,8 @@ type verdict struct {
 	band     outcome.Band
 	// detail says what exactly a review verdict found, and pages the
 	// pages (from 1) it names: the pages of a handwritten note not
-	// transcribed. "" and nil for other verdicts.
+	// transcribed; whether the letter prints other IDs or dates than the
+	// manifest's (counted, never quoted). "" and nil for other verdicts.
 	detail string
 	pages  []int
 }
@@ -111,8 +112,10 @@ func validate(pages []ocr.PageResult, participantID, referralDate string, o Opti
 		}
 	case participantID != "" && !containsID(pages, participantID):
 		v.state, v.reason = outcome.Review, outcome.IDNotFound
+		v.detail = idDetail(pages, participantID)
 	case referralDate != "" && !containsDate(pages, referralDate):
 		v.state, v.reason = outcome.Review, outcome.DateNotFound
+		v.detail = dateDetail(pages)
 	}
 	return v
 }

@@ -11,11 +11,12 @@ import (
 
 // csvHeader names report.csv's columns, the JSON rows' field names plus
 // the manifest each row came from, then the decision's fields, then a
-// rejection's (or a review verdict's) detail and a rejection's advice
+// rejection's (or a review verdict's) detail and a rejection's advice,
+// then whether the row was withdrawn from its manifest ("yes" or empty)
 // (columns are only ever added at the end).
 var csvHeader = []string{"manifest", "manifest_line", "source_id", "state", "reason", "sha256", "pages",
 	"mean_confidence", "band", "attempts", "artifact", "trace_id",
-	"decision", "decided_by", "decided_at", "decision_note", "detail", "advice"}
+	"decision", "decided_by", "decided_at", "decision_note", "detail", "advice", "withdrawn"}
 
 // WriteCSV writes one line per row, in manifest order, under a header
 // (RFC 4180, UTF-8, CRLF line ends as spreadsheets expect). A text cell
@@ -68,7 +69,7 @@ func (c *csvWriter) row(row Row) error {
 	}
 	err := c.cw.Write([]string{cell(manifest), strconv.Itoa(row.ManifestLine), cell(row.SourceID), cell(string(row.State)), cell(string(row.Reason)),
 		cell(row.SHA256), pages, conf, cell(string(row.Band)), attempts, cell(row.Artifact), cell(row.TraceID),
-		cell(decision), cell(by), at, cell(note), cell(row.Detail), cell(row.Advice)})
+		cell(decision), cell(by), at, cell(note), cell(row.Detail), cell(row.Advice), map[bool]string{true: "yes"}[row.Withdrawn]})
 	if err != nil {
 		return fmt.Errorf("writing report rows: %w", err)
 	}

@@ -72,11 +72,11 @@ var explanations = map[outcome.Reason]explanation{
 	outcome.TooLarge:         {meaning: "the file is larger than --max-bytes", fix: "Rerun with a larger --max-bytes if the file is genuine, or split or compress it."},
 	outcome.TooManyPages:     {meaning: "more pages than --max-pages", fix: "Rerun with a larger --max-pages if the file is genuine, or split it."},
 	outcome.PageTooLarge:     {meaning: "a page or image is larger than --max-page-pixels", fix: "Rerun with a larger --max-page-pixels, or rescan the pages at a lower resolution."},
-	outcome.Encrypted:        {meaning: "the PDF is encrypted", fix: "Save a copy without the password or encryption and put it at the path."},
+	outcome.Encrypted:        {meaning: "the PDF is encrypted", fix: "Save a copy without the password or encryption, put it at the path, and give the row the copy's SHA-256 (sha256sum FILE), or empty the sha256 column: the copy's bytes are not the encrypted file's."},
 	outcome.MalformedPDF:     {meaning: "the PDF is damaged and cannot be read", fix: "Re-export or rescan the document, or get a good copy from where it came from."},
 	outcome.UnparseablePDF:   {meaning: "the PDF checks crashed, ran out of memory or took too long, twice: a damaged or hostile file", fix: "Treat the file as suspect and get a clean copy from where it came from; if it is merely huge, rerun with a larger --admit-memory or --admit-timeout."},
 	outcome.Unreadable:       {meaning: "the file is there but cannot be read (permissions, I/O error, a symlink loop)", fix: "Make the file readable by the user running refbatch, or copy it again; a symlink loop (the detail says so) needs the link replaced by the file."},
-	outcome.HashMismatch:     {meaning: "the bytes differ from the manifest's sha256", fix: "The file's SHA-256 differs from the manifest's: fix the hash or the file."},
+	outcome.HashMismatch:     {meaning: "the file's bytes are not the ones the manifest's sha256 names", fix: "Put the right file at the path, or, if the file is right (a copy saved again, a decrypted one), give the row its SHA-256 (sha256sum FILE prints it)."},
 	outcome.RejectedByPerson: {meaning: "a person looked at it in review and rejected it (refbatch review reject); who, when and why are in the journal and the report's decision", fix: "Nothing to fix: a person decided, and the decision's note says why."},
 	outcome.Conflict:         {meaning: "an earlier row has the same source_id with other bytes", fix: "The earlier document is kept. If this one is another document, give it its own source_id in a new row; if it is the same referral rescanned, it needs no row."},
 }

@@ -62,6 +62,8 @@ type htmlView struct {
 	// nothing, at the end of the page.
 	Done      stateList
 	Duplicate stateList
+	Withdrawn stateList
+	Dismissed stateList
 	Timings   []timing
 	Phases    []phaseRow
 	// Rows are the first rows in manifest order, NRows all of them and
@@ -149,6 +151,12 @@ func renderHTML(w io.Writer, n *Report, pr *pageRows) error {
 	v.NeedPerson = n.Summary.NeedPerson
 	v.Done = pr.stateList(outcome.Done, "Done", "Searchable text published and verified: nothing to do.")
 	v.Duplicate = pr.stateList(outcome.Duplicate, "Duplicates", "The same source ID and bytes as an earlier row, whose document and text they share: nothing to do.")
+	v.Withdrawn = stateList{Anchor: "withdrawn", Title: "Withdrawn", Rows: pr.withdrawn.rows, N: pr.withdrawn.n,
+		More: pr.withdrawn.n - len(pr.withdrawn.rows),
+		Note: "No longer in the manifest: deleted from it since a run read them. Each keeps its verdict, its document and its artifact, needs no one, and export leaves it out unless asked (--withdrawn); put the row back to take it up again."}
+	v.Dismissed = stateList{Anchor: "dismissed", Title: "Rejected, dismissed", Rows: pr.dismissed.rows, N: pr.dismissed.n,
+		More: pr.dismissed.n - len(pr.dismissed.rows),
+		Note: "Rejected rows a person acknowledged (refbatch review dismiss): they stay rejected, with their reason, and need nothing more."}
 	v.Timings = []timing{
 		{"OCR time per page", n.Summary.OCRPageSeconds},
 		{"Queue age at claim", n.Summary.QueueAgeSeconds},

@@ -21,8 +21,14 @@ type pageRows struct {
 	confidence confidenceBins
 	review     map[outcome.Reason]*reviewRows
 	rejected   map[outcome.Reason]*rowList
-	// listed holds the done and duplicate rows, for their compact lists.
-	listed map[outcome.State]*rowList
+	// listed holds the done and duplicate rows, for their compact lists,
+	// and withdrawn the rows no longer in their manifest.
+	listed    map[outcome.State]*rowList
+	withdrawn rowList
+	// dismissed holds the rejected rows a person acknowledged (refbatch
+	// review dismiss): they need nothing more, so they are listed apart,
+	// without the fix.
+	dismissed rowList
 	// decided holds the first rows a person decided about, nDecided
 	// counts them all.
 	decided  []Row
@@ -64,6 +70,11 @@ func (p *pageRows) add(r Row) {
 	if len(p.first) < htmlRowCap {
 		p.first = append(p.first, r)
 	}
+	if r.Withdrawn {
+		// Out of every lane: listed on its own, by the line it last had.
+		p.addTo(&p.withdrawn, r)
+		return
+	}
 	p.confidence.add(r)
 	if r.Decision != nil {
 		p.nDecided++
@@ -86,6 +97,10 @@ func (p *pageRows) add(r Row) {
 			g.trim()
 		}
 	case outcome.Rejected:
+		if r.Decision != nil && r.Decision.Action == dismissAction {
+			p.addTo(&p.dismissed, r)
+			break
+		}
 		list(p, p.rejected, r.Reason, r)
 	case outcome.Done, outcome.Duplicate:
 		list(p, p.listed, r.State, r)
@@ -100,6 +115,11 @@ func list[K comparable](p *pageRows, m map[K]*rowList, key K, r Row) {
 		g = &rowList{}
 		m[key] = g
 	}
+	p.addTo(g, r)
+}
+
+// addTo counts r in g, and names it there while g has room.
+func (p *pageRows) addTo(g *rowList, r Row) {
 	g.n++
 	if len(g.rows) < htmlRowCap {
 		l := strconv.Itoa(r.ManifestLine)
@@ -188,7 +208,7 @@ func (p *pageRows) rejectedGroups() []rejectedGroup {
 	counts := make([]reasonCount, 0, len(p.rejected))
 	for reason, g := range p.rejected {
 		if reason != "" {
-			counts = append(counts, reasonCount{reason, g.n})
+			counts = append(counts, reasonCount{Reason: reason, N: g.n})
 		}
 	}
 	sortReasonCounts(counts)

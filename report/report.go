@@ -236,6 +236,11 @@ type Row struct {
 	// Decision is the latest decision a person made about the row's
 	// document in review (refbatch review); absent when none did.
 	Decision *Decision `json:"decision,omitempty"`
+	// Withdrawn is set for a row whose source_id is no longer in its
+	// manifest: deleted from it since a run read it. It keeps its state
+	// and its document, ManifestLine is the line it last had, and it is
+	// in no count of the summary but Withdrawn.
+	Withdrawn bool `json:"withdrawn,omitempty"`
 }
 
 // Summary holds the batch's numbers.
@@ -245,6 +250,9 @@ type Summary struct {
 	// was empty (a spreadsheet's trailing ",,,,," lines): they are not
 	// rows and are in no other count.
 	BlankRows int `json:"blank_rows"`
+	// Withdrawn counts the rows deleted from their manifest since a run
+	// read them (Row.Withdrawn), which no other count includes.
+	Withdrawn int `json:"withdrawn,omitempty"`
 	// States counts rows per state; done, review, rejected and duplicate
 	// are always present.
 	States map[outcome.State]int `json:"states"`

@@ -528,10 +528,10 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 		t.Errorf("header %q", recs[0])
 	}
 	want := [][]string{
-		{"'=cmd|' /C calc'!A0", "2", "'=HYPERLINK(\"x\")", "rejected", "not_pdf", "", "", "", "", "", "", "", "", "", "", "", "", ""},
-		{"'=cmd|' /C calc'!A0", "3", "'@SUM(A1)", "done", "", "", "2", "91.5", "high", "1", "", "", "", "", "", "", "", ""},
-		{"'=cmd|' /C calc'!A0", "4", "R-1,\"quoted\"", "duplicate", "", "", "", "", "", "", "", "", "", "", "", "", "", ""},
-		{"'=cmd|' /C calc'!A0", "5", "R-5", "done", "", "", "1", "60", "low", "1", "", "", "accept", "alice@desk", "2025-03-01T09:30:00Z", "'=checked", "", ""},
+		{"'=cmd|' /C calc'!A0", "2", "'=HYPERLINK(\"x\")", "rejected", "not_pdf", "", "", "", "", "", "", "", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "3", "'@SUM(A1)", "done", "", "", "2", "91.5", "high", "1", "", "", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "4", "R-1,\"quoted\"", "duplicate", "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""},
+		{"'=cmd|' /C calc'!A0", "5", "R-5", "done", "", "", "1", "60", "low", "1", "", "", "accept", "alice@desk", "2025-03-01T09:30:00Z", "'=checked", "", "", ""},
 	}
 	if !reflect.DeepEqual(recs[1:], want) {
 		t.Errorf("rows\n%q\nwant\n%q", recs[1:], want)

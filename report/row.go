@@ -13,7 +13,7 @@ import (
 // review, or rejected for a reason that asks for action and not dismissed
 // by a person (its decision a dismissal).
 func (r Row) Open() bool {
-	return outcome.Open(r.State, r.Reason, r.Decision != nil && r.Decision.Action == "dismiss")
+	return outcome.Open(r.State, r.Reason, r.Decision != nil && r.Decision.Action == dismissAction)
 }
 
 // HistoryEntry is one earlier verdict of a row: its state and reason, when

@@ -66,6 +66,7 @@ func Summarize(rows []Row) Summary {
 // not grow with the rows. The zero Summarizer is ready to use.
 type Summarizer struct {
 	rows, pages int
+	withdrawn   int
 	states      map[outcome.State]int
 	reasons     map[outcome.Reason]int
 	statePages  map[outcome.State]int
@@ -77,6 +78,10 @@ func (z *Summarizer) Add(r Row) {
 	if z.states == nil {
 		z.states, z.reasons, z.statePages = map[outcome.State]int{}, map[outcome.Reason]int{}, map[outcome.State]int{}
 		z.open = map[outcome.Reason]int{}
+	}
+	if r.Withdrawn {
+		z.withdrawn++
+		return
 	}
 	if r.Open() {
 		z.open[r.Reason]++
@@ -97,6 +102,7 @@ func (z *Summarizer) Add(r Row) {
 func (z *Summarizer) Summary() Summary {
 	s := Summary{
 		Rows:              z.rows,
+		Withdrawn:         z.withdrawn,
 		States:            make(map[outcome.State]int, len(outcome.States())+len(z.states)),
 		Reasons:           make(map[outcome.Reason]int, len(z.reasons)),
 		Pages:             z.pages,

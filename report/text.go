@@ -57,8 +57,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, st := range orderedStates(n.Summary.States) {
 		fmt.Fprintf(tw, "  %s\t%d\t%s\n", st, n.Summary.States[st], formatReasons(byState[st]))
 		for _, rc := range byState[st] {
-			reasons = append(reasons, rc.Reason)
+			if rc.Dismissed < rc.N { // a person acknowledged the others: no advice
+				reasons = append(reasons, rc.Reason)
+			}
 		}
+	}
+	if n.Summary.Withdrawn > 0 {
+		fmt.Fprintf(tw, "withdrawn\t%d\tno longer in the manifest: kept as they were, in no other count\n", n.Summary.Withdrawn)
 	}
 	if n.Summary.BlankRows > 0 {
 		fmt.Fprintf(tw, "blank rows\t%d\tskipped: every column empty\n", n.Summary.BlankRows)
@@ -81,7 +86,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush() // cannot fail on a bytes.Buffer
 	if n.Custody != nil {
 		// Its own line, so that 64 digits do not widen the table.
-		fmt.Fprintf(&buf, "batch root %s after %d events\n", n.Custody.Root, n.Custody.Events)
+		events := "events"
+		if n.Custody.Events == 1 {
+			events = "event"
+		}
+		fmt.Fprintf(&buf, "batch root %s after %d %s\n", n.Custody.Root, n.Custody.Events, events)
 	}
 	// The explanations have a table of their own: their first column would
 	// widen the one above.
@@ -107,35 +116,51 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-// reasonCount is one reason and how many rows gave it.
+// reasonCount is one reason and how many rows gave it, Dismissed of them
+// acknowledged by a person (refbatch review dismiss).
 type reasonCount struct {
-	Reason outcome.Reason
-	N      int
+	Reason    outcome.Reason
+	N         int
+	Dismissed int
 }
 
-// reasonTally counts the rows' reasons per state, one row at a time.
-type reasonTally map[outcome.State]map[outcome.Reason]int
+// reasonTally counts the rows' reasons per state, one row at a time, and
+// apart the rejected rows a person dismissed.
+type reasonTally struct {
+	n         map[outcome.State]map[outcome.Reason]int
+	dismissed map[outcome.Reason]int
+}
 
 func (t *reasonTally) add(r Row) {
-	if r.Reason == "" {
+	if r.Reason == "" || r.Withdrawn {
 		return
 	}
-	if *t == nil {
-		*t = reasonTally{}
+	if t.n == nil {
+		t.n, t.dismissed = map[outcome.State]map[outcome.Reason]int{}, map[outcome.Reason]int{}
 	}
-	if (*t)[r.State] == nil {
-		(*t)[r.State] = map[outcome.Reason]int{}
+	if t.n[r.State] == nil {
+		t.n[r.State] = map[outcome.Reason]int{}
 	}
-	(*t)[r.State][r.Reason]++
+	t.n[r.State][r.Reason]++
+	if r.State == outcome.Rejected && r.Decision != nil && r.Decision.Action == dismissAction {
+		t.dismissed[r.Reason]++
+	}
 }
+
+// dismissAction is the action of a decision that dismissed a rejected row.
+const dismissAction = "dismiss"
 
 // byState lists each state's reasons, most frequent first, ties by name.
 func (t reasonTally) byState() map[outcome.State][]reasonCount {
-	out := make(map[outcome.State][]reasonCount, len(t))
-	for st, m := range t {
+	out := make(map[outcome.State][]reasonCount, len(t.n))
+	for st, m := range t.n {
 		var list []reasonCount
 		for reason, n := range m {
-			list = append(list, reasonCount{reason, n})
+			rc := reasonCount{Reason: reason, N: n}
+			if st == outcome.Rejected {
+				rc.Dismissed = t.dismissed[reason]
+			}
+			list = append(list, rc)
 		}
 		sortReasonCounts(list)
 		out[st] = list
@@ -154,6 +179,12 @@ func formatReasons(list []reasonCount) string {
 	parts := make([]string, len(list))
 	for i, rc := range list {
 		parts[i] = fmt.Sprintf("%s %d", rc.Reason, rc.N)
+		switch {
+		case rc.Dismissed == rc.N:
+			parts[i] += " (dismissed)"
+		case rc.Dismissed > 0:
+			parts[i] += fmt.Sprintf(" (%d dismissed)", rc.Dismissed)
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -81,7 +81,7 @@ func Resolve(root, path string) (string, error) {
 			// A path copied from Windows: on Linux \ is part of a name.
 			return "", reject(outcome.MissingFile, "the file does not exist; the path holds a backslash: use / not backslash between folders")
 		}
-		return "", reject(outcome.MissingFile, "the file does not exist")
+		return "", reject(outcome.MissingFile, "%s", missingDetail(joined))
 	}
 	return resolved, nil
 }

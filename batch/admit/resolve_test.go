@@ -1,8 +1,10 @@
 package admit
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/refbatch/refbatch/report/outcome"
@@ -53,5 +55,28 @@ func TestResolveSymlinkLoop(t *testing.T) {
 				t.Errorf("Resolve(%q) = %v, want %s %q", tt.path, err, tt.reason, tt.detail)
 			}
 		})
+	}
+}
+
+// TestMissingFileNearestName: a missing file whose folder holds a name a
+// slip away says that name; one whose folder holds nothing near does not.
+func TestMissingFileNearestName(t *testing.T) {
+	root := t.TempDir()
+	for _, n := range []string{"R-0002.PDF", "R-0031.pdf", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(root, n), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"R-0002.pdf", `its folder has "R-0002.PDF" (the same name in another case)`},
+		{"R-31.pdf", `its folder has "R-0031.pdf" (2 characters away)`},
+		{"R-0O31.pdf", `its folder has "R-0031.pdf" (1 character away)`},
+		{"letter-from-gp.pdf", "the file does not exist"},
+	} {
+		_, err := Resolve(root, tc.path)
+		var rej *Rejection
+		if !errors.As(err, &rej) || rej.Reason != outcome.MissingFile || !strings.Contains(rej.Detail, tc.want) {
+			t.Errorf("%s: %v, want missing_file saying %q", tc.path, err, tc.want)
+		}
 	}
 }

@@ -156,9 +156,9 @@ func (s *Server) decideOptions(req decideRequest) (review.DecideOptions, error) 
 	o := review.DecideOptions{Out: s.cfg.Place.Out, Journal: s.cfg.Place.Journal, Action: journal.Action(req.Action),
 		SourceIDs: req.IDs, User: s.cfg.User, Host: s.cfg.Host, Note: req.Note, Since: req.Since, CheckLanguages: s.cfg.CheckLanguages}
 	switch o.Action {
-	case journal.Accept, journal.Reject, journal.Retry, journal.Dismiss:
+	case journal.Accept, journal.Reject, journal.Retry, journal.Dismiss, journal.Undo:
 	default:
-		return o, fmt.Errorf("unknown decision %q: accept, reject, retry or dismiss", req.Action)
+		return o, fmt.Errorf("unknown decision %q: accept, reject, retry, dismiss or undo", req.Action)
 	}
 	if len(req.IDs) == 0 || len(req.IDs) > maxDecided {
 		return o, fmt.Errorf("a decision is about 1 to %d documents", maxDecided)
@@ -191,12 +191,17 @@ func decidedOf(d review.Decided) decided {
 	var nr *journal.NotInReviewError
 	var ch *journal.ChangedError
 	switch {
+	case d.Err == nil && d.Decision.Action == journal.Retry:
+		return decided{ID: d.SourceID, OK: true, Message: fmt.Sprintf("%s: was %s %s; queued: the next refbatch run of its manifest reads it again (the same command as before, into the same --out)",
+			d.Decision.Action, d.Decision.FromState, d.Decision.FromReason)}
 	case d.Err == nil:
 		return decided{ID: d.SourceID, OK: true, Message: fmt.Sprintf("%s: was %s %s", d.Decision.Action, d.Decision.FromState, d.Decision.FromReason)}
 	case errors.As(d.Err, &ch):
 		return decided{ID: d.SourceID, Message: ch.Error() + ": look at it again before deciding", Changed: true}
 	case errors.As(d.Err, &nr):
 		return decided{ID: d.SourceID, Message: nr.Error(), Changed: true}
+	case errors.As(d.Err, new(*journal.NotUndoableError)):
+		return decided{ID: d.SourceID, Message: d.Err.Error()}
 	case errors.Is(d.Err, journal.ErrNoDocument):
 		return decided{ID: d.SourceID, Message: d.SourceID + ": no document has this source_id"}
 	}

@@ -41,6 +41,9 @@ type BagInfo struct {
 	// Documents counts the documents in the payload.
 	Documents int
 	Date      time.Time
+	// Metadata names the payload's table of each document's manifest
+	// fields (data/metadata.csv), "" for none.
+	Metadata string
 }
 
 // NewBag returns an empty bag.
@@ -78,6 +81,10 @@ func (b *Bag) TagFiles(info BagInfo) (names []string, contents [][]byte, tagMani
 	fmt.Fprintf(&bi, "External-Identifier: %s\n", tagValue(info.ExternalIdentifier))
 	fmt.Fprintf(&bi, "Payload-Oxum: %s\n", b.Oxum())
 	fmt.Fprintf(&bi, "Refbatch-Document-Count: %d\n", info.Documents)
+	if info.Metadata != "" {
+		fmt.Fprintf(&bi, "Internal-Sender-Description: %s/%s lists each document's source_id, participant_id, referral_date, state, and the decision a person made and its note; the participant IDs are in the clear, as everything in this bag\n",
+			PayloadDir, info.Metadata)
+	}
 	var m strings.Builder
 	paths := make([]string, 0, len(b.files))
 	for p := range b.files {

@@ -73,6 +73,9 @@ type ExportOptions struct {
 	Bag bool
 	// States are the states whose documents are exported; done when empty.
 	States []outcome.State
+	// Withdrawn exports also the documents whose rows were all deleted
+	// from their manifest since a run read them (left out otherwise).
+	Withdrawn bool
 	// FileMode is the mode of the files written, 0600 when 0; folders get
 	// it with x added wherever r is set.
 	FileMode os.FileMode
@@ -123,7 +126,10 @@ type ExportResult struct {
 	Bag      bool   `json:"bag"`
 	BatchID  string `json:"batch_id"`
 	Selected int    `json:"documents"` // documents in the chosen states
-	Exported int    `json:"exported"`
+	// Withdrawn counts the documents left out because their rows were
+	// deleted from the manifest (ExportOptions.Withdrawn exports them).
+	Withdrawn int `json:"withdrawn_left_out"`
+	Exported  int `json:"exported"`
 	// Written counts the files written; Present those already there with
 	// the right content (a resumed export), left as they were.
 	Written  int             `json:"files_written"`
@@ -142,6 +148,10 @@ type ExportResult struct {
 type NotPDFA struct {
 	SourceID string `json:"source_id"`
 	Reason   string `json:"reason"`
+	// Why and Todo are the reason in words an archivist can act on, and
+	// what to do about it (export.PDFAWords).
+	Why  string `json:"why"`
+	Todo string `json:"todo"`
 }
 
 // OK reports whether every selected document was exported.
@@ -183,8 +193,16 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 	if res.BatchID, err = batchID(j, runs); err != nil {
 		return nil, err
 	}
+	withdrawn, err := j.WithdrawnDocuments()
+	if err != nil {
+		return nil, err
+	}
 	var docs []journal.Doc
 	err = j.Documents(func(d journal.Doc) error {
+		if withdrawn[d.ID] && !o.Withdrawn {
+			res.Withdrawn++
+			return nil
+		}
 		if slices.Contains(o.States, d.State) {
 			docs = append(docs, d)
 		}
@@ -217,6 +235,28 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		x.renderer = export.NewRenderer(cfg)
 		defer x.renderer.Close()
 	}
+	exported, err := x.exportAll(ctx, docs)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range res.NotPDFA {
+		res.NotPDFA[i].Why, res.NotPDFA[i].Todo = export.PDFAWords(n.Reason)
+	}
+	if o.Bag {
+		if x.metadata, err = metadata(j, exported, x.history); err != nil {
+			return nil, err
+		}
+		if err := x.finishBag(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// exportAll exports docs in turn and returns those exported (the others
+// are findings).
+func (x *exporter) exportAll(ctx context.Context, docs []journal.Doc) ([]journal.Doc, error) {
+	var exported []journal.Doc
 	interrupted := func(i int) error {
 		return fmt.Errorf("%w: export interrupted after %d of %d documents", layout.ErrIncomplete, i, len(docs))
 	}
@@ -231,17 +271,15 @@ func Export(ctx context.Context, o ExportOptions) (*ExportResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if o.Progress != nil {
+		if ev.Kind == "exported" {
+			exported = append(exported, d)
+		}
+		if x.o.Progress != nil {
 			ev.Time, ev.SourceID, ev.Done, ev.Total = time.Now().UTC(), d.SourceID, i+1, len(docs)
-			o.Progress(ev)
+			x.o.Progress(ev)
 		}
 	}
-	if o.Bag {
-		if err := x.finishBag(); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return exported, nil
 }
 
 func checkExportOptions(o *ExportOptions) error {

@@ -44,6 +44,8 @@ type exporter struct {
 	// history holds each document's decisions and amendments, for its
 	// provenance.
 	history map[int64]*provHistory
+	// metadata is a bag's MetadataFile.
+	metadata []byte
 }
 
 // prepareDest opens Dest (openDest) and readies it: the temp files of an
@@ -276,7 +278,7 @@ func (x *exporter) finishBag() error {
 	if err != nil {
 		return fmt.Errorf("the batch's report: %w", err)
 	}
-	if _, _, err := x.write(export.PayloadDir, export.PayloadDir+"/", []string{report.JSONFile}, [][]byte{rep}); err != nil {
+	if _, _, err := x.write(export.PayloadDir, export.PayloadDir+"/", []string{report.JSONFile, MetadataFile}, [][]byte{rep, x.metadata}); err != nil {
 		return err
 	}
 	if err := x.checkPayload(); err != nil {
@@ -284,7 +286,7 @@ func (x *exporter) finishBag() error {
 	}
 	names, contents, tagManifest := x.bag.TagFiles(export.BagInfo{
 		ExternalIdentifier: x.res.BatchID, Agent: "refbatch " + layout.Version(),
-		Documents: x.res.Exported, Date: x.o.Now(),
+		Documents: x.res.Exported, Date: x.o.Now(), Metadata: MetadataFile,
 	})
 	if _, _, err := x.write(".", "", names, contents); err != nil {
 		return err

@@ -156,14 +156,16 @@ func (j *Journal) candidates(tx *sql.Tx, c Claimable, fresh bool, now int64) ([]
 			AND (d.lease_token IS NULL OR d.lease_expires<=? OR d.lease_owner LIKE ?)`
 		args = append(args, now, likePrefix(host+"/"))
 	}
+	// A document whose row was withdrawn (Rebind) is not read.
+	q += ` AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.line > 0`
+	args = append(args, kindDoc)
 	if len(c.Manifests) > 0 {
-		q += ` AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.manifest IN (?` +
-			strings.Repeat(`,?`, len(c.Manifests)-1) + `))`
-		args = append(args, kindDoc)
+		q += ` AND r.manifest IN (?` + strings.Repeat(`,?`, len(c.Manifests)-1) + `)`
 		for _, m := range c.Manifests {
 			args = append(args, m)
 		}
 	}
+	q += `)`
 	if len(c.Skip) > 0 {
 		q += ` AND d.id NOT IN (?` + strings.Repeat(`,?`, len(c.Skip)-1) + `)`
 		for _, id := range c.Skip {
@@ -298,14 +300,15 @@ func (j *Journal) Unclaimed() (int, error) {
 func (j *Journal) QueuedOf(manifests []string, fn func(Doc) error) error {
 	q := `SELECT ` + docColumns + ` FROM documents d WHERE state=?`
 	args := []any{outcome.Queued}
+	q += ` AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.line > 0`
+	args = append(args, kindDoc)
 	if len(manifests) > 0 {
-		q += ` AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.manifest IN (?` +
-			strings.Repeat(`,?`, len(manifests)-1) + `))`
-		args = append(args, kindDoc)
+		q += ` AND r.manifest IN (?` + strings.Repeat(`,?`, len(manifests)-1) + `)`
 		for _, m := range manifests {
 			args = append(args, m)
 		}
 	}
+	q += `)`
 	return j.documents(q+` ORDER BY manifest_line`, fn, args...)
 }
 

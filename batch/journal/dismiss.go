@@ -185,7 +185,11 @@ func (ds dismissals) latest(manifest string, line int, docID int64, reason outco
 // are few: one per row a person looked at).
 func readDismissals(q queryer) (dismissals, error) {
 	ds := dismissals{rows: map[string][]Decision{}, docs: map[int64][]Decision{}}
-	rows, err := q.Query(`SELECT manifest, line, COALESCE(document_id,0), at, data FROM events WHERE kind=? ORDER BY id`, EventDecision)
+	moves, err := readLineTracker(q)
+	if err != nil {
+		return ds, err
+	}
+	rows, err := q.Query(`SELECT id, manifest, line, COALESCE(document_id,0), at, data FROM events WHERE kind=? ORDER BY id`, EventDecision)
 	if err != nil {
 		return ds, err
 	}
@@ -193,9 +197,9 @@ func readDismissals(q queryer) (dismissals, error) {
 	for rows.Next() {
 		var manifest, data string
 		var line int
-		var doc int64
+		var id, doc int64
 		var at sql.NullInt64
-		if err := rows.Scan(&manifest, &line, &doc, &at, &data); err != nil {
+		if err := rows.Scan(&id, &manifest, &line, &doc, &at, &data); err != nil {
 			return ds, err
 		}
 		d, err := parseDecision(data, at)
@@ -207,7 +211,7 @@ func readDismissals(q queryer) (dismissals, error) {
 		case doc != 0:
 			ds.docs[doc] = append(ds.docs[doc], d)
 		default:
-			k := rowKey(manifest, line)
+			k := rowKey(manifest, moves.now(id, manifest, line))
 			ds.rows[k] = append(ds.rows[k], d)
 		}
 	}
@@ -232,7 +236,7 @@ func openRows(q queryer, manifest string) (map[outcome.Reason]int, error) {
 	}
 	rows, err := q.Query(`SELECT r.manifest, r.line, r.kind, r.reason, COALESCE(r.document_id,0), COALESCE(d.state,''), COALESCE(d.reason,'')
 		FROM rows r LEFT JOIN documents d ON d.id = r.document_id
-		WHERE (?='' OR r.manifest=?) AND (r.kind=? OR d.state IN (?,?))`, manifest, manifest, kindRejected, outcome.Review, outcome.Rejected)
+		WHERE (?='' OR r.manifest=?) AND r.line > 0 AND (r.kind=? OR d.state IN (?,?))`, manifest, manifest, kindRejected, outcome.Review, outcome.Rejected)
 	if err != nil {
 		return nil, err
 	}

@@ -95,9 +95,11 @@ func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
 
 // HistoryKinds are the events that tell a row's history beyond its state:
 // the verdicts a rerun replaced or found again, a person's decisions,
-// amendments and transcriptions. They are few (one per row admitted
-// again, read again, validated again, decided, amended or transcribed).
-var HistoryKinds = []EventKind{EventRowReadmitted, EventRowChanged, EventDecision, EventRevalidated, EventAmended, EventTranscription}
+// amendments, transcriptions and withdrawals. They are few (one per row
+// admitted again, read again, validated again, decided, amended,
+// transcribed or withdrawn).
+var HistoryKinds = []EventKind{EventRowReadmitted, EventRowChanged, EventDecision, EventRevalidated, EventAmended, EventTranscription,
+	EventRowWithdrawn}
 
 // kindIn is the condition that an event is of one of kinds (at least one),
 // and its arguments.

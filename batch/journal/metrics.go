@@ -32,6 +32,12 @@ type ReportRow struct {
 	// document, or the dismissal of a row rejected before it had one; nil
 	// when none did (and for duplicate rows).
 	Decision *Decision
+	// Withdrawn is set for a row whose source_id is no longer in its
+	// manifest (Rebind): Line is then the line it last had, and
+	// JournalLine its placeholder. JournalLine is the line events name
+	// the row by (see LineNow); Line otherwise.
+	Withdrawn   bool
+	JournalLine int
 }
 
 // ReportRows calls fn for every row of one manifest (every manifest when
@@ -50,6 +56,10 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 		return fmt.Errorf("journal: listing rows: %w", err)
 	}
 	verdicts, err := reviewDetails(j.db)
+	if err != nil {
+		return fmt.Errorf("journal: listing rows: %w", err)
+	}
+	moves, err := readLineTracker(j.db)
 	if err != nil {
 		return fmt.Errorf("journal: listing rows: %w", err)
 	}
@@ -97,6 +107,10 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 			r.State, r.Reason, r.Attempts = outcome.Duplicate, "", 0
 		default:
 			r.State, r.Reason = outcome.State(docState), outcome.Reason(docReason)
+		}
+		r.Withdrawn, r.JournalLine = r.Line < 0, r.Line
+		if r.Withdrawn {
+			r.Line = moves.withdrawnFrom[rowKey(r.Manifest, r.Line)]
 		}
 		if err := fn(r); err != nil {
 			return err
@@ -263,7 +277,11 @@ func (j *Journal) Runs() ([]Run, error) {
 // (rowKey). Only rejected rows have one, so they are as few as those.
 func (j *Journal) rejectionDetails() (map[string]string, error) {
 	detail := `COALESCE(` + j.jsonText("data", "detail") + `,'')`
-	rows, err := j.db.Query(`SELECT manifest, line, `+detail+` FROM events WHERE kind=? AND `+detail+` <> '' ORDER BY id`, EventRowRejected)
+	moves, err := readLineTracker(j.db)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := j.db.Query(`SELECT id, manifest, line, `+detail+` FROM events WHERE kind=? AND `+detail+` <> '' ORDER BY id`, EventRowRejected)
 	if err != nil {
 		return nil, err
 	}
@@ -272,10 +290,11 @@ func (j *Journal) rejectionDetails() (map[string]string, error) {
 	for rows.Next() {
 		var m, d string
 		var line int
-		if err := rows.Scan(&m, &line, &d); err != nil {
+		var id int64
+		if err := rows.Scan(&id, &m, &line, &d); err != nil {
 			return nil, err
 		}
-		out[rowKey(m, line)] = d
+		out[rowKey(m, moves.now(id, m, line))] = d
 	}
 	return out, rows.Err()
 }

@@ -29,7 +29,8 @@ type ManifestRows struct {
 // Manifests lists the manifests the journal has rows of, the one whose
 // rows were recorded most recently last.
 func (j *Journal) Manifests() ([]ManifestRows, error) {
-	rows, err := j.db.Query(`SELECT manifest, COUNT(*), MAX(line), MAX(recorded_at) FROM rows GROUP BY manifest ORDER BY MAX(recorded_at), manifest`)
+	rows, err := j.db.Query(`SELECT manifest, COALESCE(SUM(CASE WHEN line > 0 THEN 1 ELSE 0 END),0), MAX(line), MAX(recorded_at)
+		FROM rows GROUP BY manifest ORDER BY MAX(recorded_at), manifest`)
 	if err != nil {
 		return nil, fmt.Errorf("journal: listing manifests: %w", err)
 	}
@@ -62,8 +63,10 @@ type LeaseHolder struct {
 type Snapshot struct {
 	Now time.Time
 	// Rows counts manifest rows per state, over every manifest; a row whose
-	// document is not final counts as queued.
-	Rows map[outcome.State]int
+	// document is not final counts as queued. Withdrawn counts apart the
+	// rows no longer in their manifest (Rebind).
+	Rows      map[outcome.State]int
+	Withdrawn int
 	// Documents not final, split into those held by a live lease (running)
 	// and the rest (waiting: never claimed, in a retry backoff, or left by
 	// a dead owner).
@@ -127,7 +130,7 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 
 // countRows counts the manifest's rows per state into s.Rows.
 func (s *Snapshot) countRows(tx *sql.Tx) error {
-	rows, err := tx.Query(`SELECT r.kind, COALESCE(d.state,''), COUNT(*) FROM rows r LEFT JOIN documents d ON d.id = r.document_id GROUP BY 1, 2`)
+	rows, err := tx.Query(`SELECT r.kind, COALESCE(d.state,''), r.line < 0, COUNT(*) FROM rows r LEFT JOIN documents d ON d.id = r.document_id GROUP BY 1, 2, 3`)
 	if err != nil {
 		return err
 	}
@@ -135,9 +138,14 @@ func (s *Snapshot) countRows(tx *sql.Tx) error {
 	for rows.Next() {
 		var kind rowKind
 		var state outcome.State
+		var withdrawn bool
 		var n int
-		if err := rows.Scan(&kind, &state, &n); err != nil {
+		if err := rows.Scan(&kind, &state, &withdrawn, &n); err != nil {
 			return err
+		}
+		if withdrawn {
+			s.Withdrawn += n
+			continue
 		}
 		switch kind {
 		case kindRejected:
@@ -156,7 +164,8 @@ func (s *Snapshot) countRows(tx *sql.Tx) error {
 // leases (s.Leases, live holders first), which it returns by owner too.
 func (s *Snapshot) readQueue(tx *sql.Tx, now time.Time) (map[string]*LeaseHolder, error) {
 	holders := map[string]*LeaseHolder{}
-	rows, err := tx.Query(`SELECT pages, admitted_at, COALESCE(lease_owner,''), lease_token IS NOT NULL, COALESCE(lease_expires,0) FROM documents WHERE state=?`, outcome.Queued)
+	rows, err := tx.Query(`SELECT pages, admitted_at, COALESCE(lease_owner,''), lease_token IS NOT NULL, COALESCE(lease_expires,0) FROM documents d WHERE state=?
+		AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.line > 0)`, outcome.Queued, kindDoc)
 	if err != nil {
 		return nil, err
 	}

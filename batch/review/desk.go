@@ -92,7 +92,7 @@ func DeskQueue(p layout.Place) ([]DeskRow, error) {
 	}
 	rows := []DeskRow{}
 	err = j.ReportRows("", func(r journal.ReportRow) error {
-		if r.State != outcome.Review && r.State != outcome.Rejected {
+		if r.State != outcome.Review && r.State != outcome.Rejected || r.Withdrawn {
 			return nil
 		}
 		rows = append(rows, DeskRow{SourceID: r.SourceID, Manifest: filepath.Base(r.Manifest), ManifestLine: r.Line, State: r.State,
@@ -140,8 +140,13 @@ type DeskDoc struct {
 	ArtifactError string              `json:"artifact_error,omitempty"`
 	// Transcriptions are what people typed for regions of the pages.
 	Transcriptions []layout.Transcription `json:"transcriptions"`
-	// Detail is what exactly a review verdict found (DeskRow's Detail).
+	// Detail is what exactly a review verdict found (DeskRow's Detail);
+	// for id_not_found and date_not_found, what the text holds instead,
+	// named (Said).
 	Detail string `json:"detail,omitempty"`
+	// Said are the IDs shaped like the manifest's, or the dates, the text
+	// holds where the manifest's are not found (readSaid).
+	Said []Said `json:"said,omitempty"`
 	// Rejection is a rejected document's detail and status, nil when it
 	// is not rejected.
 	Rejection *DeskRejection `json:"rejection,omitempty"`
@@ -223,6 +228,7 @@ func DeskDocument(ctx context.Context, p layout.Place, sourceID string, ids []ag
 		if out.Detail, out.Rejection, err = docDetail(j, out.Manifest, d.Line); err != nil {
 			return nil, err
 		}
+		out.readSaid()
 	}
 	out.Manifest = filepath.Base(out.Manifest)
 	return out, nil
@@ -238,7 +244,7 @@ func docDetail(j *journal.Journal, manifest string, line int) (string, *DeskReje
 	var detail string
 	var rej *DeskRejection
 	err = j.ReportRows(manifest, func(r journal.ReportRow) error {
-		if r.Line == line {
+		if r.Line == line && !r.Withdrawn {
 			detail, rej = reviewDetail(r), deskRejection(r, versions)
 		}
 		return nil

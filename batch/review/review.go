@@ -50,7 +50,7 @@ func ListReview(p layout.Place) ([]ReviewItem, error) {
 	defer j.Close()
 	items := []ReviewItem{}
 	err = j.ReportRows("", func(r journal.ReportRow) error {
-		if r.State != outcome.Review {
+		if r.State != outcome.Review || r.Withdrawn {
 			return nil
 		}
 		it := ReviewItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason, Pages: r.Pages,
@@ -162,9 +162,13 @@ func Decide(ctx context.Context, o DecideOptions) ([]Decided, error) {
 	return out, nil
 }
 
-// decideOne records one decision: a dismissal of a rejected row, or a
-// decision about a document in review.
+// decideOne records one decision: a dismissal of a rejected row, an undo
+// of the latest accept or reject, or a decision about a document in
+// review.
 func decideOne(j *journal.Journal, id string, d journal.Decision, retry string) (journal.Decision, error) {
+	if d.Action == journal.Undo {
+		return j.UndoDecision(id, d)
+	}
 	if d.Action != journal.Dismiss {
 		return j.Decide(id, d, retry)
 	}
@@ -259,7 +263,7 @@ func ListRejected(p layout.Place) ([]RejectedItem, error) {
 	items := []RejectedItem{}
 	err = j.ReportRows("", func(r journal.ReportRow) error {
 		dismissed := r.Decision != nil && r.Decision.Action == journal.Dismiss
-		if r.State != outcome.Rejected || !outcome.Open(r.State, r.Reason, dismissed) {
+		if r.State != outcome.Rejected || r.Withdrawn || !outcome.Open(r.State, r.Reason, dismissed) {
 			return nil
 		}
 		items = append(items, RejectedItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason,
@@ -267,4 +271,23 @@ func ListRejected(p layout.Place) ([]RejectedItem, error) {
 		return nil
 	})
 	return items, err
+}
+
+// QueuedRetries counts the documents of the batch at p that a person sent
+// back to be read again (a retry) and that no run has read yet: they are
+// in no lane until the next run reads them. It only reads.
+func QueuedRetries(p layout.Place) (int, error) {
+	j, _, err := layout.OpenJournal(p)
+	if err != nil {
+		return 0, err
+	}
+	defer j.Close()
+	n := 0
+	err = j.ReportRows("", func(r journal.ReportRow) error {
+		if r.State == outcome.Queued && !r.Withdrawn && r.Decision != nil && r.Decision.Action == journal.Retry {
+			n++
+		}
+		return nil
+	})
+	return n, err
 }

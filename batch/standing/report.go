@@ -13,7 +13,6 @@ import (
 	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/store"
 	"github.com/refbatch/refbatch/report"
-	"github.com/refbatch/refbatch/report/outcome"
 )
 
 // ReportInfo is what a report needs beyond the journal: the settings the
@@ -79,7 +78,7 @@ func buildReport(ctx context.Context, j *journal.Journal, info ReportInfo) (*rep
 	complete := true
 	err = rows(func(r report.Row) error {
 		sum.Add(r)
-		complete = complete && r.State.Final()
+		complete = complete && (r.State.Final() || r.Withdrawn)
 		return nil
 	})
 	if err != nil {
@@ -192,50 +191,14 @@ func journalRows(path, manifest string, many bool) report.RowSource {
 				row.Manifest = r.Manifest
 			}
 			row.Detail, row.Advice = RejectionDetail(r)
-			row.History = history[rowKey{r.Manifest, r.Line}]
+			row.History = history[rowKey{r.Manifest, r.JournalLine}]
+			row.Withdrawn = r.Withdrawn
 			if r.Decision != nil {
 				row.Decision = ReportDecision(*r.Decision)
 			}
 			return fn(row)
 		})
 	}
-}
-
-type rowKey struct {
-	manifest string
-	line     int
-}
-
-// rowHistory reads the earlier verdicts of manifest's rows (of every
-// manifest when empty) from the journal's events. Events are few (one per
-// row admitted again, read again or decided), so they are held at once.
-func rowHistory(j *journal.Journal, manifest string) (map[rowKey][]report.HistoryEntry, error) {
-	out := map[rowKey][]report.HistoryEntry{}
-	err := j.Events(func(e journal.Event) error {
-		if manifest != "" && e.Manifest != manifest {
-			return nil
-		}
-		var d struct {
-			State      outcome.State  `json:"state"`
-			Reason     outcome.Reason `json:"reason"`
-			FromState  outcome.State  `json:"from_state"`
-			FromReason outcome.Reason `json:"from_reason"`
-		}
-		if json.Unmarshal(e.Data, &d) != nil {
-			return nil
-		}
-		h := report.HistoryEntry{State: d.FromState, Reason: d.FromReason, At: e.At.UTC(), Event: string(e.Kind)}
-		if h.State == "" {
-			h.State, h.Reason = d.State, d.Reason
-		}
-		if h.State == "" {
-			return nil
-		}
-		k := rowKey{e.Manifest, e.Line}
-		out[k] = append(out[k], h)
-		return nil
-	}, journal.HistoryKinds...)
-	return out, err
 }
 
 // latestVersions returns the engine versions the latest run recorded, nil

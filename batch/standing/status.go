@@ -72,6 +72,10 @@ type Status struct {
 	// its fields changed. The report shows each row's earlier verdicts.
 	Readmitted int `json:"rows_readmitted"`
 	Reread     int `json:"rows_reread"`
+	// Withdrawn lists the rows deleted from their manifest since a run
+	// read them: each keeps its verdict and its document, and is in no
+	// other count.
+	Withdrawn []journal.WithdrawnRow `json:"withdrawn"`
 	// LastProgress is the latest thing the batch recorded (a row, an
 	// attempt, a page, a run's start or end); Health measures a stall
 	// from it.
@@ -140,19 +144,7 @@ func ReadStatus(p layout.Place, now time.Time) (*Status, error) {
 			st.NotRecorded += max(0, n-m.Rows)
 		}
 	}
-	err = j.Events(func(e journal.Event) error {
-		switch e.Kind {
-		case journal.EventRowReadmitted:
-			st.Readmitted++
-		case journal.EventRowChanged:
-			st.Reread++
-		}
-		return nil
-	}, journal.HistoryKinds...)
-	if err != nil {
-		return nil, err
-	}
-	if st.NeedPersonReasons, err = j.OpenRows(""); err != nil {
+	if err := st.readRows(j); err != nil {
 		return nil, err
 	}
 	for _, n := range st.NeedPersonReasons {
@@ -210,4 +202,32 @@ func countManifestRows(path string) (rows, blank int) {
 		return -1, 0
 	}
 	return st.Rows, st.Blank
+}
+
+// readRows reads what the rows' events and the open rows say: the rows
+// admitted again and read again, the withdrawn rows, and the rows still
+// needing a person.
+func (st *Status) readRows(j *journal.Journal) error {
+	err := j.Events(func(e journal.Event) error {
+		switch e.Kind {
+		case journal.EventRowReadmitted:
+			st.Readmitted++
+		case journal.EventRowChanged:
+			st.Reread++
+		}
+		return nil
+	}, journal.HistoryKinds...)
+	if err != nil {
+		return err
+	}
+	if st.Withdrawn, err = j.WithdrawnRows(); err != nil {
+		return err
+	}
+	if st.Withdrawn == nil {
+		st.Withdrawn = []journal.WithdrawnRow{}
+	}
+	if st.NeedPersonReasons, err = j.OpenRows(""); err != nil {
+		return err
+	}
+	return nil
 }

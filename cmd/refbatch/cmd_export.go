@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,7 +28,8 @@ type exportOptions struct {
 	formats, states   string
 	mode              string
 	bag, json, quiet  bool
-	pdfa              bool
+	pdfa              pdfaMode
+	withdrawn         bool
 	titleFrom         string
 	childMemory       int64
 	childTimeout      time.Duration
@@ -54,8 +56,10 @@ With --bag, --to is a BagIt bag (RFC 8493): data/<name>/ holds each
 document's files and its provenance.json, data/report.json the batch's
 report (a document whose <name> would be report.json, in any case, gets
 the folder report.json~ and a short hash of its source_id, so that no
-source_id meets a file of the bag); bagit.txt, bag-info.txt and
-manifest-sha256.txt follow, and tagmanifest-sha256.txt is written last.
+source_id meets a file of the bag), data/metadata.csv each document's
+source_id, participant_id, referral_date, state, and the decision a
+person made and its note; bagit.txt, bag-info.txt and manifest-sha256.txt
+follow, and tagmanifest-sha256.txt is written last.
 
 The searchable PDF's text layer is set line by line, in reading order, so
 that pdftotext, MuPDF and browsers rebuild the lines. Its metadata (in the
@@ -66,7 +70,9 @@ CreationDate when the run read the document. --pdfa makes it PDF/A-2b
 same incremental update, pages untouched; a source that cannot conform
 without being re-encoded (LZW streams, JavaScript, fonts not embedded, a
 header without its binary comment, ...) gets the plain searchable PDF, and
-the export lists it with the reason (not_pdfa in --json), exit status 0.
+the export lists it with the reason in words and what to do (not_pdfa in
+--json) and exits 5 once every document is exported; --pdfa=best-effort
+accepts plain searchable PDF for those and exits 0.
 
 The source PDFs are parsed (for the ALTO's page sizes and to add the
 searchable PDF's text layer) in a child process, as admission's checks
@@ -89,7 +95,8 @@ font (Tesseract's pdf.ttf) is looked for first.
 Exit status: 0 every document exported; 1 a finding, or a failure (a
 symbolic link beneath --to among them); 2 usage
 error (--to inside --out, encrypted artifacts without --identity, a bad
-flag); 3 interrupted: run the same command again to resume.`,
+flag); 3 interrupted: run the same command again to resume; 5 every
+document exported, but with --pdfa some PDFs could not be PDF/A.`,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder to export from"),
 			journalFlag(&o.journal),
@@ -97,9 +104,10 @@ flag); 3 interrupted: run the same command again to resume.`,
 			&cli.StringFlag{Name: "to", Usage: "the folder `DEST` to export into (outside --out)", Destination: &o.to},
 			&cli.StringFlag{Name: "format", Usage: "formats, comma-separated: pdf, alto, txt `FORMATS`", Value: "pdf,alto,txt", Destination: &o.formats},
 			&cli.BoolFlag{Name: "bag", Usage: "make DEST a BagIt bag (RFC 8493)", Destination: &o.bag},
-			&cli.BoolFlag{Name: "pdfa", Usage: "make the searchable PDFs PDF/A-2b where the source allows; the others are listed with the reason", Destination: &o.pdfa},
+			&pdfaFlag{BoolFlag: cli.BoolFlag{Name: "pdfa", Usage: "make the searchable PDFs PDF/A-2b; a source that does not allow it is exported as plain searchable PDF, listed with the reason and what to do, and export exits 5 (--pdfa=best-effort: exits 0)"}, mode: &o.pdfa},
 			&cli.StringFlag{Name: "title-from", Usage: "the PDFs' title: source_id, or file (the source file's name) `FROM`", Value: handover.TitleSourceID, Destination: &o.titleFrom},
 			&cli.StringFlag{Name: "state", Usage: "states whose documents are exported, comma-separated: done, review `STATES`", Value: string(outcome.Done), Destination: &o.states},
+			&cli.BoolFlag{Name: "withdrawn", Usage: "export also the documents whose rows were deleted from the manifest (left out otherwise)", Destination: &o.withdrawn},
 			&cli.StringFlag{Name: "mode", Usage: "octal mode of the files written (folders add x where r is set) `MODE`", Value: "0600", Destination: &o.mode},
 			bytesFlag("pdf-memory", "resident memory the PDF child may use for one document; more is export_failed", export.DefaultMemory, &o.childMemory),
 			&cli.DurationFlag{Name: "pdf-timeout", Usage: "CPU time the PDF child may take for a small document (plus 1s per MiB; retried once at 4 times that), else export_failed", Value: export.DefaultTimeout, Destination: &o.childTimeout},
@@ -139,7 +147,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		return usageErr(fmt.Sprintf("--title-from %s: want source_id or file", o.titleFrom), hint)
 	}
 	eo := handover.ExportOptions{Out: o.place.Out, Journal: o.place.Journal, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode),
-		PDFA: o.pdfa, TitleFrom: o.titleFrom,
+		PDFA: o.pdfa != pdfaOff, TitleFrom: o.titleFrom, Withdrawn: o.withdrawn,
 		// The sources are parsed in a child: this binary re-executed in
 		// its hidden export mode.
 		Child: layout.Process{Path: exe, Args: []string{exportChildCommand}}, ChildMemory: o.childMemory, ChildTimeout: o.childTimeout}
@@ -193,8 +201,11 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	code := exitOK
-	if !res.OK() {
+	switch {
+	case !res.OK():
 		code = exitFailure
+	case o.pdfa == pdfaStrict && len(res.NotPDFA) > 0:
+		code = exitNotPDFA
 	}
 	if o.json {
 		enc.Encode(struct {
@@ -204,13 +215,69 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 			Exit    int     `json:"exit"`
 		}{"summary", res, time.Since(start).Seconds(), code})
 	} else {
-		writeExportSummary(stdout, res, o.pdfa, start)
+		writeExportSummary(stdout, res, o.pdfa != pdfaOff, start)
+	}
+	if code == exitNotPDFA {
+		return &exitError{code: code, msg: fmt.Sprintf("%d of %d PDFs are not PDF/A: their sources do not allow it (each is listed above, with what to do)", len(res.NotPDFA), res.Exported),
+			hint: "they were exported as plain searchable PDF; to accept that, export with --pdfa=best-effort"}
 	}
 	if code != exitOK {
 		return &exitError{code: code}
 	}
 	return nil
 }
+
+// exitNotPDFA is export's exit when --pdfa was asked and some PDFs could
+// not be PDF/A (--pdfa=best-effort exits 0 for them).
+const exitNotPDFA = 5
+
+// pdfaMode is --pdfa's value: off, strict (--pdfa: every PDF PDF/A, or
+// exit 5) or best-effort (--pdfa=best-effort). It is a boolean flag that
+// takes a value, as --pdfa=best-effort.
+type pdfaMode string
+
+const (
+	pdfaOff        pdfaMode = ""
+	pdfaStrict     pdfaMode = "strict"
+	pdfaBestEffort pdfaMode = "best-effort"
+)
+
+func (m *pdfaMode) Set(s string) error {
+	switch s {
+	case "true", string(pdfaStrict):
+		*m = pdfaStrict
+	case string(pdfaBestEffort):
+		*m = pdfaBestEffort
+	case "false":
+		*m = pdfaOff
+	default:
+		return fmt.Errorf("want --pdfa, or --pdfa=best-effort")
+	}
+	return nil
+}
+
+func (m *pdfaMode) String() string { return string(*m) }
+
+// IsBoolFlag lets --pdfa be given without a value.
+func (m *pdfaMode) IsBoolFlag() bool { return true }
+
+// pdfaFlag is --pdfa: a switch, documented as one, whose value may also
+// be given (--pdfa=best-effort) and is kept in mode.
+type pdfaFlag struct {
+	cli.BoolFlag
+	mode *pdfaMode
+}
+
+// Apply binds the flag's names to mode, a boolean flag.Value.
+func (f *pdfaFlag) Apply(set *flag.FlagSet) error {
+	for _, name := range f.Names() {
+		set.Var(f.mode, name, f.Usage)
+	}
+	return nil
+}
+
+// GetDefaultText is empty: a switch's default is off.
+func (f *pdfaFlag) GetDefaultText() string { return "" }
 
 // writeExportSummary prints export's findings, the documents not PDF/A
 // though asked, and the closing line.
@@ -219,7 +286,7 @@ func writeExportSummary(stdout io.Writer, res *handover.ExportResult, pdfa bool,
 		writeFinding(stdout, f)
 	}
 	for _, n := range res.NotPDFA {
-		fmt.Fprintf(stdout, "not PDF/A: %s: %s (exported as plain searchable PDF)\n", termText(n.SourceID), n.Reason)
+		fmt.Fprintf(stdout, "not PDF/A: %s: %s (%s); exported as plain searchable PDF\n    what to do: %s\n", termText(n.SourceID), n.Why, n.Reason, n.Todo)
 	}
 	what := "folder"
 	if res.Bag {
@@ -229,6 +296,9 @@ func writeExportSummary(stdout io.Writer, res *handover.ExportResult, pdfa bool,
 		res.Exported, res.Selected, what, termText(res.Dest), res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
 	if pdfa {
 		fmt.Fprintf(stdout, ", %d as PDF/A-2b", res.PDFA)
+	}
+	if res.Withdrawn > 0 {
+		fmt.Fprintf(stdout, ", %d withdrawn from the manifest left out (--withdrawn exports them)", res.Withdrawn)
 	}
 	if res.OK() {
 		fmt.Fprintln(stdout, ", no findings")

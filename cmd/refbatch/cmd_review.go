@@ -14,9 +14,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
 	"github.com/refbatch/refbatch/batch/review"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 const reviewExit = `Exit status: 0 listed, or every decision recorded; 1 unexpected failure;
@@ -27,7 +29,7 @@ journal another process is writing), or the disk is full: the decisions
 printed are recorded, run it again for the others.`
 
 func reviewCommand() *cli.Command {
-	var out, journalURL string
+	var out, journalURL, identity string
 	var asJSON bool
 	return &cli.Command{
 		Name:  "review",
@@ -35,7 +37,9 @@ func reviewCommand() *cli.Command {
 		Description: `Without a decision, lists the documents in review (source_id, manifest line,
 reason, pages, confidence, band, any earlier decision; under a row, what
 its verdict found when it says, as the pages of a handwritten note not
-transcribed), then the rejected
+transcribed, or the IDs or dates a letter prints where the manifest's are
+not found, named when the artifact can be read: a plaintext batch's, or
+with --identity), then the rejected
 rows that still need a person with what refused each (its detail) and the
 advice, and writes nothing. --json prints the documents in review.
 
@@ -53,6 +57,11 @@ advice, and writes nothing. --json prints the documents in review.
   refbatch review dismiss [--note TEXT] [--user NAME] SOURCE_ID...
       acknowledge a rejected row: it stays rejected, with its reason, and
       no longer needs a person (run exits 0 once nothing else does)
+  refbatch review undo [--note TEXT] [--user NAME] SOURCE_ID...
+      take back the latest accept or reject: the document is in review
+      again, for the reason it had (a retry, a dismissal or a decision a
+      later reading superseded cannot be undone); one more decision, the
+      one undone kept in the history
 
 Each decision is one journal transaction, recorded only if the document is
 still in review, with the user (default $USER), the host, the time and the
@@ -64,12 +73,15 @@ report: write no patient data in them.
 			outFlag(&out, "the output folder"),
 			journalFlag(&journalURL),
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON on stdout", Destination: &asJSON},
+			&cli.StringFlag{Name: "identity", Aliases: []string{"i"}, EnvVars: []string{identityEnv},
+				Usage: "age identity that decrypts the artifacts: under a document whose participant ID or referral date was not found, show the IDs or dates its text holds instead `FILE`", Destination: &identity},
 		},
 		Subcommands: []*cli.Command{
 			decideCommand(journal.Accept, "accept the documents' text: they are done"),
 			decideCommand(journal.Reject, "reject the documents: rejected_by_person"),
 			decideCommand(journal.Retry, "have the next run read the documents again, under the page flags given"),
 			decideCommand(journal.Dismiss, "acknowledge rejected rows: they stay rejected and no longer need a person"),
+			decideCommand(journal.Undo, "take back the latest accept or reject of the documents: they are in review again"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -84,6 +96,9 @@ report: write no patient data in them.
 			if err != nil {
 				return err
 			}
+			if err := sayWhatTheLetterSays(c.Context, p, items, identity, c.App.ErrWriter); err != nil {
+				return err
+			}
 			if asJSON {
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
@@ -92,6 +107,12 @@ report: write no patient data in them.
 			if err := writeReviewList(c.App.Writer, items); err != nil {
 				return err
 			}
+			if n, err := review.QueuedRetries(p); err != nil {
+				return err
+			} else if n > 0 {
+				fmt.Fprintf(c.App.Writer, "%d document%s sent back to be read again (retry) wait%s for the next refbatch run of %s manifest, into this --out\n",
+					n, plural(n), map[bool]string{true: "s"}[n == 1], map[bool]string{true: "its", false: "their"}[n == 1])
+			}
 			rejected, err := review.ListRejected(p)
 			if err != nil {
 				return err
@@ -99,6 +120,37 @@ report: write no patient data in them.
 			return writeRejectedList(c.App.Writer, rejected)
 		},
 	}
+}
+
+// sayWhatTheLetterSays replaces the detail of each item in review
+// id_not_found or date_not_found with what its text holds instead, named
+// (review.DeskDocument reads it as the desk does), when its artifact can
+// be read: a plaintext batch's, or with the identity file. Otherwise the
+// item keeps the journal's detail, which counts and names no value.
+func sayWhatTheLetterSays(ctx context.Context, p layout.Place, items []review.ReviewItem, identity string, stderr io.Writer) error {
+	ids, err := loadIdentities(identity, stderr)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		// Without an identity only a plaintext batch's artifacts read.
+		if rec, err := layout.ReadRecorded(p, ""); err != nil || !rec.Plaintext {
+			return err
+		}
+	}
+	for i, it := range items {
+		if it.Reason != outcome.IDNotFound && it.Reason != outcome.DateNotFound {
+			continue
+		}
+		doc, err := review.DeskDocument(ctx, p, it.SourceID, ids)
+		if err != nil {
+			return err
+		}
+		if doc.ArtifactError == "" && doc.Detail != "" {
+			items[i].Detail = doc.Detail
+		}
+	}
+	return nil
 }
 
 // writeReviewList prints the review list as a table.
@@ -225,9 +277,12 @@ func runDecide(ctx context.Context, o review.DecideOptions, stdout io.Writer) er
 	for _, r := range res {
 		var nr *journal.NotInReviewError
 		var nj *journal.NotRejectedError
+		var nu *journal.NotUndoableError
 		switch {
 		case errors.As(r.Err, &nr):
 			refused = append(refused, nr.Error())
+		case errors.As(r.Err, &nu):
+			refused = append(refused, nu.Error())
 		case errors.As(r.Err, &nj):
 			refused = append(refused, nj.Error())
 		case errors.Is(r.Err, journal.ErrDismissed):
@@ -240,7 +295,7 @@ func runDecide(ctx context.Context, o review.DecideOptions, stdout io.Writer) er
 			return r.Err
 		default:
 			d := r.Decision
-			fmt.Fprintf(stdout, "%s %s: was %s %s", d.Action, termText(r.SourceID), d.FromState, d.FromReason)
+			fmt.Fprintf(stdout, "%s %s: was %s", d.Action, termText(r.SourceID), strings.TrimSpace(string(d.FromState)+" "+string(d.FromReason)))
 			switch d.Action {
 			case journal.Accept:
 				fmt.Fprint(stdout, ", now done")
@@ -250,6 +305,8 @@ func runDecide(ctx context.Context, o review.DecideOptions, stdout io.Writer) er
 				fmt.Fprint(stdout, ", acknowledged: it stays rejected and no longer needs a person")
 			case journal.Retry:
 				fmt.Fprintf(stdout, ", queued: the next run reads it again under %s", d.Settings)
+			case journal.Undo:
+				fmt.Fprint(stdout, ", in review again (an export made before holds it as it was)")
 			}
 			fmt.Fprintln(stdout)
 		}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -48,6 +47,9 @@ type runOptions struct {
 	// identity is --identity (or REFBATCH_IDENTITY): it decrypts the
 	// artifacts of the documents a rerun validates again.
 	identity string
+	// fromBatch are the flags a rerun took from the batch's record
+	// (remember), for its summary.
+	fromBatch []string
 }
 
 // identityEnv names the variable that gives the identity file when no
@@ -87,9 +89,11 @@ journal.db in --out, so that refbatch join on other machines can work on it
 too; the first run records --out there, and later commands find it from the
 URL alone.
 
-The first run records its recipients (or --plaintext) in the journal; a
-later run into the same --out must give the same ones, or extend them
-deliberately with --add-recipient. --root-log FILE appends the run's final
+The first run records its recipients (or --plaintext) and every run its
+settings in the journal; a later run into the same --out takes them for
+every flag it is not given (refbatch run --out OUT MANIFEST.csv is the
+whole rerun), must give the same recipients if it gives any, and may
+extend them deliberately with --add-recipient. --root-log FILE appends the run's final
 batch root to FILE, kept outside --out, for refbatch verify --root-log.
 
 ` + sizeHelp + `
@@ -137,6 +141,9 @@ resume; 4 finished, but rows are in review or rejected: a person is needed.`,
 			}
 			o.batch.Notify = n
 			o.batch.Notify.StallAfter = o.stallAfter
+			if o.fromBatch, err = remember(&o, c.IsSet); err != nil {
+				return err
+			}
 			return runRun(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -189,7 +196,9 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o.batch.Recipients = recipients
+	if len(recipients) > 0 { // else the batch's, when remember found them
+		o.batch.Recipients = recipients
+	}
 	if o.batch.AddRecipients, err = parseRecipients(o.addRecipients); err != nil {
 		return err
 	}
@@ -219,9 +228,16 @@ func runRun(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
 	if o.batch.Worker, o.batch.Admission, err = children(); err != nil {
 		return err
 	}
+	if len(o.fromBatch) > 0 {
+		out.log.Info("settings from the batch's record: " + strings.Join(o.fromBatch, ", "))
+	}
 	res, err := batch.Run(ctx, o.batch)
 	out.progress.Close()
-	return endRun(ctx, res, err, o.json, stdout, stderr)
+	err = endRun(ctx, res, err, o.json, stdout, stderr)
+	if res != nil && len(o.fromBatch) > 0 && !o.json {
+		fmt.Fprintf(stdout, "from the batch: %s (as its last run of this manifest recorded them; give a flag to change one)\n", strings.Join(o.fromBatch, ", "))
+	}
+	return err
 }
 
 // runOutput is where a run (or a join) says what it does: the log, and
@@ -261,56 +277,6 @@ func children() (worker, admission layout.Process, err error) {
 		return worker, admission, err
 	}
 	return layout.Process{Path: exe, Args: []string{workerCommand}}, layout.Process{Path: exe, Args: []string{admitCommand}}, nil
-}
-
-// endRun turns what a run (or a join) returned into the command's output
-// and exit: the summary, or with asJSON its event, on stdout, and the line
-// that says a person is needed on stderr.
-func endRun(ctx context.Context, res *batch.Result, err error, asJSON bool, stdout, stderr io.Writer) error {
-	err = runExit(ctx, res, err)
-	if res == nil {
-		return err
-	}
-	code := exitCode(err, io.Discard)
-	paths := reportPaths{JSON: filepath.Join(res.Out, "report.json"), CSV: filepath.Join(res.Out, "report.csv"), HTML: filepath.Join(res.Out, "report.html")}
-	if asJSON {
-		writeSummaryEvent(stdout, res.Report.Summary, code, paths)
-	} else {
-		res.Report.WriteText(stdout)
-		fmt.Fprintf(stdout, "report: %s\n", paths.JSON)
-		fmt.Fprintf(stdout, "html:   %s\n", paths.HTML)
-	}
-	writeRevalidated(res.Revalidated, asJSON, stdout, stderr)
-	if code == exitNeedsPerson {
-		// Even with --quiet: a person is needed, and cron mails stderr.
-		fmt.Fprintf(stderr, "refbatch: %s: see %s\n", needPersonLine(res.Report.Summary), paths.HTML)
-	}
-	return err
-}
-
-// runExit turns what Run returned into run's exit: nil when no row needs a
-// person, exitNeedsPerson when the batch finished with rows still open
-// (in review, or rejected and neither needing no action nor dismissed:
-// report.Row.Open), exitIncomplete when it stopped before the end.
-func runExit(ctx context.Context, res *batch.Result, err error) error {
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, layout.ErrIncomplete) {
-			return &exitError{code: exitIncomplete, msg: "interrupted; finished work is kept in the journal",
-				hint: "run the same command again to resume", err: err}
-		}
-		return err
-	}
-	if res == nil {
-		return nil
-	}
-	if !res.Complete {
-		return &exitError{code: exitIncomplete, msg: "some documents are not finished",
-			hint: "run the same command again to resume"}
-	}
-	if res.Report.Summary.NeedPerson > 0 {
-		return &exitError{code: exitNeedsPerson} // runRun prints the line
-	}
-	return nil
 }
 
 // reportPaths are where a run wrote its reports.

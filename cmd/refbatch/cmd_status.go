@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -148,6 +149,18 @@ func writeStatus(w io.Writer, st *standing.Status) error {
 		parts = append(parts, "rows not recorded unknown")
 	}
 	fmt.Fprintf(tw, "rows\t%s\n", strings.Join(parts, ", "))
+	for i, w := range st.Withdrawn {
+		if i == withdrawnShown {
+			fmt.Fprintf(tw, "withdrawn\tand %d more\t(status --json lists them all, the report too)\n", len(st.Withdrawn)-withdrawnShown)
+			break
+		}
+		state := string(w.State)
+		if w.Reason != "" {
+			state += " " + string(w.Reason)
+		}
+		fmt.Fprintf(tw, "withdrawn\t%s\tline %d of %s until deleted; kept %s, in no count\n", termText(w.SourceID), w.Line,
+			termText(filepath.Base(w.Manifest)), state)
+	}
 	if st.Readmitted > 0 || st.Reread > 0 {
 		fmt.Fprintf(tw, "reruns\t%d rows admitted again once fixed, %d read again once edited (see the report's history)\n", st.Readmitted, st.Reread)
 	}
@@ -234,3 +247,7 @@ func writeNotifications(w io.Writer, n standing.NotifyStatus) {
 		fmt.Fprintf(w, "target\t%s\t%s\n", termText(t.Target), line)
 	}
 }
+
+// withdrawnShown is how many withdrawn rows status prints before it
+// counts the rest: a manifest cut in half would fill the screen.
+const withdrawnShown = 10

@@ -217,7 +217,7 @@ func printRoot(w io.Writer, o verifyOptions, res *audit.VerifyResult) {
 		fmt.Fprintln(w, "note: this journal has no custody log (an earlier refbatch wrote it); the next run adds one")
 		return
 	}
-	fmt.Fprintf(w, "batch root %s after %d events\n", res.Custody.Root, res.Custody.Events)
+	fmt.Fprintf(w, "batch root %s after %d event%s\n", res.Custody.Root, res.Custody.Events, plural(int(res.Custody.Events)))
 	if res.PinnedAt == 0 {
 		return
 	}
@@ -226,7 +226,7 @@ func printRoot(w io.Writer, o verifyOptions, res *audit.VerifyResult) {
 		pinned = "the root log's latest root"
 	}
 	if since := res.Custody.Events - res.PinnedAt; since > 0 {
-		fmt.Fprintf(w, "%s is the batch root after event %d; %d events came after it\n", pinned, res.PinnedAt, since)
+		fmt.Fprintf(w, "%s is the batch root after event %d; %d event%s came after it\n", pinned, res.PinnedAt, since, plural(int(since)))
 	} else {
 		fmt.Fprintf(w, "%s is the batch root now\n", pinned)
 	}

@@ -333,7 +333,7 @@ func TestDeskBrowser(t *testing.T) {
 func deskExported(t *testing.T, a string) {
 	t.Helper()
 	dest := filepath.Join(t.TempDir(), "export")
-	if r := refbatch(t, nil, "export", "--out", a, "--to", dest, "--format", "txt,alto,pdf", "--pdfa"); r.code != 0 {
+	if r := refbatch(t, nil, "export", "--out", a, "--to", dest, "--format", "txt,alto,pdf", "--pdfa=best-effort"); r.code != 0 {
 		t.Errorf("export: exit %d\n%s", r.code, r.stderr)
 		return
 	}

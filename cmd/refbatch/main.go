@@ -315,7 +315,7 @@ var userErrors = []struct {
 	{err: batch.ErrOutNotFolder, code: exitUsage, hint: "choose a folder for the output"},
 	{err: layout.ErrNotThisBatch, code: exitUsage, hint: "put the batch's own journal.db back (a regular file, from a backup) or use a new --out; refbatch never starts a batch over another's artifacts nor overwrites one"},
 	{err: batch.ErrStdinManifest, code: exitUsage, hint: "finish them with refbatch run --out DIR - < MANIFEST.csv, piping the same manifest again (the run recorded its SHA-256), then join"},
-	{err: journal.ErrManifestChanged, code: exitUsage, hint: "a journal belongs to one manifest; restore it or use a new --out"},
+	{err: journal.ErrManifestChanged, code: exitUsage, hint: "the manifest changed while refbatch was reading it: run the same command again once it is saved (rows are bound to their source_id, whatever their line)"},
 	{err: batch.ErrNoRecipients, code: exitUsage, msg: "artifacts would be written unencrypted",
 		hint: "pass --recipient AGE_PUBLIC_KEY (or --recipients-file FILE, or set REFBATCH_RECIPIENTS); make one with `refbatch keygen`; or pass --plaintext to choose unencrypted artifacts explicitly"},
 	{err: handover.ErrNeedIdentity, code: exitUsage, hint: identityHint},
