@@ -86,14 +86,14 @@ var handTrace func(r handRegion, kind string, rows, strokes int, signed, stamp b
 func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []byte) string {
 	r := regions[k]
 	stamp := r.stamp
-	rows, strokes := look.rows(r, cover)
+	rows, strokes, crossed := look.rowsCrossed(r, cover)
 	var others [][4]int // the other writing: a stamp is none
 	for i, o := range regions {
 		if i != k && !o.stamp {
 			others = append(others, o.box)
 		}
 	}
-	signed := rows <= 1 && signedOff(r.box, others, look.printLines(words), look.wdpi*float64(look.f), look.small.h*look.f, false)
+	signed := rows <= 1 && (crossed || signedOff(r.box, others, look.printLines(words), look.wdpi*float64(look.f), look.small.h*look.f, false))
 	kind := KindNote
 	switch {
 	case stamp:
@@ -151,9 +151,17 @@ func (look *handLook) onPrint(r handRegion, words []Word) bool {
 // twoRows of their median height are two rows whatever their centres: a
 // row of letters spans about one and a half.
 func (look *handLook) rows(r handRegion, cover []byte) (rows, pieces int) {
+	rows, pieces, _ = look.rowsCrossed(r, cover)
+	return rows, pieces
+}
+
+// rowsCrossed is rows, and whether the region's strokes cross a line of
+// print (see crossedPrint).
+func (look *handLook) rowsCrossed(r handRegion, cover []byte) (rows, pieces int, crossed bool) {
 	printed := map[[4]int]bool{}
 	for _, l := range r.lines {
 		look.printRuns(l.comps, printed)
+		crossed = look.crossedPrint(l.comps, printed) || crossed
 		for k, b := range l.comps {
 			if 2*look.coveredInk(b, cover) >= l.inks[k] || look.framed(b) {
 				printed[b] = true // read: print a signature ran into; a stamp
@@ -181,7 +189,7 @@ func (look *handLook) rows(r handRegion, cover []byte) (rows, pieces int) {
 		}
 	}
 	if len(ys) == 0 {
-		return 0, pieces
+		return 0, pieces, crossed
 	}
 	mw := median(wh)
 	if len(tops) >= 6 {
@@ -190,7 +198,7 @@ func (look *handLook) rows(r handRegion, cover []byte) (rows, pieces int) {
 		slices.Sort(tops)
 		slices.Sort(bottoms)
 		if bottoms[len(bottoms)*4/5]-tops[len(tops)/5] >= twoRows*mw {
-			return 2, pieces
+			return 2, pieces, crossed
 		}
 	}
 	step := rowGap * mw
@@ -206,7 +214,7 @@ func (look *handLook) rows(r handRegion, cover []byte) (rows, pieces int) {
 		}
 		n = 1
 	}
-	return rows, pieces
+	return rows, pieces, crossed
 }
 
 // printRuns marks in printed the components of boxes (left to right)
@@ -258,4 +266,51 @@ func (look *handLook) readWhole(r handRegion, cover []byte) bool {
 		}
 	}
 	return true
+}
+
+// crossedPrint marks in printed the glyphs of boxes (a line's
+// components) that a long stroke crosses, when three or more of the
+// print's height (half to labelTall times it), level within labelLevel
+// of it, each lie a third or more under the box of one stroke twice the
+// print's height and three times as wide: a signature's flourish through
+// the printed name or label it signs, which Tesseract then leaves
+// unread. A hand's own letters stand beside its tall letters, not under
+// them. It reports whether it marked any.
+func (look *handLook) crossedPrint(boxes [][4]int, printed map[[4]int]bool) bool {
+	ph := look.printH
+	if ph == 0 {
+		return false
+	}
+	crossed := false
+	for _, t := range boxes {
+		if th, tw := float64(t[3]-t[1]), float64(t[2]-t[0]); th < 2*ph || tw < 3*ph {
+			continue
+		}
+		var under [][4]int
+		var ys []float64
+		for _, g := range boxes {
+			h := float64(g[3] - g[1])
+			if g == t || h < ph/2 || h > labelTall*ph {
+				continue
+			}
+			x0, y0, x1, y1 := max(g[0], t[0]), max(g[1], t[1]), min(g[2], t[2]), min(g[3], t[3])
+			if x0 < x1 && y0 < y1 && 3*(x1-x0)*(y1-y0) >= (g[2]-g[0])*(g[3]-g[1]) {
+				under, ys = append(under, g), append(ys, float64(g[1]+g[3])/2)
+			}
+		}
+		m, level := median(ys), 0
+		for _, g := range under {
+			if math.Abs(float64(g[1]+g[3])/2-m) <= labelLevel*ph {
+				level++
+			}
+		}
+		if level < 3 {
+			continue
+		}
+		for _, g := range under {
+			printed[g] = true
+		}
+		crossed = true
+	}
+	return crossed
 }
