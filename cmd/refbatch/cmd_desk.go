@@ -135,13 +135,15 @@ func runDesk(ctx context.Context, o deskOptions, p layout.Place, stdin io.Reader
 	// progress at once, rather than after Shutdown's wait.
 	srv := &http.Server{Handler: d, BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(slog.NewTextHandler(io.Discard, nil), slog.LevelError)}
+	// SIGHUP asks for a new code from before the first is printed: one
+	// sent as soon as it is read must not end the desk.
+	more := newCodes(ctx, stdin)
+	defer more.stop()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "http://%s/\ncode %s\n", addr, d.Code())
 	fmt.Fprintln(stderr, "refbatch: the review desk is open at the address above: open it and enter the code, which opens one browser session; "+
 		"press Enter or send SIGHUP for another code; Ctrl-C stops it")
-	more := newCodes(ctx, stdin)
-	defer more.stop()
 	for {
 		select {
 		case err := <-done:

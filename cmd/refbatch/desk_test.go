@@ -90,6 +90,10 @@ func startDesk(t *testing.T, out string, env ...string) *deskProc {
 	}
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGINT)
+		// A desk that does not stop must not hold the suite until its
+		// timeout: it is killed after 10 s, and that is a failure.
+		stopped := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+		defer stopped.Stop()
 		if err := cmd.Wait(); err != nil && !strings.Contains(err.Error(), "Wait was already called") {
 			t.Errorf("desk after SIGINT: %v\n%s", err, stderr.String())
 		}
