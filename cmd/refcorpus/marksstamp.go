@@ -52,7 +52,7 @@ func stampCanvas(fam string, face font.Face, lines []string, dpi int) *image.Gra
 		bw = max(bw, bh) + pad
 		bh = bw
 	}
-	side := int(math.Ceil(math.Hypot(float64(bw), float64(bh)))) + 8
+	side := int(math.Ceil(math.Hypot(float64(bw), float64(bh)))) + 4
 	c := image.NewGray(image.Rect(0, 0, side, side))
 	fill(c, 255)
 	x0, y0 := (side-bw)/2, (side-bh)/2

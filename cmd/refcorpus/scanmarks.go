@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"golang.org/x/image/font"
-	"golang.org/x/image/math/fixed"
 )
 
 // stampWords are what office stamps say; a date below them is written
@@ -42,59 +41,10 @@ func newStamp(r *rand.Rand, date string, left, right, top, end int) stamp {
 	return s
 }
 
-// drawStamp draws s into plane (255 is no ink, 0 full ink).
+// drawStamp draws s into plane (255 is no ink, 0 full ink): a heavy outer
+// frame and a thin inner one, as rubber stamps have, round its lines.
 func drawStamp(r *rand.Rand, plane *image.Gray, face font.Face, s stamp, dpi int) {
-	m := face.Metrics()
-	lineH := m.Height.Ceil()
-	w := 0
-	for _, l := range s.Lines {
-		w = max(w, font.MeasureString(face, l).Ceil())
-	}
-	pad := dpi / 12
-	bw, bh := w+2*pad, len(s.Lines)*lineH+2*pad
-	side := int(math.Ceil(math.Hypot(float64(bw), float64(bh)))) + 4
-	canvas := image.NewGray(image.Rect(0, 0, side, side))
-	fill(canvas, 255)
-	x0, y0 := (side-bw)/2, (side-bh)/2
-	// A heavy outer frame and a thin inner one, as rubber stamps have.
-	thick := max(2, dpi/60)
-	frame := func(inset, t int) {
-		for y := y0 + inset; y < y0+bh-inset; y++ {
-			for x := x0 + inset; x < x0+bw-inset; x++ {
-				if x < x0+inset+t || x >= x0+bw-inset-t || y < y0+inset+t || y >= y0+bh-inset-t {
-					canvas.Pix[y*canvas.Stride+x] = 0
-				}
-			}
-		}
-	}
-	frame(0, thick)
-	frame(thick+max(2, dpi/100), max(1, thick/2))
-	for i, l := range s.Lines {
-		d := &font.Drawer{Dst: canvas, Src: image.Black, Face: face}
-		d.Dot = fixed.P(x0+(bw-font.MeasureString(face, l).Ceil())/2, y0+pad+i*lineH+m.Ascent.Ceil())
-		d.DrawString(l)
-	}
-	turned := rotated(canvas, s.Angle, 255)
-	ox, oy := s.CX-side/2, s.CY-side/2
-	pb := plane.Bounds()
-	for y := range side {
-		for x := range side {
-			v := turned.Pix[y*turned.Stride+x]
-			if v == 255 {
-				continue
-			}
-			// Uneven ink: the stamp misses some of its own pixels.
-			if r.Float64() < s.Misses {
-				continue
-			}
-			px, py := ox+x, oy+y
-			if px < pb.Min.X || py < pb.Min.Y || px >= pb.Max.X || py >= pb.Max.Y {
-				continue
-			}
-			i := py*plane.Stride + px
-			plane.Pix[i] = min(plane.Pix[i], v)
-		}
-	}
+	putStamp(r, plane, stampCanvas("framed", face, s.Lines, dpi), s.Angle, s.CX, s.CY, s.Misses)
 }
 
 // drawSignature scribbles a signature on a rule in the box (x, y, w, h):
