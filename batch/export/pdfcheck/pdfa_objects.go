@@ -16,7 +16,7 @@ var (
 
 // objectProblems are the clauses object o, and the dictionaries and
 // arrays it holds directly, break (see PDFA).
-func objectProblems(ctx *model.Context, o types.Object, depth int) []string {
+func objectProblems(ctx *model.Context, intent string, o types.Object, depth int) []string {
 	if depth > 32 {
 		return nil
 	}
@@ -29,16 +29,18 @@ func objectProblems(ctx *model.Context, o types.Object, depth int) []string {
 	case types.Dict:
 		d = o
 	case types.Array:
+		p = append(p, arraySpace(o, intent)...)
 		for _, v := range o {
-			p = append(p, objectProblems(ctx, v, depth+1)...)
+			p = append(p, objectProblems(ctx, intent, v, depth+1)...)
 		}
 		return p
 	default:
 		return nil
 	}
 	p = append(p, dictProblems(ctx, d)...)
+	p = append(p, dictSpaces(ctx, d, intent)...)
 	for _, k := range slices.Sorted(maps.Keys(d)) {
-		p = append(p, objectProblems(ctx, d[k], depth+1)...)
+		p = append(p, objectProblems(ctx, intent, d[k], depth+1)...)
 	}
 	return p
 }
@@ -111,6 +113,7 @@ func dictProblems(ctx *model.Context, d types.Dict) []string {
 	}
 	if (t != nil && *t == "Annot") || (d.Subtype() != nil && d["Rect"] != nil && t == nil) {
 		p = append(p, annotProblems(d)...)
+		p = append(p, annotAppearance(ctx, d)...)
 	}
 	return p
 }
