@@ -117,7 +117,7 @@ func PDFA(pdf []byte) []string {
 		if e == nil || e.Free || e.Object == nil {
 			continue
 		}
-		for _, why := range objectProblems(ctx, intent, e.Object, 0) {
+		for _, why := range objectProblems(ctx, intent, tableObject(ctx, n, e), 0) {
 			if !seen[why] {
 				seen[why] = true
 				add("object %d: %s", n, why)

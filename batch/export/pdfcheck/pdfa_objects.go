@@ -26,6 +26,10 @@ func objectProblems(ctx *model.Context, intent string, o types.Object, depth int
 	case types.StreamDict:
 		p = append(p, streamProblems(o)...)
 		d = o.Dict
+	case types.ObjectStreamDict:
+		d = o.Dict
+	case types.XRefStreamDict:
+		d = o.Dict
 	case types.Dict:
 		d = o
 	case types.Array:
@@ -43,6 +47,23 @@ func objectProblems(ctx *model.Context, intent string, o types.Object, depth int
 		p = append(p, objectProblems(ctx, intent, d[k], depth+1)...)
 	}
 	return p
+}
+
+// tableObject is the object of table entry e, object n, read out of its
+// object stream when it sits in one (pdfcpu reads those lazily).
+func tableObject(ctx *model.Context, n int, e *model.XRefTableEntry) types.Object {
+	if _, ok := e.Object.(types.LazyObjectStreamObject); !ok {
+		return e.Object
+	}
+	gen := 0
+	if e.Generation != nil {
+		gen = *e.Generation
+	}
+	o, err := ctx.Dereference(*types.NewIndirectRef(n, gen))
+	if err != nil {
+		return nil
+	}
+	return o
 }
 
 func streamProblems(sd types.StreamDict) []string {

@@ -19,7 +19,9 @@ import (
 // StreamFraming says how the stream whose data begins at data in pdf,
 // with the given Length, breaks 6.1.7.1, "" when it does not: the
 // keyword stream followed by CR LF or LF, and Length bytes later an end
-// of line and then the keyword endstream.
+// of line and then the keyword endstream. The end of line is CR LF or LF:
+// ISO 32000 allows a CR alone, but PDFBox Preflight, an archive's
+// validator, does not take it for one before endstream (issue 51).
 func StreamFraming(pdf []byte, data, length int64) string {
 	switch {
 	case data < 1 || data > int64(len(pdf)):
@@ -31,8 +33,10 @@ func StreamFraming(pdf []byte, data, length int64) string {
 	}
 	rest := pdf[data+length:]
 	switch {
-	case bytes.HasPrefix(rest, []byte("\r\nendstream")), bytes.HasPrefix(rest, []byte("\nendstream")), bytes.HasPrefix(rest, []byte("\rendstream")):
+	case bytes.HasPrefix(rest, []byte("\r\nendstream")), bytes.HasPrefix(rest, []byte("\nendstream")):
 		return ""
+	case bytes.HasPrefix(rest, []byte("\rendstream")):
+		return "a CR alone before endstream, which PDFBox Preflight does not take for an end of line"
 	case bytes.HasPrefix(rest, []byte("endstream")):
 		return "no end of line before endstream"
 	}
@@ -49,8 +53,15 @@ func streamFramingProblems(ctx *model.Context, pdf []byte) []string {
 		if e == nil || e.Free || e.Compressed || e.Object == nil {
 			continue
 		}
-		sd, ok := e.Object.(types.StreamDict)
-		if !ok {
+		var sd types.StreamDict
+		switch o := e.Object.(type) {
+		case types.StreamDict:
+			sd = o
+		case types.ObjectStreamDict:
+			sd = o.StreamDict
+		case types.XRefStreamDict:
+			sd = o.StreamDict
+		default:
 			continue
 		}
 		length := int64(-1)

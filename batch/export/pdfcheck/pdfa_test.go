@@ -133,6 +133,7 @@ func TestPDFAClauses(t *testing.T) {
 		{"LZW stream", "6.1.7", "LZWDecode", func(m *minimalPDF) { m.objs[4] = strings.Replace(m.objs[4], "<< ", "<< /Filter /LZWDecode ", 1) }},
 		{"external stream", "6.1.7", "has F", func(m *minimalPDF) { m.objs[4] = strings.Replace(m.objs[4], "<< ", "<< /F (x.bin) ", 1) }},
 		{"no end of line before endstream", "6.1.7.1", "no end of line", func(m *minimalPDF) { m.objs[4] = strings.Replace(m.objs[4], "\nendstream", "endstream", 1) }},
+		{"CR alone before endstream", "6.1.7.1", "CR alone", func(m *minimalPDF) { m.objs[4] = strings.Replace(m.objs[4], "\nendstream", "\rendstream", 1) }},
 		{"Length too long", "6.1.7.1", "Length does not end", func(m *minimalPDF) { m.objs[4] = strings.Replace(m.objs[4], "/Length 31", "/Length 29", 1) }},
 		{"stream then CR alone", "6.1.7.1", "not followed by CR LF or LF", func(m *minimalPDF) { m.objs[4] = strings.Replace(m.objs[4], "stream\nBT", "stream\rBT", 1) }},
 		{"image interpolated", "6.2.8", "Interpolate", image("/ColorSpace /DeviceRGB /Interpolate true")},
