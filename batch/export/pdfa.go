@@ -76,12 +76,15 @@ func pdfaObstacle(ctx *model.Context, src []byte, damaged bool) string {
 	case damaged:
 		return "its cross-reference section is damaged"
 	}
+	if why := badFraming(ctx, src); why != "" {
+		return why
+	}
 	for _, n := range slices.Sorted(maps.Keys(ctx.Table)) {
 		e := ctx.Table[n]
 		if e == nil || e.Free || e.Object == nil {
 			continue
 		}
-		if why := objectObstacle(ctx, e.Object, 0); why != "" {
+		if why := objectObstacle(ctx, lazyObject(ctx, n, e), 0); why != "" {
 			return fmt.Sprintf("object %d: %s", n, why)
 		}
 	}
@@ -101,9 +104,16 @@ func objectObstacle(ctx *model.Context, o types.Object, depth int) string {
 			return why
 		}
 		d = o.Dict
+	case types.ObjectStreamDict:
+		d = o.Dict
+	case types.XRefStreamDict:
+		d = o.Dict
 	case types.Dict:
 		d = o
 	case types.Array:
+		if why := arraySpaceObstacle(o); why != "" {
+			return why
+		}
 		for _, v := range o {
 			if why := objectObstacle(ctx, v, depth+1); why != "" {
 				return why
@@ -145,9 +155,6 @@ func streamObstacle(sd types.StreamDict) string {
 				return "an image has /" + k
 			}
 		}
-		if cs, ok := sd.Find("ColorSpace"); ok && cs == types.Name("DeviceCMYK") {
-			return "an image is DeviceCMYK, which an sRGB output intent does not cover"
-		}
 	}
 	if s := sd.Subtype(); s != nil && *s == "PS" {
 		return "a PostScript XObject"
@@ -185,6 +192,12 @@ func dictObstacle(ctx *model.Context, d types.Dict) string {
 		if why := annotObstacle(d); why != "" {
 			return why
 		}
+		if why := appearanceObstacle(ctx, d); why != "" {
+			return why
+		}
+	}
+	if why := dictSpaceObstacle(ctx, d); why != "" {
+		return why
 	}
 	if t := d.Type(); t != nil && *t == "Font" {
 		return fontObstacle(ctx, d)
