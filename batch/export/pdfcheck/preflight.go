@@ -29,7 +29,7 @@ var PreflightDir = "/usr/share/java"
 // PreflightMissing says why Preflight cannot run here, "" when it can.
 func PreflightMissing() string {
 	if _, err := exec.LookPath("java"); err != nil {
-		return "java is not installed (make deps installs default-jre-headless)"
+		return "java is not installed (make deps installs default-jdk-headless)"
 	}
 	for _, j := range PreflightJars {
 		if _, err := os.Stat(filepath.Join(PreflightDir, j)); err != nil {
