@@ -60,8 +60,8 @@ all: build
 # (report.html), poppler-utils, qpdf and libxml2-utils (export's PDF and
 # ALTO), mupdf-tools and pdf.js (npm's pdfjs-dist, installed into
 # testdata/pdfjs when node is there: the searchable PDF's readers), PDFBox
-# Preflight (libpdfbox2-java with libjaxb-api-java, libactivation-java and a
-# Java runtime: a second opinion on --pdfa's PDF/A), man-db
+# Preflight (libpdfbox2-java with libjaxb-api-java, libactivation-java and
+# default-jdk-headless: a second opinion on --pdfa's PDF/A), man-db
 # (the man pages), and the handwriting fonts (HAND_FONTS); without them
 # those tests skip.
 deps:
