@@ -3,6 +3,8 @@ package export
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,6 +36,12 @@ func TestPDFA(t *testing.T) {
 	if p := pdfcheck.PDFA(out); len(p) > 0 {
 		t.Errorf("PDF/A clauses broken: %v", p)
 	}
+	// The text layer's font and streams, read by the second opinion.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "R-0001.pdf"), out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	preflightAll(t, dir, []string{filepath.Join(dir, "R-0001.pdf")})
 	if !bytes.HasPrefix(out, src) {
 		t.Errorf("the PDF/A does not begin with the source")
 	}
