@@ -18,6 +18,9 @@ type minimalPDF struct {
 	objs    map[int]string
 	trailer string // the trailer's entries but Size
 	tail    string // after the last %%EOF
+	// packed are objects kept in one object stream, numbered after the
+	// others, the cross-reference section then a stream.
+	packed map[int]string
 }
 
 const minimalXMP = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
@@ -68,6 +71,9 @@ func (m *minimalPDF) bytes() []byte {
 		offsets[n] = b.Len()
 		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", n, m.objs[n])
 	}
+	if len(m.packed) > 0 {
+		return m.packedBytes(&b, offsets)
+	}
 	at := b.Len()
 	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f\r\n", size)
 	for n := 1; n < size; n++ {
@@ -78,6 +84,41 @@ func (m *minimalPDF) bytes() []byte {
 		fmt.Fprintf(&b, "%010d 00000 %c\r\n", offsets[n], kind)
 	}
 	fmt.Fprintf(&b, "trailer\n<< /Size %d %s >>\nstartxref\n%d\n%%%%EOF%s", size, m.trailer, at, m.tail)
+	return b.Bytes()
+}
+
+// packedBytes ends the file begun in b (objs written at offsets) with
+// the object stream of m.packed and a cross-reference stream.
+func (m *minimalPDF) packedBytes(b *bytes.Buffer, offsets []int) []byte {
+	packed := slices.Sorted(maps.Keys(m.packed))
+	stm := packed[len(packed)-1] + 1
+	var head, body strings.Builder
+	for _, n := range packed {
+		fmt.Fprintf(&head, "%d %d ", n, body.Len())
+		body.WriteString(m.packed[n] + "\n")
+	}
+	offsets = append(offsets, make([]int, stm+2-len(offsets))...)
+	offsets[stm] = b.Len()
+	fmt.Fprintf(b, "%d 0 obj\n%s\nendobj\n", stm, stream(fmt.Sprintf("/Type /ObjStm /N %d /First %d", len(packed), head.Len()), head.String()+body.String()))
+	xref := stm + 1
+	offsets[xref] = b.Len()
+	var rows bytes.Buffer
+	for n := range xref + 1 {
+		row := []byte{1, 0, 0, 0, 0, 0, 0}
+		switch {
+		case n == 0:
+			row[0] = 0
+		case m.packed[n] != "":
+			row[0], row[4], row[6] = 2, byte(stm), byte(slices.Index(packed, n))
+		case m.objs[n] == "" && n != stm && n != xref:
+			row[0] = 0
+		default:
+			row[1], row[2], row[3], row[4] = byte(offsets[n]>>24), byte(offsets[n]>>16), byte(offsets[n]>>8), byte(offsets[n])
+		}
+		rows.Write(row)
+	}
+	dict := fmt.Sprintf("/Type /XRef /Size %d /W [1 4 2] %s", xref+1, m.trailer)
+	fmt.Fprintf(b, "%d 0 obj\n%s\nendobj\nstartxref\n%d\n%%%%EOF%s", xref, stream(dict, rows.String()), offsets[xref], m.tail)
 	return b.Bytes()
 }
 
@@ -164,6 +205,12 @@ func TestPDFAClauses(t *testing.T) {
 			m.addToPage("/Annots [12 0 R]")
 		}},
 		{"appearance with D", "6.3.3", "has D", annot("/AP << /N 13 0 R /D 13 0 R >>")},
+		{"appearance with D in an object stream", "6.3.3", "has D", func(m *minimalPDF) {
+			annot("/AP << /N 13 0 R /D 13 0 R >>")(m)
+			m.packed = map[int]string{20: m.objs[12]}
+			m.objs[12] = "<< /Type /Annot /Subtype /Link /Rect [0 0 10 10] /F 4 >>"
+			m.addToPage("/Extra [20 0 R]")
+		}},
 		{"appearance states on a text annotation", "6.3.3", "dictionary of states", annot("/AP << /N << /On 13 0 R >> >>")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
