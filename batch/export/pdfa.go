@@ -7,10 +7,12 @@ package export
 // file: an XMP packet in the catalog (pdfaid:part 2, conformance B, the
 // same values as the information dictionary, see pdfmeta.go), an
 // OutputIntent GTS_PDFA1 with an embedded sRGB ICC profile, the glyphless
-// font embedded (it always is), and a document ID (always written). The
-// source's bytes, and so its pages, stay as they are: nothing is decoded
-// or re-encoded. A source that would need that to conform (pdfaObstacle)
-// gets the plain searchable PDF instead, and the reason is reported.
+// font embedded (it always is), and a document ID (always written), and
+// it writes again, data unchanged, the source's streams whose framing
+// breaks 6.1.7.1 (pdfa_mend.go). The source's bytes, and so its pages,
+// stay as they are: nothing is decoded or re-encoded. A source that would
+// need that to conform (pdfaObstacle) gets the plain searchable PDF
+// instead, and the reason is reported.
 //
 // The ICC profile is sRGB.icc from Debian's icc-profiles-free package
 // (2.0.1), an ICC v2 sRGB profile made with Little CMS; its copyright
