@@ -90,7 +90,7 @@ func pdfaObstacle(ctx *model.Context, src []byte, damaged bool) string {
 			return fmt.Sprintf("object %d: %s", n, why)
 		}
 	}
-	return ""
+	return contentObstacle(ctx)
 }
 
 // objectObstacle is pdfaObstacle's look at one object and the
