@@ -32,8 +32,10 @@ package pdfcheck
 //   - DeviceCMYK (DeviceRGB) named as an image's colour space, in a
 //     resource dictionary, as a Separation's or DeviceN's alternate or as
 //     an Indexed space's base, under an output intent that is not CMYK
-//     (RGB) (6.2.4.3, 6.2.4.4). The operators of content streams (k, K,
-//     rg, RG) are not read.
+//     (RGB) (6.2.4.3, 6.2.4.4); and DeviceCMYK set by the operators of a
+//     page's or form XObject's content stream (k, K, cs with /DeviceCMYK,
+//     a CMYK inline image) under one that is not CMYK (rg and RG are not
+//     looked for).
 
 import (
 	"bytes"
@@ -111,6 +113,7 @@ func PDFA(pdf []byte) []string {
 	oi, intent := checkOutputIntent(ctx, root)
 	p = append(p, oi...)
 	p = append(p, streamFramingProblems(ctx, pdf)...)
+	p = append(p, contentProblems(ctx, intent)...)
 	seen := map[string]bool{}
 	for _, n := range slices.Sorted(maps.Keys(ctx.Table)) {
 		e := ctx.Table[n]

@@ -186,6 +186,7 @@ func TestPDFAClauses(t *testing.T) {
 		{"DeviceCMYK resource", "6.2.4.3", "resource", func(m *minimalPDF) {
 			m.objs[3] = strings.Replace(m.objs[3], "/Resources << ", "/Resources << /ColorSpace << /CS0 /DeviceCMYK >> ", 1)
 		}},
+		{"CMYK operator in a page's content", "6.2.4.3", "operators", func(m *minimalPDF) { m.objs[4] = stream("", "0 0 0 1 k BT /F1 12 Tf 10 10 Td (a) Tj ET") }},
 		{"PostScript XObject", "6.2.9", "PostScript", func(m *minimalPDF) { m.objs[12] = stream("/Type /XObject /Subtype /PS", "") }},
 		{"JavaScript", "6.5", "JavaScript", func(m *minimalPDF) { m.objs[12] = "<< /JS (x) >>"; m.addToPage("/X 12 0 R") }},
 		{"Launch action", "6.5.1", "Launch", func(m *minimalPDF) { m.objs[12] = "<< /S /Launch /F (x) >>" }},
