@@ -59,7 +59,9 @@ all: build
 # also tries the tools some tests check refbatch's output with: chromium
 # (report.html), poppler-utils, qpdf and libxml2-utils (export's PDF and
 # ALTO), mupdf-tools and pdf.js (npm's pdfjs-dist, installed into
-# testdata/pdfjs when node is there: the searchable PDF's readers), man-db
+# testdata/pdfjs when node is there: the searchable PDF's readers), PDFBox
+# Preflight (libpdfbox2-java with libjaxb-api-java, libactivation-java and
+# default-jdk-headless: a second opinion on --pdfa's PDF/A), man-db
 # (the man pages), and the handwriting fonts (HAND_FONTS); without them
 # those tests skip.
 deps:
@@ -83,6 +85,15 @@ deps:
 	  { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
 	    { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }; } >/dev/null 2>&1 || \
 	  echo "deps: note:$$missing could not be installed; the tests that need them will be skipped"; }
+	@missing=""; command -v java >/dev/null 2>&1 || missing=" default-jdk-headless"; \
+	for c in preflight.jar:libpdfbox2-java jaxb-api.jar:libjaxb-api-java javax.activation.jar:libactivation-java; do \
+	  [ -f /usr/share/java/$${c%%:*} ] || missing="$$missing $${c#*:}"; \
+	done; \
+	[ -z "$$missing" ] || { echo "deps: installing$$missing (optional: the export tests check PDF/A with PDFBox Preflight)"; \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo -n"; else sudo=false; fi; \
+	  { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
+	    { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }; } >/dev/null 2>&1 || \
+	  echo "deps: note:$$missing could not be installed; the Preflight checks will be skipped"; }
 	@[ -d testdata/pdfjs/node_modules/pdfjs-dist ] || ! command -v npm >/dev/null 2>&1 || { echo "deps: installing pdf.js into testdata/pdfjs (optional: the export tests read the searchable PDF with it)"; \
 	  (cd testdata/pdfjs && npm install --no-audit --no-fund --silent >/dev/null 2>&1) || echo "deps: note: pdf.js could not be installed; its reader checks will be skipped"; }
 	@missing=""; for p in $(HAND_FONTS); do \

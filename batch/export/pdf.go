@@ -210,6 +210,7 @@ func searchable(src []byte, pages []result.PageResult, meta Provenance, opt *PDF
 	if opt.PDFA {
 		if r.NotPDFA = pdfaObstacle(ctx, src, located != nil); r.NotPDFA == "" {
 			m.PDFA = true
+			u.mendStreams(ctx, src)
 		}
 	}
 	if err := u.catalog(ctx, m); err != nil {

@@ -7,10 +7,12 @@ package export
 // file: an XMP packet in the catalog (pdfaid:part 2, conformance B, the
 // same values as the information dictionary, see pdfmeta.go), an
 // OutputIntent GTS_PDFA1 with an embedded sRGB ICC profile, the glyphless
-// font embedded (it always is), and a document ID (always written). The
-// source's bytes, and so its pages, stay as they are: nothing is decoded
-// or re-encoded. A source that would need that to conform (pdfaObstacle)
-// gets the plain searchable PDF instead, and the reason is reported.
+// font embedded (it always is), and a document ID (always written), and
+// it writes again, data unchanged, the source's streams whose framing
+// breaks 6.1.7.1 (pdfa_mend.go). The source's bytes, and so its pages,
+// stay as they are: nothing is decoded or re-encoded. A source that would
+// need that to conform (pdfaObstacle) gets the plain searchable PDF
+// instead, and the reason is reported.
 //
 // The ICC profile is sRGB.icc from Debian's icc-profiles-free package
 // (2.0.1), an ICC v2 sRGB profile made with Little CMS; its copyright
@@ -76,16 +78,19 @@ func pdfaObstacle(ctx *model.Context, src []byte, damaged bool) string {
 	case damaged:
 		return "its cross-reference section is damaged"
 	}
+	if why := badFraming(ctx, src); why != "" {
+		return why
+	}
 	for _, n := range slices.Sorted(maps.Keys(ctx.Table)) {
 		e := ctx.Table[n]
 		if e == nil || e.Free || e.Object == nil {
 			continue
 		}
-		if why := objectObstacle(ctx, e.Object, 0); why != "" {
+		if why := objectObstacle(ctx, lazyObject(ctx, n, e), 0); why != "" {
 			return fmt.Sprintf("object %d: %s", n, why)
 		}
 	}
-	return ""
+	return contentObstacle(ctx)
 }
 
 // objectObstacle is pdfaObstacle's look at one object and the
@@ -101,9 +106,16 @@ func objectObstacle(ctx *model.Context, o types.Object, depth int) string {
 			return why
 		}
 		d = o.Dict
+	case types.ObjectStreamDict:
+		d = o.Dict
+	case types.XRefStreamDict:
+		d = o.Dict
 	case types.Dict:
 		d = o
 	case types.Array:
+		if why := arraySpaceObstacle(o); why != "" {
+			return why
+		}
 		for _, v := range o {
 			if why := objectObstacle(ctx, v, depth+1); why != "" {
 				return why
@@ -145,9 +157,6 @@ func streamObstacle(sd types.StreamDict) string {
 				return "an image has /" + k
 			}
 		}
-		if cs, ok := sd.Find("ColorSpace"); ok && cs == types.Name("DeviceCMYK") {
-			return "an image is DeviceCMYK, which an sRGB output intent does not cover"
-		}
 	}
 	if s := sd.Subtype(); s != nil && *s == "PS" {
 		return "a PostScript XObject"
@@ -185,6 +194,12 @@ func dictObstacle(ctx *model.Context, d types.Dict) string {
 		if why := annotObstacle(d); why != "" {
 			return why
 		}
+		if why := appearanceObstacle(ctx, d); why != "" {
+			return why
+		}
+	}
+	if why := dictSpaceObstacle(ctx, d); why != "" {
+		return why
 	}
 	if t := d.Type(); t != nil && *t == "Font" {
 		return fontObstacle(ctx, d)

@@ -28,8 +28,13 @@ func PDFAWords(reason string) (why, todo string) {
 		return "an image asks viewers to smooth it as they enlarge it, which PDF/A forbids (viewers would not all show the same page)", convert
 	case strings.HasPrefix(r, "an image has /"):
 		return "an image carries alternate versions of itself, which PDF/A forbids", convert
-	case strings.HasPrefix(r, "an image is DeviceCMYK"):
-		return "an image is in printing colours (CMYK) with no colour profile, so its colours are not fixed as PDF/A asks", convert
+	case strings.HasPrefix(r, "DeviceCMYK"):
+		return "the file draws in printing colours (CMYK) with no colour profile (" + strings.SplitN(r, ",", 2)[0] + "), so its colours are not fixed as PDF/A asks; converting them would change the page's pixels", convert
+	case strings.HasPrefix(r, "an annotation has a "), strings.HasPrefix(r, "an annotation's normal appearance"):
+		return "a form field or comment carries a look of its own for when it is pressed or pointed at, or several looks, which PDF/A forbids; dropping them would change how the form behaves", convert
+	case strings.HasPrefix(r, "a stream's Length"):
+		return "the file is damaged inside (a stream's declared length does not match its data; viewers guess where it ends)",
+			"ask for a fresh scan or an undamaged copy of the original; meanwhile " + convert
 	case strings.HasPrefix(r, "a PostScript XObject"):
 		return "the file embeds PostScript code, which PDF/A forbids", convert
 	case r == "JavaScript", strings.HasSuffix(r, " action"), strings.Contains(r, "additional actions"), strings.HasPrefix(r, "the catalog's name tree"):

@@ -23,7 +23,19 @@ package pdfcheck
 //     ImportData, JavaScript, Hide, SetOCGState, Rendition, Trans,
 //     GoTo3DView), no additional actions on the catalog or a page
 //     (6.5), no embedded files (6.8);
-//   - annotations of allowed types, printed and not hidden (6.3).
+//   - annotations of allowed types, printed and not hidden (6.3.1,
+//     6.3.2), their appearance dictionaries only N, a stream unless the
+//     annotation is a button's widget (6.3.3);
+//   - every stream the cross-reference sections lead to: the keyword
+//     stream followed by CR LF or LF, its Length bytes then followed by an
+//     end of line and endstream (6.1.7.1);
+//   - DeviceCMYK (DeviceRGB) named as an image's colour space, in a
+//     resource dictionary, as a Separation's or DeviceN's alternate or as
+//     an Indexed space's base, under an output intent that is not CMYK
+//     (RGB) (6.2.4.3, 6.2.4.4); and DeviceCMYK set by the operators of a
+//     page's or form XObject's content stream (k, K, cs with /DeviceCMYK,
+//     a CMYK inline image) under one that is not CMYK (rg and RG are not
+//     looked for).
 
 import (
 	"bytes"
@@ -98,14 +110,17 @@ func PDFA(pdf []byte) []string {
 		return append(p, "no catalog: "+err.Error())
 	}
 	p = append(p, checkXMP(ctx, root)...)
-	p = append(p, checkOutputIntent(ctx, root)...)
+	oi, intent := checkOutputIntent(ctx, root)
+	p = append(p, oi...)
+	p = append(p, streamFramingProblems(ctx, pdf)...)
+	p = append(p, contentProblems(ctx, intent)...)
 	seen := map[string]bool{}
 	for _, n := range slices.Sorted(maps.Keys(ctx.Table)) {
 		e := ctx.Table[n]
 		if e == nil || e.Free || e.Object == nil {
 			continue
 		}
-		for _, why := range objectProblems(ctx, e.Object, 0) {
+		for _, why := range objectProblems(ctx, intent, tableObject(ctx, n, e), 0) {
 			if !seen[why] {
 				seen[why] = true
 				add("object %d: %s", n, why)
@@ -235,11 +250,12 @@ func sameInstant(pdfDate, xmpDate string) bool {
 }
 
 // checkOutputIntent checks for a GTS_PDFA1 output intent with an embedded
-// ICC profile whose N matches its colour space.
-func checkOutputIntent(ctx *model.Context, root types.Dict) []string {
+// ICC profile whose N matches its colour space, and returns that colour
+// space ("RGB ", "GRAY", "CMYK"; "" without a usable intent).
+func checkOutputIntent(ctx *model.Context, root types.Dict) ([]string, string) {
 	arr, err := ctx.DereferenceArray(root["OutputIntents"])
 	if err != nil || len(arr) == 0 {
-		return []string{"6.2.3: no OutputIntents"}
+		return []string{"6.2.3: no OutputIntents"}, ""
 	}
 	for _, o := range arr {
 		d, err := ctx.DereferenceDict(o)
@@ -251,17 +267,18 @@ func checkOutputIntent(ctx *model.Context, root types.Dict) []string {
 		}
 		sd, _, err := ctx.DereferenceStreamDict(d["DestOutputProfile"])
 		if err != nil || sd == nil || sd.Decode() != nil {
-			return []string{"6.2.3: the GTS_PDFA1 output intent has no readable DestOutputProfile"}
+			return []string{"6.2.3: the GTS_PDFA1 output intent has no readable DestOutputProfile"}, ""
 		}
 		icc := sd.Content
 		if len(icc) < 128 || string(icc[36:40]) != "acsp" {
-			return []string{"6.2.3: DestOutputProfile is not an ICC profile"}
+			return []string{"6.2.3: DestOutputProfile is not an ICC profile"}, ""
 		}
-		want := map[string]int{"RGB ": 3, "GRAY": 1, "CMYK": 4}[string(icc[16:20])]
+		space := string(icc[16:20])
+		want := map[string]int{"RGB ": 3, "GRAY": 1, "CMYK": 4}[space]
 		if n := sd.IntEntry("N"); n == nil || *n != want {
-			return []string{fmt.Sprintf("6.2.3: DestOutputProfile's N is not %d, its colour space's", want)}
+			return []string{fmt.Sprintf("6.2.3: DestOutputProfile's N is not %d, its colour space's", want)}, ""
 		}
-		return nil
+		return nil, space
 	}
-	return []string{"6.2.3: no GTS_PDFA1 output intent"}
+	return []string{"6.2.3: no GTS_PDFA1 output intent"}, ""
 }

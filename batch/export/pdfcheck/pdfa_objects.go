@@ -16,7 +16,7 @@ var (
 
 // objectProblems are the clauses object o, and the dictionaries and
 // arrays it holds directly, break (see PDFA).
-func objectProblems(ctx *model.Context, o types.Object, depth int) []string {
+func objectProblems(ctx *model.Context, intent string, o types.Object, depth int) []string {
 	if depth > 32 {
 		return nil
 	}
@@ -26,21 +26,44 @@ func objectProblems(ctx *model.Context, o types.Object, depth int) []string {
 	case types.StreamDict:
 		p = append(p, streamProblems(o)...)
 		d = o.Dict
+	case types.ObjectStreamDict:
+		d = o.Dict
+	case types.XRefStreamDict:
+		d = o.Dict
 	case types.Dict:
 		d = o
 	case types.Array:
+		p = append(p, arraySpace(o, intent)...)
 		for _, v := range o {
-			p = append(p, objectProblems(ctx, v, depth+1)...)
+			p = append(p, objectProblems(ctx, intent, v, depth+1)...)
 		}
 		return p
 	default:
 		return nil
 	}
 	p = append(p, dictProblems(ctx, d)...)
+	p = append(p, dictSpaces(ctx, d, intent)...)
 	for _, k := range slices.Sorted(maps.Keys(d)) {
-		p = append(p, objectProblems(ctx, d[k], depth+1)...)
+		p = append(p, objectProblems(ctx, intent, d[k], depth+1)...)
 	}
 	return p
+}
+
+// tableObject is the object of table entry e, object n, read out of its
+// object stream when it sits in one (pdfcpu reads those lazily).
+func tableObject(ctx *model.Context, n int, e *model.XRefTableEntry) types.Object {
+	if _, ok := e.Object.(types.LazyObjectStreamObject); !ok {
+		return e.Object
+	}
+	gen := 0
+	if e.Generation != nil {
+		gen = *e.Generation
+	}
+	o, err := ctx.Dereference(*types.NewIndirectRef(n, gen))
+	if err != nil {
+		return nil
+	}
+	return o
 }
 
 func streamProblems(sd types.StreamDict) []string {
@@ -111,6 +134,7 @@ func dictProblems(ctx *model.Context, d types.Dict) []string {
 	}
 	if (t != nil && *t == "Annot") || (d.Subtype() != nil && d["Rect"] != nil && t == nil) {
 		p = append(p, annotProblems(d)...)
+		p = append(p, annotAppearance(ctx, d)...)
 	}
 	return p
 }
