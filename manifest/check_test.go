@@ -33,3 +33,25 @@ func TestCheckSHA256Names(t *testing.T) {
 		}
 	}
 }
+
+// TestValidPrefix: the length of the longest valid UTF-8 prefix, to the
+// first byte that is not, and the whole string when all of it is.
+func TestValidPrefix(t *testing.T) {
+	for in, want := range map[string]int{"": 0, "abc": 3, "\xff": 0, "ab\xffcd": 2, "é\xff": 2, "é": 2, "a\xc3": 1} {
+		if got := validPrefix(in); got != want {
+			t.Errorf("validPrefix(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// TestLooksLikeName: letters, spaces, _ and - only, up to 40 of them.
+func TestLooksLikeName(t *testing.T) {
+	for in, want := range map[string]bool{
+		"participant_id": true, " Referral date ": true, strings.Repeat("a", 40): true, strings.Repeat("a", 41): false,
+		"": false, "  ": false, "P-0001": false, "a.pdf": false, "2024-01-02": false,
+	} {
+		if got := looksLikeName(in); got != want {
+			t.Errorf("looksLikeName(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
