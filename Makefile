@@ -171,8 +171,9 @@ fuzz:
 # as file:line, and fails when a package is under MUTATE_THRESHOLD percent.
 # In the batch root only MUTATE_BATCH_FILES are mutated; a package's
 # subfolders are theirs (-E /). Slow (a test run per mutant): not part of
-# test. MUTATE_PKGS=report/outcome measures one package. The runs' temporary
-# folders are in MUTATE_OUT/tmp: a test that mounts a small tmpfs (store's
+# test. MUTATE_PKGS=report/outcome measures one package. Each package's
+# temporary folders are in a folder of its own, outside the module (gremlins
+# copies the module into them): a test that mounts a small tmpfs (store's
 # disk-full test, as root) and is cut short by a mutant's timeout leaves
 # its mount there, which the target unmounts.
 GREMLINS           := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
@@ -190,7 +191,7 @@ mutate:
 	for p in $(MUTATE_PKGS); do \
 	  name=$$(echo $$p | tr / -); log=$(MUTATE_OUT)/$$name.log; \
 	  skip=""; [ $$p = batch ] && skip='^($(subst $(space),|,$(mutate_batch_skip)))$$'; \
-	  echo "mutate: $$p ..."; tmp=$(abspath $(MUTATE_OUT))/tmp; mkdir -p $$tmp; \
+	  echo "mutate: $$p ..."; tmp=$$(mktemp -d -t refbatch-mutate.XXXXXX) || exit 1; \
 	  TMPDIR=$$tmp $(GO) run $(GREMLINS) unleash --workers $(MUTATE_WORKERS) --invert-logical -E / $${skip:+-E "$$skip"} \
 	       -o $(MUTATE_OUT)/$$name.json ./$$p >$$log 2>&1; rc=$$?; \
 	  grep -s " $$tmp/" /proc/mounts | cut -d' ' -f2 | xargs -r umount; rm -rf $$tmp; \
