@@ -181,6 +181,11 @@ MUTATE_PKGS        ?= batch/journal batch/store batch/audit batch/admit report/o
 MUTATE_BATCH_FILES := breaker.go settle.go validate.go
 MUTATE_THRESHOLD   ?= 85
 MUTATE_WORKERS     ?= 1
+# MUTATE_TIMEOUT is gremlins' timeout coefficient: a mutant's go test,
+# its build included, may take that many times the first, covered run
+# before it counts as timed out (neither killed nor lived). Its default,
+# 3, timed out builds on the shared 2-core machine.
+MUTATE_TIMEOUT     ?= 6
 MUTATE_OUT         ?= mutate-out
 empty              :=
 space              := $(empty) $(empty)
@@ -192,7 +197,7 @@ mutate:
 	  name=$$(echo $$p | tr / -); log=$(MUTATE_OUT)/$$name.log; \
 	  skip=""; [ $$p = batch ] && skip='^($(subst $(space),|,$(mutate_batch_skip)))$$'; \
 	  echo "mutate: $$p ..."; tmp=$$(mktemp -d -t refbatch-mutate.XXXXXX) || exit 1; \
-	  TMPDIR=$$tmp $(GO) run $(GREMLINS) unleash --workers $(MUTATE_WORKERS) --invert-logical -E / $${skip:+-E "$$skip"} \
+	  TMPDIR=$$tmp $(GO) run $(GREMLINS) unleash --workers $(MUTATE_WORKERS) --timeout-coefficient $(MUTATE_TIMEOUT) --invert-logical -E / $${skip:+-E "$$skip"} \
 	       -o $(MUTATE_OUT)/$$name.json ./$$p >$$log 2>&1; rc=$$?; \
 	  grep -s " $$tmp/" /proc/mounts | cut -d' ' -f2 | xargs -r umount; rm -rf $$tmp; \
 	  if [ $$rc -ne 0 ]; then \
