@@ -21,6 +21,10 @@ HAND_FONTS    := fonts-dkg-handwriting fonts-dancingscript fonts-kristi fonts-br
 DEMO_OUT      ?= demo-out
 DEMO_KEY      ?= $(DEMO_OUT).key
 TEST_TIMEOUT  ?= 30m
+# TEST_SKIPS holds the count of skipped tests by reason (cmd/testsummary)
+# while the gates run, for test to print it last: a CI that lost
+# PostgreSQL, root or a tool says so.
+TEST_SKIPS    ?= .test-skips
 FUZZTIME      ?= 30s
 PREFIX        ?= /usr/local
 DESTDIR       ?=
@@ -50,7 +54,7 @@ EVAL_OUT      ?= eval-out
 # EVAL_OUT) to set the cascade's figures against the default's, without it.
 EVAL_FLAGS    ?=
 
-.PHONY: all deps build install uninstall test lint fuzz demo eval eval-probe holdout marks clean bench bench-hostile bench-desk export-check
+.PHONY: all deps build install uninstall test lint fuzz mutate demo eval eval-probe holdout marks clean bench bench-hostile bench-desk export-check
 
 all: build
 
@@ -147,10 +151,15 @@ uninstall:
 # cores: many tests wait on child processes, signals and timeouts, and
 # with two at a time (go test's default on this machine) the cores sat
 # idle a fifth of the run while cmd/refbatch, the longest package, waited
-# a minute for a slot.
+# a minute for a slot. go test's -json stream goes through cmd/testsummary,
+# which prints what go test prints without it, then the skipped tests by
+# reason (again after the gates): a test that cannot run here (no
+# PostgreSQL, not root, a tool missing) says so instead of passing.
 test: deps lint build
-	REFBATCH_TEST_SEED=$(abspath $(BIN)) $(GO) test -count=1 -p 4 -vet=off -timeout $(TEST_TIMEOUT) ./...
+	REFBATCH_TEST_SEED=$(abspath $(BIN)) $(GO) run ./cmd/testsummary -skips $(TEST_SKIPS) \
+	  $(GO) test -json -count=1 -p 4 -vet=off -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) --no-print-directory -j2 -O eval holdout
+	@cat $(TEST_SKIPS); rm -f $(TEST_SKIPS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -163,6 +172,56 @@ lint:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME) ./manifest
 	$(GO) test -run '^$$' -fuzz FuzzAdmit -fuzztime $(FUZZTIME) ./batch/admit
+
+# mutate measures whether the tests would catch a careless change: gremlins
+# (pinned, from the Go module proxy; go.mod is left alone) flips each
+# comparison, condition and arithmetic operator of a package's own files,
+# one at a time, and runs that package's tests against it. A mutant the
+# tests pass is a bug they would let through. It prints each package's
+# share of killed mutants among those its tests cover, and every survivor
+# as file:line, and fails when a package is under MUTATE_THRESHOLD percent.
+# In the batch root only MUTATE_BATCH_FILES are mutated; a package's
+# subfolders are theirs (-E /). Slow (a test run per mutant): not part of
+# test. MUTATE_PKGS=report/outcome measures one package. Each package's
+# temporary folders are in a folder of its own, outside the module (gremlins
+# copies the module into them): a test that mounts a small tmpfs (store's
+# disk-full test, as root) and is cut short by a mutant's timeout leaves
+# its mount there, which the target unmounts.
+GREMLINS           := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATE_PKGS        ?= batch/journal batch/store batch/audit batch/admit report/outcome manifest batch/desk batch
+MUTATE_BATCH_FILES := breaker.go settle.go validate.go
+MUTATE_THRESHOLD   ?= 85
+MUTATE_WORKERS     ?= 1
+# MUTATE_TIMEOUT is gremlins' timeout coefficient: a mutant's go test,
+# its build included, may take that many times the first, covered run
+# before it counts as timed out (neither killed nor lived). Its default,
+# 3, timed out builds on the shared 2-core machine.
+MUTATE_TIMEOUT     ?= 6
+MUTATE_OUT         ?= mutate-out
+empty              :=
+space              := $(empty) $(empty)
+mutate_batch_skip  := $(filter-out $(MUTATE_BATCH_FILES),$(notdir $(filter-out %_test.go,$(wildcard batch/*.go))))
+
+mutate:
+	@mkdir -p $(MUTATE_OUT); low=""; \
+	for p in $(MUTATE_PKGS); do \
+	  name=$$(echo $$p | tr / -); log=$(MUTATE_OUT)/$$name.log; \
+	  skip=""; [ $$p = batch ] && skip='^($(subst $(space),|,$(mutate_batch_skip)))$$'; \
+	  echo "mutate: $$p ..."; tmp=$$(mktemp -d -t refbatch-mutate.XXXXXX) || exit 1; \
+	  TMPDIR=$$tmp $(GO) run $(GREMLINS) unleash --workers $(MUTATE_WORKERS) --timeout-coefficient $(MUTATE_TIMEOUT) --invert-logical -E / $${skip:+-E "$$skip"} \
+	       -o $(MUTATE_OUT)/$$name.json ./$$p >$$log 2>&1; rc=$$?; \
+	  grep -s " $$tmp/" /proc/mounts | cut -d' ' -f2 | xargs -r umount; rm -rf $$tmp; \
+	  if [ $$rc -ne 0 ]; then \
+	    tail -20 $$log; echo "mutate: $$p: gremlins failed (above; all of it in $$log)"; low="$$low $$p"; continue; \
+	  fi; \
+	  sed -n "s#^ *\(LIVED\|TIMED OUT\) *\([A-Z_]*\) at \(.*\)#  $$p/\3: \1 \2#p" $$log; \
+	  set -- $$(sed -n 's/^Killed: \([0-9]*\), Lived: \([0-9]*\), Not covered: \([0-9]*\).*/\1 \2 \3/p' $$log) 0 0 0; \
+	  if [ $$(($$1 + $$2)) -eq 0 ]; then echo "mutate: $$p: no mutant its tests cover ($$3 not covered)"; low="$$low $$p"; continue; fi; \
+	  score=$$((100 * $$1 / ($$1 + $$2))); \
+	  echo "mutate: $$p: $$score% ($$1 of $$(($$1 + $$2)) covered mutants killed; $$3 not covered)"; \
+	  [ $$score -ge $(MUTATE_THRESHOLD) ] || low="$$low $$p"; \
+	done; \
+	if [ -n "$$low" ]; then echo "mutate: under $(MUTATE_THRESHOLD)%:$$low"; exit 1; fi
 
 # demo imports the built-in sample with encrypted artifacts: it makes a demo
 # identity once (keep it out of the output folder), then runs the batch.
@@ -238,7 +297,7 @@ export-check: build
 	  $(if $(filter $(DEMO_OUT),$(EXPORT_CHECK_OUT)),--identity $(DEMO_KEY)) $(EXPORT_CHECK_FLAGS)
 
 clean:
-	rm -rf bin $(DEMO_OUT) $(DEMO_KEY) $(EVAL_OUT) $(EVAL_OUT)-first $(EVAL_OUT)-full $(HOLDOUT_OUT) bench-out
+	rm -rf bin $(DEMO_OUT) $(DEMO_KEY) $(EVAL_OUT) $(EVAL_OUT)-first $(EVAL_OUT)-full $(HOLDOUT_OUT) bench-out $(MUTATE_OUT)
 
 # bench measures refbatch side by side with the machine's render + OCR limit
 # (pdftoppm + tesseract, one process per core) and OCRmyPDF on a refcorpus

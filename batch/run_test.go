@@ -270,6 +270,10 @@ func TestPoisonIsNotBreakage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("err %v, want none", err)
 	}
+	// Every row is reported: the loop below says nothing of a row missing.
+	if n := len(reportRows(t, res.Report)); n != breakerThreshold+2 {
+		t.Errorf("%d rows in the report, want %d", n, breakerThreshold+2)
+	}
 	for id, r := range rowsBySource(t, res.Report) {
 		want := "review/attempts_exhausted"
 		if id == "G" {

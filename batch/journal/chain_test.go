@@ -75,8 +75,11 @@ func TestCustodyLogOnBothBackends(t *testing.T) {
 		})
 		logs[be.name] = events
 	})
-	if len(logs) < 2 || t.Failed() {
+	if t.Failed() {
 		return
+	}
+	if len(logs) < 2 {
+		t.Skipf("only %d backend ran (%s unset?): the custody logs of SQLite and PostgreSQL were not compared", len(logs), PostgresEnv)
 	}
 	if a, b := strings.Join(logs["sqlite"], "\n"), strings.Join(logs["postgres"], "\n"); a != b {
 		t.Errorf("the custody logs differ:\nsqlite:\n%s\npostgres:\n%s", a, b)

@@ -166,6 +166,10 @@ func (s *Store) SweepTemp() (removed int, err error) {
 // errReadOnly: a write to a store opened with OpenReadOnly.
 var errReadOnly = errors.New("the artifacts folder was opened read-only")
 
+// afterPut, when set (by tests), runs between Put's publishing of a file
+// and its reading back: where a filesystem that lies would be met.
+var afterPut func(path string)
+
 // Put writes plaintext as the artifact name, atomically, encrypted when the
 // store has recipients, and returns the SHA-256 (hex) of the file as read
 // back from disk. An artifact is never overwritten: when one of that name
@@ -183,6 +187,9 @@ func (s *Store) Put(name string, plaintext []byte) (sha256hex string, err error)
 	})
 	if err != nil {
 		return "", fmt.Errorf("writing artifact %s: %w", name, err)
+	}
+	if afterPut != nil {
+		afterPut(filepath.Join(s.dir, name))
 	}
 	// The hash recorded in the journal must be of what is on disk, not of
 	// what we meant to write; comparing the two catches a store that lies.

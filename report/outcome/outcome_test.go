@@ -91,3 +91,29 @@ func TestCauses(t *testing.T) {
 		}
 	}
 }
+
+// TestOpen: the one count behind run's exit 4. Every row in review is
+// open, dismissed or not; a rejected row is open unless a person
+// dismissed it or its reason asks nothing of anyone; done and queued rows
+// never are.
+func TestOpen(t *testing.T) {
+	for _, tc := range []struct {
+		state     State
+		reason    Reason
+		dismissed bool
+		want      bool
+	}{
+		{Review, LowConfidence, false, true},
+		{Review, LowConfidence, true, true},
+		{Rejected, MissingFile, false, true},
+		{Rejected, MissingFile, true, false},
+		{Rejected, NoConsent, false, false},
+		{Rejected, RejectedByPerson, false, false},
+		{Done, "", false, false},
+		{Queued, "", false, false},
+	} {
+		if got := Open(tc.state, tc.reason, tc.dismissed); got != tc.want {
+			t.Errorf("Open(%s, %q, dismissed %v) = %v, want %v", tc.state, tc.reason, tc.dismissed, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package journal
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// TestRenewLostLease: once a lease has expired and another owner took the
+// document over, the first owner's renewal and page record are refused
+// with ErrLeaseLost and write nothing, so a worker whose lease was taken
+// over cannot go on as if it still held it.
+func TestRenewLostLease(t *testing.T) {
+	t.Parallel()
+	now := time.UnixMilli(1_700_000_000_000)
+	j := backends[0].open(t, WithClock(func() time.Time { return now }))
+	doc := admit(t, j, 2, "R-1", "aaa")
+	first, err := j.Claim(doc.DocID, "a", policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Renew(first, time.Minute); err != nil {
+		t.Fatalf("renewing a current lease: %v", err)
+	}
+	now = now.Add(2 * time.Minute)
+	second, err := j.Claim(doc.DocID, "b", policy)
+	if err != nil {
+		t.Fatalf("taking over an expired lease: %v", err)
+	}
+	if err := j.Renew(first, time.Hour); !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("renewing the lost lease: %v, want ErrLeaseLost", err)
+	}
+	if err := j.PageDone(first, PageMetric{Page: 1, DPI: 300}, time.Hour); !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("a page of the lost lease: %v, want ErrLeaseLost", err)
+	}
+	var pages int
+	var expires int64
+	if err := j.db.QueryRow(`SELECT (SELECT COUNT(*) FROM pages), lease_expires FROM documents WHERE id=?`, doc.DocID).Scan(&pages, &expires); err != nil {
+		t.Fatal(err)
+	}
+	if pages != 0 || expires != ms(now.Add(policy.LeaseTTL)) {
+		t.Errorf("after the lost lease's writes: %d page rows, lease expires at %d; want none and the new lease's %d", pages, expires, ms(now.Add(policy.LeaseTTL)))
+	}
+	if err := j.Renew(second, time.Minute); err != nil {
+		t.Errorf("renewing the lease that took over: %v", err)
+	}
+}
+
+// TestClaimCapOnResume: a document that failed twice under --attempts 3,
+// claimed by a resumed run with --attempts 2, has used its attempts: it
+// goes to review as attempts_exhausted, with no third attempt.
+func TestClaimCapOnResume(t *testing.T) {
+	t.Parallel()
+	now := time.UnixMilli(1_700_000_000_000)
+	j := backends[0].open(t, WithClock(func() time.Time { return now }))
+	doc := admit(t, j, 2, "R-1", "aaa")
+	for range 2 {
+		l, err := j.Claim(doc.DocID, "a", policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exhausted, err := j.Fail(l, outcome.Cause("crash"), now, policy); err != nil || exhausted {
+			t.Fatalf("Fail: exhausted %v, %v", exhausted, err)
+		}
+		now = now.Add(time.Second)
+	}
+	if l, err := j.Claim(doc.DocID, "a", Policy{MaxAttempts: 2, LeaseTTL: time.Minute}); !errors.Is(err, ErrNotClaimable) {
+		t.Fatalf("claim under a cap of 2 after 2 attempts: attempt %d, %v; want ErrNotClaimable", l.Attempt, err)
+	}
+	var state outcome.State
+	var reason outcome.Reason
+	var attempts int
+	if err := j.db.QueryRow(`SELECT state, reason, attempts FROM documents WHERE id=?`, doc.DocID).Scan(&state, &reason, &attempts); err != nil {
+		t.Fatal(err)
+	}
+	if state != outcome.Review || reason != outcome.AttemptsExhausted || attempts != 2 {
+		t.Errorf("document %s/%s after %d attempts, want review/%s after 2", state, reason, attempts, outcome.AttemptsExhausted)
+	}
+}
