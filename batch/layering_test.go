@@ -21,11 +21,12 @@ var leaves = []string{"manifest", "report", "batch/journal", "batch/store"}
 func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 	switch {
 	case pkg == "report/outcome", pkg == "ocr/child", pkg == "ocr/page", pkg == "ocr/result", pkg == "ocr/probe",
-		pkg == "batch/notify", pkg == "batch/journal/journaltest":
+		pkg == "batch/notify", pkg == "batch/journal/journaltest", pkg == "batch/export/pdfobj":
 		// The vocabulary, the worker supervisor, the page policy, the
 		// page results, the probe page's PDF, the notifications' signing
-		// (which a receiver may import) and the tests' journals import
-		// nothing of the project.
+		// (which a receiver may import), the tests' journals and the PDF
+		// objects export and its checker read alike import nothing of the
+		// project.
 		return func(string) bool { return false }, true
 	case slices.Contains(leaves, pkg):
 		return func(imp string) bool { return imp == "report/outcome" }, true
@@ -106,13 +107,13 @@ func allowedImports(pkg string) (allowed func(string) bool, known bool) {
 		// them over, so export never imports batch. It parses the
 		// sources in children, under the worker supervisor.
 		return func(imp string) bool {
-			return imp == "ocr/result" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || slices.Contains(leaves, imp)
+			return imp == "ocr/result" || imp == "ocr/page" || imp == "ocr/child" || imp == "report/outcome" || imp == "batch/export/pdfobj" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch/export/pdfcheck":
 		// The PDF checks score text as eval does; the batch and refbench
 		// hand them the pages.
 		return func(imp string) bool {
-			return imp == "ocr/result" || imp == "batch/eval" || imp == "report/outcome" || slices.Contains(leaves, imp)
+			return imp == "ocr/result" || imp == "batch/eval" || imp == "report/outcome" || imp == "batch/export/pdfobj" || slices.Contains(leaves, imp)
 		}, true
 	case pkg == "batch":
 		return func(imp string) bool {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"github.com/refbatch/refbatch/batch/export/pdfobj"
 )
 
 //go:embed srgb.icc
@@ -86,7 +87,7 @@ func pdfaObstacle(ctx *model.Context, src []byte, damaged bool) string {
 		if e == nil || e.Free || e.Object == nil {
 			continue
 		}
-		if why := objectObstacle(ctx, lazyObject(ctx, n, e), 0); why != "" {
+		if why := objectObstacle(ctx, pdfobj.TableObject(ctx, n, e), 0); why != "" {
 			return fmt.Sprintf("object %d: %s", n, why)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"github.com/refbatch/refbatch/batch/export/pdfobj"
 )
 
 // cmykObstacle says where a colour space cs named directly is DeviceCMYK,
@@ -70,27 +71,9 @@ func appearanceObstacle(ctx *model.Context, d types.Dict) string {
 		}
 	}
 	if n, err := ctx.Dereference(ap["N"]); err == nil {
-		if _, ok := n.(types.Dict); ok && !isButton(ctx, d) {
+		if _, ok := n.(types.Dict); ok && !pdfobj.ButtonWidget(ctx, d) {
 			return "an annotation's normal appearance is a set of states, not one drawing"
 		}
 	}
 	return ""
-}
-
-// isButton says whether annotation d is a widget of a Btn field.
-func isButton(ctx *model.Context, d types.Dict) bool {
-	if s := d.Subtype(); s == nil || *s != "Widget" {
-		return false
-	}
-	for range 32 {
-		if ft := d.NameEntry("FT"); ft != nil {
-			return *ft == "Btn"
-		}
-		parent, err := ctx.DereferenceDict(d["Parent"])
-		if err != nil || parent == nil {
-			return false
-		}
-		d = parent
-	}
-	return false
 }

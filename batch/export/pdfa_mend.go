@@ -115,20 +115,3 @@ func (u *update) mendStreams(ctx *model.Context, src []byte) int {
 	}
 	return mended
 }
-
-// lazyObject is table entry e's object, object n, read out of its object
-// stream when it sits in one (pdfcpu reads those only when asked).
-func lazyObject(ctx *model.Context, n int, e *model.XRefTableEntry) types.Object {
-	if _, ok := e.Object.(types.LazyObjectStreamObject); !ok {
-		return e.Object
-	}
-	gen := 0
-	if e.Generation != nil {
-		gen = *e.Generation
-	}
-	o, err := ctx.Dereference(*types.NewIndirectRef(n, gen))
-	if err != nil {
-		return nil
-	}
-	return o
-}

@@ -50,6 +50,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"github.com/refbatch/refbatch/batch/export/pdfobj"
 )
 
 var (
@@ -120,7 +121,7 @@ func PDFA(pdf []byte) []string {
 		if e == nil || e.Free || e.Object == nil {
 			continue
 		}
-		for _, why := range objectProblems(ctx, intent, tableObject(ctx, n, e), 0) {
+		for _, why := range objectProblems(ctx, intent, pdfobj.TableObject(ctx, n, e), 0) {
 			if !seen[why] {
 				seen[why] = true
 				add("object %d: %s", n, why)

@@ -5,13 +5,13 @@ package pdfcheck
 // second look, not the export's code run twice).
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"github.com/refbatch/refbatch/batch/export/pdfobj"
 )
 
 // contentProblems looks at the content streams of every page and form
@@ -59,90 +59,9 @@ func contentProblems(ctx *model.Context, intent string) []string {
 		if err != nil || sd == nil || sd.Decode() != nil {
 			continue
 		}
-		if usesCMYK(sd.Content) {
+		if pdfobj.UsesCMYK(sd.Content) {
 			p = append(p, fmt.Sprintf("object %d: 6.2.4.3: DeviceCMYK set by a content stream's operators under an output intent that is not CMYK", ref.ObjectNumber.Value()))
 		}
 	}
 	return p
-}
-
-// usesCMYK says whether content stream c sets a DeviceCMYK colour: the k
-// or K operator, cs or CS after /DeviceCMYK, or an inline image whose
-// colour space is DeviceCMYK. Strings, comments and inline images' data
-// are skipped.
-func usesCMYK(c []byte) bool {
-	prev := ""
-	for i := 0; i < len(c); {
-		b := c[i]
-		switch {
-		case isSpace(b):
-			i++
-		case b == '%':
-			for i < len(c) && c[i] != '\r' && c[i] != '\n' {
-				i++
-			}
-		case b == '(':
-			i = skipString(c, i)
-		case b == '<' && i+1 < len(c) && c[i+1] == '<', b == '>' && i+1 < len(c) && c[i+1] == '>':
-			i += 2
-		case b == '<':
-			for i < len(c) && c[i] != '>' {
-				i++
-			}
-			i++
-		case bytes.IndexByte([]byte("[]{}>)"), b) >= 0:
-			i++
-		default:
-			j := i + 1
-			for j < len(c) && bytes.IndexByte([]byte(" \t\r\n\f\x00()<>[]{}/%"), c[j]) < 0 {
-				j++
-			}
-			tok := string(c[i:j])
-			switch {
-			case tok == "k" || tok == "K":
-				return true
-			case (tok == "cs" || tok == "CS") && prev == "/DeviceCMYK":
-				return true
-			case (prev == "/CS" || prev == "/ColorSpace") && (tok == "/DeviceCMYK" || tok == "/CMYK"):
-				return true // an inline image's
-			case tok == "ID":
-				j = skipInlineImage(c, j)
-			}
-			prev, i = tok, j
-		}
-	}
-	return false
-}
-
-// skipString returns the offset after the literal string starting at c[i].
-func skipString(c []byte, i int) int {
-	depth := 0
-	for ; i < len(c); i++ {
-		switch c[i] {
-		case '\\':
-			i++
-		case '(':
-			depth++
-		case ')':
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return i
-}
-
-// skipInlineImage returns the offset after an inline image's data that
-// starts after its ID operator at c[i]: at EI between white space.
-func skipInlineImage(c []byte, i int) int {
-	for j := i + 1; j+2 <= len(c); j++ {
-		if c[j] == 'E' && c[j+1] == 'I' && isSpace(c[j-1]) && (j+2 == len(c) || isSpace(c[j+2])) {
-			return j + 2
-		}
-	}
-	return len(c)
-}
-
-func isSpace(b byte) bool {
-	return b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == '\f' || b == 0
 }

@@ -49,23 +49,6 @@ func objectProblems(ctx *model.Context, intent string, o types.Object, depth int
 	return p
 }
 
-// tableObject is the object of table entry e, object n, read out of its
-// object stream when it sits in one (pdfcpu reads those lazily).
-func tableObject(ctx *model.Context, n int, e *model.XRefTableEntry) types.Object {
-	if _, ok := e.Object.(types.LazyObjectStreamObject); !ok {
-		return e.Object
-	}
-	gen := 0
-	if e.Generation != nil {
-		gen = *e.Generation
-	}
-	o, err := ctx.Dereference(*types.NewIndirectRef(n, gen))
-	if err != nil {
-		return nil
-	}
-	return o
-}
-
 func streamProblems(sd types.StreamDict) []string {
 	var p []string
 	for _, k := range []string{"F", "FFilter", "FDecodeParms"} {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"github.com/refbatch/refbatch/batch/export/pdfobj"
 )
 
 // StreamFraming says how the stream whose data begins at data in pdf,
@@ -93,29 +94,10 @@ func annotAppearance(ctx *model.Context, d types.Dict) []string {
 	if err != nil {
 		return p
 	}
-	if _, ok := n.(types.Dict); ok && !buttonWidget(ctx, d) {
+	if _, ok := n.(types.Dict); ok && !pdfobj.ButtonWidget(ctx, d) {
 		p = append(p, "6.3.3: an annotation's normal appearance is a dictionary of states, not a stream")
 	}
 	return p
-}
-
-// buttonWidget says whether annotation d is a widget of a Btn field, its
-// own FT or one its parents give it.
-func buttonWidget(ctx *model.Context, d types.Dict) bool {
-	if s := d.Subtype(); s == nil || *s != "Widget" {
-		return false
-	}
-	for range 32 {
-		if ft := d.NameEntry("FT"); ft != nil {
-			return *ft == "Btn"
-		}
-		parent, err := ctx.DereferenceDict(d["Parent"])
-		if err != nil || parent == nil {
-			return false
-		}
-		d = parent
-	}
-	return false
 }
 
 // deviceSpace checks a colour space named directly (cs) against the
