@@ -1,8 +1,8 @@
 package pdfcheck
 
-// DeviceCMYK set by content streams' operators (6.2.4.3), the checker's
-// own reading (the export has its own: the checker is meant to be a
-// second look, not the export's code run twice).
+// DeviceCMYK set by content streams' operators (6.2.4.3). The operator
+// scanner is the export's (batch/export/pdfobj): PDFBox Preflight, run
+// beside this checker in the tests, is the look from outside.
 
 import (
 	"fmt"
