@@ -291,6 +291,16 @@ func build(o options) (*corpus, error) {
 	return c, nil
 }
 
+// newTruth is the truth of document s drawn in style ds, its pages to
+// come.
+func newTruth(s spec, ds docStyle) truthDoc {
+	t := truthDoc{SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate, Paper: ds.Paper.Name, DPI: ds.DPI, BodyFont: "goregular", BodyPt: ds.BodyPt}
+	if ds.Mono {
+		t.BodyFont = "gomono"
+	}
+	return t
+}
+
 // renderDoc draws the document s describes.
 func renderDoc(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error) {
 	if s.Cover != nil {
@@ -313,10 +323,7 @@ func renderDoc(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error)
 		return rendered{}, err
 	}
 	defer fc.Close()
-	t := truthDoc{SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate, Paper: ds.Paper.Name, DPI: ds.DPI, BodyFont: "goregular", BodyPt: ds.BodyPt}
-	if ds.Mono {
-		t.BodyFont = "gomono"
-	}
+	t := newTruth(s, ds)
 	var pages []pdfPage
 	for i, blocks := range f.Pages {
 		clean, text, err := layout(blocks, ds, fc)

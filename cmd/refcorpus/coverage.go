@@ -317,10 +317,7 @@ func renderCoverage(seed uint64, s spec, fonts fontSet) (rendered, error) {
 	}
 	defer cf.Close()
 	look := newCoverLook(r, c)
-	t := truthDoc{SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate, Paper: ds.Paper.Name, DPI: ds.DPI, BodyFont: "goregular", BodyPt: ds.BodyPt}
-	if ds.Mono {
-		t.BodyFont = "gomono"
-	}
+	t := newTruth(s, ds)
 	var out rendered
 	for i, blocks := range f.Pages {
 		meta := coverMeta{Kind: c.Kind, Layout: c.Layout, Paper: look.Paper}

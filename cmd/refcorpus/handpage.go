@@ -21,10 +21,7 @@ func renderHand(seed uint64, s spec, fonts fontSet) (rendered, error) {
 		return rendered{}, err
 	}
 	defer fc.Close()
-	t := truthDoc{SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate, Paper: ds.Paper.Name, DPI: ds.DPI, BodyFont: "goregular", BodyPt: ds.BodyPt}
-	if ds.Mono {
-		t.BodyFont = "gomono"
-	}
+	t := newTruth(s, ds)
 	pen := inkRGB(r, h.Ink)
 	quality := 75 + r.IntN(16)
 	var out rendered

@@ -43,10 +43,7 @@ func renderMarks(seed uint64, s spec, fonts fontSet) (rendered, error) {
 		return rendered{}, err
 	}
 	defer fc.Close()
-	t := truthDoc{SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate, Paper: ds.Paper.Name, DPI: ds.DPI, BodyFont: "goregular", BodyPt: ds.BodyPt}
-	if ds.Mono {
-		t.BodyFont = "gomono"
-	}
+	t := newTruth(s, ds)
 	ink, pl, err := layoutPage(f.Pages[0], ds, fc)
 	if err != nil {
 		return rendered{}, fmt.Errorf("laying out the page: %w", err)

@@ -197,10 +197,7 @@ func renderScan(seed uint64, s spec, dpis []int, fonts fontSet) (rendered, error
 	}
 	fcs := &docFaces{fonts: fonts, ds: ds, byDPI: map[int]faces{}, stamp: map[int]font.Face{}}
 	defer fcs.Close()
-	t := truthDoc{SourceID: s.SourceID, ParticipantID: s.ParticipantID, ReferralDate: s.ReferralDate, Paper: ds.Paper.Name, DPI: ds.DPI, BodyFont: "goregular", BodyPt: ds.BodyPt}
-	if ds.Mono {
-		t.BodyFont = "gomono"
-	}
+	t := newTruth(s, ds)
 	// The page list: content pages in order, with the blank page (if any)
 	// inserted; a document of blank pages has no content at all.
 	content, lastContent, err := contentPages(p, len(f.Pages))
