@@ -256,12 +256,7 @@ func (look *handLook) printRuns(boxes [][4]int, printed map[[4]int]bool) {
 // line of region r.
 func (look *handLook) readWhole(r handRegion, cover []byte) bool {
 	for _, l := range r.lines {
-		ink, covered := 0, 0
-		for k, b := range l.comps {
-			ink += l.inks[k]
-			covered += look.coveredInk(b, cover)
-		}
-		if float64(covered) < handReadLine*float64(ink) {
+		if ink, covered := look.lineInk(l, cover); float64(covered) < handReadLine*float64(ink) {
 			return false
 		}
 	}
@@ -313,4 +308,14 @@ func (look *handLook) crossedPrint(boxes [][4]int, printed map[[4]int]bool) bool
 		crossed = true
 	}
 	return crossed
+}
+
+// lineInk is line l's ink and the part of it under cover, in pixels of
+// the reduced page.
+func (look *handLook) lineInk(l handLine, cover []byte) (ink, covered int) {
+	for k, b := range l.comps {
+		ink += l.inks[k]
+		covered += look.coveredInk(b, cover)
+	}
+	return ink, covered
 }

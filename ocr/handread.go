@@ -113,11 +113,7 @@ func (look *handLook) verdicts(regions []handRegion, credible []Word) []Handwrit
 		hr := HandwritingRegion{Box: reg.box, Read: true, Kind: reg.kind}
 		all, under := 0, 0
 		for _, l := range reg.lines {
-			ink, covered := 0, 0
-			for k, b := range l.comps {
-				ink += l.inks[k]
-				covered += look.coveredInk(b, cover)
-			}
+			ink, covered := look.lineInk(l, cover)
 			all, under = all+ink, under+covered
 			if float64(covered) < handReadLine*float64(ink) {
 				hr.Read = false

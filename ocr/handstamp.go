@@ -37,6 +37,9 @@ func (look *handLook) stamped(r handRegion) bool {
 // framed reports whether component c (reduced page) is a stamp's frame
 // or inside one.
 func (look *handLook) framed(c [4]int) bool {
+	if !look.framesDone {
+		look.frames, look.framesDone = findFrames(look.ink), true
+	}
 	for _, fr := range look.frames {
 		if c[0] >= fr[0] && c[1] >= fr[1] && c[2] <= fr[2] && c[3] <= fr[3] {
 			return true

@@ -81,9 +81,12 @@ type handLook struct {
 	// page's lines of four glyphs or more (see printReference)
 	clean bool
 	// frames are the components that may be a stamp's frame (see
-	// findFrames), on the reduced page
-	frames  [][4]int
-	printed []printLine // the credible print's lines (see printLines)
+	// findFrames), on the reduced page, found from ink when a region
+	// first asks: most pages have none to ask
+	ink        *inkLook
+	frames     [][4]int
+	framesDone bool
+	printed    []printLine // the credible print's lines (see printLines)
 }
 
 // lookForHands finds the lines of ink of img, rendered at dpi.
@@ -92,7 +95,7 @@ func lookForHands(img *grayImage, dpi int) *handLook { return handsIn(newInkLook
 // handsIn is lookForHands on the page's ink as ink sees it.
 func handsIn(ink *inkLook) *handLook {
 	small, wdpi, mask := ink.small, ink.wdpi, ink.mask
-	look := &handLook{f: ink.f, wdpi: wdpi, small: small, mask: mask, buf: ink.buf, frames: findFrames(ink)}
+	look := &handLook{f: ink.f, wdpi: wdpi, small: small, mask: mask, buf: ink.buf, ink: ink}
 	minH, maxH := max(3, int(minGlyphInch*wdpi+0.5)), int(handMaxInch*wdpi)
 	edge := int(0.05 * wdpi)
 	var comps [][4]int
@@ -243,11 +246,7 @@ func (look *handLook) printReference(cover []byte, credible []Word) {
 		if len(l.comps) < 4 {
 			continue
 		}
-		ink, covered := 0, 0
-		for k, b := range l.comps {
-			ink += l.inks[k]
-			covered += look.coveredInk(b, cover)
-		}
+		ink, covered := look.lineInk(l, cover)
 		lines++
 		if 10*covered < 9*ink {
 			continue
