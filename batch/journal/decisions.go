@@ -146,14 +146,8 @@ func (j *Journal) Decide(sourceID string, d Decision, retryPolicy string) (Decis
 		if err != nil {
 			return err
 		}
-		if d.Since != 0 {
-			var latest int64
-			if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE document_id=?`, id).Scan(&latest); err != nil {
-				return err
-			}
-			if latest != d.Since {
-				return &ChangedError{SourceID: sourceID, State: state, Reason: reason, Latest: latest}
-			}
+		if err := unchangedSince(tx, id, d.Since, sourceID, state, reason); err != nil {
+			return err
 		}
 		if state != outcome.Review {
 			refused := &NotInReviewError{SourceID: sourceID, State: state, Reason: reason}
@@ -305,4 +299,20 @@ func (j *Journal) EventArtifacts() ([]EventArtifact, error) {
 		out = append(out, a)
 	}
 	return out, rows.Err()
+}
+
+// unchangedSince refuses a decision taken on document id as it was at
+// event since (0: as it is now) when a later event has changed it.
+func unchangedSince(tx *sql.Tx, id, since int64, sourceID string, state outcome.State, reason outcome.Reason) error {
+	if since == 0 {
+		return nil
+	}
+	var latest int64
+	if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE document_id=?`, id).Scan(&latest); err != nil {
+		return err
+	}
+	if latest != since {
+		return &ChangedError{SourceID: sourceID, State: state, Reason: reason, Latest: latest}
+	}
+	return nil
 }

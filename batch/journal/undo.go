@@ -56,14 +56,8 @@ func (j *Journal) UndoDecision(sourceID string, d Decision) (Decision, error) {
 		if err != nil {
 			return err
 		}
-		if d.Since != 0 {
-			var latest int64
-			if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE document_id=?`, id).Scan(&latest); err != nil {
-				return err
-			}
-			if latest != d.Since {
-				return &ChangedError{SourceID: sourceID, State: state, Reason: reason, Latest: latest}
-			}
+		if err := unchangedSince(tx, id, d.Since, sourceID, state, reason); err != nil {
+			return err
 		}
 		last, ok, err := latestDecision(tx, id)
 		if err != nil {
