@@ -198,15 +198,20 @@ func (j *Journal) Row(manifest string, line int) (st RowStatus, ok bool, err err
 		return st, false, fmt.Errorf("journal: row %d: %w", line, err)
 	}
 	st.DocID = docID.Int64
-	switch kind {
-	case kindRejected:
-		st.State = outcome.Rejected
-	case kindDuplicate:
-		st.State, st.Reason = outcome.Duplicate, ""
-	default:
-		st.State, st.Reason = outcome.State(docState.String), outcome.Reason(docReason.String)
-	}
+	st.State, st.Reason = kind.outcome(st.Reason, docState.String, docReason.String)
 	return st, true, nil
+}
+
+// outcome is the state and reason of a row of kind k: a rejected row's
+// own reason, a duplicate's none, a document's its document's.
+func (k rowKind) outcome(rowReason outcome.Reason, docState, docReason string) (outcome.State, outcome.Reason) {
+	switch k {
+	case kindRejected:
+		return outcome.Rejected, rowReason
+	case kindDuplicate:
+		return outcome.Duplicate, ""
+	}
+	return outcome.State(docState), outcome.Reason(docReason)
 }
 
 // Reject records a row refused by parsing or admission, with its

@@ -135,14 +135,7 @@ func boundRows(q queryer, manifest string) ([]boundRow, error) {
 		if err := rows.Scan(&b.line, &b.sourceID, &kind, &b.reason, &b.docID, &docState, &docReason); err != nil {
 			return nil, err
 		}
-		switch kind {
-		case kindRejected:
-			b.state = outcome.Rejected
-		case kindDuplicate:
-			b.state, b.reason = outcome.Duplicate, ""
-		default:
-			b.state, b.reason = outcome.State(docState), outcome.Reason(docReason)
-		}
+		b.state, b.reason = kind.outcome(b.reason, docState, docReason)
 		out = append(out, b)
 	}
 	return out, rows.Err()

@@ -123,14 +123,7 @@ func (j *Journal) WithdrawnRows() ([]WithdrawnRow, error) {
 		if err := rows.Scan(&w.Manifest, &w.Line, &w.SourceID, &kind, &w.Reason, &state, &reason); err != nil {
 			return nil, wrap(err)
 		}
-		switch kind {
-		case kindRejected:
-			w.State = outcome.Rejected
-		case kindDuplicate:
-			w.State, w.Reason = outcome.Duplicate, ""
-		default:
-			w.State, w.Reason = outcome.State(state), outcome.Reason(reason)
-		}
+		w.State, w.Reason = kind.outcome(w.Reason, state, reason)
 		w.Line = t.withdrawnFrom[rowKey(w.Manifest, w.Line)]
 		out = append(out, w)
 	}
