@@ -81,23 +81,19 @@ func TestMeasureHandWords(t *testing.T) {
 	}
 }
 
-// lineShape is a line's angle in degrees and its glyphs' height spread.
+// lineShape is a line's angle in degrees (centreLine's) and its glyphs'
+// height spread.
 func lineShape(boxes [][4]int) (float64, float64) {
-	var n, sx, sy, sxx, sxy, syy float64
+	_, _, angle := centreLine(boxes)
 	var hs []float64
 	for _, b := range boxes {
-		x, y := float64(b[0]+b[2])/2, float64(b[1]+b[3])/2
-		n++
-		sx, sy, sxx, sxy, syy = sx+x, sy+y, sxx+x*x, sxy+x*y, syy+y*y
 		hs = append(hs, float64(b[3]-b[1]))
 	}
-	vx, vy, cxy := sxx/n-(sx/n)*(sx/n), syy/n-(sy/n)*(sy/n), sxy/n-(sx/n)*(sy/n)
-	theta := 0.5 * math.Atan2(2*cxy, vx-vy)
 	m := median(hs)
 	lo, hi := len(hs)/5, len(hs)-len(hs)/5
 	var ss float64
 	for _, h := range hs[lo:hi] {
 		ss += (h - m) * (h - m)
 	}
-	return theta * 180 / math.Pi, math.Sqrt(ss/float64(hi-lo)) / m
+	return angle, math.Sqrt(ss/float64(hi-lo)) / m
 }
