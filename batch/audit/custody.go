@@ -25,6 +25,7 @@ func verifyCustody(j *journal.Journal, o VerifyOptions, res *VerifyResult, dbPat
 		return nil
 	}
 	if chain.Legacy {
+		res.Legacy = true
 		if o.Root != "" || o.RootLog != "" {
 			return fmt.Errorf("%w: this journal has no custody log (an earlier refbatch wrote it); a run of this build adds one, from then on", layout.ErrNoCustodyLog)
 		}

@@ -113,8 +113,13 @@ type VerifyResult struct {
 	// (revalidated and amended events), each checked like a decision.
 	Revalidations int `json:"revalidations"`
 	// Custody is the batch root the custody log recomputes to; nil for a
-	// journal an earlier build wrote, which has none.
+	// journal an earlier build wrote, which has none (Legacy), and for a
+	// journal that could not be read (a journal_missing or
+	// journal_corrupt finding says why).
 	Custody *report.Custody `json:"custody,omitempty"`
+	// Legacy is true for a journal an earlier build wrote, read as it is:
+	// it has no custody log to check.
+	Legacy bool `json:"legacy_journal,omitempty"`
 	// PinnedAt is the event whose hash is the pinned root (Root, or the
 	// root log's latest entry): the batch's state then; 0 when none was
 	// given or it was not found.

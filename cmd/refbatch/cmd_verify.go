@@ -161,6 +161,9 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			writeFinding(stdout, f)
 		}
 		switch {
+		case res.Custody == nil && !res.Legacy:
+			// The journal could not be read: it says nothing of the
+			// artifacts' encryption (printNoCustody says why).
 		case len(res.Recipients) > 0:
 			fmt.Fprintf(stdout, "artifacts encrypted to %s\n", termText(strings.Join(res.Recipients, ", ")))
 		case res.Encrypted:
@@ -214,7 +217,7 @@ func writeFinding(w io.Writer, f audit.Finding) {
 // the pinned root sits in it.
 func printRoot(w io.Writer, o verifyOptions, res *audit.VerifyResult) {
 	if res.Custody == nil {
-		fmt.Fprintln(w, "note: this journal has no custody log (an earlier refbatch wrote it); the next run adds one")
+		printNoCustody(w, res)
 		return
 	}
 	fmt.Fprintf(w, "batch root %s after %d event%s\n", res.Custody.Root, res.Custody.Events, plural(int(res.Custody.Events)))
@@ -230,6 +233,24 @@ func printRoot(w io.Writer, o verifyOptions, res *audit.VerifyResult) {
 	} else {
 		fmt.Fprintf(w, "%s is the batch root now\n", pinned)
 	}
+}
+
+// printNoCustody says why verify checked no custody log: the journal is
+// one an earlier refbatch wrote, or it could not be read as a journal
+// (missing, not a regular file, not SQLite, corrupt), as its finding says.
+func printNoCustody(w io.Writer, res *audit.VerifyResult) {
+	if res.Legacy {
+		fmt.Fprintln(w, "note: this journal has no custody log (an earlier refbatch wrote it); the next run adds one")
+		return
+	}
+	for _, f := range res.Findings {
+		if f.Kind == audit.FindingJournalMissing || f.Kind == audit.FindingJournalCorrupt {
+			fmt.Fprintf(w, "note: the journal %s could not be read (%s): its custody log was not checked, and nothing was written\n",
+				termText(f.File), termText(f.Detail))
+			return
+		}
+	}
+	fmt.Fprintln(w, "note: the journal could not be read: its custody log was not checked")
 }
 
 // isRoot reports whether s is written as a batch root: 64 hex digits.
