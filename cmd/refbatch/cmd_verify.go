@@ -59,9 +59,11 @@ other's bytes: one finding naming both), unknown_file, artifact_unreadable,
 content_hash_mismatch, provenance_mismatch, source_missing, source_changed,
 source_unreadable, unfinished_document, undecided_state,
 journal_rewritten, artifact_not_regular (a link, a FIFO, a device in an
-artifact's place: not read), artifact_oversized (larger than its
-document's pages can hold: not read; see refbatch help custody). It prints the recipients the journal records for the
-batch.
+artifact's place: not read), artifact_oversized and artifact_undersized
+(larger or smaller than the size the journal recorded when the artifact
+was written, or, for an artifact published before sizes were recorded,
+larger than its document's pages can hold: not read; see refbatch help
+custody). It prints the recipients the journal records for the batch.
 
 An artifact a decision superseded (refbatch review retry) stays on disk and
 is checked against the decision that names it; a document whose state is
@@ -183,6 +185,10 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			fmt.Fprintf(stdout, "%d finding%s\n", len(res.Findings), plural(len(res.Findings)))
 		}
 		printRoot(stdout, o, res)
+		if res.Unsized > 0 {
+			fmt.Fprintf(stdout, "note: %d artifact%s have no size in the journal (published before it recorded sizes): each was bounded by its document's pages instead\n",
+				res.Unsized, plural(res.Unsized))
+		}
 		if res.Incomplete {
 			fmt.Fprintf(stdout, "note: the batch is unfinished (%d documents not final); run it again to complete it\n", res.Unfinished)
 		}
