@@ -25,12 +25,16 @@ type Transcription struct {
 	Page  int    `json:"page"`
 	Box   [4]int `json:"box"`
 	Field string `json:"field,omitempty"`
-	// Artifact and ArtifactSHA256 are the artifact replaced, which stays
-	// on disk; NewArtifact and NewArtifactSHA256 the one that replaces it.
+	// Artifact, ArtifactSHA256 and ArtifactSize are the artifact
+	// replaced, which stays on disk; NewArtifact, NewArtifactSHA256 and
+	// NewArtifactSize the one that replaces it. A size is the file's on
+	// disk as written (0: none recorded).
 	Artifact          string `json:"artifact"`
 	ArtifactSHA256    string `json:"artifact_sha256"`
+	ArtifactSize      int64  `json:"artifact_size,omitempty"`
 	NewArtifact       string `json:"new_artifact"`
 	NewArtifactSHA256 string `json:"new_artifact_sha256"`
+	NewArtifactSize   int64  `json:"new_artifact_size,omitempty"`
 	// Since, when not 0, is the document's latest event as the person saw
 	// it (see Decision.Since).
 	Since int64 `json:"-"`
@@ -48,7 +52,9 @@ func (j *Journal) Transcribe(sourceID string, t Transcription) error {
 		var reason outcome.Reason
 		var artifact, manifest string
 		var line int
-		err := tx.QueryRow(`SELECT id, state, reason, artifact FROM documents WHERE source_id=?`, sourceID).Scan(&id, &state, &reason, &artifact)
+		var size int64
+		err := tx.QueryRow(`SELECT id, state, reason, artifact, COALESCE(artifact_size,0) FROM documents WHERE source_id=?`, sourceID).
+			Scan(&id, &state, &reason, &artifact, &size)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: %w", sourceID, ErrNoDocument)
 		}
@@ -65,9 +71,11 @@ func (j *Journal) Transcribe(sourceID string, t Transcription) error {
 		if state != outcome.Review {
 			return &NotInReviewError{SourceID: sourceID, State: state, Reason: reason}
 		}
-		if _, err := tx.Exec(`UPDATE documents SET artifact=?, artifact_sha256=? WHERE id=?`, t.NewArtifact, t.NewArtifactSHA256, id); err != nil {
+		if _, err := tx.Exec(`UPDATE documents SET artifact=?, artifact_sha256=?, artifact_size=? WHERE id=?`,
+			t.NewArtifact, t.NewArtifactSHA256, sizeOrNull(t.NewArtifactSize), id); err != nil {
 			return err
 		}
+		t.ArtifactSize = size // the kept artifact's, as recorded
 		data, err := json.Marshal(t)
 		if err != nil {
 			return err
@@ -83,6 +91,10 @@ func (j *Journal) Transcribe(sourceID string, t Transcription) error {
 	}
 	return nil
 }
+
+// sizeOrNull is an artifact's size as the journal records it: NULL for
+// none (0).
+func sizeOrNull(size int64) sql.NullInt64 { return sql.NullInt64{Int64: size, Valid: size > 0} }
 
 // Transcriptions counts the transcriptions the journal records.
 func (j *Journal) Transcriptions() (int, error) {

@@ -50,7 +50,7 @@ func TestAmendmentChain(t *testing.T) {
 		}
 		prevName = name
 	}
-	a, err := ReadArtifactAtMost(st, prevName, MaxArtifactBytes(1), []age.Identity{id})
+	a, err := ReadArtifactSized(st, prevName, store.AtMost(MaxArtifactBytes(1)), MaxArtifactBytes(1), []age.Identity{id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestAmendmentChain(t *testing.T) {
 	if _, err := st.Put("R-1_a1_t1-00000000.json.age", b); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ReadArtifactAtMost(st, prevName, MaxArtifactBytes(1), []age.Identity{id})
+	_, err = ReadArtifactSized(st, prevName, store.AtMost(MaxArtifactBytes(1)), MaxArtifactBytes(1), []age.Identity{id})
 	if err == nil || !strings.Contains(err.Error(), "R-1_a1_t1-00000000.json.age") || !strings.Contains(err.Error(), "not the") {
 		t.Errorf("a replaced link: %v, want an error naming it", err)
 	}
