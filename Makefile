@@ -283,9 +283,11 @@ marks: build
 # export-check exports a finished batch's searchable PDFs into a scratch
 # folder and checks each against its source and its artifact (issue 16's
 # acceptance 1 and 2): pdftotext -raw CER, words on the source's ink, the
-# 72 dpi renders, qpdf --check, pdfimages -list; and issue 33's: each
-# reader's CER (pdftotext, -raw, mutool, pdf.js) and, exported with --pdfa,
-# the PDF/A clauses (EXPORT_CHECK_FLAGS=-pdfa=false skips). It prints per document and
+# 72 dpi renders, qpdf --check, pdfimages -list; and issue 50's: each
+# reader's (pdftotext, -raw, mutool, pdf.js, PDFBox in content order and
+# sorted) phrase recall (word trigrams of a line found), CER over sorted
+# words and CER in reading order, and, exported with --pdfa, the PDF/A
+# clauses (EXPORT_CHECK_FLAGS=-pdfa=false skips). It prints per document and
 # overall figures and fails when a document misses a line. The batch is
 # eval-out (make eval) unless EXPORT_CHECK_OUT says otherwise; demo-out is
 # decrypted with the demo key. Needs poppler-utils and qpdf (make deps).
