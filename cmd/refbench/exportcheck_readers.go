@@ -128,6 +128,7 @@ func writeReaders(w io.Writer, docs []*docCheck, pdfa bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	writeReaderSummary(w, docs)
 	if !pdfa {
 		return
 	}
@@ -140,6 +141,54 @@ func writeReaders(w io.Writer, docs []*docCheck, pdfa bool) {
 		}
 	}
 	fmt.Fprintf(w, "%d of %d documents PDF/A\n", isPDFA, len(docs))
+}
+
+// writeReaderSummary prints, per reader, the documents' phrase recall
+// (least and median) on upright pages and on the others, with how many
+// documents miss its line, and the most character error over sorted
+// words of a document, with how many miss MaxSortedCER.
+func writeReaderSummary(w io.Writer, docs []*docCheck) {
+	fmt.Fprintf(w, "\nper reader, over documents: phrase recall min / median (documents under the line), upright | turned or skewed; CER over sorted words max (over %.2f)\n", pdfcheck.MaxSortedCER)
+	for _, r := range pdfcheck.Readers {
+		var rec [2][]float64
+		var under [2]int
+		sortedMax, over := 0.0, 0
+		for _, d := range docs {
+			f, ok := d.Readers[r]
+			if !ok {
+				continue
+			}
+			for k, want := range []float64{pdfcheck.MinPhrases, pdfcheck.MinPhrasesTurned} {
+				if f[k].Phrases.Of > 0 {
+					rec[k] = append(rec[k], f[k].Phrases.Rate())
+					if f[k].Phrases.Rate() < want {
+						under[k]++
+					}
+				}
+			}
+			s := f[0].Sorted
+			s.Add(f[1].Sorted)
+			sortedMax = max(sortedMax, s.Rate())
+			if s.Rate() > pdfcheck.MaxSortedCER {
+				over++
+			}
+		}
+		if len(rec[0])+len(rec[1]) == 0 {
+			fmt.Fprintf(w, "%-15s n/a\n", r)
+			continue
+		}
+		fmt.Fprintf(w, "%-15s %s (%d of %d) | %s (%d of %d); %.4f (%d)\n", r, minMedian(rec[0]), under[0], len(rec[0]),
+			minMedian(rec[1]), under[1], len(rec[1]), sortedMax, over)
+	}
+}
+
+// minMedian is "min / median" of v, "-" when v is empty; v is sorted.
+func minMedian(v []float64) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	slices.Sort(v)
+	return fmt.Sprintf("%.4f / %.4f", v[0], v[len(v)/2])
 }
 
 // checkedPages are a's pages as its searchable PDF carries their text: a
