@@ -259,8 +259,10 @@ func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.W
 			}
 		}
 	}
+	// Export exits 1 when it refused a document and 5 when a PDF asked
+	// as PDF/A is not; both are figures here, not failures to run.
 	var ee *exec.ExitError
-	if runErr != nil && !(errors.As(runErr, &ee) && ee.ExitCode() == 1 && len(refused) > 0) {
+	if runErr != nil && !(errors.As(runErr, &ee) && (ee.ExitCode() == 1 && len(refused) > 0 || ee.ExitCode() == 5 && len(notPDFA) > 0)) {
 		return nil, nil, nil, fmt.Errorf("refbatch export: %v: %s", runErr, strings.TrimSpace(lastLine(errBuf.String())))
 	}
 	return exported, refused, notPDFA, nil
