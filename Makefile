@@ -64,8 +64,9 @@ all: build
 # (report.html), poppler-utils, qpdf and libxml2-utils (export's PDF and
 # ALTO), mupdf-tools and pdf.js (npm's pdfjs-dist, installed into
 # testdata/pdfjs when node is there: the searchable PDF's readers), PDFBox
-# Preflight (libpdfbox2-java with libjaxb-api-java, libactivation-java and
-# default-jdk-headless: a second opinion on --pdfa's PDF/A), man-db
+# (libpdfbox2-java with libjaxb-api-java, libactivation-java and
+# default-jdk-headless: Preflight, a second opinion on --pdfa's PDF/A, and
+# the text stripper Apache Tika reads PDFs with), man-db
 # (the man pages), and the handwriting fonts (HAND_FONTS); without them
 # those tests skip.
 deps:
