@@ -65,14 +65,25 @@ type Transcription struct {
 	Source string `json:"source"`
 	// Page (from 0) and Box (pixels of the page as read, x0, y0, x1, y1)
 	// are the region; Field is the manifest field it corrects, if any.
-	Page  int       `json:"page"`
-	Box   [4]int    `json:"box"`
-	Field string    `json:"field,omitempty"`
-	Text  string    `json:"text"`
-	User  string    `json:"user"`
-	Host  string    `json:"host"`
-	At    time.Time `json:"at"`
+	Page int    `json:"page"`
+	Box  [4]int `json:"box"`
+	// Geometry is the image Box was drawn on: BoxOnCanvas, or "" for a
+	// transcription made before it was recorded, drawn on the page turned
+	// upright but not deskewed (the same pixels unless the page was
+	// deskewed).
+	Geometry string    `json:"geometry,omitempty"`
+	Field    string    `json:"field,omitempty"`
+	Text     string    `json:"text"`
+	User     string    `json:"user"`
+	Host     string    `json:"host"`
+	At       time.Time `json:"at"`
 }
+
+// BoxOnCanvas is a Transcription's Geometry when its box was drawn on the
+// canvas OCR read (the page turned upright and deskewed, as the words'
+// boxes are): the pixels every box of an artifact is in, and that exports
+// take back to the page by its recorded canvas map.
+const BoxOnCanvas = "canvas"
 
 // ContentText is the canonical text of a document: its pages' texts joined
 // by form feeds, as Tesseract separates pages.

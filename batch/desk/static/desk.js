@@ -181,11 +181,18 @@
 
   // fetchImage gets a page image as a blob URL, kept while its document is.
   async function fetchImage(id, page) {
-    // Turned as OCR turned it upright, so that the words fall on the words.
     const d = await entry(id).doc;
     const p = (d.pages_read || []).find((x) => x.index === page);
-    const rot = p && [90, 180, 270].includes(p.rotation) ? p.rotation : 0;
-    const q = "id=" + encodeURIComponent(id) + "&page=" + page + "&w=" + width + "&rot=" + rot;
+    let q = "id=" + encodeURIComponent(id) + "&page=" + page + "&w=" + width;
+    const c = p && p.canvas;
+    if (c && p.dpi > 0 && p.width > 0 && p.height > 0) {
+      // The canvas OCR read (turned upright and deskewed as it was), so
+      // that every box, in that canvas's pixels, sits on its ink.
+      q += "&dpi=" + p.dpi + "&cw=" + p.width + "&ch=" + p.height + "&m=" + c.matrix.join(",");
+    } else {
+      // Read before the canvas was recorded: turned as OCR turned it.
+      q += "&rot=" + (p && [90, 180, 270].includes(p.rotation) ? p.rotation : 0);
+    }
     const r = await fetch("/api/page?" + q, { credentials: "same-origin", cache: "no-store" });
     if (!r.ok) {
       const body = await r.json().catch(() => ({}));
