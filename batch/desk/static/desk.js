@@ -20,6 +20,7 @@
     dims: { w: 1, h: 1 }, // the overlay's coordinates: the page as read, in pixels
     region: null, // {page, box} chosen to transcribe
     drag: null,
+    showing: 0, // the latest page asked for: a load for an earlier one is dropped
   };
   const $ = (id) => document.getElementById(id);
 
@@ -306,21 +307,45 @@
     mark();
   }
 
+  // showPage shows page state.page of state.doc. The old page goes at
+  // once: its image is hidden, its boxes taken down and the label says
+  // which page is loading; the new label and boxes are drawn only when the
+  // new image has loaded and decoded, and a load no longer wanted (another
+  // page or document asked for since) is dropped.
   async function showPage() {
     const d = state.doc;
+    const page = state.page;
+    const ticket = ++state.showing;
     const n = Math.max(d.pages, 1);
-    $("page-no").textContent = "page " + (state.page + 1) + " of " + n;
+    const stage = $("stage"), pimg = $("page-img");
+    stage.classList.add("loading");
+    stage.setAttribute("aria-busy", "true");
+    pimg.hidden = true;
+    $("overlay").replaceChildren();
+    $("page-no").textContent = "loading page " + (page + 1) + " of " + n + "…";
     let img;
     try {
-      img = await image(d.source_id, state.page);
+      img = await image(d.source_id, page);
+      if (ticket !== state.showing) return;
+      pimg.src = img.url;
+      await pimg.decode().catch(() => {});
     } catch (err) {
+      if (ticket !== state.showing) return;
       say(err.message);
-      $("page-img").removeAttribute("src");
+      pimg.removeAttribute("src");
+      $("page-no").textContent = "page " + (page + 1) + " of " + n + ": no image";
+      stage.classList.remove("loading");
+      stage.removeAttribute("aria-busy");
       return;
     }
-    if (state.doc !== d) return;
-    $("page-img").src = img.url;
-    drawOverlay(d, state.page, img);
+    if (ticket !== state.showing) return;
+    pimg.dataset.doc = d.source_id;
+    pimg.dataset.page = String(page);
+    pimg.hidden = false;
+    $("page-no").textContent = "page " + (page + 1) + " of " + n;
+    drawOverlay(d, page, img);
+    stage.classList.remove("loading");
+    stage.removeAttribute("aria-busy");
   }
 
   function rect(svg, box, cls, title) {
@@ -351,6 +376,7 @@
     const w = p && p.width ? p.width : img.w;
     const h = p && p.height ? p.height : img.h;
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    svg.dataset.page = String(index);
     state.dims = { w: w, h: h };
     for (const t of d.transcriptions || []) {
       if (t.page === index) rect(svg, t.box, "typed", "transcribed: " + t.text);
@@ -456,7 +482,7 @@
   }
 
   function dragStart(ev) {
-    if (!state.doc || ev.button !== 0) return;
+    if (!state.doc || ev.button !== 0 || $("stage").classList.contains("loading")) return;
     ev.preventDefault();
     state.drag = point(ev);
   }
