@@ -135,6 +135,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/page", s.handlePage)
 	s.mux.HandleFunc("POST /api/decide", s.handleDecide)
 	s.mux.HandleFunc("POST /api/transcribe", s.handleTranscribe)
+	s.mux.HandleFunc("POST /api/withdraw", s.handleWithdraw)
 }
 
 // ServeHTTP checks every request (the Host, the session, the CSRF token
@@ -211,7 +212,7 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // routes, never anything a request made up.
 func route(path string) string {
 	switch path {
-	case "/", "/api/open", "/api/session", "/api/queue", "/api/doc", "/api/page", "/api/decide", "/api/transcribe":
+	case "/", "/api/open", "/api/session", "/api/queue", "/api/doc", "/api/page", "/api/decide", "/api/transcribe", "/api/withdraw":
 		return path
 	}
 	if strings.HasPrefix(path, "/static/") {

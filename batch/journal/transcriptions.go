@@ -42,13 +42,62 @@ type Transcription struct {
 // since t.Since or its artifact is another), and then names
 // t.NewArtifact as its artifact.
 func (j *Journal) Transcribe(sourceID string, t Transcription) error {
-	err := j.tx(func(tx *sql.Tx) error {
+	data, err := json.Marshal(t)
+	if err == nil {
+		err = j.replaceArtifact(sourceID, EventTranscription, t.Since, t.Artifact, t.NewArtifact, t.NewArtifactSHA256, data)
+	}
+	if err != nil {
+		return fmt.Errorf("journal: transcription of %s: %w", sourceID, err)
+	}
+	return nil
+}
+
+// TranscriptionWithdrawal is what an EventTranscriptionWithdrawn records: who took
+// back which transcription (by its amendment, as the journal names
+// artifacts), and the artifact replaced (kept) with the one that records
+// the withdrawal. The transcription and its event stay in custody.
+type TranscriptionWithdrawal struct {
+	User string `json:"user"`
+	Host string `json:"host"`
+	// Note is the person's own words, stored in the clear.
+	Note string `json:"note,omitempty"`
+	// Withdraws is the transcription's amendment; Page its page.
+	Withdraws         string `json:"withdraws"`
+	Page              int    `json:"page"`
+	Artifact          string `json:"artifact"`
+	ArtifactSHA256    string `json:"artifact_sha256"`
+	NewArtifact       string `json:"new_artifact"`
+	NewArtifactSHA256 string `json:"new_artifact_sha256"`
+	// Since is as Transcription's.
+	Since int64 `json:"-"`
+}
+
+// WithdrawTranscription records w about the document with sourceID, as
+// Transcribe records a transcription: the document must be in review
+// with w.Artifact as its artifact, and then names w.NewArtifact.
+func (j *Journal) WithdrawTranscription(sourceID string, w TranscriptionWithdrawal) error {
+	data, err := json.Marshal(w)
+	if err == nil {
+		err = j.replaceArtifact(sourceID, EventTranscriptionWithdrawn, w.Since, w.Artifact, w.NewArtifact, w.NewArtifactSHA256, data)
+	}
+	if err != nil {
+		return fmt.Errorf("journal: withdrawal of a transcription of %s: %w", sourceID, err)
+	}
+	return nil
+}
+
+// replaceArtifact names newArtifact as the artifact of the document with
+// sourceID, in one transaction with the event of kind that records it
+// (data): the document must be in review with artifact as its artifact,
+// unchanged since the event since (0: not checked).
+func (j *Journal) replaceArtifact(sourceID string, kind EventKind, since int64, artifact, newArtifact, newSHA256 string, data []byte) error {
+	return j.tx(func(tx *sql.Tx) error {
 		var id int64
 		var state outcome.State
 		var reason outcome.Reason
-		var artifact, manifest string
+		var current, manifest string
 		var line int
-		err := tx.QueryRow(`SELECT id, state, reason, artifact FROM documents WHERE source_id=?`, sourceID).Scan(&id, &state, &reason, &artifact)
+		err := tx.QueryRow(`SELECT id, state, reason, artifact FROM documents WHERE source_id=?`, sourceID).Scan(&id, &state, &reason, &current)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: %w", sourceID, ErrNoDocument)
 		}
@@ -59,37 +108,63 @@ func (j *Journal) Transcribe(sourceID string, t Transcription) error {
 		if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE document_id=?`, id).Scan(&latest); err != nil {
 			return err
 		}
-		if (t.Since != 0 && latest != t.Since) || artifact != t.Artifact {
+		if (since != 0 && latest != since) || current != artifact {
 			return &ChangedError{SourceID: sourceID, State: state, Reason: reason, Latest: latest}
 		}
 		if state != outcome.Review {
 			return &NotInReviewError{SourceID: sourceID, State: state, Reason: reason}
 		}
-		if _, err := tx.Exec(`UPDATE documents SET artifact=?, artifact_sha256=? WHERE id=?`, t.NewArtifact, t.NewArtifactSHA256, id); err != nil {
-			return err
-		}
-		data, err := json.Marshal(t)
-		if err != nil {
+		if _, err := tx.Exec(`UPDATE documents SET artifact=?, artifact_sha256=? WHERE id=?`, newArtifact, newSHA256, id); err != nil {
 			return err
 		}
 		err = tx.QueryRow(`SELECT manifest, line FROM rows WHERE document_id=? AND kind=? ORDER BY line LIMIT 1`, id, kindDoc).Scan(&manifest, &line)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		return j.appendEvent(tx, Event{Kind: EventTranscription, Manifest: manifest, Line: line, DocID: id, SourceID: sourceID, Data: data}, docTouch(id))
+		return j.appendEvent(tx, Event{Kind: kind, Manifest: manifest, Line: line, DocID: id, SourceID: sourceID, Data: data}, docTouch(id))
 	})
-	if err != nil {
-		return fmt.Errorf("journal: transcription of %s: %w", sourceID, err)
-	}
-	return nil
 }
 
-// Transcriptions counts the transcriptions the journal records.
-func (j *Journal) Transcriptions() (int, error) {
-	var n int
-	err := j.db.QueryRow(`SELECT COUNT(*) FROM events WHERE kind=?`, EventTranscription).Scan(&n)
+// TranscriptionCount is how many transcriptions people made of a
+// document, and how many of them were withdrawn since.
+type TranscriptionCount struct{ Made, Withdrawn int }
+
+// Transcriptions counts the transcriptions the journal records, and
+// their withdrawals.
+func (j *Journal) Transcriptions() (TranscriptionCount, error) {
+	var n TranscriptionCount
+	err := j.db.QueryRow(`SELECT COALESCE(SUM(CASE WHEN kind=? THEN 1 ELSE 0 END),0), COALESCE(SUM(CASE WHEN kind=? THEN 1 ELSE 0 END),0) FROM events WHERE kind IN (?,?)`,
+		EventTranscription, EventTranscriptionWithdrawn, EventTranscription, EventTranscriptionWithdrawn).Scan(&n.Made, &n.Withdrawn)
 	if err != nil {
-		return 0, fmt.Errorf("journal: counting transcriptions: %w", err)
+		return n, fmt.Errorf("journal: counting transcriptions: %w", err)
 	}
 	return n, nil
+}
+
+// documentTranscriptions counts each document's transcriptions and
+// withdrawals, by document ID; documents with none are absent.
+func documentTranscriptions(db *sql.DB) (map[int64]TranscriptionCount, error) {
+	rows, err := db.Query(`SELECT document_id, kind, COUNT(*) FROM events WHERE kind IN (?,?) AND document_id IS NOT NULL GROUP BY document_id, kind`,
+		EventTranscription, EventTranscriptionWithdrawn)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]TranscriptionCount{}
+	for rows.Next() {
+		var id int64
+		var kind EventKind
+		var n int
+		if err := rows.Scan(&id, &kind, &n); err != nil {
+			return nil, err
+		}
+		c := out[id]
+		if kind == EventTranscription {
+			c.Made = n
+		} else {
+			c.Withdrawn = n
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
 }

@@ -3,6 +3,7 @@ package layout
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/refbatch/refbatch/batch/store"
 )
@@ -45,6 +46,72 @@ func (m *Amendment) Marshal() ([]byte, error) {
 	return b, nil
 }
 
+// WithdrawalFormat names the schema of a withdrawal: an artifact version,
+// chained as an amendment is, that takes back one earlier transcription.
+// A build that predates it refuses the artifact (unknown format) rather
+// than show the text withdrawn.
+const WithdrawalFormat = "refbatch-withdrawal/1"
+
+// Withdrawal takes back the transcription of the amendment Withdraws (as
+// the journal names artifacts): a reader keeps that transcription out of
+// the artifact's Transcriptions and lists it in WithdrawnTranscriptions,
+// with who withdrew it. The amendment and this version stay on disk.
+type Withdrawal struct {
+	Format       string `json:"format"`
+	Amends       string `json:"amends"`
+	AmendsSHA256 string `json:"amends_sha256"`
+	SourceID     string `json:"source_id"`
+	Withdraws    string `json:"withdraws"`
+	// User, Host, At and Note say who withdrew it, when and why (the
+	// person's own words).
+	User string    `json:"user"`
+	Host string    `json:"host"`
+	At   time.Time `json:"at"`
+	Note string    `json:"note,omitempty"`
+}
+
+// Marshal encodes the withdrawal as it is stored.
+func (w *Withdrawal) Marshal() ([]byte, error) {
+	w.Format = WithdrawalFormat
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encoding withdrawal: %w", err)
+	}
+	return b, nil
+}
+
+// readWithdrawal parses the withdrawal b (read from the artifact name)
+// and checks its link as readAmendment does.
+func readWithdrawal(st *store.Store, name string, b []byte, limit int64) (string, Withdrawal, error) {
+	var w Withdrawal
+	if err := json.Unmarshal(b, &w); err != nil {
+		return "", w, fmt.Errorf("parsing withdrawal %s: %w", name, err)
+	}
+	if w.Withdraws == "" {
+		return "", w, fmt.Errorf("withdrawal %s names no transcription", name)
+	}
+	prev, err := checkLink(st, name, w.Amends, w.AmendsSHA256, limit)
+	return prev, w, err
+}
+
+// checkLink checks that the version amends, which the amendment or
+// withdrawal name says it amends, is still the bytes sum recorded; it
+// returns that version's store name.
+func checkLink(st *store.Store, name, amends, sum string, limit int64) (string, error) {
+	if amends == "" || sum == "" {
+		return "", fmt.Errorf("amendment %s names no artifact it amends", name)
+	}
+	prev := StoreName(amends)
+	got, err := st.HashAtMost(prev, limit)
+	if err != nil {
+		return "", fmt.Errorf("amendment %s amends %s: %w", name, amends, err)
+	}
+	if got != sum {
+		return "", fmt.Errorf("amendment %s amends %s, whose sha256 is %s, not the %s it recorded", name, amends, got, sum)
+	}
+	return prev, nil
+}
+
 // readAmendment parses the amendment b (read from the artifact name) and
 // checks that the version it amends is still the bytes it recorded; it
 // returns that version's store name and the transcription.
@@ -53,16 +120,9 @@ func readAmendment(st *store.Store, name string, b []byte, limit int64) (string,
 	if err := json.Unmarshal(b, &m); err != nil {
 		return "", Transcription{}, fmt.Errorf("parsing amendment %s: %w", name, err)
 	}
-	if m.Amends == "" || m.AmendsSHA256 == "" {
-		return "", Transcription{}, fmt.Errorf("amendment %s names no artifact it amends", name)
-	}
-	prev := StoreName(m.Amends)
-	sum, err := st.HashAtMost(prev, limit)
+	prev, err := checkLink(st, name, m.Amends, m.AmendsSHA256, limit)
 	if err != nil {
-		return "", Transcription{}, fmt.Errorf("amendment %s amends %s: %w", name, m.Amends, err)
-	}
-	if sum != m.AmendsSHA256 {
-		return "", Transcription{}, fmt.Errorf("amendment %s amends %s, whose sha256 is %s, not the %s it recorded", name, m.Amends, sum, m.AmendsSHA256)
+		return "", Transcription{}, err
 	}
 	return prev, m.Transcription, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +35,10 @@ type Artifact struct {
 	// could not read (refbatch desk), oldest first: a person's, not
 	// recognised, and outside Pages and the content hash.
 	Transcriptions []Transcription `json:"transcriptions,omitempty"`
+	// WithdrawnTranscriptions are the transcriptions a person withdrew
+	// (see Withdrawal), oldest first, each with its Withdrawn set: kept
+	// in custody, out of Transcriptions and so of every export.
+	WithdrawnTranscriptions []Transcription `json:"withdrawn_transcriptions,omitempty"`
 }
 
 // Provenance says which bytes, settings and engines produced an artifact.
@@ -77,6 +82,13 @@ type Transcription struct {
 	User     string    `json:"user"`
 	Host     string    `json:"host"`
 	At       time.Time `json:"at"`
+	// ID is the transcription's amendment, as the journal names
+	// artifacts: what a withdrawal names. A reader sets it; a
+	// transcription written whole into an artifact by an earlier build
+	// has none, and cannot be withdrawn.
+	ID string `json:"id,omitempty"`
+	// Withdrawn is who withdrew it, set by a reader; nil while it stands.
+	Withdrawn *Withdrawal `json:"withdrawn,omitempty"`
 }
 
 // BoxOnCanvas is a Transcription's Geometry when its box was drawn on the
@@ -203,7 +215,8 @@ func ReadArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, 
 // each link's hash checked against the one before's record of it, and
 // returned as that artifact with the transcriptions added, oldest first.
 func ReadArtifactAtMost(st *store.Store, name string, limit int64, ids []age.Identity) (*Artifact, error) {
-	var added []Transcription
+	var added, withdrawn []Transcription
+	by := map[string]*Withdrawal{} // the withdrawals met, by what they withdraw
 	for hops := 0; ; hops++ {
 		b, err := st.ReadAtMost(name, limit, ids)
 		if err != nil {
@@ -215,27 +228,49 @@ func ReadArtifactAtMost(st *store.Store, name string, limit int64, ids []age.Ide
 		if err := json.Unmarshal(b, &head); err != nil {
 			return nil, fmt.Errorf("parsing artifact: %w", err)
 		}
+		if head.Format != ArtifactFormat && hops >= maxAmendments {
+			return nil, fmt.Errorf("artifact %s: more than %d amendments in a row", name, maxAmendments)
+		}
+		var next string
 		switch head.Format {
 		case ArtifactFormat:
 			var a Artifact
 			if err := json.Unmarshal(b, &a); err != nil {
 				return nil, fmt.Errorf("parsing artifact: %w", err)
 			}
+			if len(by) > 0 {
+				return nil, fmt.Errorf("artifact %s: a withdrawal names a transcription not in its chain", name)
+			}
 			slices.Reverse(added)
+			slices.Reverse(withdrawn)
 			a.Transcriptions = append(a.Transcriptions, added...)
+			a.WithdrawnTranscriptions = withdrawn
 			return &a, nil
 		case AmendmentFormat:
-			if hops >= maxAmendments {
-				return nil, fmt.Errorf("artifact %s: more than %d amendments in a row", name, maxAmendments)
-			}
-			next, t, err := readAmendment(st, name, b, limit)
-			if err != nil {
+			var t Transcription
+			if next, t, err = readAmendment(st, name, b, limit); err != nil {
 				return nil, err
 			}
-			added = append(added, t)
-			name = next
+			t.ID = path.Join(ArtifactsDir, name)
+			if w := by[t.ID]; w != nil {
+				t.Withdrawn = w
+				withdrawn = append(withdrawn, t)
+				delete(by, t.ID)
+			} else {
+				added = append(added, t)
+			}
+		case WithdrawalFormat:
+			var w Withdrawal
+			if next, w, err = readWithdrawal(st, name, b, limit); err != nil {
+				return nil, err
+			}
+			if by[w.Withdraws] != nil {
+				return nil, fmt.Errorf("artifact %s: %s is withdrawn twice", name, w.Withdraws)
+			}
+			by[w.Withdraws] = &w
 		default:
 			return nil, fmt.Errorf("unknown artifact format %q", head.Format)
 		}
+		name = next
 	}
 }

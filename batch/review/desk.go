@@ -138,8 +138,10 @@ type DeskDoc struct {
 	// be read (ArtifactError says why).
 	Text          []result.PageResult `json:"pages_read"`
 	ArtifactError string              `json:"artifact_error,omitempty"`
-	// Transcriptions are what people typed for regions of the pages.
-	Transcriptions []layout.Transcription `json:"transcriptions"`
+	// Transcriptions are what people typed for regions of the pages;
+	// WithdrawnTranscriptions those of them withdrawn since.
+	Transcriptions          []layout.Transcription `json:"transcriptions"`
+	WithdrawnTranscriptions []layout.Transcription `json:"withdrawn_transcriptions,omitempty"`
 	// Detail is what exactly a review verdict found (DeskRow's Detail);
 	// for id_not_found and date_not_found, what the text holds instead,
 	// named (Said).
@@ -216,7 +218,7 @@ func DeskDocument(ctx context.Context, p layout.Place, sourceID string, ids []ag
 			st.StopWith(ctx)
 			var a *layout.Artifact
 			if a, err = layout.OpenArtifact(st, d, ids); err == nil {
-				out.Text, out.Transcriptions = a.Pages, a.Transcriptions
+				out.Text, out.Transcriptions, out.WithdrawnTranscriptions = a.Pages, a.Transcriptions, a.WithdrawnTranscriptions
 			}
 		}
 		if err != nil {
