@@ -249,10 +249,14 @@ func TestDeskBrowser(t *testing.T) {
 	}
 	err = chromedp.Do(ctx,
 		chromedp.KeyEvent("r"),
+		until("reject asks once", `document.getElementById("confirm").open`),
+		chromedp.Click(chromedp.ID("confirm-yes")),
 		until("refused, shown as it is now", msgHas("R-0004 changed since it was shown")+` && document.getElementById("doc-reason").textContent === "done"`),
 		chromedp.Click(chromedp.CSS(`#queue li[data-id="R-0006"]`)),
 		until("R-0006 shown", title("R-0006")),
 		chromedp.Click(chromedp.ID("btn-reject")),
+		until("reject asks once", `document.getElementById("confirm").open`),
+		chromedp.Click(chromedp.ID("confirm-yes")),
 		until("rejected, the next shown", msgHas("R-0006 reject")+` && `+title("R-0010")),
 		chromedp.SetValue(chromedp.ID("retry-dpi"), "150"),
 		chromedp.Click(chromedp.ID("btn-retry")),
@@ -296,6 +300,8 @@ func TestDeskBrowser(t *testing.T) {
 		chromedp.Click(chromedp.ID("select-reason")),
 		chromedp.SetValue(chromedp.ID("note"), "both checked by hand"),
 		chromedp.Click(chromedp.ID("btn-accept")),
+		until("a bulk decision asks once", `document.getElementById("confirm").open && document.getElementById("confirm-text").textContent === "accept 2 documents?"`),
+		chromedp.Click(chromedp.ID("confirm-yes")),
 		until("both accepted", msgHas("2 decided")+` && !document.getElementById("empty").hidden`),
 	)
 	if err != nil {

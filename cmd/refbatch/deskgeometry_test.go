@@ -2,14 +2,22 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/refbatch/refbatch/batch/review"
+	"github.com/refbatch/refbatch/report"
 )
 
 // geometryBatch reads, with the page steps on, two documents of the
@@ -218,6 +226,153 @@ func TestDeskGeometry(t *testing.T) {
 		t.Errorf("paging showed another page's image or boxes under the label:\n%v", bad)
 	}
 	checkInk(t, figures)
+	if err := chromedp.Do(ctx, deskWithdrawAndUndo(until)...); err != nil {
+		t.Fatal(err)
+	}
+	withdrawnEverywhere(t, out)
+}
+
+// deskWithdrawAndUndo, on G-2 at the desk: a transcription made and
+// withdrawn (asked once), another made and kept; a reject asked once and
+// cancelled by Escape, asked again and confirmed with Enter, then undone
+// from the message's Undo button.
+func deskWithdrawAndUndo(until func(what, expr string) chromedp.Action[chromedp.Void]) []chromedp.Action[chromedp.Void] {
+	msgHas := func(s string) string { return `document.getElementById("msg").textContent.includes("` + s + `")` }
+	asked := `document.getElementById("confirm").open`
+	transcribe := func(text string, n int) []chromedp.Action[chromedp.Void] {
+		return []chromedp.Action[chromedp.Void]{
+			chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := chromedp.Evaluate[bool](deskDrag)(ctx, tg)
+				return err
+			}),
+			until("the region chosen", `document.getElementById("region").textContent.startsWith("page 2, region")`),
+			chromedp.SetValue(chromedp.ID("tr-text"), text),
+			chromedp.Click(chromedp.ID("btn-transcribe")),
+			until("the transcription saved", msgHas("transcription saved")+fmt.Sprintf(` && document.querySelectorAll("#transcriptions .withdraw-btn").length === %d`, n)),
+		}
+	}
+	steps := transcribe("Zanzibar quokka", 1)
+	steps = append(steps,
+		chromedp.Click(chromedp.CSS("#transcriptions .withdraw-btn")),
+		until("a withdrawal asks once", asked),
+		chromedp.Click(chromedp.ID("confirm-yes")),
+		until("withdrawn", msgHas("withdrawn for G-2")+` && document.querySelectorAll("#transcriptions li.withdrawn").length === 1 && document.querySelectorAll("#overlay rect.typed").length === 0`),
+	)
+	steps = append(steps, transcribe("Kept marmalade", 1)...)
+	return append(steps,
+		chromedp.KeyEvent("r"),
+		until("a reject asks once", asked+` && document.activeElement.id === "confirm-yes"`),
+		chromedp.KeyEvent(kb.Escape),
+		until("cancelled by Escape", `!`+asked+` && `+msgHas("reject cancelled")+` && document.getElementById("doc-reason").textContent.startsWith("review")`),
+		chromedp.Click(chromedp.ID("btn-reject")),
+		until("asked again", asked),
+		chromedp.KeyEvent(kb.Enter),
+		until("rejected, with an undo", msgHas("G-2 reject")+` && document.getElementById("btn-undo") !== null`),
+		chromedp.Click(chromedp.ID("btn-undo")),
+		until("undone: in review again", msgHas("G-2 undo")+` && document.getElementById("doc-title").textContent.startsWith("G-2 ") && document.getElementById("doc-reason").textContent.startsWith("review")`),
+	)
+}
+
+// withdrawnEverywhere: the withdrawal and the undo made at the desk are
+// in review --json, the report and verify; the exports carry the kept
+// transcription, not the withdrawn one; the kept one withdrawn from the
+// CLI leaves the exports too, and a second withdrawal of it is refused.
+func withdrawnEverywhere(t *testing.T, out string) {
+	t.Helper()
+	var items []review.ReviewItem
+	r := refbatch(t, nil, "review", "--out", out, "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &items); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, r.stdout)
+	}
+	for _, it := range items {
+		if it.SourceID == "G-2" && (it.Decision == nil || it.Decision.Action != "undo" || it.Transcriptions != 2 || it.TranscriptionsWithdrawn != 1) {
+			t.Errorf("review --json G-2: decision %+v, transcriptions %d, withdrawn %d; want undo, 2, 1", it.Decision, it.Transcriptions, it.TranscriptionsWithdrawn)
+		}
+	}
+	if r := refbatch(t, nil, "report", "--out", out); r.code != exitOK {
+		t.Fatalf("report: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, row := range readReport(t, out).Rows {
+		if row.SourceID == "G-2" && (row.Decision == nil || row.Decision.Action != "undo" || row.Transcriptions == nil || *row.Transcriptions != (report.Transcriptions{Made: 2, Withdrawn: 1})) {
+			t.Errorf("report G-2: decision %+v, transcriptions %+v; want undo, 2 made, 1 withdrawn", row.Decision, row.Transcriptions)
+		}
+	}
+	verified := func(want string) {
+		if v := refbatch(t, nil, "verify", "--out", out); v.code != exitOK || !strings.Contains(v.stdout, want) {
+			t.Errorf("verify: exit %d, want 0 and %q\n%s%s", v.code, want, v.stdout, v.stderr)
+		}
+	}
+	verified("decisions checked 2, transcriptions 2 (1 withdrawn)")
+	exported(t, out, "Kept marmalade", "Zanzibar quokka")
+	if r := refbatch(t, nil, "review", "undo", "--out", out, "G-2"); r.code != exitOK {
+		t.Fatalf("undo: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := refbatch(t, nil, "review", "withdraw", "--out", out, "--note", "typed on the wrong page", "G-2", "1"); r.code != exitOK ||
+		!strings.Contains(r.stdout, "withdraw G-2: transcription 1 (page 2) withdrawn") {
+		t.Fatalf("review withdraw: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := refbatch(t, nil, "review", "withdraw", "--out", out, "G-2", "1"); r.code != exitUsage || !strings.Contains(r.stderr, "no such transcription") {
+		t.Errorf("a second withdrawal: exit %d, want %d\n%s", r.code, exitUsage, r.stderr)
+	}
+	verified("transcriptions 2 (2 withdrawn)")
+	exported(t, out, "", "Kept marmalade")
+}
+
+// exported accepts G-2 and exports it as text, ALTO and PDF: each holds
+// the transcription kept (when not "") and not the one withdrawn.
+func exported(t *testing.T, out, kept, withdrawn string) {
+	t.Helper()
+	if r := refbatch(t, nil, "review", "accept", "--out", out, "G-2"); r.code != exitOK {
+		t.Fatalf("accept: exit %d\n%s", r.code, r.stderr)
+	}
+	dest := filepath.Join(t.TempDir(), "export")
+	if r := refbatch(t, nil, "export", "--out", out, "--to", dest, "--format", "txt,alto,pdf", "--pdfa=best-effort"); r.code != exitOK {
+		t.Fatalf("export: exit %d\n%s", r.code, r.stderr)
+	}
+	exts := []string{".txt", ".alto.xml", ".pdf"}
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		exts = exts[:2] // the PDF's text is read by pdftotext
+	}
+	for _, ext := range exts {
+		m, _ := filepath.Glob(filepath.Join(dest, "*G-2*"+ext))
+		if len(m) != 1 {
+			t.Errorf("export wrote %v for G-2, want one %s file", m, ext)
+			continue
+		}
+		text := exportedText(t, m[0])
+		if kept != "" && !strings.Contains(text, kept) {
+			t.Errorf("%s: the transcription kept is not in it", filepath.Base(m[0]))
+		}
+		if strings.Contains(text, withdrawn) {
+			t.Errorf("%s: the transcription withdrawn is in it", filepath.Base(m[0]))
+		}
+	}
+}
+
+// exportedText is an exported file's words, spaces collapsed: the text,
+// the ALTO's CONTENT attributes, or pdftotext's reading of the PDF.
+func exportedText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case strings.HasSuffix(path, ".alto.xml"):
+		var words []string
+		for _, m := range regexp.MustCompile(`CONTENT="([^"]*)"`).FindAllStringSubmatch(string(b), -1) {
+			words = append(words, m[1])
+		}
+		return strings.Join(words, " ")
+	case strings.HasSuffix(path, ".pdf"):
+		cmd := exec.Command("pdftotext", path, "-")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("pdftotext: %v", err)
+		}
+		b = out
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
 }
 
 // checkInk holds the pages measured (G-1's page 1, G-2's pages 3 and 2)

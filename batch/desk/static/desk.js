@@ -292,7 +292,18 @@
     tl.replaceChildren();
     for (const t of d.transcriptions || []) {
       const what = t.field ? " (corrects " + t.field + ")" : "";
-      tl.append(el("li", {}, "page " + (t.page + 1) + what + ", by " + t.user + "@" + t.host + ": " + t.text));
+      const li = el("li", {}, "page " + (t.page + 1) + what + ", by " + t.user + "@" + t.host + ": " + t.text + " ");
+      if (t.id && d.state === "review") {
+        const btn = el("button", { type: "button", class: "withdraw-btn" }, "Withdraw");
+        btn.addEventListener("click", () => withdraw(t));
+        li.append(btn);
+      }
+      tl.append(li);
+    }
+    for (const t of d.withdrawn_transcriptions || []) {
+      const w = t.withdrawn || {};
+      tl.append(el("li", { class: "withdrawn" }, "page " + (t.page + 1) + ", by " + t.user + "@" + t.host + ": withdrawn by " +
+        w.user + "@" + w.host + (w.note ? " — " + w.note : "") + " (kept in custody, in no export)"));
     }
     state.region = null;
     $("region").textContent = "no region chosen";
@@ -399,9 +410,38 @@
     }
   }
 
+  // askOnce asks once, in the page, whether to go on: a modal dialog whose
+  // Confirm button has the focus (Enter), closed by Cancel or Escape. It
+  // resolves true only when confirmed.
+  function askOnce(question, yes) {
+    const dlg = $("confirm");
+    $("confirm-text").textContent = question;
+    $("confirm-yes").textContent = yes;
+    return new Promise((resolve) => {
+      const done = (ok) => {
+        dlg.removeEventListener("close", closed);
+        if (dlg.open) dlg.close();
+        resolve(ok);
+      };
+      const closed = () => done(false);
+      dlg.addEventListener("close", closed);
+      $("confirm-yes").onclick = () => done(true);
+      $("confirm-no").onclick = () => done(false);
+      dlg.showModal();
+      $("confirm-yes").focus();
+    });
+  }
+
   async function decide(action) {
-    if (!state.doc) return;
+    if (!state.doc || $("confirm").open) return;
     const ids = state.selected.size > 0 ? [...state.selected] : [state.doc.source_id];
+    if (action === "reject" || ids.length > 1) {
+      const what = ids.length > 1 ? ids.length + " documents" : ids[0];
+      if (!(await askOnce(action + " " + what + "?", action[0].toUpperCase() + action.slice(1) + " " + what))) {
+        say(action + " cancelled");
+        return;
+      }
+    }
     const since = {};
     if (state.selected.size === 0) since[state.doc.source_id] = state.doc.version;
     const body = { action: action, ids: ids, note: $("note").value, since: since };
@@ -447,6 +487,7 @@
     const at = state.current;
     await loadQueue();
     const msg = $("msg").textContent;
+    const undoable = action === "accept" || action === "reject" ? res.decided.map((d) => d.id) : [];
     state.doc = null;
     if (state.queue.length === 0) {
       $("head").hidden = $("decide").hidden = $("work").hidden = true;
@@ -456,6 +497,64 @@
       await show(Math.min(at, state.queue.length - 1));
     }
     say(msg, true);
+    if (undoable.length > 0) offerUndo(undoable);
+  }
+
+  // offerUndo adds to the message a button that takes back the decision
+  // just made about ids: they are in review again (review undo).
+  function offerUndo(ids) {
+    const btn = el("button", { type: "button", id: "btn-undo" }, "Undo");
+    btn.addEventListener("click", async () => {
+      let res;
+      try {
+        res = await api("/api/decide", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": state.csrf },
+          body: JSON.stringify({ action: "undo", ids: ids, note: "", since: {} }),
+        });
+      } catch (err) {
+        say(err.message);
+        return;
+      }
+      for (const d of res.decided) {
+        state.preload.delete(d.id);
+        if (d.ok) state.decided.delete(d.id);
+      }
+      await loadQueue();
+      const i = state.queue.findIndex((r) => r.source_id === ids[0]);
+      if (i >= 0) await show(i);
+      say(res.decided.map((d) => d.id + " " + (d.ok ? "undo: " : "") + d.message).join("; "), res.decided.every((d) => d.ok));
+    });
+    $("msg").append(" ", btn);
+  }
+
+  // withdraw takes back the transcription t of the document shown, once
+  // confirmed: its text leaves the exports and stays in custody.
+  async function withdraw(t) {
+    const d = state.doc;
+    if (!d || !(await askOnce("withdraw the transcription of page " + (t.page + 1) + "?", "Withdraw it"))) return;
+    try {
+      await api("/api/withdraw", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": state.csrf },
+        body: JSON.stringify({ id: d.source_id, since: d.version, transcription: t.id, note: "" }),
+      });
+    } catch (err) {
+      say(err.message);
+      return;
+    }
+    const page = state.page;
+    state.preload.delete(d.source_id);
+    try {
+      state.doc = await entry(d.source_id).doc;
+    } catch (err) {
+      say(err.message);
+      return;
+    }
+    state.page = page;
+    renderDoc();
+    await showPage();
+    say("transcription of page " + (t.page + 1) + " withdrawn for " + d.source_id, true);
   }
 
   // point is where a mouse event is on the page, in the overlay's pixels,
@@ -538,7 +637,7 @@
   }
 
   function keys(ev) {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || $("confirm").open) return;
     if (typing(ev)) {
       if (ev.key === "Escape") ev.target.blur();
       return;
