@@ -303,6 +303,10 @@ func withdrawnEverywhere(t *testing.T, out string) {
 		}
 	}
 	verified("decisions checked 2, transcriptions 2 (1 withdrawn)")
+	// Each transcription records the image its box was drawn on.
+	if r := refbatch(t, nil, "show", "--out", out, "--json", "G-2"); !regexp.MustCompile(`"geometry":\s*"canvas"`).MatchString(r.stdout) {
+		t.Errorf("show --json G-2: no transcription drawn on the canvas (exit %d)", r.code)
+	}
 	exported(t, out, "Kept marmalade", "Zanzibar quokka")
 	if r := refbatch(t, nil, "review", "undo", "--out", out, "G-2"); r.code != exitOK {
 		t.Fatalf("undo: exit %d\n%s", r.code, r.stderr)

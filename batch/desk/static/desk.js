@@ -8,6 +8,7 @@
   const lowConf = 60; // words under this confidence are marked
   const state = {
     csrf: "",
+    user: "",
     queue: [], // review rows shown (after the filter)
     all: [], // review rows
     rejected: [],
@@ -497,20 +498,30 @@
       await show(Math.min(at, state.queue.length - 1));
     }
     say(msg, true);
-    if (undoable.length > 0) offerUndo(undoable);
+    if (undoable.length > 0) offerUndo(undoable, action);
   }
 
   // offerUndo adds to the message a button that takes back the decision
-  // just made about ids: they are in review again (review undo).
-  function offerUndo(ids) {
+  // action just made about ids: they are in review again (review undo).
+  // Each is undone only while that decision is still its latest event
+  // (the undo carries it as since), never a later one made elsewhere.
+  function offerUndo(ids, action) {
     const btn = el("button", { type: "button", id: "btn-undo" }, "Undo");
     btn.addEventListener("click", async () => {
       let res;
       try {
+        const since = {};
+        for (const id of ids) {
+          const d = await api("/api/doc?id=" + encodeURIComponent(id));
+          const last = d.history[d.history.length - 1];
+          if (last && last.id === d.version && last.decision && last.decision.action === action && last.decision.user === state.user) since[id] = d.version;
+        }
+        const mine = ids.filter((id) => id in since);
+        if (mine.length === 0) throw new Error("nothing to undo: the decision is no longer the latest (decided again since)");
         res = await api("/api/decide", {
           method: "POST",
           headers: { "Content-Type": "application/json", "X-CSRF-Token": state.csrf },
-          body: JSON.stringify({ action: "undo", ids: ids, note: "", since: {} }),
+          body: JSON.stringify({ action: "undo", ids: mine, note: "", since: since }),
         });
       } catch (err) {
         say(err.message);
@@ -703,6 +714,7 @@
   async function start() {
     const s = await session();
     state.csrf = s.csrf;
+    state.user = s.user;
     $("who").textContent = "deciding as " + s.user + "@" + s.host;
     $("filter").addEventListener("change", () => {
       state.doc = null;
