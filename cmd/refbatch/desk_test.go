@@ -261,6 +261,14 @@ func TestDeskBrowser(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("retry-dpi"), "150"),
 		chromedp.Click(chromedp.ID("btn-retry")),
 		until("retried, the lane empty", msgHas("R-0010 retry")+` && !document.getElementById("empty").hidden`),
+		// The empty lane says so, shows nothing of the last document,
+		// and its buttons are disabled; a key decides nothing.
+		until("the empty lane said and its buttons off", deskLaneEmpty("The review lane is empty")),
+		chromedp.KeyEvent("a"),
+		chromedp.Sleep(300*time.Millisecond),
+		until("still empty, no decision", deskLaneEmpty("The review lane is empty")+` && !document.getElementById("confirm").open && `+msgHas("R-0010 retry")),
+		// The icon the page names is served: no 404 at every load.
+		until("the icon", `(async () => (await fetch(document.querySelector('link[rel="icon"]').href)).ok && (await fetch("/favicon.ico")).ok)()`),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -302,7 +310,7 @@ func TestDeskBrowser(t *testing.T) {
 		chromedp.Click(chromedp.ID("btn-accept")),
 		until("a bulk decision asks once", `document.getElementById("confirm").open && document.getElementById("confirm-text").textContent === "accept 2 documents?"`),
 		chromedp.Click(chromedp.ID("confirm-yes")),
-		until("both accepted", msgHas("2 decided")+` && !document.getElementById("empty").hidden`),
+		until("both accepted, the reason's lane empty", msgHas("2 decided")+` && `+deskLaneEmpty("The review lane is empty")),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -335,6 +343,18 @@ func TestDeskBrowser(t *testing.T) {
 			t.Errorf("artifacts %s: %v, want one", name, m)
 		}
 	}
+}
+
+// deskLongID is a source_id longer than the desk's queue is wide.
+const deskLongID = "R-0016-NORTHWESTREGIONALHOSPITALTRUST-CARDIOLOGY-2024"
+
+// deskLaneEmpty is true when the desk shows an empty lane saying said:
+// no document on screen, the decision and selection buttons disabled.
+func deskLaneEmpty(said string) string {
+	return `(() => { const $ = (id) => document.getElementById(id);
+		return !$("empty").hidden && $("empty").textContent.startsWith("` + said + `") && $("head").hidden && $("work").hidden && $("decide").hidden &&
+			["btn-accept", "btn-reject", "btn-retry", "select-reason", "select-none"].every((b) => $(b).disabled) &&
+			document.querySelector("#queue li.current") === null })()`
 }
 
 // deskExported: the transcription of R-0002 in batch a is in its

@@ -162,7 +162,27 @@
     const at = state.queue.findIndex((r) => r.source_id === id);
     state.current = at;
     mark();
-    if (at < 0 && state.queue.length > 0 && !state.doc) show(0);
+    const none = state.queue.length === 0;
+    $("select-reason").disabled = $("select-none").disabled = none;
+    // A document in review no longer listed (decided here or elsewhere)
+    // does not stay on screen with live buttons; a rejected one the
+    // person opened does.
+    if (none && (!state.doc || state.doc.state === "review")) emptyLane();
+    if (at < 0 && !none && !state.doc) show(0);
+  }
+
+  // emptyLane says that no document is in review (the filter lists only
+  // the reasons some document has): nothing of the last document stays on
+  // screen, and the buttons that decide are disabled.
+  function emptyLane() {
+    state.doc = null;
+    state.current = -1;
+    state.showing++; // a page still loading is not shown
+    $("head").hidden = $("decide").hidden = $("work").hidden = true;
+    for (const b of ["btn-accept", "btn-reject", "btn-retry"]) $(b).disabled = true;
+    $("empty").hidden = false;
+    $("empty").textContent = "The review lane is empty: no document is waiting for a person.";
+    mark();
   }
 
   function toggle(id, on) {
@@ -262,6 +282,7 @@
     $("empty").hidden = true;
     $("head").hidden = $("work").hidden = false;
     $("decide").hidden = d.state !== "review";
+    for (const b of ["btn-accept", "btn-reject", "btn-retry"]) $(b).disabled = d.state !== "review";
     $("doc-title").textContent = d.source_id + " — " + d.manifest + " line " + d.manifest_line;
     $("doc-reason").textContent = d.state + (d.reason ? " " + d.reason : "");
     $("doc-explain").textContent = d.explanation || "";
@@ -434,7 +455,7 @@
   }
 
   async function decide(action) {
-    if (!state.doc || $("confirm").open) return;
+    if (!state.doc || state.doc.state !== "review" || $("confirm").open) return;
     const ids = state.selected.size > 0 ? [...state.selected] : [state.doc.source_id];
     if (action === "reject" || ids.length > 1) {
       const what = ids.length > 1 ? ids.length + " documents" : ids[0];
@@ -490,13 +511,8 @@
     const msg = $("msg").textContent;
     const undoable = action === "accept" || action === "reject" ? res.decided.map((d) => d.id) : [];
     state.doc = null;
-    if (state.queue.length === 0) {
-      $("head").hidden = $("decide").hidden = $("work").hidden = true;
-      $("empty").hidden = false;
-      $("empty").textContent = "The review lane is empty.";
-    } else {
-      await show(Math.min(at, state.queue.length - 1));
-    }
+    if (state.queue.length === 0) emptyLane();
+    else await show(Math.min(at, state.queue.length - 1));
     say(msg, true);
     if (undoable.length > 0) offerUndo(undoable, action);
   }
