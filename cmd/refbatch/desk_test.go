@@ -180,7 +180,7 @@ func TestDeskBrowser(t *testing.T) {
 	wg.Go(func() {
 		dir := t.TempDir()
 		var rows []finished.Row
-		for i, id := range []string{"R-0015", "R-0016"} {
+		for i, id := range []string{"R-0015", deskLongID} {
 			r := finished.Good(id, fmt.Sprintf("P-%06d", 600700+i), "2024-01-01")
 			r.ParticipantID = "P-000000"
 			rows = append(rows, r)
@@ -301,6 +301,12 @@ func TestDeskBrowser(t *testing.T) {
 	err = chromedp.Do(ctx,
 		deskLogin(deskB, deskB.Code),
 		until("the queue", `document.querySelectorAll("#queue li").length === 2`),
+		// A long source_id keeps to one line in the queue, whole in its
+		// title, and whole in the document's title.
+		until("the long ID on one line", `(() => { const s = document.querySelector('#queue li[data-id="`+deskLongID+`"] .id');
+			return s.title === "`+deskLongID+`" && s.getBoundingClientRect().height < 1.5 * parseFloat(getComputedStyle(s).lineHeight) })()`),
+		chromedp.Click(chromedp.CSS(`#queue li[data-id="`+deskLongID+`"]`)),
+		until("the long ID's document", title(deskLongID)),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := chromedp.Evaluate[bool](`(() => { const f = document.getElementById("filter"); f.value = "id_not_found"; f.dispatchEvent(new Event("change")); return true })()`)(ctx, tg)
 			return err
@@ -325,7 +331,7 @@ func TestDeskBrowser(t *testing.T) {
 	if r := refbatch(t, nil, "review", "--out", a); r.code != 0 || strings.Contains(r.stdout, "R-0900") {
 		t.Errorf("review after the dismissal: exit %d, want R-0900 no longer listed\n%s", r.code, r.stdout)
 	}
-	deskAgrees(t, b, map[string][3]string{"R-0015": {"done", "accept", "alice"}, "R-0016": {"done", "accept", "alice"}}, 2)
+	deskAgrees(t, b, map[string][3]string{"R-0015": {"done", "accept", "alice"}, deskLongID: {"done", "accept", "alice"}}, 2)
 
 	// The transcription: in a new artifact beside the old one, counted by
 	// verify, shown by show marked as a person's.

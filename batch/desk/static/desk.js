@@ -60,7 +60,7 @@
     ul.replaceChildren();
     for (const r of state.rejected) {
       const li = el("li", { "data-id": r.source_id });
-      const name = el("strong", { class: "open-doc", title: "show its document, if it has one" }, r.source_id + " ");
+      const name = el("strong", { class: "open-doc", title: r.source_id + ": show its document, if it has one" }, r.source_id + " ");
       name.addEventListener("click", () => showRejected(r.source_id));
       li.append(name, el("span", {}, r.manifest + ":" + r.manifest_line + " " + r.reason));
       li.append(el("span", { class: "explain" }, r.explanation));
@@ -152,7 +152,7 @@
         ev.stopPropagation();
         toggle(r.source_id, box.checked);
       });
-      li.append(box, el("span", {}, r.source_id), el("span", { class: "reason" }, r.reason));
+      li.append(box, el("span", { class: "id", title: r.source_id }, r.source_id), el("span", { class: "reason" }, r.reason));
       if (r.detail) li.append(el("span", { class: "detail" }, r.detail));
       if (state.decided.has(r.source_id)) li.classList.add("decided");
       li.addEventListener("click", () => show(i));
