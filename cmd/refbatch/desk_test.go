@@ -231,10 +231,13 @@ func TestDeskBrowser(t *testing.T) {
 			_, err := chromedp.Evaluate[bool](deskDrag)(ctx, tg)
 			return err
 		}),
-		until("the region chosen", `document.getElementById("region").textContent.startsWith("page 1, region")`),
+		// Named in words, where it is and how large, never in pixels.
+		until("the region chosen", `/^page 1, region at the (top|bottom|middle|left|right|top left|top right|bottom left|bottom right), `+
+			`\d+\.\d cm wide and \d+\.\d cm high$/.test(document.getElementById("region").textContent)`),
 		chromedp.SetValue(chromedp.ID("tr-text"), "Seen by Dr Hand, urgent"),
 		chromedp.Click(chromedp.ID("btn-transcribe")),
 		until("the transcription saved", msgHas("transcription saved")+` && document.querySelectorAll("#transcriptions li").length === 1 && document.querySelectorAll("#overlay rect.typed").length === 1`),
+		until("the transcription placed in words", `/^page 1 at the [a-z ]+, by alice@/.test(document.querySelector("#transcriptions li").textContent)`),
 		chromedp.SetValue(chromedp.ID("note"), "checked against the paper file"),
 		chromedp.Click(chromedp.ID("btn-accept")),
 		until("accepted, the next shown", msgHas("R-0002 accept")+` && `+title("R-0004")),

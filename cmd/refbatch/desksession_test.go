@@ -102,7 +102,7 @@ func TestDeskCodeOutOfHistory(t *testing.T) {
 		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
 		t.Fatalf("the desk did not open with the code: %v", err)
 	}
-	clamped := `(() => { const m = document.getElementById("region").textContent.match(/region (\d+),(\d+),(\d+),(\d+)/);
+	clamped := `(() => { const m = (document.getElementById("region").dataset.box || "").match(/^(\d+),(\d+),(\d+),(\d+)$/);
 		const vb = document.getElementById("overlay").getAttribute("viewBox").split(" ").map(Number);
 		return m !== null && +m[3] === vb[2] && +m[4] === vb[3] && +m[1] < vb[2] && +m[2] < vb[3]; })()`
 	for i, step := range []chromedp.Action[bool]{

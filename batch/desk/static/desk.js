@@ -314,7 +314,9 @@
     tl.replaceChildren();
     for (const t of d.transcriptions || []) {
       const what = t.field ? " (corrects " + t.field + ")" : "";
-      const li = el("li", {}, "page " + (t.page + 1) + what + ", by " + t.user + "@" + t.host + ": " + t.text + " ");
+      const tp = pages.find((x) => x.index === t.page);
+      const at = t.box && tp ? " " + where(t.box, tp, false) : "";
+      const li = el("li", {}, "page " + (t.page + 1) + at + what + ", by " + t.user + "@" + t.host + ": " + t.text + " ");
       if (t.id && d.state === "review") {
         const btn = el("button", { type: "button", class: "withdraw-btn" }, "Withdraw");
         btn.addEventListener("click", () => withdraw(t));
@@ -329,6 +331,7 @@
     }
     state.region = null;
     $("region").textContent = "no region chosen";
+    delete $("region").dataset.box;
     const hl = $("history");
     hl.replaceChildren();
     for (const e of d.history) {
@@ -601,9 +604,29 @@
     return boxes.find((b) => b && pt[0] >= b[0] && pt[0] <= b[2] && pt[1] >= b[1] && pt[1] <= b[3]) || null;
   }
 
+  // where names box, on the page read p (its pixels), in words: where it
+  // is on the page and, with sized, how large it is, in centimetres when
+  // the page's resolution is known, else as a share of the page.
+  function where(box, p, sized) {
+    const w = (p && p.width) || state.dims.w, h = (p && p.height) || state.dims.h;
+    const third = (v, words) => words[v < 1 / 3 ? 0 : v < 2 / 3 ? 1 : 2];
+    const across = third((box[0] + box[2]) / 2 / w, ["left", "", "right"]);
+    const down = third((box[1] + box[3]) / 2 / h, ["top", "", "bottom"]);
+    const at = "at the " + ([down, across].filter(Boolean).join(" ") || "middle");
+    if (!sized) return at;
+    const bw = box[2] - box[0], bh = box[3] - box[1];
+    if (p && p.dpi > 0) {
+      const cm = (v) => ((v / p.dpi) * 2.54).toFixed(1);
+      return at + ", " + cm(bw) + " cm wide and " + cm(bh) + " cm high";
+    }
+    return at + ", " + Math.round((100 * bw) / w) + "% of the page wide and " + Math.round((100 * bh) / h) + "% high";
+  }
+
   function choose(box) {
     state.region = { page: state.page, box: box };
-    $("region").textContent = "page " + (state.page + 1) + ", region " + box.join(",");
+    const p = (state.doc.pages_read || []).find((x) => x.index === state.page);
+    $("region").textContent = "page " + (state.page + 1) + ", region " + where(box, p, true);
+    $("region").dataset.box = box.join(","); // in the page's pixels, as saved
     image(state.doc.source_id, state.page).then((img) => drawOverlay(state.doc, state.page, img), () => {});
   }
 
