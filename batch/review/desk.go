@@ -78,8 +78,10 @@ func deskRejection(r journal.ReportRow, versions map[string]int64) *DeskRejectio
 	return out
 }
 
-// DeskQueue lists the rows in review and the rows rejected in the batch
-// at p, in manifest order.
+// DeskQueue lists the rows in review, the rows rejected and the documents
+// a person sent back to be read again (state queued, as QueuedRetries
+// counts them: in no lane until the next run) in the batch at p, in
+// manifest order.
 func DeskQueue(p layout.Place) ([]DeskRow, error) {
 	j, _, err := layout.OpenJournal(p)
 	if err != nil {
@@ -92,7 +94,8 @@ func DeskQueue(p layout.Place) ([]DeskRow, error) {
 	}
 	rows := []DeskRow{}
 	err = j.ReportRows("", func(r journal.ReportRow) error {
-		if r.State != outcome.Review && r.State != outcome.Rejected || r.Withdrawn {
+		retried := r.State == outcome.Queued && r.Decision != nil && r.Decision.Action == journal.Retry
+		if r.State != outcome.Review && r.State != outcome.Rejected && !retried || r.Withdrawn {
 			return nil
 		}
 		rows = append(rows, DeskRow{SourceID: r.SourceID, Manifest: filepath.Base(r.Manifest), ManifestLine: r.Line, State: r.State,

@@ -270,6 +270,9 @@ func TestDeskBrowser(t *testing.T) {
 		chromedp.KeyEvent("a"),
 		chromedp.Sleep(300*time.Millisecond),
 		until("still empty, no decision", deskLaneEmpty("The review lane is empty")+` && !document.getElementById("confirm").open && `+msgHas("R-0010 retry")),
+		// The retry is not lost from sight: it waits for the next run.
+		until("the retry waiting for the next run", `document.getElementById("empty").textContent.includes("1 document sent back to be read again (retry) waits for the next refbatch run") && `+
+			`document.getElementById("count").textContent === "0 in review; 1 sent back, read again by the next refbatch run"`),
 		// The icon the page names is served: no 404 at every load.
 		until("the icon", `(async () => (await fetch(document.querySelector('link[rel="icon"]').href)).ok && (await fetch("/favicon.ico")).ok)()`),
 	)

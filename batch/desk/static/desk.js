@@ -12,6 +12,7 @@
     queue: [], // review rows shown (after the filter)
     all: [], // review rows
     rejected: [],
+    retried: 0, // documents sent back to be read again, waiting for the next run
     current: -1,
     doc: null,
     page: 0,
@@ -49,6 +50,7 @@
     const rows = await api("/api/queue");
     state.all = rows.filter((r) => r.state === "review");
     state.rejected = rows.filter((r) => r.state === "rejected");
+    state.retried = rows.filter((r) => r.state === "queued").length;
     const reasons = [...new Set(state.all.map((r) => r.reason))].sort();
     const f = $("filter");
     const keep = f.value;
@@ -158,7 +160,8 @@
       li.addEventListener("click", () => show(i));
       ul.append(li);
     });
-    $("count").textContent = state.queue.length + " in review" + (reason ? " (" + reason + ")" : "");
+    $("count").textContent = state.queue.length + " in review" + (reason ? " (" + reason + ")" : "") +
+      (state.retried > 0 ? "; " + state.retried + " sent back, read again by the next refbatch run" : "");
     const at = state.queue.findIndex((r) => r.source_id === id);
     state.current = at;
     mark();
@@ -181,7 +184,10 @@
     $("head").hidden = $("decide").hidden = $("work").hidden = true;
     for (const b of ["btn-accept", "btn-reject", "btn-retry"]) $(b).disabled = true;
     $("empty").hidden = false;
-    $("empty").textContent = "The review lane is empty: no document is waiting for a person.";
+    $("empty").textContent = "The review lane is empty: no document is waiting for a person." + (state.retried > 0
+      ? " " + state.retried + (state.retried === 1 ? " document" : " documents") + " sent back to be read again (retry) wait" + (state.retried === 1 ? "s" : "") +
+        " for the next refbatch run of the manifest, into this --out."
+      : "");
     mark();
   }
 
