@@ -234,6 +234,7 @@ func TestDeskBrowser(t *testing.T) {
 		// Named in words, where it is and how large, never in pixels.
 		until("the region chosen", `/^page 1, region at the (top|bottom|middle|left|right|top left|top right|bottom left|bottom right), `+
 			`\d+\.\d cm wide and \d+\.\d cm high$/.test(document.getElementById("region").textContent)`),
+		until("every outline's kind in the legend", deskLegendCovers),
 		chromedp.SetValue(chromedp.ID("tr-text"), "Seen by Dr Hand, urgent"),
 		chromedp.Click(chromedp.ID("btn-transcribe")),
 		until("the transcription saved", msgHas("transcription saved")+` && document.querySelectorAll("#transcriptions li").length === 1 && document.querySelectorAll("#overlay rect.typed").length === 1`),
@@ -359,6 +360,16 @@ func TestDeskBrowser(t *testing.T) {
 
 // deskLongID is a source_id longer than the desk's queue is wide.
 const deskLongID = "R-0016-NORTHWESTREGIONALHOSPITALTRUST-CARDIOLOGY-2024"
+
+// deskLegendCovers is true when every kind of outline drawn on the page
+// (the chosen region's among them) has a key in the legend shown.
+const deskLegendCovers = `(() => {
+	const key = (c) => c.contains("low") ? "low" : c.contains("hand") ? (c.contains("note") ? "hand" : "mark") : c[0];
+	const kinds = new Set([...document.querySelectorAll("#overlay rect")].map((r) => key(r.classList)));
+	const legend = document.getElementById("legend");
+	return kinds.has("word") && kinds.has("pick") && legend.offsetParent !== null &&
+		[...kinds].every((k) => legend.querySelector(".key." + k) !== null);
+})()`
 
 // deskLaneEmpty is true when the desk shows an empty lane saying said:
 // no document on screen, the decision and selection buttons disabled.
