@@ -64,8 +64,9 @@ all: build
 # (report.html), poppler-utils, qpdf and libxml2-utils (export's PDF and
 # ALTO), mupdf-tools and pdf.js (npm's pdfjs-dist, installed into
 # testdata/pdfjs when node is there: the searchable PDF's readers), PDFBox
-# Preflight (libpdfbox2-java with libjaxb-api-java, libactivation-java and
-# default-jdk-headless: a second opinion on --pdfa's PDF/A), man-db
+# (libpdfbox2-java with libjaxb-api-java, libactivation-java and
+# default-jdk-headless: Preflight, a second opinion on --pdfa's PDF/A, and
+# the text stripper Apache Tika reads PDFs with), man-db
 # (the man pages), and the handwriting fonts (HAND_FONTS); without them
 # those tests skip.
 deps:
@@ -283,9 +284,11 @@ marks: build
 # export-check exports a finished batch's searchable PDFs into a scratch
 # folder and checks each against its source and its artifact (issue 16's
 # acceptance 1 and 2): pdftotext -raw CER, words on the source's ink, the
-# 72 dpi renders, qpdf --check, pdfimages -list; and issue 33's: each
-# reader's CER (pdftotext, -raw, mutool, pdf.js) and, exported with --pdfa,
-# the PDF/A clauses (EXPORT_CHECK_FLAGS=-pdfa=false skips). It prints per document and
+# 72 dpi renders, qpdf --check, pdfimages -list; and issue 50's: each
+# reader's (pdftotext, -raw, mutool, pdf.js, PDFBox in content order and
+# sorted) phrase recall (word trigrams of a line found), CER over sorted
+# words and CER in reading order, and, exported with --pdfa, the PDF/A
+# clauses (EXPORT_CHECK_FLAGS=-pdfa=false skips). It prints per document and
 # overall figures and fails when a document misses a line. The batch is
 # eval-out (make eval) unless EXPORT_CHECK_OUT says otherwise; demo-out is
 # decrypted with the demo key. Needs poppler-utils and qpdf (make deps).

@@ -155,7 +155,7 @@ func (r *runner) verdictFrom(a *layout.Artifact, d journal.Doc, row manifest.Row
 	v := validate(a.Pages, id, date, o)
 	return journal.Revalidation{FromState: d.State, FromReason: d.Reason, State: v.state, Reason: v.reason,
 		MeanConfidence: v.meanConf, Band: v.band, Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256,
-		Validation: validationKey(o.Settings), Detail: v.detail, Pages: v.pages}
+		ArtifactSize: d.ArtifactSize, Validation: validationKey(o.Settings), Detail: v.detail, Pages: v.pages}
 }
 
 // amendable reports whether the fields changed are all ones validation

@@ -148,10 +148,10 @@ func (r *runner) publish(l journal.Lease, doc journal.Doc, jb job, out ocrResult
 		return journal.Result{}, err
 	}
 	name := artifactName(doc.SourceID, doc.SHA256, l.Attempt, r.st.Encrypted())
-	sum, err := r.st.Put(name, b)
+	sum, size, err := r.st.PutSized(name, b)
 	if err != nil {
 		return journal.Result{}, fmt.Errorf("writing artifact for %s: %w", doc.SourceID, err)
 	}
 	return journal.Result{State: v.state, Reason: v.reason, MeanConfidence: v.meanConf, Band: v.band,
-		Artifact: layout.ArtifactPath(name), ArtifactSHA256: sum, ContentSHA256: art.ContentSHA256, Detail: v.detail, DetailPages: v.pages}, nil
+		Artifact: layout.ArtifactPath(name), ArtifactSHA256: sum, ArtifactSize: size, ContentSHA256: art.ContentSHA256, Detail: v.detail, DetailPages: v.pages}, nil
 }

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"os"
@@ -133,8 +134,11 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			y, _ := os.ReadFile(a[2])
 			os.WriteFile(a[1], y, 0o600)
 			os.WriteFile(a[2], x, 0o600)
+			z, _ := os.ReadFile(a[0])
 			os.WriteFile(a[0], y, 0o600) // a copy of another's bytes is no swap
-			return []finding{{audit.FindingArtifactHash, filepath.Base(a[0]), ""}, {audit.FindingArtifactsSwapped, filepath.Base(a[1]), filepath.Base(a[2])}}
+			// Of another size than recorded, it is refused unread.
+			kind := map[int]string{-1: audit.FindingArtifactUndersized, 0: audit.FindingArtifactHash, 1: audit.FindingArtifactOversized}[cmp.Compare(len(y), len(z))]
+			return []finding{{kind, filepath.Base(a[0]), ""}, {audit.FindingArtifactsSwapped, filepath.Base(a[1]), filepath.Base(a[2])}}
 		}, false},
 		{"delete an artifact", func(t *testing.T, out, _ string) []finding {
 			a := artifacts(t, out)[1]
@@ -147,8 +151,8 @@ func TestVerifyTamperMatrix(t *testing.T) {
 		}, false},
 		{"truncate an artifact", func(t *testing.T, out, _ string) []finding {
 			a := artifacts(t, out)[0]
-			os.Truncate(a, 100)
-			return []finding{{audit.FindingArtifactHash, filepath.Base(a), ""}}
+			os.Truncate(a, 100) // shorter than recorded: refused unread
+			return []finding{{audit.FindingArtifactUndersized, filepath.Base(a), ""}}
 		}, false},
 		{"change a source file", func(t *testing.T, out, sources string) []finding {
 			names, _ := filepath.Glob(filepath.Join(sources, "*.pdf"))

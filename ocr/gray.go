@@ -48,10 +48,13 @@ func (g *grayImage) pgm() []byte {
 
 // fromRGBA converts img to gray into g, reusing g's buffer, and returns the
 // histogram of the gray values, as renderGray does.
-func (g *grayImage) fromRGBA(img *image.RGBA) (hist [256]int) {
+func (g *grayImage) fromRGBA(img *image.RGBA) (hist [256]int) { return g.fromRGBAHue(img, nil) }
+
+// fromRGBAHue is fromRGBA, with img's hue plane into hue (nil: none).
+func (g *grayImage) fromRGBAHue(img *image.RGBA, hue *huePlane) (hist [256]int) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	g.resize(w, h)
-	rgbaToGray(img.Pix, img.Stride, w, h, g.pix, &hist)
+	rgbaToGray(img.Pix, img.Stride, w, h, g.pix, &hist, hue)
 	return hist
 }
 

@@ -55,9 +55,15 @@ const (
 	// two, a stamp is struck at any angle, and a level stamp's capitals
 	// Tesseract reads (a region read whole is no region).
 	stampTurn = 3
+	// stampMaxTurn is, in degrees, the most a stamp's rows are looked for
+	// turned (see stampRows): a stamp is struck at up to about 25°.
+	stampMaxTurn = 30
 	// labelLevel: see printRuns.
 	labelLevel = 0.35
 	labelTall  = 1.6
+	// printCap is the tallest a piece of print is, in the print's
+	// height: its capitals, not a hand's larger letters (see rows).
+	printCap = 1.25
 	// rowGap, twoRows: see rows.
 	rowGap  = 0.6
 	twoRows = 2.2
@@ -100,6 +106,8 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 		kind = KindStamp
 	case signed:
 		kind = KindSignature
+	case rows <= 1 && look.overPrint(r, words):
+		kind = KindMark // a stroke through print, a ring round it, in another ink
 	case !look.note(r, cover):
 		kind = KindMark
 		if !look.onPrint(r, words) {
@@ -107,7 +115,7 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 		}
 	case rows <= 1 && strokes <= signStrokes:
 		kind = KindSignature
-	case rows <= 1 && lastBelow(r.box, others, look.printLines(words), look.small.h*look.f) && !look.unreadNear(r.box, others, cover):
+	case rows <= 1 && lastBelow(r.box, others, look.printLines(words), look.small.h*look.f) && !look.unreadNear(r.box, r.lines[0].ink, others, cover):
 		kind = KindSignature
 	}
 	if handTrace != nil {
@@ -177,12 +185,22 @@ func (look *handLook) rowsCrossed(r handRegion, cover []byte) (rows, pieces int,
 		}
 	}
 	mh := median(hs)
+	// Where strokes twice the print's height or taller are written,
+	// pieces of the print's own height make no row of their own: they are
+	// what is left of a printed name the strokes ran into.
+	small := 0.0
+	if ph := look.printH; ph > 0 && slices.ContainsFunc(hs, func(h float64) bool { return h >= 2*ph }) {
+		small = printCap * ph
+	}
 	var ys, wh, tops, bottoms []float64 // the word-like pieces' centres, heights, tops and bottoms
 	for _, l := range r.lines {
 		for _, b := range l.comps {
 			w, h := float64(b[2]-b[0]), float64(b[3]-b[1])
 			if h >= mh/2 && w <= 6*h && !printed[b] {
 				pieces++
+				if h <= small {
+					continue
+				}
 				ys, wh = append(ys, float64(b[1]+b[3])/2), append(wh, h)
 				tops, bottoms = append(tops, float64(b[1])), append(bottoms, float64(b[3]))
 			}
@@ -244,11 +262,10 @@ func (look *handLook) printRuns(boxes [][4]int, printed map[[4]int]bool) {
 	for j < len(boxes) && float64(boxes[j][3]-boxes[j][1]) < ph/2 {
 		j++
 	}
-	if j < 3 || j >= len(boxes) || float64(boxes[j][3]-boxes[j][1]) < 2*ph {
-		return
-	}
-	for _, b := range boxes[:j] {
-		printed[b] = true
+	if j >= 3 && j < len(boxes) && float64(boxes[j][3]-boxes[j][1]) >= 2*ph {
+		for _, b := range boxes[:j] {
+			printed[b] = true
+		}
 	}
 }
 
@@ -318,4 +335,58 @@ func (look *handLook) lineInk(l handLine, cover []byte) (ink, covered int) {
 		covered += look.coveredInk(b, cover)
 	}
 	return ink, covered
+}
+
+// overPrint reports whether most of the ink of region r, on a page of
+// several inks, lies on print of another ink: inside the boxes of words
+// read (at any confidence: print struck through reads badly) whose ink
+// is mostly not r's (a blue stroke through a black heading, a ring round
+// a printed word). A note's words read, credibly or as junk, are of its
+// own ink; a note is not written over print.
+func (look *handLook) overPrint(r handRegion, words []Word) bool {
+	if look.inks == nil {
+		return false
+	}
+	class := byte(r.lines[0].ink)
+	f, w, cls := look.f, look.small.w, look.inks.cls
+	total := 0
+	for _, l := range r.lines {
+		for _, n := range l.inks {
+			total += n
+		}
+	}
+	on := 0
+	for _, wd := range words {
+		if AlnumCount(wd.Text) == 0 {
+			continue
+		}
+		b := [4]int{wd.Box[0] / f, wd.Box[1] / f, min(w, (wd.Box[2]+f-1)/f), min(look.small.h, (wd.Box[3]+f-1)/f)}
+		x0, y0 := max(b[0], r.box[0]/f), max(b[1], r.box[1]/f)
+		x1, y1 := min(b[2], (r.box[2]+f-1)/f), min(b[3], (r.box[3]+f-1)/f)
+		if x0 >= x1 || y0 >= y1 {
+			continue
+		}
+		mine, other := 0, 0
+		for y := b[1]; y < b[3]; y++ {
+			for x := b[0]; x < b[2]; x++ {
+				switch v := cls[y*w+x]; {
+				case v == class:
+					mine++
+				case v != 0:
+					other++
+				}
+			}
+		}
+		if other <= mine {
+			continue
+		}
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				if cls[y*w+x] == class {
+					on++
+				}
+			}
+		}
+	}
+	return 2*on >= total
 }

@@ -31,6 +31,11 @@ func TestMeasureHandKinds(t *testing.T) {
 			ls = append(ls, fmt.Sprintf("[%d comps h%.2f j%.2f cov%.2f wan%.2f cw%.2f even%v uni%v ang%.1f cv%.3f]", len(l.comps), r.feats[i].height, r.feats[i].joined, r.feats[i].covered, r.feats[i].wander, w, even, r.feats[i].uniform, ang, cv))
 		}
 		t.Logf("%s %s box %v rows %d strokes %d signed %v stamp %v lines %s", doc, kind, r.box, rows, strokes, signed, stamp, strings.Join(ls, " "))
+		if os.Getenv("OCR_HANDS_COMPS") != "" {
+			for _, l := range r.lines {
+				t.Logf("   comps %v", l.comps)
+			}
+		}
 	}
 	defer func() { handTrace = nil }()
 	for _, id := range strings.Split(os.Getenv("OCR_HANDS_IDS"), ",") {

@@ -92,10 +92,10 @@ func TestEnclosed(t *testing.T) {
 		}
 	}
 	b := [4]int{0, 0, w, h}
-	if got, want := enclosed(frame, w, b), (w-4)*(h-4); got != want {
+	if got, want := enclosed(frame, 0, w, b), (w-4)*(h-4); got != want {
 		t.Errorf("frame: enclosed %d, want %d", got, want)
 	}
-	if got := enclosed(cup, w, b); got != 0 {
+	if got := enclosed(cup, 0, w, b); got != 0 {
 		t.Errorf("open cup: enclosed %d, want 0", got)
 	}
 }

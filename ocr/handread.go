@@ -27,7 +27,7 @@ const handReadInk = 0.75
 // junk read into a hand, leave it. It returns the reading and every
 // region with its kind, each read or not (see verdicts).
 func (e *engine) readHandwriting(p *prepared, r recognition) (recognition, []HandwritingRegion, error) {
-	look := handsIn(p.inkLook(&e.inks))
+	look := handsIn(p.inkLook(&e.inks), p.colour(&e.hue))
 	regions := look.findHandwriting(r.words)
 	if len(regions) == 0 {
 		return r, nil, nil

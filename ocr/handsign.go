@@ -52,17 +52,22 @@ func lastBelow(b [4]int, others [][4]int, lines []printLine, pageH int) bool {
 	return true
 }
 
-// unreadNear reports whether there is unread writing within one and a
-// half times box b's height above or below it, apart from b and the
-// boxes of others (page pixels): the rest of a note whose other rows
-// were partly read. A signature has print above and below it, read.
-func (look *handLook) unreadNear(b [4]int, others [][4]int, cover []byte) bool {
+// unreadNear reports whether there is unread writing of ink (its class,
+// see inkClasses) within one and a half times box b's height above or
+// below it, apart from b and the boxes of others (page pixels): the rest
+// of a note whose other rows were partly read. A signature has print
+// above and below it, read; a note is written in one ink, so print left
+// unread under a blue signature is not the rest of a note.
+func (look *handLook) unreadNear(b [4]int, ink int, others [][4]int, cover []byte) bool {
 	f := look.f
 	h := (b[3] - b[1]) * 3 / 2
 	in := func(c [4]int, o [4]int) bool {
 		return c[0] >= o[0]/f && c[2] <= o[2]/f+1 && c[1] >= o[1]/f && c[3] <= o[3]/f+1
 	}
 	for _, l := range look.lines {
+		if l.ink != ink {
+			continue
+		}
 		for k, c := range l.comps {
 			if c[2] <= b[0]/f || c[0] >= b[2]/f || c[3] <= (b[1]-h)/f || c[1] >= (b[3]+h)/f || in(c, b) {
 				continue

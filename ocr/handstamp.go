@@ -1,6 +1,10 @@
 package ocr
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // A stamp's lettering: inside a frame, or capitals on straight, turned
 // lines (see kindOf).
@@ -22,23 +26,76 @@ func (look *handLook) stamped(r handRegion) bool {
 		return true
 	}
 	straight, glyphs := 0, 0
-	for _, l := range r.lines {
-		if len(l.comps) < stampGlyphs {
+	for _, row := range stampRows(r) {
+		if len(row) < stampGlyphs {
 			continue
 		}
-		glyphs += len(l.comps)
-		if wander, even, angle := centreLine(l.comps); wander <= stampWander && even && math.Abs(angle) >= stampTurn {
-			straight += len(l.comps)
+		glyphs += len(row)
+		if wander, even, angle := centreLine(row); wander <= stampWander && even && math.Abs(angle) >= stampTurn {
+			straight += len(row)
 		}
 	}
 	return glyphs > 0 && 4*straight >= 3*glyphs
+}
+
+// stampRows returns the rows of glyphs of region r. Its lines were
+// chained as level lines are, and the lines of a stamp turned a few
+// degrees chain one row's end to the next row's start; so the glyphs
+// are sorted into rows again along the angle at which their centres
+// fall into the fewest, fullest rows (a projection profile, as a page's
+// skew is found, over ±stampMaxTurn degrees). A glyph is in the row of
+// the one before it, across the rows, when their centres are less than
+// half the median height apart; glyphs twice the median height or more
+// (a frame's piece, a rule) are in no row.
+func stampRows(r handRegion) [][][4]int {
+	var all [][4]int
+	var hs []float64
+	for _, l := range r.lines {
+		all = append(all, l.comps...)
+		for _, c := range l.comps {
+			hs = append(hs, float64(c[3]-c[1]))
+		}
+	}
+	mh := median(hs)
+	all = slices.DeleteFunc(all, func(c [4]int) bool { return float64(c[3]-c[1]) >= 2*mh })
+	if len(all) < stampGlyphs || mh == 0 {
+		return nil
+	}
+	across := func(c [4]int, sin, cos float64) float64 {
+		return -float64(c[0]+c[2])/2*sin + float64(c[1]+c[3])/2*cos
+	}
+	best, bestScore := 0.0, -1
+	for deg := -stampMaxTurn; deg <= stampMaxTurn; deg++ {
+		sin, cos := math.Sincos(float64(deg) * math.Pi / 180)
+		bins := map[int]int{}
+		for _, c := range all {
+			bins[int(math.Floor(across(c, sin, cos)/(mh/2)))]++
+		}
+		score := 0
+		for _, n := range bins {
+			score += n * n
+		}
+		if score > bestScore {
+			best, bestScore = float64(deg), score
+		}
+	}
+	sin, cos := math.Sincos(best * math.Pi / 180)
+	slices.SortFunc(all, func(a, b [4]int) int { return cmp.Compare(across(a, sin, cos), across(b, sin, cos)) })
+	var rows [][][4]int
+	for i, c := range all {
+		if i == 0 || across(c, sin, cos)-across(all[i-1], sin, cos) >= mh/2 {
+			rows = append(rows, nil)
+		}
+		rows[len(rows)-1] = append(rows[len(rows)-1], c)
+	}
+	return rows
 }
 
 // framed reports whether component c (reduced page) is a stamp's frame
 // or inside one.
 func (look *handLook) framed(c [4]int) bool {
 	if !look.framesDone {
-		look.frames, look.framesDone = findFrames(look.ink), true
+		look.frames, look.framesDone = findFrames(look.ink, look.inks), true
 	}
 	for _, fr := range look.frames {
 		if c[0] >= fr[0] && c[1] >= fr[1] && c[2] <= fr[2] && c[3] <= fr[3] {
@@ -84,40 +141,75 @@ func centreLine(boxes [][4]int) (wander float64, even bool, angle float64) {
 
 // findFrames returns the components of ink that may be a stamp's frame,
 // on the reduced page: at least frameInch wide and tall, holding
-// frameGlyphs components or more wholly inside them (a stamp's letters),
-// and closed: paper that cannot reach the box's edge without crossing
-// their ink makes frameHollow percent of the box or more, as a box or a
-// ring round letters does and a pen's loops, open or small, do not.
-func findFrames(ink *inkLook) [][4]int {
+// frameGlyphs components or more of its own ink wholly inside them (a
+// stamp's letters), and closed: paper that cannot reach the box's edge
+// without crossing their ink makes frameHollow percent of the box or
+// more, as a box or a ring round letters does and a pen's loops, open or
+// small, do not. On a page of several inks (inks not nil), each ink is
+// looked at alone: print under a red frame is paper to it.
+func findFrames(ink *inkLook, inks *pageInks) [][4]int {
 	least := int(frameInch * ink.wdpi)
+	comps, mask := ink.comps, ink.mask
+	if inks != nil {
+		comps, mask = inks.comps, inks.cls
+	}
+	class := func(k int) byte {
+		if inks == nil {
+			return 0
+		}
+		return byte(inks.classes[k])
+	}
 	var out [][4]int
-	for _, b := range ink.comps {
+	for k, b := range comps {
 		w, h := b[2]-b[0], b[3]-b[1]
 		if w < least || h < least || w > ink.small.w*3/4 || h > ink.small.h*3/4 {
 			continue
 		}
 		held := 0
-		for _, c := range ink.comps {
-			if c != b && c[0] > b[0] && c[1] > b[1] && c[2] < b[2] && c[3] < b[3] && c[3]-c[1] >= 3 {
+		for j, c := range comps {
+			if c != b && class(j) == class(k) && c[0] > b[0] && c[1] > b[1] && c[2] < b[2] && c[3] < b[3] && c[3]-c[1] >= 3 {
 				held++
 			}
 		}
-		if held >= frameGlyphs && 100*enclosed(ink.mask, ink.small.w, b) >= frameHollow*w*h {
+		if held >= frameGlyphs && 100*enclosed(mask, class(k), ink.small.w, b) >= frameHollow*w*h {
 			out = append(out, b)
 		}
 	}
 	return out
 }
 
-// enclosed counts the paper pixels of box b of the w-wide mask that
-// cannot reach the box's edge through paper (4-connected).
-func enclosed(mask []byte, w int, b [4]int) int {
+// enclosed counts the pixels of box b of the w-wide mask that cannot
+// reach the box's edge through paper (0, 4-connected): the paper, or with
+// class not 0 the pixels of any value but class. Another ink is a wall
+// but counts as enclosed: print crossing a red frame seals the gap it
+// makes in the frame, and print inside it is inside.
+func enclosed(mask []byte, class byte, w int, b [4]int) int {
+	counted := func(v byte) bool { return v == 0 || (class != 0 && v != class) }
 	bw, bh := b[2]-b[0], b[3]-b[1]
 	seen := make([]bool, bw*bh)
 	var stack []int
+	// With a class, its ink is thickened by a pixel: a thin coloured
+	// frame, scanned, breaks where its pixels pale below the colour's
+	// cut.
+	wall := func(x, y int) bool {
+		if mask[y*w+x] != 0 {
+			return true
+		}
+		if class == 0 {
+			return false
+		}
+		for yy := max(y-1, b[1]); yy <= min(y+1, b[3]-1); yy++ {
+			for xx := max(x-1, b[0]); xx <= min(x+1, b[2]-1); xx++ {
+				if mask[yy*w+xx] == class {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	push := func(x, y int) {
 		i := y*bw + x
-		if !seen[i] && mask[(b[1]+y)*w+b[0]+x] == 0 {
+		if !seen[i] && !wall(b[0]+x, b[1]+y) {
 			seen[i] = true
 			stack = append(stack, i)
 		}
@@ -151,7 +243,7 @@ func enclosed(mask []byte, w int, b [4]int) int {
 	for y := range bh {
 		row := mask[(b[1]+y)*w+b[0] : (b[1]+y)*w+b[2]]
 		for x, v := range row {
-			if v == 0 && !seen[y*bw+x] {
+			if counted(v) && !seen[y*bw+x] {
 				n++
 			}
 		}

@@ -19,14 +19,16 @@ import (
 //  2. A line is handwritten when it is not like the page's print: its
 //     letters are joined into strokes that fill little of their boxes
 //     (cursive), or are much larger than the print's, or a little larger
-//     on a baseline that wanders (see handLike). Ink colour would tell
-//     too, but the page is read in gray. A long level line is print
+//     on a baseline that wanders (see handLike). A long level line is print
 //     (a heading, faded or not); capitals of one height are print (a
 //     heading, a table's cells) unless, larger than the print, they are
 //     left unread on a page whose print reads cleanly, or on a baseline
 //     that wanders (a hand writing in capitals); capitals far larger
 //     than the print and of one height are a stamp.
-//  3. Handwritten lines close together make a region. A region of one
+//     On a page of several inks (see colour.go), each ink's components
+//     are chained alone, so a blue signature over a printed name or a
+//     red stamp over a paragraph is a line of its own.
+//  3. Handwritten lines of one ink close together make a region. A region of one
 //     short line (a signature: a short, isolated mark) is not a note.
 //
 // Each region is read again line by line (the crop's contrast stretched,
@@ -64,6 +66,7 @@ type handLine struct {
 	box   [4]int
 	comps [][4]int
 	inks  []int // each component's ink pixels
+	ink   int   // its ink's class (see inkClasses), 1 on a page of one ink
 }
 
 // handLook is the page's ink as the handwriting step sees it.
@@ -86,21 +89,33 @@ type handLook struct {
 	ink        *inkLook
 	frames     [][4]int
 	framesDone bool
-	printed    []printLine // the credible print's lines (see printLines)
+	// inks are the page's inks told apart by colour, nil on a page of
+	// one ink (see inkClasses)
+	inks    *pageInks
+	printed []printLine // the credible print's lines (see printLines)
 }
 
 // lookForHands finds the lines of ink of img, rendered at dpi.
-func lookForHands(img *grayImage, dpi int) *handLook { return handsIn(newInkLook(img, dpi)) }
+func lookForHands(img *grayImage, dpi int) *handLook { return handsIn(newInkLook(img, dpi), nil) }
 
-// handsIn is lookForHands on the page's ink as ink sees it.
-func handsIn(ink *inkLook) *handLook {
+// handsIn is lookForHands on the page's ink as ink sees it; colour, when
+// not nil, tells the page's inks apart (see inkClasses), and a line or a
+// region is of one ink.
+func handsIn(ink *inkLook, colour *colourLook) *handLook {
 	small, wdpi, mask := ink.small, ink.wdpi, ink.mask
 	look := &handLook{f: ink.f, wdpi: wdpi, small: small, mask: mask, buf: ink.buf, ink: ink}
+	all, classes := ink.comps, []int(nil)
+	cls, n := colour.inkClasses(ink, &ink.buf.colour)
+	if n > 0 {
+		all, classes, ink.buf.colour.tmp = classComps(cls, n, small.w, small.h, ink.buf.colour.tmp)
+		look.inks = &pageInks{cls: cls, comps: all, classes: classes}
+	}
 	minH, maxH := max(3, int(minGlyphInch*wdpi+0.5)), int(handMaxInch*wdpi)
 	edge := int(0.05 * wdpi)
+	byInk := map[int][]int{}
 	var comps [][4]int
 	var inks []int
-	for _, b := range ink.comps {
+	for k, b := range all {
 		h, w := b[3]-b[1], b[2]-b[0]
 		if h < minH || h > maxH || w > small.w/2 {
 			continue
@@ -108,30 +123,53 @@ func handsIn(ink *inkLook) *handLook {
 		if b[0] < edge || b[1] < edge || b[2] > small.w-edge || b[3] > small.h-edge {
 			continue
 		}
-		ink := 0
-		for y := b[1]; y < b[3]; y++ {
-			m := mask[y*small.w:]
-			for x := b[0]; x < b[2]; x++ {
-				if m[x] != 0 {
-					ink++
-				}
-			}
+		class := 1
+		if classes != nil {
+			class = classes[k]
 		}
-		if ink*100 < minGlyphFill/2*w*h {
+		px := inkOf(mask, cls, class, small.w, b)
+		if px*100 < minGlyphFill/2*w*h {
 			continue
 		}
-		comps, inks = append(comps, b), append(inks, ink)
+		byInk[class] = append(byInk[class], len(comps))
+		comps, inks = append(comps, b), append(inks, px)
 	}
-	for _, ix := range chainLines(comps) {
-		l := handLine{box: [4]int{math.MaxInt, math.MaxInt, 0, 0}}
-		for _, i := range ix {
-			b := comps[i]
-			l.comps, l.inks = append(l.comps, b), append(l.inks, inks[i])
-			l.box = [4]int{min(l.box[0], b[0]), min(l.box[1], b[1]), max(l.box[2], b[2]), max(l.box[3], b[3])}
+	for class := 1; class < max(2, n); class++ {
+		ixs := byInk[class]
+		boxes := make([][4]int, len(ixs))
+		for j, i := range ixs {
+			boxes[j] = comps[i]
 		}
-		look.lines = append(look.lines, l)
+		for _, line := range chainLines(boxes) {
+			l := handLine{box: [4]int{math.MaxInt, math.MaxInt, 0, 0}, ink: class}
+			for _, j := range line {
+				i := ixs[j]
+				b := comps[i]
+				l.comps, l.inks = append(l.comps, b), append(l.inks, inks[i])
+				l.box = [4]int{min(l.box[0], b[0]), min(l.box[1], b[1]), max(l.box[2], b[2]), max(l.box[3], b[3])}
+			}
+			look.lines = append(look.lines, l)
+		}
 	}
 	return look
+}
+
+// inkOf counts the ink pixels of box b: those of mask, or with cls (not
+// nil) those of class.
+func inkOf(mask, cls []byte, class, w int, b [4]int) int {
+	n := 0
+	for y := b[1]; y < b[3]; y++ {
+		m := mask[y*w:]
+		if cls != nil {
+			m = cls[y*w:]
+		}
+		for x := b[0]; x < b[2]; x++ {
+			if m[x] != 0 && (cls == nil || int(m[x]) == class) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // handFeatures are what tell a line of a hand from a line of print.
@@ -349,6 +387,9 @@ func (look *handLook) join(regions *[]handRegion, l handLine, ft handFeatures) {
 	h := b[3] - b[1]
 	for k, r := range *regions {
 		a := r.box
+		if r.lines[0].ink != l.ink {
+			continue // another ink: another hand, a stamp
+		}
 		if b[1]-a[3] <= h && a[1]-b[3] <= h && b[0]-a[2] <= 2*h && a[0]-b[2] <= 2*h {
 			r.box = [4]int{min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])}
 			r.lines, r.feats = append(r.lines, l), append(r.feats, ft)

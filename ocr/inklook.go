@@ -30,6 +30,7 @@ type inkBuffers struct {
 	small  grayImage
 	mask   []byte
 	raster []byte
+	colour colourBuffers // the ink told apart by colour (see inkClasses)
 }
 
 // blank returns a cleared raster of n bytes. It is the same memory each
@@ -50,10 +51,7 @@ func newInkLook(img *grayImage, dpi int) *inkLook { return lookAtInk(img, dpi, &
 // lookAtInk is newInkLook in buf's memory: the look is valid until buf's
 // next look.
 func lookAtInk(img *grayImage, dpi int, buf *inkBuffers) *inkLook {
-	f := max(1, int(math.Round(float64(dpi)/coverageDPI)))
-	if dpi < coverageDPI*3/2 {
-		f = 1
-	}
+	f := inkStep(dpi)
 	small := img.minReduce(f, &buf.small)
 	wdpi := float64(dpi) / float64(f)
 	buf.mask = inkMask(small, max(8, int(0.25*wdpi)), buf.mask)
@@ -69,4 +67,13 @@ func (p *prepared) inkLook(buf *inkBuffers) *inkLook {
 		p.ink = lookAtInk(p.img, p.dpi, buf)
 	}
 	return p.ink
+}
+
+// inkStep is the factor a page rendered at dpi is reduced by to be
+// looked at (to about coverageDPI).
+func inkStep(dpi int) int {
+	if dpi < coverageDPI*3/2 {
+		return 1
+	}
+	return max(1, int(math.Round(float64(dpi)/coverageDPI)))
 }

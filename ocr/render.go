@@ -45,16 +45,50 @@ int run_page_contents(fz_context *ctx, fz_page *page, fz_device *dev, fz_matrix 
 
 enum { FZ_NO_CACHE = 2 };
 
+// rb_hue writes into hrow, a row of the hue plane (see huePlane: two
+// bytes for each step×step block of pixels, hue and chroma), the colour of the
+// ink of row, a row of w RGBA pixels whose gray values are in dst: a
+// block keeps the hue and chroma (its largest channel less its smallest)
+// of its most coloured pixel of chroma 16 or more and gray value 215 or
+// less, darker than paper. It returns the number of pixels of chroma 64
+// or more among them.
+static long long rb_hue(const unsigned char *row, const unsigned char *dst, int w, int step, unsigned char *hrow) {
+	enum { least = 16, luma = 215, strong = 64 };
+	long long n = 0;
+	for (int x = 0; x < w; x++) {
+		if (dst[x] > luma)
+			continue;
+		int r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2];
+		int mx = r > g ? (r > b ? r : b) : (g > b ? g : b);
+		int mn = r < g ? (r < b ? r : b) : (g < b ? g : b);
+		int c = mx - mn;
+		unsigned char *cell = hrow + 2 * (x / step);
+		if (c < least || c <= cell[1])
+			continue;
+		int deg = mx == r ? 60 * (g - b) / c : mx == g ? 120 + 60 * (b - r) / c : 240 + 60 * (r - g) / c;
+		if (deg < 0)
+			deg += 360;
+		cell[0] = 1 + deg * 254 / 360;
+		cell[1] = c;
+		n += c >= strong;
+	}
+	return n;
+}
+
 // rb_gray writes the w×h RGBA pixels at rgba (stride bytes a row) into
 // gray in ITU-R 601 luma, the weights image/color uses, and adds the
 // count of each value to hist. The pixmap is opaque white underneath, so
 // alpha is ignored. A row is turned gray first and counted after, in
 // four tables taken in turn: a page is mostly one paper value, and one
 // table would have each count wait on the one before (a third of the
-// function's time on a white page).
+// function's time on a white page). When hue is not NULL, the hue plane
+// of the page (2 bytes a block of step×step pixels, see rb_hue) is written there
+// and the number of strongly coloured pixels added to *coloured.
 __attribute__((optimize("tree-vectorize")))
-static void rb_gray(const unsigned char *rgba, int stride, int w, int h, unsigned char *gray, long long *hist) {
+static void rb_gray(const unsigned char *rgba, int stride, int w, int h, unsigned char *gray, long long *hist, unsigned char *hue, int step, long long *coloured) {
 	unsigned counts[4][256];
+	if (w <= 0 || h <= 0)
+		return;
 	memset(counts, 0, sizeof counts);
 	for (int y = 0; y < h; y++) {
 		const unsigned char *row = rgba + (long long)y * stride;
@@ -62,6 +96,13 @@ static void rb_gray(const unsigned char *rgba, int stride, int w, int h, unsigne
 		for (int x = 0; x < w; x++) {
 			unsigned r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2];
 			dst[x] = (19595 * r + 38470 * g + 7471 * b + (1u << 15)) >> 16;
+		}
+		if (hue != NULL) {
+			int hw = (w + step - 1) / step;
+			unsigned char *hrow = hue + (long long)(y / step) * 2 * hw;
+			if (y % step == 0)
+				memset(hrow, 0, 2 * (size_t)hw);
+			*coloured += rb_hue(row, dst, w, step, hrow);
 		}
 		int x = 0;
 		for (; x + 4 <= w; x += 4) {
@@ -90,11 +131,12 @@ static fz_page *rb_load(fz_context *ctx, fz_document *doc, int n, float dpi, fz_
 // rb_draw draws page at dpi exactly as go-fitz's ImageDPI does (RGBA
 // over opaque white, MuPDF's store bypassed), in samples when it is not
 // NULL (4 bytes a pixel of box), then turns it gray into gray (box's
-// width × height bytes) with rb_gray, and drops page. It returns 0, or 1
+// width × height bytes) with rb_gray, and its hue plane into hue when
+// it is not NULL, and drops page. It returns 0, or 1
 // when the pixmap could not be made and 2 when the page's contents could
 // not be run. As in ImageDPI, a pixmap or device MuPDF cannot allocate
 // ends the process: the worker, whose death its pool reports.
-static int rb_draw(fz_context *ctx, fz_page *page, float dpi, fz_irect box, unsigned char *samples, unsigned char *gray, long long *hist) {
+static int rb_draw(fz_context *ctx, fz_page *page, float dpi, fz_irect box, unsigned char *samples, unsigned char *gray, long long *hist, unsigned char *hue, int step, long long *coloured) {
 	int w = box.x1 - box.x0, h = box.y1 - box.y0, rc = 0;
 	fz_matrix ctm = fz_scale(dpi / 72, dpi / 72), identity = {1, 0, 0, 1, 0, 0};
 	fz_pixmap *pix = samples != NULL
@@ -112,7 +154,7 @@ static int rb_draw(fz_context *ctx, fz_page *page, float dpi, fz_irect box, unsi
 	fz_close_device(ctx, dev);
 	fz_drop_device(ctx, dev);
 	if (rc == 0)
-		rb_gray(fz_pixmap_samples(ctx, pix), fz_pixmap_stride(ctx, pix), w, h, gray, hist);
+		rb_gray(fz_pixmap_samples(ctx, pix), fz_pixmap_stride(ctx, pix), w, h, gray, hist, hue, step, coloured);
 	fz_drop_pixmap(ctx, pix);
 	fz_drop_page(ctx, page);
 	return rc;
@@ -142,13 +184,15 @@ var fitzHandles = func() (h struct {
 }()
 
 // rgbaToGray is rb_gray over Go memory: grayImage.fromRGBA's conversion,
-// the same code as the worker's render.
-func rgbaToGray(rgba []byte, stride, w, h int, gray []byte, hist *[256]int) {
+// the same code as the worker's render, with the hue plane into hue when
+// it is not nil.
+func rgbaToGray(rgba []byte, stride, w, h int, gray []byte, hist *[256]int, hue *huePlane) {
 	if w == 0 || h == 0 {
 		return
 	}
+	out, step, coloured := hue.prepare(w, h)
 	C.rb_gray((*C.uchar)(unsafe.Pointer(&rgba[0])), C.int(stride), C.int(w), C.int(h),
-		(*C.uchar)(unsafe.Pointer(&gray[0])), (*C.longlong)(unsafe.Pointer(&hist[0])))
+		(*C.uchar)(unsafe.Pointer(&gray[0])), (*C.longlong)(unsafe.Pointer(&hist[0])), out, step, coloured)
 }
 
 // keptPixmap is the most pixmap memory a worker keeps from page to page:
@@ -187,9 +231,9 @@ func (m *pixmapMemory) free() {
 	m.p, m.n = nil, 0
 }
 
-// renderGray draws page index of doc at dpi into g, the pixmap in mem
-// (nil: memory of its own),
-// and returns the histogram of its gray values. The pixels are the ones
+// renderGray draws page index of doc at dpi into g, its hue plane into
+// hue (nil: none), the pixmap in mem (nil: memory of its own), and
+// returns the histogram of its gray values. The pixels are the ones
 // go-fitz's ImageDPI gives, turned gray as grayImage.fromRGBA turns
 // them, but without ImageDPI's two Go copies of MuPDF's RGBA pixmap (34
 // MB each for a Letter page at 300 dpi): those were garbage the moment
@@ -197,13 +241,13 @@ func (m *pixmapMemory) free() {
 // Tesseract's. go-fitz has no call that draws into a caller's buffer, so
 // this reaches its document's MuPDF handles by field name; when a
 // go-fitz release renames them, it falls back to ImageDPI.
-func renderGray(doc *fitz.Document, index, dpi int, g *grayImage, mem *pixmapMemory) (hist [256]int, err error) {
+func renderGray(doc *fitz.Document, index, dpi int, g *grayImage, hue *huePlane, mem *pixmapMemory) (hist [256]int, err error) {
 	if !fitzHandles.ok {
 		img, err := doc.ImageDPI(index, float64(dpi))
 		if err != nil {
 			return hist, err
 		}
-		return g.fromRGBA(img), nil
+		return g.fromRGBAHue(img, hue), nil
 	}
 	base := unsafe.Pointer(doc)
 	ctx := *(**C.fz_context)(unsafe.Add(base, fitzHandles.ctx))
@@ -220,11 +264,24 @@ func renderGray(doc *fitz.Document, index, dpi int, g *grayImage, mem *pixmapMem
 		out = (*C.uchar)(unsafe.Pointer(&g.pix[0]))
 	}
 	samples := (*C.uchar)(mem.get(4 * w * h))
-	switch C.rb_draw(ctx, page, C.float(dpi), box, samples, out, (*C.longlong)(unsafe.Pointer(&hist[0]))) {
+	hueOut, step, coloured := hue.prepare(w, h)
+	switch C.rb_draw(ctx, page, C.float(dpi), box, samples, out, (*C.longlong)(unsafe.Pointer(&hist[0])), hueOut, step, coloured) {
 	case 1:
 		return hist, fitz.ErrCreatePixmap
 	case 2:
 		return hist, fitz.ErrRunPageContents
 	}
 	return hist, nil
+}
+
+// prepare sizes p for a render of w×h pixels in blocks of its step and
+// clears its count, and returns where rb_gray is to write it: NULL for a
+// nil p.
+func (p *huePlane) prepare(w, h int) (*C.uchar, C.int, *C.longlong) {
+	if p == nil || w <= 0 || h <= 0 {
+		return nil, 1, nil
+	}
+	p.resize(w, h)
+	p.coloured = 0
+	return (*C.uchar)(unsafe.Pointer(&p.pix[0])), C.int(p.step), (*C.longlong)(unsafe.Pointer(&p.coloured))
 }

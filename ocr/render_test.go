@@ -36,6 +36,7 @@ func TestRenderGrayIsImageDPI(t *testing.T) {
 	}
 	pages := 0
 	var got, want grayImage
+	var gotHue, wantHue huePlane
 	var mem pixmapMemory
 	defer mem.free()
 	for i, name := range pdfs {
@@ -49,16 +50,19 @@ func TestRenderGrayIsImageDPI(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s page %d: ImageDPI: %v", name, p+1, err)
 			}
-			wantHist := want.fromRGBA(img)
+			wantHist := want.fromRGBAHue(img, &wantHue)
 			// Every other page in the kept memory, the others in
 			// MuPDF's own.
 			m := &mem
 			if pages%2 == 1 {
 				m = nil
 			}
-			gotHist, err := renderGray(doc, p, dpi, &got, m)
+			gotHist, err := renderGray(doc, p, dpi, &got, &gotHue, m)
 			if err != nil {
 				t.Fatalf("%s page %d: renderGray: %v", name, p+1, err)
+			}
+			if !bytes.Equal(gotHue.pix, wantHue.pix) || gotHue.coloured != wantHue.coloured {
+				t.Errorf("%s page %d at %d dpi: renderGray's hue plane is not fromRGBAHue's", filepath.Base(name), p+1, dpi)
 			}
 			if got.w != want.w || got.h != want.h || !bytes.Equal(got.pix, want.pix) || gotHist != wantHist {
 				t.Errorf("%s page %d at %d dpi: renderGray gives %d×%d, ImageDPI %d×%d, pixels equal %v",
@@ -69,7 +73,7 @@ func TestRenderGrayIsImageDPI(t *testing.T) {
 		doc.Close()
 	}
 	t.Logf("%d pages of %d documents identical", pages, len(pdfs))
-	if _, err := renderGray(mustOpen(t, pdfs[len(pdfs)-1]), 9999, 72, &got, &mem); err == nil {
+	if _, err := renderGray(mustOpen(t, pdfs[len(pdfs)-1]), 9999, 72, &got, nil, &mem); err == nil {
 		t.Error("renderGray of a page past the end gave no error")
 	}
 }

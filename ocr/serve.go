@@ -96,6 +96,7 @@ type engine struct {
 	docKey string // what the faults know doc by; "" without faults
 
 	gray    grayImage    // the last page rendered, its buffer reused
+	hue     huePlane     // its coloured ink (see huePlane), its buffer reused
 	pixmaps pixmapMemory // the pixmap pages are drawn in, reused
 	inks    inkBuffers   // the coverage step's buffers, reused page after page
 	// passes counts the Tesseract recognition passes the engine ran, for
@@ -270,7 +271,8 @@ func (e *engine) page(index, dpi int) response {
 // layer, nil when there is none or it is not to be used. start is when
 // the page's work began: RenderTime counts from it.
 func (e *engine) readAt(index, dpi int, layer *textLayer, start time.Time) (PageResult, Cause, error) {
-	hist, err := renderGray(e.doc, index, dpi, &e.gray, &e.pixmaps)
+	e.hue.step = inkStep(dpi)
+	hist, err := renderGray(e.doc, index, dpi, &e.gray, &e.hue, &e.pixmaps)
 	if err != nil {
 		return PageResult{}, CauseRender, fmt.Errorf("rendering at %d dpi: %w", dpi, err)
 	}

@@ -44,6 +44,7 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 	drawn, joined, files := drawnStreams(xt)
 	b := &budget{left: maxScanned}
 	text := &textCount{max: maxStreamText * int64(max(xt.PageCount, 1))}
+	pages := newPageText(xt)
 	for _, n := range nums {
 		sd, ok := streamObject(xt.Table[n])
 		if !ok {
@@ -66,6 +67,9 @@ func checkImages(xt *model.XRefTable, lim Limits) error {
 			}
 			shown, err := checkInline(what, r, lim)
 			if err != nil {
+				return err
+			}
+			if err := pages.add(n, shown); err != nil {
 				return err
 			}
 			if err := text.add(shown, xt.PageCount); err != nil {
@@ -107,7 +111,10 @@ func checkJoined(xt *model.XRefTable, seq []int, lim Limits, b *budget) error {
 // textCount is the text all the content streams of a file show, which
 // may be no more than maxStreamText a page on average: each stream under
 // that cap, many of them drawn on one page (form XObjects of nearly 2 MiB
-// of text each) still made a worker hold gigabytes for the page.
+// of text each) still made a worker hold gigabytes for the page. Each
+// page's own count (pageText) holds it to maxPageText; this one also
+// counts the streams no page draws directly (annotation appearances,
+// glyph procedures, patterns, streams nothing names).
 type textCount struct{ n, max int64 }
 
 func (c *textCount) add(shown int64, pages int) error {

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/refbatch/refbatch/batch/journal"
@@ -25,6 +26,7 @@ func verifyCustody(j *journal.Journal, o VerifyOptions, res *VerifyResult, dbPat
 		return nil
 	}
 	if chain.Legacy {
+		res.Legacy = true
 		if o.Root != "" || o.RootLog != "" {
 			return fmt.Errorf("%w: this journal has no custody log (an earlier refbatch wrote it); a run of this build adds one, from then on", layout.ErrNoCustodyLog)
 		}
@@ -70,4 +72,23 @@ func verifyCustody(j *journal.Journal, o VerifyOptions, res *VerifyResult, dbPat
 		}
 	}
 	return nil
+}
+
+// verifyBatch reports a journal of another batch than out's marker, and
+// returns the journal's batch ID. A folder with no marker (one an earlier
+// refbatch wrote) has nothing to compare.
+func verifyBatch(j *journal.Journal, out string, add func(kind, file, source, detail string)) (string, error) {
+	id, err := j.Meta(layout.MetaBatchID)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, layout.MarkerFile)
+	marker, err := layout.ReadMarker(out)
+	switch {
+	case err != nil:
+		add(FindingBatchMismatch, path, "", err.Error())
+	case marker != "" && marker != id:
+		add(FindingBatchMismatch, path, "", fmt.Sprintf("the folder is of batch %s, %s of batch %s", marker, journal.Redact(j.Path()), layout.OrNone(id)))
+	}
+	return id, nil
 }

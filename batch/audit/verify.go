@@ -3,7 +3,6 @@ package audit
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,9 +50,15 @@ const (
 	// artifact's place; nothing is read from it.
 	FindingArtifactNotRegular = "artifact_not_regular"
 	// FindingArtifactOversized: a file in an artifact's place larger than
-	// its document's pages can hold (layout.MaxArtifactBytes), refused
-	// before a byte is read.
+	// the size the journal recorded when it was written (or, for an
+	// artifact published before sizes were recorded, than its document's
+	// pages can hold: layout.MaxArtifactBytes), refused before a byte is
+	// read.
 	FindingArtifactOversized = "artifact_oversized"
+	// FindingArtifactUndersized: a file in an artifact's place smaller
+	// than the size the journal recorded when it was written, refused
+	// before a byte is read.
+	FindingArtifactUndersized = "artifact_undersized"
 )
 
 // Finding is one thing Verify found wrong, about one file, or about two
@@ -115,9 +120,18 @@ type VerifyResult struct {
 	// Revalidations counts the verdicts found again from an artifact
 	// (revalidated and amended events), each checked like a decision.
 	Revalidations int `json:"revalidations"`
+	// Unsized counts the artifacts checked whose size the journal did not
+	// record (published before it recorded sizes): each was bounded by its
+	// document's pages instead of refused at any other size.
+	Unsized int `json:"artifacts_unsized"`
 	// Custody is the batch root the custody log recomputes to; nil for a
-	// journal an earlier build wrote, which has none.
+	// journal an earlier build wrote, which has none (Legacy), and for a
+	// journal that could not be read (a journal_missing or
+	// journal_corrupt finding says why).
 	Custody *report.Custody `json:"custody,omitempty"`
+	// Legacy is true for a journal an earlier build wrote, read as it is:
+	// it has no custody log to check.
+	Legacy bool `json:"legacy_journal,omitempty"`
 	// PinnedAt is the event whose hash is the pinned root (Root, or the
 	// root log's latest entry): the batch's state then; 0 when none was
 	// given or it was not found.
@@ -137,8 +151,10 @@ type VerifyResult struct {
 	// artifact's provenance must carry when it carries one.
 	batchID string
 	// mismatches are the artifacts whose hash is not the journal's, which
-	// Verify pairs into swaps.
-	mismatches []hashMismatch
+	// Verify pairs into swaps; sizeMismatches those refused unread for
+	// their size, which may be swaps too.
+	mismatches     []hashMismatch
+	sizeMismatches []sizeMismatch
 }
 
 // OK reports whether nothing was found.
@@ -244,7 +260,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyResult, error) {
 	if err := verifyOthers(j, st, referenced, docs, res, dbPath, add); err != nil {
 		return nil, err
 	}
-	res.Findings = foldSwaps(res.Findings, res.mismatches)
+	res.Findings = foldSwaps(res.unsizeSwaps(st, res.Findings), res.mismatches)
 	sort.SliceStable(res.Findings, func(a, b int) bool { return res.Findings[a].File < res.Findings[b].File })
 	return res, nil
 }
@@ -284,12 +300,19 @@ func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]boo
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return nil
 	}
+	sizes := map[string]int64{} // an artifact's size as an event recorded it, when one did
+	for _, a := range others {
+		if a.Size > 0 && sizes[a.Artifact] == 0 {
+			sizes[a.Artifact] = a.Size
+		}
+	}
 	for _, a := range others {
 		name := layout.StoreName(a.Artifact)
 		if referenced[name] {
 			continue
 		}
 		referenced[name] = true
+		a.Size = sizes[a.Artifact]
 		verifyKept(st, name, a, pages[a.DocID], res, add)
 	}
 	names, err := st.List()
@@ -364,23 +387,4 @@ func explainedStates(j *journal.Journal, decisions []journal.DocDecision, res *V
 		explained[rv.Artifact] = append(explained[rv.Artifact], rv.State)
 	}
 	return explained, latest, nil
-}
-
-// verifyBatch reports a journal of another batch than out's marker, and
-// returns the journal's batch ID. A folder with no marker (one an earlier
-// refbatch wrote) has nothing to compare.
-func verifyBatch(j *journal.Journal, out string, add func(kind, file, source, detail string)) (string, error) {
-	id, err := j.Meta(layout.MetaBatchID)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(out, layout.MarkerFile)
-	marker, err := layout.ReadMarker(out)
-	switch {
-	case err != nil:
-		add(FindingBatchMismatch, path, "", err.Error())
-	case marker != "" && marker != id:
-		add(FindingBatchMismatch, path, "", fmt.Sprintf("the folder is of batch %s, %s of batch %s", marker, journal.Redact(j.Path()), layout.OrNone(id)))
-	}
-	return id, nil
 }

@@ -33,14 +33,22 @@ func verifyState(file string, d journal.Doc, a *layout.Artifact, explained []out
 		a.Provenance.State, a.Provenance.Reason, d.State, d.Reason))
 }
 
-// verifyKept checks an artifact an event names against the hash the
-// event recorded; pages are its document's.
+// verifyKept checks an artifact an event names against the size and
+// hash the event recorded; pages are its document's, which bound it when
+// the event recorded no size.
 func verifyKept(st *store.Store, name string, a journal.EventArtifact, pages int, res *VerifyResult, add func(kind, file, source, detail string)) {
 	path := filepath.Join(st.Dir(), name)
-	sum, err := st.HashAtMost(name, layout.MaxArtifactBytes(pages))
+	want := store.AtMost(layout.MaxArtifactBytes(pages))
+	if a.Size > 0 {
+		want = store.Exactly(a.Size)
+	} else {
+		res.Unsized++
+	}
+	sum, err := st.HashSized(name, want)
 	if err != nil {
 		detail := fmt.Sprintf("named by the journal's %s event %d", a.Kind, a.EventID)
 		if unsafeArtifact(err, path, a.SourceID, detail, add) {
+			res.noteSizeMismatch(err, name, path, a.SourceID, a.SHA256)
 			return
 		}
 		if !errors.Is(err, os.ErrNotExist) {
@@ -58,8 +66,9 @@ func verifyKept(st *store.Store, name string, a journal.EventArtifact, pages int
 }
 
 // unsafeArtifact adds the finding for an artifact refused unread (a link,
-// not a regular file, larger than its document's pages can hold) and
-// reports whether err was one; detail, when set, goes before the reason.
+// not a regular file, not the size the journal recorded, larger than its
+// document's pages can hold) and reports whether err was one; detail,
+// when set, goes before the reason.
 func unsafeArtifact(err error, path, sourceID, detail string, add func(kind, file, source, detail string)) bool {
 	kind := ""
 	switch {
@@ -67,20 +76,27 @@ func unsafeArtifact(err error, path, sourceID, detail string, add func(kind, fil
 		kind = FindingArtifactNotRegular
 	case errors.Is(err, store.ErrTooLarge):
 		kind = FindingArtifactOversized
+	case errors.Is(err, store.ErrTooSmall):
+		kind = FindingArtifactUndersized
 	default:
 		return false
 	}
 	var reason string
 	var le *store.LinkError
 	var ne *store.NotRegularError
+	var se *store.SizeError
 	var te *store.TooLargeError
 	switch {
 	case errors.As(err, &le):
 		reason = "a symbolic link in the artifact's place: not followed"
 	case errors.As(err, &ne):
 		reason = describeNotRegular(ne) + " in the artifact's place: not read"
+	case errors.As(err, &se) && se.Size > se.Want:
+		reason = fmt.Sprintf("%d bytes, more than the %d the journal recorded when it was written: not read", se.Size, se.Want)
+	case errors.As(err, &se):
+		reason = fmt.Sprintf("%d bytes, fewer than the %d the journal recorded when it was written: not read", se.Size, se.Want)
 	case errors.As(err, &te):
-		reason = fmt.Sprintf("%d bytes, more than the %d its document's pages can hold: not read", te.Size, te.Max)
+		reason = fmt.Sprintf("%d bytes, more than the %d its document's pages can hold (the journal recorded no size for it): not read", te.Size, te.Max)
 	}
 	if detail != "" {
 		reason = detail + ": " + reason
@@ -112,9 +128,13 @@ func VerifyArtifact(st *store.Store, d journal.Doc, batchID string, ids []age.Id
 // artifact when every check passed and it was decrypted, else nil.
 func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Identity, res *VerifyResult, add func(kind, file, source, detail string)) *layout.Artifact {
 	path := filepath.Join(st.Dir(), name)
-	limit := layout.MaxArtifactBytes(d.Pages)
-	sum, err := st.HashAtMost(name, limit)
+	want := layout.ArtifactSize(d)
+	if d.ArtifactSize == 0 {
+		res.Unsized++
+	}
+	sum, err := st.HashSized(name, want)
 	if err != nil && unsafeArtifact(err, path, d.SourceID, "", add) {
+		res.noteSizeMismatch(err, name, path, d.SourceID, d.ArtifactSHA256)
 		return nil
 	}
 	if errors.Is(err, os.ErrNotExist) {
@@ -137,7 +157,7 @@ func verifyArtifact(st *store.Store, d journal.Doc, name string, ids []age.Ident
 	if len(ids) == 0 && strings.HasSuffix(name, ".age") {
 		return nil
 	}
-	a, err := layout.ReadArtifactAtMost(st, name, limit, ids)
+	a, err := layout.ReadArtifactSized(st, name, want, layout.MaxArtifactBytes(d.Pages), ids)
 	if err != nil && unsafeArtifact(err, path, d.SourceID, "replaced after it was hashed", add) {
 		return nil
 	}

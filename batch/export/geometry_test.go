@@ -127,10 +127,12 @@ func TestDisplayedBoxUpright(t *testing.T) {
 }
 
 // TestPlaceLinesSquare: a line that runs left to right on the displayed
-// page runs along its canvas line, keeping the slant of a deskewed page;
-// one on a page turned in the image is set square to the page, each word
-// on its own stretch of the line's baseline, since poppler splits slanted
-// lines that do not run left to right. The size is the page's line
+// page runs along its canvas line, keeping the slant of a deskewed page
+// word by word: each word square to the page on its own stretch of the
+// line's baseline (the first turned with the line, for pdf.js), since
+// poppler and PDFBox cut words whose glyphs drift off their baseline;
+// one on a page turned in the image is set square to the page, every
+// word so. The size is the page's line
 // height times emScale; each word has the metrics of its own box.
 func TestPlaceLinesSquare(t *testing.T) {
 	f := PageFrame{Width: 612, Height: 792, Visible: [4]float64{0, 0, 612, 792}}
@@ -155,8 +157,13 @@ func TestPlaceLinesSquare(t *testing.T) {
 				t.Fatalf("%d lines placed, want 1 of 2 words", len(l))
 			}
 			m := l[0].matrix
-			if l[0].perWord != tc.square {
-				t.Errorf("words placed one by one %v, want %v", l[0].perWord, tc.square)
+			stepped := tc.square || tc.matrix[1] != 0
+			if l[0].perWord != stepped {
+				t.Errorf("words placed one by one %v, want %v", l[0].perWord, stepped)
+			}
+			// Every word but a slanted line's first is square to the page.
+			if a := l[0].wordAxes; stepped && (!near(a[0]*a[1], 0) || !near(a[2]*a[3], 0) || !near(a[0]*a[3]-a[1]*a[2], 1)) {
+				t.Errorf("words' axes %v, want square", a)
 			}
 			slanted := !near(m[1]*m[0], 0) || !near(m[2]*m[3], 0)
 			if want := !tc.square && tc.matrix[1] != 0; slanted != want {
@@ -170,10 +177,14 @@ func TestPlaceLinesSquare(t *testing.T) {
 			toUser := CanvasToUser(p, f)
 			for k, w := range l[0].words {
 				ox, oy := m[4]+m[0]*w.start, m[5]+m[1]*w.start
-				if tc.square {
+				ax, ay := m[0], m[1]
+				if stepped {
 					ox, oy = w.origin[0], w.origin[1]
 				}
-				x, y := ox+m[0]*w.width/2, oy+m[1]*w.width/2
+				if stepped && k > 0 {
+					ax, ay = l[0].wordAxes[0], l[0].wordAxes[1]
+				}
+				x, y := ox+ax*w.width/2, oy+ay*w.width/2
 				b := p.Words[k].Box
 				cx, cy := toUser.Apply(float64(b[0]+b[2])/2, 320)
 				if math.Abs(x-cx) > 1e-3 || math.Abs(y-cy) > 1e-3 {

@@ -18,15 +18,21 @@ package export
 //     the line's size, in steps of 2^¼, a few fonts a document
 //     (wordMetrics), so that the box a reader gives the word lies on its
 //     ink whatever the size;
-//   - the line's text matrix turns it with the line: on a page deskewed,
-//     its baseline keeps the slant the line has in the source. A line
-//     that does not run left to right on the displayed page (a page
-//     turned in the image or by /Rotate) is set square to the page:
-//     poppler splits a slanted line that runs down or backwards wherever
-//     its baseline drifts half a point; and since a square line would
-//     miss its ink at its ends by its slant, each of its words gets a
-//     text matrix of its own, square, on its own stretch of the line's
-//     baseline (the line's size, the word's place along it);
+//   - a line keeps the slant it has in the source, word by word: each
+//     word gets a text matrix of its own, square to the page, on its own
+//     stretch of the line's baseline (the line's size, the word's place
+//     along it), so that the words step along the slant and each stays
+//     on its ink. Readers that cut a word wherever its glyphs' baseline
+//     drifts (poppler, half a point; PDFBox, a glyph's height) see each
+//     word whole, where a word drawn along the slant came out in pieces
+//     (888 words in pdftotext for an artifact's 730). On a page
+//     deskewed, the first word of a line
+//     keeps the line's slant in its text matrix, so that pdf.js, which
+//     measures the move to a new line in the frame of the text it
+//     reaches, starts a new line there rather than run the last word of
+//     one line into the first of the next. A line that does not run left
+//     to right on the displayed page (a page turned in the image or by
+//     /Rotate) has every word square, the first too;
 //   - each word starts where its box starts along the baseline (Td from
 //     the line's start) and is stretched to its box's width with
 //     horizontal scaling (Tz); between two words a real space character,
@@ -62,8 +68,10 @@ type placedLine struct {
 	matrix [6]float64 // text matrix: unit vectors along and up the line, then its origin on the baseline
 	size   float64    // font size, points
 	words  []lineWord
-	// perWord: each word has its own origin (a square line, see above).
-	perWord bool
+	// perWord: each word has its own origin (see above), and its text
+	// matrix wordAxes (the first word's, matrix's).
+	perWord  bool
+	wordAxes [4]float64
 	// transcription numbers a transcribed line's transcription (from 1),
 	// whose lines mark opens (BDC) once.
 	transcription int
@@ -221,17 +229,20 @@ func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool)
 		return placedLine{}, false
 	}
 	ax, ay := (rx-ox)/sa, (ry-oy)/sa
+	// The words' axes, square to the page.
+	wx, wy := math.Copysign(1, ax), 0.0
+	if math.Abs(ax) < math.Abs(ay) {
+		wx, wy = 0, math.Copysign(1, ay)
+	}
+	slanted := ax != wx || ay != wy
 	if square {
-		if math.Abs(ax) >= math.Abs(ay) {
-			ax, ay = math.Copysign(1, ax), 0
-		} else {
-			ax, ay = 0, math.Copysign(1, ay)
-		}
+		ax, ay = wx, wy
 	}
 	// Up is along turned a quarter counterclockwise: the canvas maps to
 	// the page without a flip.
 	vx, vy := -ay, ax
-	l := placedLine{kind: lineOCR, matrix: [6]float64{ax, ay, vx, vy, ox, oy}, size: em * su, perWord: square}
+	l := placedLine{kind: lineOCR, matrix: [6]float64{ax, ay, vx, vy, ox, oy}, size: em * su,
+		perWord: slanted || square, wordAxes: [4]float64{wx, wy, -wy, wx}}
 	for _, w := range g.ws {
 		text := utf16BE(w.Text, false)
 		if len(text) == 0 {
@@ -239,11 +250,16 @@ func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool)
 		}
 		lw := lineWord{text: text, start: float64(w.Box[0]-g.x0) * sa, width: float64(w.Box[2]-w.Box[0]) * sa,
 			metrics: wordMetrics(w.Box, g.base, em)}
-		if square {
+		if l.perWord {
 			// The word's own stretch of the baseline, centred where
-			// its box's centre is along it.
+			// its box's centre is along it, along its own axis (the
+			// first word's, the line's).
+			dx, dy := wx, wy
+			if len(l.words) == 0 {
+				dx, dy = ax, ay
+			}
 			cx, cy := m.Apply(float64(w.Box[0]+w.Box[2])/2, g.base)
-			lw.origin = [2]float64{cx - ax*lw.width/2, cy - ay*lw.width/2}
+			lw.origin = [2]float64{cx - dx*lw.width/2, cy - dy*lw.width/2}
 		}
 		l.words = append(l.words, lw)
 	}
@@ -354,7 +370,10 @@ func textLayer(lines []placedLine, names map[fontMetrics]string) []byte {
 		font := ""
 		for k, w := range l.words {
 			if l.perWord {
-				m := l.matrix
+				m := l.wordAxes
+				if k == 0 {
+					m = [4]float64(l.matrix[:4])
+				}
 				fmt.Fprintf(&b, "%s %s %s %s %s %s Tm\n", num(m[0]), num(m[1]), num(m[2]), num(m[3]), num(w.origin[0]), num(w.origin[1]))
 			} else if d := w.start - at; d != 0 {
 				fmt.Fprintf(&b, "%s 0 Td\n", num(d))

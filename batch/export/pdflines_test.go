@@ -2,6 +2,7 @@ package export
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/refbatch/refbatch/ocr/result"
@@ -96,5 +97,34 @@ func TestFontSetMaps(t *testing.T) {
 	}
 	if got := topCode(nil); got != ' ' {
 		t.Errorf("topCode of no lines %#x, want the space's", got)
+	}
+}
+
+// TestUnicodeRanges: ToUnicode maps each code to itself up to the
+// highest drawn, in ranges that vary only their last byte, as ISO
+// 32000-1 9.10.3 asks (PDFBox maps nothing past a range's first 256
+// codes otherwise: an em dash vanished from its text).
+func TestUnicodeRanges(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		top   uint16
+		want  []string
+		count int
+	}{
+		{"Latin-1", 0xf6, []string{"1 beginbfrange\n<0000> <00F6> <0000>\nendbfrange\n"}, 1},
+		{"em dash", 0x2014, []string{"<0000> <00FF> <0000>\n<0100> <01FF> <0100>\n", "<2000> <2014> <2000>\nendbfrange\n"}, 33},
+		{"past 100 ranges", 0xffff, []string{"100 beginbfrange\n<0000>", "endbfrange\n100 beginbfrange\n<6400> <64FF> <6400>\n", "endbfrange\n56 beginbfrange\n<C800>", "<FF00> <FFFF> <FF00>\n"}, 256},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := unicodeRanges(c.top)
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("unicodeRanges(%#x) has no %q", c.top, w)
+				}
+			}
+			if n := strings.Count(got, "\n<"); n != c.count {
+				t.Errorf("unicodeRanges(%#x) has %d ranges, want %d", c.top, n, c.count)
+			}
+		})
 	}
 }

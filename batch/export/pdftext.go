@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf16"
 
@@ -49,8 +50,8 @@ func utf16BE(s string, bom bool) []byte {
 	return out
 }
 
-// toUnicode maps every 2-byte code up to top (%04X) to the UTF-16 code
-// unit it is.
+// toUnicode maps every 2-byte code up to a top to the UTF-16 code unit it
+// is, with the ranges of unicodeRanges (%s).
 const toUnicode = `/CIDInit /ProcSet findresource begin
 12 dict begin
 begincmap
@@ -60,14 +61,32 @@ begincmap
 1 begincodespacerange
 <0000> <FFFF>
 endcodespacerange
-1 beginbfrange
-<0000> <%04X> <0000>
-endbfrange
-endcmap
+%sendcmap
 CMapName currentdict /CMap defineresource pop
 end
 end
 `
+
+// unicodeRanges are toUnicode's bfrange sections mapping each code up to
+// top to itself: a range per first byte, since a bfrange may vary only
+// its last byte (ISO 32000-1 9.10.3). One range from 0000 to top, as the
+// layer wrote before, left PDFBox (Apache Tika's reader) without a
+// mapping for every code past 00FF: dashes and curly quotes vanished
+// from its text.
+func unicodeRanges(top uint16) string {
+	var ranges []string
+	for hi := 0; hi <= int(top)>>8; hi++ {
+		lo := hi << 8
+		ranges = append(ranges, fmt.Sprintf("<%04X> <%04X> <%04X>\n", lo, min(lo|0xFF, int(top)), lo))
+	}
+	var b strings.Builder
+	for len(ranges) > 0 { // at most 100 a section
+		n := min(len(ranges), 100)
+		fmt.Fprintf(&b, "%d beginbfrange\n%sendbfrange\n", n, strings.Join(ranges[:n], ""))
+		ranges = ranges[n:]
+	}
+	return b.String()
+}
 
 // fontMetrics are a glyphless font's declared ascent and descent, in
 // thousandths of an em (the descent negative). Readers draw a glyph's box
@@ -101,7 +120,7 @@ func (u *update) newFontSet(top uint16) (*fontSet, error) {
 	// Every CID drawn to glyph 1, the font's empty glyph (PDF/A forbids
 	// showing .notdef, glyph 0, even invisibly).
 	fs.cidToGID = u.stream(types.Dict{}, bytes.Repeat([]byte{0, 1}, int(top)+1))
-	fs.cmap = u.stream(types.Dict{}, fmt.Appendf(nil, toUnicode, top))
+	fs.cmap = u.stream(types.Dict{}, fmt.Appendf(nil, toUnicode, unicodeRanges(top)))
 	return fs, nil
 }
 

@@ -119,7 +119,7 @@ func (j *Journal) ClaimNext(owner Owner, p Policy, c Claimable) (Lease, Doc, err
 				if !ok {
 					continue
 				}
-				if d, err = scanDoc(tx.QueryRow(`SELECT `+docColumns+` FROM documents WHERE id=?`, id)); err != nil {
+				if d, err = scanDoc(tx.QueryRow(`SELECT `+j.docColumns()+` FROM documents WHERE id=?`, id)); err != nil {
 					return err
 				}
 				l, found = got, true
@@ -298,7 +298,7 @@ func (j *Journal) Unclaimed() (int, error) {
 // of manifests (every document not final when none are given), in
 // manifest order.
 func (j *Journal) QueuedOf(manifests []string, fn func(Doc) error) error {
-	q := `SELECT ` + docColumns + ` FROM documents d WHERE state=?`
+	q := `SELECT ` + j.docColumns() + ` FROM documents d WHERE state=?`
 	args := []any{outcome.Queued}
 	q += ` AND EXISTS (SELECT 1 FROM rows r WHERE r.document_id=d.id AND r.kind=? AND r.line > 0`
 	args = append(args, kindDoc)

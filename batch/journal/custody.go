@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,7 +81,7 @@ var custodyTables = []custodyTable{
 	{"runs", []string{"id"}, []string{"id", "owner", "started_at", "finished_at", "exit", "settings", "versions"}},
 	{"documents", []string{"id"}, []string{"id", "source_id", "sha256", "path", "manifest_line", "size", "pages",
 		"state", "reason", "attempts", "abandoned", "attempts_base", "retry_policy", "next_attempt_at", "trace_id",
-		"mean_confidence", "band", "artifact", "artifact_sha256", "content_sha256", "admitted_at", "started_at", "finished_at"}},
+		"mean_confidence", "band", "artifact", "artifact_sha256", "artifact_size", "content_sha256", "admitted_at", "started_at", "finished_at"}},
 	{"rows", []string{"manifest", "line"}, []string{"manifest", "line", "source_id", "kind", "reason", "sha256",
 		"document_id", "recorded_at", "admit_key", "fields"}},
 	{"attempts", []string{"id"}, []string{"id", "document_id", "number", "owner", "started_at", "ended_at", "outcome", "cause"}},
@@ -127,10 +128,27 @@ type queryer interface {
 	Query(string, ...any) (*sql.Rows, error)
 }
 
+// laterColumns are the covered columns added after the custody log
+// began (schema version 6), by table. An event recorded before a column
+// was added holds no value for it: the row it records has the column's
+// NULL (see withLaterColumns), and a journal of an earlier version, read
+// as it is, reads it as NULL (sizeless).
+var laterColumns = map[string][]string{"documents": {"artifact_size"}}
+
 // readRows calls fn with every row of tb that matches where (a SQL
-// condition on args, "" for all), as column name to value.
-func readRows(q queryer, tb *custodyTable, where string, args []any, fn func(map[string]any) error) error {
-	query := `SELECT ` + strings.Join(tb.cols, ", ") + ` FROM ` + tb.name
+// condition on args, "" for all), as column name to value. With
+// sizeless, the columns of laterColumns are read as NULL: the journal is
+// of a version before them.
+func readRows(q queryer, tb *custodyTable, where string, args []any, sizeless bool, fn func(map[string]any) error) error {
+	sel := slices.Clone(tb.cols)
+	if sizeless {
+		for i, c := range sel {
+			if slices.Contains(laterColumns[tb.name], c) {
+				sel[i] = `NULL AS ` + c
+			}
+		}
+	}
+	query := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + tb.name
 	if where != "" {
 		query += ` WHERE ` + where
 	}
@@ -170,7 +188,7 @@ func record(tx queryer, t touch) (custodyRecord, error) {
 		conds[i] = k + "=?"
 	}
 	r := custodyRecord{Table: t.table, Key: json.RawMessage(t.keyJSON()), Row: json.RawMessage("null")}
-	err := readRows(tx, tb, strings.Join(conds, " AND "), t.key, func(row map[string]any) error {
+	err := readRows(tx, tb, strings.Join(conds, " AND "), t.key, false, func(row map[string]any) error {
 		b, err := json.Marshal(row)
 		r.Row = b
 		return err
@@ -279,7 +297,7 @@ func (j *Journal) sealLegacy(tx *sql.Tx, from int) error {
 	var touched []touch
 	for i := range custodyTables {
 		tb := &custodyTables[i]
-		err := readRows(tx, tb, "", nil, func(row map[string]any) error {
+		err := readRows(tx, tb, "", nil, false, func(row map[string]any) error {
 			key := make([]any, len(tb.key))
 			for k, c := range tb.key {
 				key[k] = row[c]

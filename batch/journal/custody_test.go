@@ -98,3 +98,53 @@ func TestCheckChainFindsTamper(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckChainRootRecomputed: the batch root CheckChain reports is the
+// chain recomputed from the events' content, not the last event's stored
+// hash, on either backend. An event edited in the middle is one problem
+// and changes the root (the root pinned before is no longer in the log);
+// the last event's stored hash replaced is a problem, and the root is
+// still the one the content gives.
+func TestCheckChainRootRecomputed(t *testing.T) {
+	for _, tc := range []struct {
+		name, sql   string
+		rootChanges bool
+	}{
+		{"an event edited", `UPDATE events SET source_id='R-9' WHERE id=3`, true},
+		{"the last hash replaced", `UPDATE events SET hash='` + strings.Repeat("ab", 32) + `' WHERE id=(SELECT max(id) FROM events)`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eachBackend(t, func(t *testing.T, be backend) {
+				j := be.open(t)
+				script(t, j)
+				before, err := j.CheckChain()
+				if err != nil || len(before.Problems) != 0 {
+					t.Fatalf("before: %+v, %v", before, err)
+				}
+				if _, err := j.db.Exec(tc.sql); err != nil {
+					t.Fatal(err)
+				}
+				c, err := j.CheckChain()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(c.Problems) != 1 || !strings.Contains(c.Problems[0].Detail, "does not match its hash") {
+					t.Errorf("problems %+v, want one: the event's hash", c.Problems)
+				}
+				stored, err := j.Root()
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, pinned := c.Position(before.Root.Hash)
+				switch {
+				case c.Root.Events != before.Root.Events:
+					t.Errorf("root after %d events, want %d", c.Root.Events, before.Root.Events)
+				case tc.rootChanges && (c.Root.Hash == before.Root.Hash || pinned):
+					t.Errorf("root %s, the root pinned before found %v: want another root, and the pinned one gone", c.Root.Hash, pinned)
+				case !tc.rootChanges && (c.Root.Hash != before.Root.Hash || c.Root.Hash == stored.Hash):
+					t.Errorf("root %s, want the content's %s, not the stored %s", c.Root.Hash, before.Root.Hash, stored.Hash)
+				}
+			})
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/refbatch/refbatch/report/outcome"
@@ -45,11 +46,13 @@ type Decision struct {
 	// Settings is a retry's page policy (page.Policy's JSON): the one the
 	// document is read again under.
 	Settings json.RawMessage `json:"settings,omitempty"`
-	// Artifact and ArtifactSHA256 are the document's artifact when the
-	// decision was made: the one accepted or rejected, or the one a retry
-	// supersedes, which stays on disk.
+	// Artifact, ArtifactSHA256 and ArtifactSize are the document's
+	// artifact when the decision was made: the one accepted or rejected,
+	// or the one a retry supersedes, which stays on disk (size 0: none
+	// recorded).
 	Artifact       string `json:"artifact,omitempty"`
 	ArtifactSHA256 string `json:"artifact_sha256,omitempty"`
+	ArtifactSize   int64  `json:"artifact_size,omitempty"`
 	// Attempts and Abandoned are the document's counts before a retry
 	// started them afresh.
 	Attempts  int `json:"attempts,omitempty"`
@@ -138,8 +141,8 @@ func (j *Journal) Decide(sourceID string, d Decision, retryPolicy string) (Decis
 		var id int64
 		var state outcome.State
 		var reason outcome.Reason
-		err := tx.QueryRow(`SELECT id, state, reason, artifact, artifact_sha256, attempts, abandoned FROM documents WHERE source_id=?`, sourceID).
-			Scan(&id, &state, &reason, &d.Artifact, &d.ArtifactSHA256, &d.Attempts, &d.Abandoned)
+		err := tx.QueryRow(`SELECT id, state, reason, artifact, artifact_sha256, COALESCE(artifact_size,0), attempts, abandoned FROM documents WHERE source_id=?`, sourceID).
+			Scan(&id, &state, &reason, &d.Artifact, &d.ArtifactSHA256, &d.ArtifactSize, &d.Attempts, &d.Abandoned)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: %w", sourceID, ErrNoDocument)
 		}
@@ -167,7 +170,7 @@ func (j *Journal) Decide(sourceID string, d Decision, retryPolicy string) (Decis
 			_, err = tx.Exec(`UPDATE documents SET state=?, reason=?, finished_at=? WHERE id=? AND state=?`,
 				outcome.Rejected, outcome.RejectedByPerson, now, id, outcome.Review)
 		case Retry:
-			_, err = tx.Exec(`UPDATE documents SET state=?, reason='', mean_confidence=NULL, band='', artifact='', artifact_sha256='', content_sha256='',
+			_, err = tx.Exec(`UPDATE documents SET state=?, reason='', mean_confidence=NULL, band='', artifact='', artifact_sha256='', artifact_size=NULL, content_sha256='',
 				attempts_base=attempts, abandoned=0, retry_policy=?, next_attempt_at=0, finished_at=NULL,
 				lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=? AND state=?`,
 				outcome.Queued, retryPolicy, id, outcome.Review)
@@ -274,6 +277,9 @@ type EventArtifact struct {
 	SourceID string
 	Artifact string
 	SHA256   string
+	// Size is the artifact's size on disk as the event recorded it; 0
+	// when it recorded none (an event before sizes were recorded).
+	Size int64
 }
 
 // EventArtifacts returns the artifacts the history events name (their
@@ -284,7 +290,7 @@ func (j *Journal) EventArtifacts() ([]EventArtifact, error) {
 	artifact := `COALESCE(` + j.jsonText("data", "artifact") + `,'')`
 	history, args := kindIn(HistoryKinds)
 	rows, err := j.db.Query(`SELECT id, kind, COALESCE(document_id,0), source_id, `+artifact+`,
-			COALESCE(`+j.jsonText("data", "artifact_sha256")+`,'')
+			COALESCE(`+j.jsonText("data", "artifact_sha256")+`,''), COALESCE(`+j.jsonText("data", "artifact_size")+`,'')
 		FROM events WHERE `+history+` AND `+artifact+` <> '' ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("journal: listing the events' artifacts: %w", err)
@@ -293,8 +299,14 @@ func (j *Journal) EventArtifacts() ([]EventArtifact, error) {
 	var out []EventArtifact
 	for rows.Next() {
 		var a EventArtifact
-		if err := rows.Scan(&a.EventID, &a.Kind, &a.DocID, &a.SourceID, &a.Artifact, &a.SHA256); err != nil {
+		var size string
+		if err := rows.Scan(&a.EventID, &a.Kind, &a.DocID, &a.SourceID, &a.Artifact, &a.SHA256, &size); err != nil {
 			return nil, fmt.Errorf("journal: listing the events' artifacts: %w", err)
+		}
+		if size != "" {
+			if a.Size, err = strconv.ParseInt(size, 10, 64); err != nil || a.Size < 0 {
+				return nil, fmt.Errorf("journal: event %d records artifact_size %q, not a size", a.EventID, size)
+			}
 		}
 		out = append(out, a)
 	}

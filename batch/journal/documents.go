@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/refbatch/refbatch/report/outcome"
@@ -31,6 +32,11 @@ type Doc struct {
 	Band           outcome.Band
 	Artifact       string
 	ArtifactSHA256 string
+	// ArtifactSize is the artifact's size on disk as it was written: a
+	// reader refuses a file of another size unread. 0 when none was
+	// recorded (an artifact published before the journal recorded sizes,
+	// schema version 6): a reader bounds it by its pages instead.
+	ArtifactSize int64
 	// ContentSHA256 is the artifact's content_sha256 as published ("" for
 	// an artifact an earlier build published).
 	ContentSHA256 string
@@ -48,7 +54,16 @@ type Doc struct {
 const docColumns = `id, source_id, sha256, path, manifest_line, size, pages, state, reason,
 	attempts, abandoned, COALESCE(lease_owner,''), lease_expires, next_attempt_at, trace_id,
 	COALESCE(mean_confidence,0), band, artifact, artifact_sha256, admitted_at, started_at, finished_at,
-	attempts_base, retry_policy, content_sha256`
+	attempts_base, retry_policy, content_sha256, COALESCE(artifact_size,0)`
+
+// docColumns is docColumns as this journal reads them: a journal of a
+// version before artifact sizes (sizeless) reads each as 0.
+func (j *Journal) docColumns() string {
+	if j.sizeless {
+		return strings.Replace(docColumns, `COALESCE(artifact_size,0)`, `0`, 1)
+	}
+	return docColumns
+}
 
 type scanner interface{ Scan(...any) error }
 
@@ -58,7 +73,7 @@ func scanDoc(s scanner) (Doc, error) {
 	err := s.Scan(&d.ID, &d.SourceID, &d.SHA256, &d.Path, &d.Line, &d.Size, &d.Pages, &d.State, &d.Reason,
 		&d.Attempts, &d.Abandoned, &d.LeaseOwner, &leaseExp, &next, &d.TraceID,
 		&d.MeanConfidence, &d.Band, &d.Artifact, &d.ArtifactSHA256, &admitted, &started, &finished,
-		&d.AttemptsBase, &d.RetryPolicy, &d.ContentSHA256)
+		&d.AttemptsBase, &d.RetryPolicy, &d.ContentSHA256, &d.ArtifactSize)
 	d.LeaseExpires, d.NextAttemptAt = fromMS(leaseExp), fromMS(next)
 	d.AdmittedAt, d.StartedAt, d.FinishedAt = fromMS(admitted), fromMS(started), fromMS(finished)
 	return d, err
@@ -66,7 +81,7 @@ func scanDoc(s scanner) (Doc, error) {
 
 // Document returns the document with the given id.
 func (j *Journal) Document(id int64) (Doc, error) {
-	d, err := scanDoc(j.db.QueryRow(`SELECT `+docColumns+` FROM documents WHERE id=?`, id))
+	d, err := scanDoc(j.db.QueryRow(`SELECT `+j.docColumns()+` FROM documents WHERE id=?`, id))
 	if err != nil {
 		return d, fmt.Errorf("journal: document %d: %w", id, err)
 	}
@@ -76,7 +91,7 @@ func (j *Journal) Document(id int64) (Doc, error) {
 // DocumentBySource returns the document with the given source_id; ok is
 // false when there is none.
 func (j *Journal) DocumentBySource(sourceID string) (d Doc, ok bool, err error) {
-	d, err = scanDoc(j.db.QueryRow(`SELECT `+docColumns+` FROM documents WHERE source_id=?`, sourceID))
+	d, err = scanDoc(j.db.QueryRow(`SELECT `+j.docColumns()+` FROM documents WHERE source_id=?`, sourceID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, false, nil
 	}
@@ -88,13 +103,13 @@ func (j *Journal) DocumentBySource(sourceID string) (d Doc, ok bool, err error) 
 
 // Documents calls fn for every document in manifest order.
 func (j *Journal) Documents(fn func(Doc) error) error {
-	return j.documents(`SELECT `+docColumns+` FROM documents ORDER BY manifest_line`, fn)
+	return j.documents(`SELECT `+j.docColumns()+` FROM documents ORDER BY manifest_line`, fn)
 }
 
 // QueuedDocuments calls fn for every document not yet final. On a resumed
 // batch of thousands these are few: the query touches only them.
 func (j *Journal) QueuedDocuments(fn func(Doc) error) error {
-	return j.documents(`SELECT `+docColumns+` FROM documents WHERE state=? ORDER BY manifest_line`, fn, outcome.Queued)
+	return j.documents(`SELECT `+j.docColumns()+` FROM documents WHERE state=? ORDER BY manifest_line`, fn, outcome.Queued)
 }
 
 // StreamDocuments calls fn for every document in manifest order, as
@@ -102,7 +117,7 @@ func (j *Journal) QueuedDocuments(fn func(Doc) error) error {
 // memory does not grow with the batch. fn runs while the query is open and
 // must not use the journal (it has one connection).
 func (j *Journal) StreamDocuments(fn func(Doc) error) error {
-	rows, err := j.db.Query(`SELECT ` + docColumns + ` FROM documents ORDER BY manifest_line`)
+	rows, err := j.db.Query(`SELECT ` + j.docColumns() + ` FROM documents ORDER BY manifest_line`)
 	if err != nil {
 		return fmt.Errorf("journal: listing documents: %w", err)
 	}

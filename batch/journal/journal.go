@@ -145,6 +145,9 @@ type Journal struct {
 	// legacy: an earlier schema read as it is (OpenReadOnly), with no
 	// custody log.
 	legacy bool
+	// sizeless: a journal of a schema before version 6 read as it is
+	// (OpenReadOnly): its documents have no artifact_size, read as NULL.
+	sizeless bool
 	// release frees what a read-only journal was read from, once db is
 	// closed (openSQLiteRO), when not nil.
 	release func() error

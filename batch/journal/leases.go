@@ -262,6 +262,9 @@ type Result struct {
 	Band           outcome.Band
 	Artifact       string
 	ArtifactSHA256 string
+	// ArtifactSize is the artifact's size on disk as written (0: not
+	// known, recorded as none).
+	ArtifactSize int64
 	// ContentSHA256 is the artifact's content_sha256, the hash of its text.
 	ContentSHA256 string
 	// Detail is what exactly a review verdict found ("a handwritten note
@@ -279,9 +282,9 @@ func (j *Journal) Finish(l Lease, r Result) error {
 		return fmt.Errorf("journal: finish with non-final state %q", r.State)
 	}
 	return j.current(l, func(tx *sql.Tx, now time.Time) error {
-		if _, err := tx.Exec(`UPDATE documents SET state=?, reason=?, mean_confidence=?, band=?, artifact=?, artifact_sha256=?, content_sha256=?,
+		if _, err := tx.Exec(`UPDATE documents SET state=?, reason=?, mean_confidence=?, band=?, artifact=?, artifact_sha256=?, artifact_size=?, content_sha256=?,
 			lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=? WHERE id=?`,
-			r.State, r.Reason, r.MeanConfidence, r.Band, r.Artifact, r.ArtifactSHA256, r.ContentSHA256, ms(now), l.DocID); err != nil {
+			r.State, r.Reason, r.MeanConfidence, r.Band, r.Artifact, r.ArtifactSHA256, sizeOrNull(r.ArtifactSize), r.ContentSHA256, ms(now), l.DocID); err != nil {
 			return err
 		}
 		// The verdict's reason goes into the attempt's cause column.

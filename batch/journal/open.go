@@ -36,10 +36,13 @@ func WithClock(clock func() time.Time) Option {
 // documents.content_sha256. Version 4 added the outbox (outbox.go).
 // Version 5 added what processes on several machines share a batch by
 // (claims.go): runs.heartbeat_at, the admitters table and the queue's
-// index. An earlier
-// journal is migrated by Open (which seals one before version 3: see
-// sealLegacy) and read as it is by OpenReadOnly.
-const schemaVersion = 5
+// index. Version 6 added documents.artifact_size, the artifact's size on
+// disk as written, under the custody log like the rest of the row (NULL
+// for an artifact published before it: a reader then bounds it by its
+// pages, layout.MaxArtifactBytes). An earlier journal is migrated by Open
+// (which seals one before version 3: see sealLegacy) and read as it is by
+// OpenReadOnly.
+const schemaVersion = 6
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -64,6 +67,7 @@ var schema = []string{
 		band            TEXT NOT NULL DEFAULT '',
 		artifact        TEXT NOT NULL DEFAULT '',
 		artifact_sha256 TEXT NOT NULL DEFAULT '',
+		artifact_size   INTEGER,
 		content_sha256  TEXT NOT NULL DEFAULT '',
 		admitted_at     INTEGER NOT NULL,
 		started_at      INTEGER,
@@ -164,6 +168,7 @@ var migrations = map[int][]string{
 	},
 	3: {outboxTable, deliveriesTable},
 	4: {`ALTER TABLE runs ADD COLUMN heartbeat_at INTEGER`, admittersTable, queueIndex},
+	5: {`ALTER TABLE documents ADD COLUMN artifact_size INTEGER`},
 }
 
 // Open opens (creating if needed) the journal at path. The file is created

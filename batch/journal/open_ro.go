@@ -48,7 +48,8 @@ func legacyViews(db *sql.DB, version string) error {
 // the file, never migrates it, and may be used while another process writes
 // the journal. A journal of schema version 1 reads as one with no events, one
 // of version 3 or earlier as one with an empty outbox; a journal of a
-// version this build does not know is refused.
+// version this build does not know is refused. One before version 6 has
+// no artifact sizes: a Doc's ArtifactSize is 0 (see SizesRecorded).
 //
 // It creates and changes no file either, so that it works on a read-only
 // copy and leaves a folder as it found it, crash or not (see openSQLiteRO).
@@ -98,6 +99,9 @@ func OpenReadOnly(path string) (*Journal, error) {
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
 		err = claimsReadOnly(db)
+	case v == "5":
+		// No artifact sizes yet: read as NULL (sizeless), with no
+		// view needed.
 	case v != fmt.Sprint(schemaVersion):
 		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
 	}
@@ -108,7 +112,7 @@ func OpenReadOnly(path string) (*Journal, error) {
 		}
 		return nil, err
 	}
-	return &Journal{db: db, path: path, clock: time.Now, legacy: v == "1" || v == "2", release: release}, nil
+	return &Journal{db: db, path: path, clock: time.Now, legacy: v == "1" || v == "2", sizeless: v != fmt.Sprint(schemaVersion), release: release}, nil
 }
 
 // openSQLiteRO opens the SQLite journal at path to read it, in the one of

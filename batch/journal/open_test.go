@@ -103,7 +103,7 @@ func downgrade(t *testing.T, path string) {
 		`DROP TABLE deliveries`, `DROP TABLE outbox`,
 		`DROP INDEX events_document`, `DROP TABLE events`,
 		`ALTER TABLE documents DROP COLUMN attempts_base`, `ALTER TABLE documents DROP COLUMN retry_policy`,
-		`ALTER TABLE documents DROP COLUMN content_sha256`,
+		`ALTER TABLE documents DROP COLUMN content_sha256`, `ALTER TABLE documents DROP COLUMN artifact_size`,
 		`ALTER TABLE rows DROP COLUMN admit_key`, `ALTER TABLE rows DROP COLUMN fields`,
 		`UPDATE meta SET value='1' WHERE key='schema_version'`,
 		`PRAGMA wal_checkpoint(TRUNCATE)`,

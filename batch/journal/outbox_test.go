@@ -191,7 +191,7 @@ func TestSchemaVersion3(t *testing.T) {
 func toVersion3(t *testing.T, j *Journal) {
 	t.Helper()
 	err := j.tx(func(tx *sql.Tx) error {
-		for _, s := range []string{`DROP TABLE admitters`, `ALTER TABLE runs DROP COLUMN heartbeat_at`,
+		for _, s := range []string{`ALTER TABLE documents DROP COLUMN artifact_size`, `DROP TABLE admitters`, `ALTER TABLE runs DROP COLUMN heartbeat_at`,
 			`DROP TABLE deliveries`, `DROP TABLE outbox`, `UPDATE meta SET value='3' WHERE key='schema_version'`} {
 			if _, err := tx.Exec(s); err != nil {
 				return err

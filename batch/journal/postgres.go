@@ -94,8 +94,11 @@ func (j *Journal) checkVersion() error {
 		return fmt.Errorf("%s: %w (it has no schema version)", Redact(j.path), ErrNotJournal)
 	case err != nil:
 		return fmt.Errorf("opening journal %s: %w", Redact(j.path), err)
+	case v == "5":
+		// Read as it is, its artifact sizes as NULL (sizeless).
+		j.sizeless = true
 	case v != fmt.Sprint(schemaVersion):
-		return fmt.Errorf("journal schema version %s, this refbatch reads %d on PostgreSQL", v, schemaVersion)
+		return fmt.Errorf("journal schema version %s, this refbatch reads 5 and %d on PostgreSQL", v, schemaVersion)
 	}
 	return nil
 }

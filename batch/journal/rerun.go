@@ -235,7 +235,7 @@ var ErrNotReadmittable = errors.New("row cannot be admitted again")
 // on, so the new artifact never takes an earlier one's name.
 func requeue(tx *sql.Tx, docID int64) error {
 	_, err := tx.Exec(`UPDATE documents SET state=?, reason='', attempts_base=attempts-abandoned, next_attempt_at=0,
-		mean_confidence=NULL, band='', artifact='', artifact_sha256='', content_sha256='', finished_at=NULL,
+		mean_confidence=NULL, band='', artifact='', artifact_sha256='', artifact_size=NULL, content_sha256='', finished_at=NULL,
 		lease_owner=NULL, lease_token=NULL, lease_expires=NULL WHERE id=?`, outcome.Queued, docID)
 	return err
 }
@@ -249,6 +249,7 @@ type RowChange struct {
 	FromReason     outcome.Reason `json:"from_reason"`
 	Artifact       string         `json:"artifact,omitempty"`
 	ArtifactSHA256 string         `json:"artifact_sha256,omitempty"`
+	ArtifactSize   int64          `json:"artifact_size,omitempty"`
 }
 
 // Requeue sends the document of a row in review back to the queue because
@@ -267,8 +268,8 @@ func (j *Journal) Requeue(manifest string, line int, fields string, changed []st
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 		c := RowChange{Fields: slices.Clone(changed)}
-		if err := tx.QueryRow(`SELECT state, reason, artifact, artifact_sha256 FROM documents WHERE id=?`, docID.Int64).
-			Scan(&c.FromState, &c.FromReason, &c.Artifact, &c.ArtifactSHA256); err != nil {
+		if err := tx.QueryRow(`SELECT state, reason, artifact, artifact_sha256, COALESCE(artifact_size,0) FROM documents WHERE id=?`, docID.Int64).
+			Scan(&c.FromState, &c.FromReason, &c.Artifact, &c.ArtifactSHA256, &c.ArtifactSize); err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 		switch {
@@ -281,7 +282,7 @@ func (j *Journal) Requeue(manifest string, line int, fields string, changed []st
 		case c.FromState == outcome.Queued:
 			// Not read yet (or being read): the reading to come
 			// validates what the row now says.
-			c.Artifact, c.ArtifactSHA256 = "", ""
+			c.Artifact, c.ArtifactSHA256, c.ArtifactSize = "", "", 0
 		default:
 			return ErrNotReadmittable
 		}

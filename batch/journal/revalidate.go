@@ -39,6 +39,7 @@ type Revalidation struct {
 	Band           outcome.Band   `json:"band"`
 	Artifact       string         `json:"artifact"`
 	ArtifactSHA256 string         `json:"artifact_sha256"`
+	ArtifactSize   int64          `json:"artifact_size,omitempty"` // 0: none recorded
 	// Validation is the validation settings the verdict was found under
 	// (bands, coverage threshold, checks).
 	Validation string `json:"validation"`

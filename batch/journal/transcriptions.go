@@ -25,12 +25,17 @@ type Transcription struct {
 	Page  int    `json:"page"`
 	Box   [4]int `json:"box"`
 	Field string `json:"field,omitempty"`
-	// Artifact and ArtifactSHA256 are the artifact replaced, which stays
-	// on disk; NewArtifact and NewArtifactSHA256 the one that replaces it.
+	// Artifact, ArtifactSHA256 and ArtifactSize are the artifact
+	// replaced, which stays on disk; NewArtifact, NewArtifactSHA256 and
+	// NewArtifactSize the one that replaces it. A size is the file's on
+	// disk as written (0: none recorded); ArtifactSize is the journal's
+	// record of it, set as the event is written.
 	Artifact          string `json:"artifact"`
 	ArtifactSHA256    string `json:"artifact_sha256"`
+	ArtifactSize      int64  `json:"artifact_size,omitempty"`
 	NewArtifact       string `json:"new_artifact"`
 	NewArtifactSHA256 string `json:"new_artifact_sha256"`
+	NewArtifactSize   int64  `json:"new_artifact_size,omitempty"`
 	// Since, when not 0, is the document's latest event as the person saw
 	// it (see Decision.Since).
 	Since int64 `json:"-"`
@@ -42,10 +47,8 @@ type Transcription struct {
 // since t.Since or its artifact is another), and then names
 // t.NewArtifact as its artifact.
 func (j *Journal) Transcribe(sourceID string, t Transcription) error {
-	data, err := json.Marshal(t)
-	if err == nil {
-		err = j.replaceArtifact(sourceID, EventTranscription, t.Since, t.Artifact, t.NewArtifact, t.NewArtifactSHA256, data)
-	}
+	err := j.replaceArtifact(sourceID, EventTranscription, t.Since, t.Artifact, t.NewArtifact, t.NewArtifactSHA256, t.NewArtifactSize,
+		func(kept int64) any { t.ArtifactSize = kept; return t })
 	if err != nil {
 		return fmt.Errorf("journal: transcription of %s: %w", sourceID, err)
 	}
@@ -62,12 +65,16 @@ type TranscriptionWithdrawal struct {
 	// Note is the person's own words, stored in the clear.
 	Note string `json:"note,omitempty"`
 	// Withdraws is the transcription's amendment; Page its page.
-	Withdraws         string `json:"withdraws"`
-	Page              int    `json:"page"`
+	Withdraws string `json:"withdraws"`
+	Page      int    `json:"page"`
+	// Artifact, ArtifactSHA256, ArtifactSize and the New ones are as
+	// Transcription's: the withdrawal is an artifact version too.
 	Artifact          string `json:"artifact"`
 	ArtifactSHA256    string `json:"artifact_sha256"`
+	ArtifactSize      int64  `json:"artifact_size,omitempty"`
 	NewArtifact       string `json:"new_artifact"`
 	NewArtifactSHA256 string `json:"new_artifact_sha256"`
+	NewArtifactSize   int64  `json:"new_artifact_size,omitempty"`
 	// Since is as Transcription's.
 	Since int64 `json:"-"`
 }
@@ -76,28 +83,30 @@ type TranscriptionWithdrawal struct {
 // Transcribe records a transcription: the document must be in review
 // with w.Artifact as its artifact, and then names w.NewArtifact.
 func (j *Journal) WithdrawTranscription(sourceID string, w TranscriptionWithdrawal) error {
-	data, err := json.Marshal(w)
-	if err == nil {
-		err = j.replaceArtifact(sourceID, EventTranscriptionWithdrawn, w.Since, w.Artifact, w.NewArtifact, w.NewArtifactSHA256, data)
-	}
+	err := j.replaceArtifact(sourceID, EventTranscriptionWithdrawn, w.Since, w.Artifact, w.NewArtifact, w.NewArtifactSHA256, w.NewArtifactSize,
+		func(kept int64) any { w.ArtifactSize = kept; return w })
 	if err != nil {
 		return fmt.Errorf("journal: withdrawal of a transcription of %s: %w", sourceID, err)
 	}
 	return nil
 }
 
-// replaceArtifact names newArtifact as the artifact of the document with
-// sourceID, in one transaction with the event of kind that records it
-// (data): the document must be in review with artifact as its artifact,
-// unchanged since the event since (0: not checked).
-func (j *Journal) replaceArtifact(sourceID string, kind EventKind, since int64, artifact, newArtifact, newSHA256 string, data []byte) error {
+// replaceArtifact names newArtifact (of newSize bytes on disk, 0: none
+// recorded) as the artifact of the document with sourceID, in one
+// transaction with the event of kind that records it: the document must
+// be in review with artifact as its artifact, unchanged since the event
+// since (0: not checked). The event's data is what event returns, given
+// the size the journal recorded of the artifact kept (0: none), encoded.
+func (j *Journal) replaceArtifact(sourceID string, kind EventKind, since int64, artifact, newArtifact, newSHA256 string, newSize int64, event func(kept int64) any) error {
 	return j.tx(func(tx *sql.Tx) error {
 		var id int64
 		var state outcome.State
 		var reason outcome.Reason
 		var current, manifest string
 		var line int
-		err := tx.QueryRow(`SELECT id, state, reason, artifact FROM documents WHERE source_id=?`, sourceID).Scan(&id, &state, &reason, &current)
+		var size int64
+		err := tx.QueryRow(`SELECT id, state, reason, artifact, COALESCE(artifact_size,0) FROM documents WHERE source_id=?`, sourceID).
+			Scan(&id, &state, &reason, &current, &size)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: %w", sourceID, ErrNoDocument)
 		}
@@ -114,7 +123,12 @@ func (j *Journal) replaceArtifact(sourceID string, kind EventKind, since int64, 
 		if state != outcome.Review {
 			return &NotInReviewError{SourceID: sourceID, State: state, Reason: reason}
 		}
-		if _, err := tx.Exec(`UPDATE documents SET artifact=?, artifact_sha256=? WHERE id=?`, newArtifact, newSHA256, id); err != nil {
+		if _, err := tx.Exec(`UPDATE documents SET artifact=?, artifact_sha256=?, artifact_size=? WHERE id=?`,
+			newArtifact, newSHA256, sizeOrNull(newSize), id); err != nil {
+			return err
+		}
+		data, err := json.Marshal(event(size)) // size: the kept artifact's, as recorded
+		if err != nil {
 			return err
 		}
 		err = tx.QueryRow(`SELECT manifest, line FROM rows WHERE document_id=? AND kind=? ORDER BY line LIMIT 1`, id, kindDoc).Scan(&manifest, &line)
@@ -124,6 +138,10 @@ func (j *Journal) replaceArtifact(sourceID string, kind EventKind, since int64, 
 		return j.appendEvent(tx, Event{Kind: kind, Manifest: manifest, Line: line, DocID: id, SourceID: sourceID, Data: data}, docTouch(id))
 	})
 }
+
+// sizeOrNull is an artifact's size as the journal records it: NULL for
+// none (0).
+func sizeOrNull(size int64) sql.NullInt64 { return sql.NullInt64{Int64: size, Valid: size > 0} }
 
 // TranscriptionCount is how many transcriptions people made of a
 // document, and how many of them were withdrawn since.

@@ -48,8 +48,8 @@ func (j *Journal) UndoDecision(sourceID string, d Decision) (Decision, error) {
 		var id int64
 		var state outcome.State
 		var reason outcome.Reason
-		err := tx.QueryRow(`SELECT id, state, reason, artifact, artifact_sha256 FROM documents WHERE source_id=?`, sourceID).
-			Scan(&id, &state, &reason, &d.Artifact, &d.ArtifactSHA256)
+		err := tx.QueryRow(`SELECT id, state, reason, artifact, artifact_sha256, COALESCE(artifact_size,0) FROM documents WHERE source_id=?`, sourceID).
+			Scan(&id, &state, &reason, &d.Artifact, &d.ArtifactSHA256, &d.ArtifactSize)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: %w", sourceID, ErrNoDocument)
 		}

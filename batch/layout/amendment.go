@@ -23,7 +23,7 @@ const maxAmendments = 4096
 // whole artifact with the transcription added. The journal names it as
 // the document's artifact; a reader follows Amends back to the artifact
 // of the reading, checking each link's hash, and sees that artifact with
-// every transcription since (ReadArtifactAtMost). An artifact written
+// every transcription since (ReadArtifactSized). An artifact written
 // whole with its transcriptions, as earlier builds did, is read as it is.
 type Amendment struct {
 	Format string `json:"format"`
@@ -31,6 +31,10 @@ type Amendment struct {
 	// ("artifacts/<name>"), and AmendsSHA256 its bytes' SHA-256 on disk.
 	Amends       string `json:"amends"`
 	AmendsSHA256 string `json:"amends_sha256"`
+	// AmendsSize is the version amended's size on disk, as the journal
+	// recorded it (0: it recorded none, and the reader bounds the
+	// version by its document's pages).
+	AmendsSize int64 `json:"amends_size,omitempty"`
 	// SourceID is the document's, for a person reading the file.
 	SourceID      string        `json:"source_id"`
 	Transcription Transcription `json:"transcription"`
@@ -57,9 +61,12 @@ const WithdrawalFormat = "refbatch-withdrawal/1"
 // the artifact's Transcriptions and lists it in WithdrawnTranscriptions,
 // with who withdrew it. The amendment and this version stay on disk.
 type Withdrawal struct {
-	Format       string `json:"format"`
+	Format string `json:"format"`
+	// Amends, AmendsSHA256 and AmendsSize are the version it follows, as
+	// an Amendment's are.
 	Amends       string `json:"amends"`
 	AmendsSHA256 string `json:"amends_sha256"`
+	AmendsSize   int64  `json:"amends_size,omitempty"`
 	SourceID     string `json:"source_id"`
 	Withdraws    string `json:"withdraws"`
 	// User, Host, At and Note say who withdrew it, when and why (the
@@ -81,48 +88,54 @@ func (w *Withdrawal) Marshal() ([]byte, error) {
 }
 
 // readWithdrawal parses the withdrawal b (read from the artifact name)
-// and checks its link as readAmendment does.
-func readWithdrawal(st *store.Store, name string, b []byte, limit int64) (string, Withdrawal, error) {
+// and checks its link as readAmendment does; it returns the version's
+// store name and size as readAmendment does, and the withdrawal.
+func readWithdrawal(st *store.Store, name string, b []byte, bound int64) (string, store.Size, Withdrawal, error) {
 	var w Withdrawal
 	if err := json.Unmarshal(b, &w); err != nil {
-		return "", w, fmt.Errorf("parsing withdrawal %s: %w", name, err)
+		return "", store.Size{}, w, fmt.Errorf("parsing withdrawal %s: %w", name, err)
 	}
 	if w.Withdraws == "" {
-		return "", w, fmt.Errorf("withdrawal %s names no transcription", name)
+		return "", store.Size{}, w, fmt.Errorf("withdrawal %s names no transcription", name)
 	}
-	prev, err := checkLink(st, name, w.Amends, w.AmendsSHA256, limit)
-	return prev, w, err
+	prev, size, err := checkLink(st, name, w.Amends, w.AmendsSHA256, w.AmendsSize, bound)
+	return prev, size, w, err
 }
 
 // checkLink checks that the version amends, which the amendment or
-// withdrawal name says it amends, is still the bytes sum recorded; it
-// returns that version's store name.
-func checkLink(st *store.Store, name, amends, sum string, limit int64) (string, error) {
-	if amends == "" || sum == "" {
-		return "", fmt.Errorf("amendment %s names no artifact it amends", name)
+// withdrawal name says it amends, is still the size (at most bound bytes
+// when it recorded none: 0) and bytes sum it recorded; it returns that
+// version's store name and the size it was read at.
+func checkLink(st *store.Store, name, amends, sum string, recorded, bound int64) (string, store.Size, error) {
+	if amends == "" || sum == "" || recorded < 0 {
+		return "", store.Size{}, fmt.Errorf("amendment %s names no artifact it amends", name)
 	}
-	prev := StoreName(amends)
-	got, err := st.HashAtMost(prev, limit)
+	prev, size := StoreName(amends), store.AtMost(bound)
+	if recorded > 0 {
+		size = store.Exactly(recorded)
+	}
+	got, err := st.HashSized(prev, size)
 	if err != nil {
-		return "", fmt.Errorf("amendment %s amends %s: %w", name, amends, err)
+		return "", store.Size{}, fmt.Errorf("amendment %s amends %s: %w", name, amends, err)
 	}
 	if got != sum {
-		return "", fmt.Errorf("amendment %s amends %s, whose sha256 is %s, not the %s it recorded", name, amends, got, sum)
+		return "", store.Size{}, fmt.Errorf("amendment %s amends %s, whose sha256 is %s, not the %s it recorded", name, amends, got, sum)
 	}
-	return prev, nil
+	return prev, size, nil
 }
 
 // readAmendment parses the amendment b (read from the artifact name) and
-// checks that the version it amends is still the bytes it recorded; it
-// returns that version's store name and the transcription.
-func readAmendment(st *store.Store, name string, b []byte, limit int64) (string, Transcription, error) {
+// checks that the version it amends is still the size and bytes it
+// recorded (at most bound bytes when it recorded no size); it returns
+// that version's store name, its size, and the transcription.
+func readAmendment(st *store.Store, name string, b []byte, bound int64) (string, store.Size, Transcription, error) {
 	var m Amendment
 	if err := json.Unmarshal(b, &m); err != nil {
-		return "", Transcription{}, fmt.Errorf("parsing amendment %s: %w", name, err)
+		return "", store.Size{}, Transcription{}, fmt.Errorf("parsing amendment %s: %w", name, err)
 	}
-	prev, err := checkLink(st, name, m.Amends, m.AmendsSHA256, limit)
+	prev, size, err := checkLink(st, name, m.Amends, m.AmendsSHA256, m.AmendsSize, bound)
 	if err != nil {
-		return "", Transcription{}, err
+		return "", store.Size{}, Transcription{}, err
 	}
-	return prev, m.Transcription, nil
+	return prev, size, m.Transcription, nil
 }

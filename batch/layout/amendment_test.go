@@ -50,7 +50,7 @@ func TestAmendmentChain(t *testing.T) {
 		}
 		prevName = name
 	}
-	a, err := ReadArtifactAtMost(st, prevName, MaxArtifactBytes(1), []age.Identity{id})
+	a, err := ReadArtifactSized(st, prevName, store.AtMost(MaxArtifactBytes(1)), MaxArtifactBytes(1), []age.Identity{id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestAmendmentChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = ReadArtifactAtMost(st, name, MaxArtifactBytes(1), []age.Identity{id})
+		_, err = ReadArtifactSized(st, name, store.AtMost(MaxArtifactBytes(1)), MaxArtifactBytes(1), []age.Identity{id})
 		if err == nil {
 			prev, prevName = sum, name
 		}
@@ -80,7 +80,7 @@ func TestAmendmentChain(t *testing.T) {
 	if err := withdraw("artifacts/R-1_a1_t1-00000000.json.age", "R-1_a1_t3-00000000.json.age"); err != nil {
 		t.Fatal(err)
 	}
-	a, err = ReadArtifactAtMost(st, prevName, MaxArtifactBytes(1), []age.Identity{id})
+	a, err = ReadArtifactSized(st, prevName, store.AtMost(MaxArtifactBytes(1)), MaxArtifactBytes(1), []age.Identity{id})
 	if err != nil || len(a.Transcriptions) != 2 || a.Transcriptions[1].Text != "second" || a.Transcriptions[1].ID != "artifacts/R-1_a1_t2-00000000.json.age" ||
 		len(a.WithdrawnTranscriptions) != 1 || a.WithdrawnTranscriptions[0].Text != "first" || a.WithdrawnTranscriptions[0].Withdrawn.User != "alice" {
 		t.Fatalf("after the withdrawal: %+v %+v (%v), want legacy and second standing, first withdrawn by alice", a.Transcriptions, a.WithdrawnTranscriptions, err)
@@ -98,7 +98,7 @@ func TestAmendmentChain(t *testing.T) {
 	if _, err := st.Put("R-1_a1_t1-00000000.json.age", b); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ReadArtifactAtMost(st, prevName, MaxArtifactBytes(1), []age.Identity{id})
+	_, err = ReadArtifactSized(st, prevName, store.AtMost(MaxArtifactBytes(1)), MaxArtifactBytes(1), []age.Identity{id})
 	if err == nil || !strings.Contains(err.Error(), "R-1_a1_t1-00000000.json.age") || !strings.Contains(err.Error(), "not the") {
 		t.Errorf("a replaced link: %v, want an error naming it", err)
 	}

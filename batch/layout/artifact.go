@@ -171,29 +171,42 @@ const (
 )
 
 // MaxArtifactBytes is the most an artifact of a document of pages pages
-// can be on disk. The journal records the pages at admission; a file in
-// an artifact's place that is larger (a sparse file of gigabytes) is
-// refused unread.
+// can be on disk: the bound of an artifact whose size the journal did not
+// record (ArtifactSize). The journal records the pages at admission; a
+// file in an artifact's place that is larger (a sparse file of gigabytes)
+// is refused unread.
 func MaxArtifactBytes(pages int) int64 {
 	return maxArtifactBase + int64(max(pages, 1))*maxPageBytes
+}
+
+// ArtifactSize is the size a reader expects of the document's artifact
+// before it reads a byte: the size the journal recorded when it was
+// written, or, for an artifact published before sizes were recorded,
+// at most MaxArtifactBytes of its pages.
+func ArtifactSize(d journal.Doc) store.Size {
+	if d.ArtifactSize > 0 {
+		return store.Exactly(d.ArtifactSize)
+	}
+	return store.AtMost(MaxArtifactBytes(d.Pages))
 }
 
 // OpenArtifact reads a document's artifact for a reader (show, eval): its
 // bytes must hash to what the journal recorded and its text to its content
 // hash, since altered text must not be shown or scored as if it were read.
-// It reads a regular file only, of at most MaxArtifactBytes, opened with
-// no link followed (store.IsUnsafe tells those refusals).
+// It reads a regular file only, of the size the journal recorded
+// (ArtifactSize), opened with no link followed (store.IsUnsafe tells
+// those refusals).
 func OpenArtifact(st *store.Store, d journal.Doc, ids []age.Identity) (*Artifact, error) {
 	name := StoreName(d.Artifact)
-	limit := MaxArtifactBytes(d.Pages)
-	sum, err := st.HashAtMost(name, limit)
+	want := ArtifactSize(d)
+	sum, err := st.HashSized(name, want)
 	if err != nil {
 		return nil, fmt.Errorf("artifact of %s: %w", d.SourceID, err)
 	}
 	if sum != d.ArtifactSHA256 {
 		return nil, fmt.Errorf("artifact %s was altered: sha256 %s, journal %s", d.Artifact, sum, d.ArtifactSHA256)
 	}
-	a, err := ReadArtifactAtMost(st, name, limit, ids)
+	a, err := ReadArtifactSized(st, name, want, MaxArtifactBytes(d.Pages), ids)
 	if err != nil {
 		return nil, fmt.Errorf("artifact %s: %w", d.Artifact, err)
 	}
@@ -204,21 +217,24 @@ func OpenArtifact(st *store.Store, d journal.Doc, ids []age.Identity) (*Artifact
 }
 
 // ReadArtifact reads and parses the artifact name, of any size; see
-// ReadArtifactAtMost.
+// ReadArtifactSized.
 func ReadArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, error) {
-	return ReadArtifactAtMost(st, name, -1, ids)
+	return ReadArtifactSized(st, name, store.AnySize, -1, ids)
 }
 
-// ReadArtifactAtMost reads the artifact name as store.ReadAtMost does,
-// at most limit bytes, and parses it. An amendment (a transcription
-// stored on its own: see Amendment) is read with the artifact it amends,
-// each link's hash checked against the one before's record of it, and
+// ReadArtifactSized reads the artifact name as store.ReadSized does, of
+// size want, and parses it. An amendment (a transcription stored on its
+// own: see Amendment) is read with the artifact it amends, each link's
+// hash and size checked against the one before's record of them (a link
+// whose amendment recorded no size is bounded by bound bytes), and
 // returned as that artifact with the transcriptions added, oldest first.
-func ReadArtifactAtMost(st *store.Store, name string, limit int64, ids []age.Identity) (*Artifact, error) {
+// A withdrawal (see Withdrawal) is a link read and checked the same way;
+// the transcription it names is listed in WithdrawnTranscriptions instead.
+func ReadArtifactSized(st *store.Store, name string, want store.Size, bound int64, ids []age.Identity) (*Artifact, error) {
 	var added, withdrawn []Transcription
 	by := map[string]*Withdrawal{} // the withdrawals met, by what they withdraw
 	for hops := 0; ; hops++ {
-		b, err := st.ReadAtMost(name, limit, ids)
+		b, err := st.ReadSized(name, want, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -232,6 +248,7 @@ func ReadArtifactAtMost(st *store.Store, name string, limit int64, ids []age.Ide
 			return nil, fmt.Errorf("artifact %s: more than %d amendments in a row", name, maxAmendments)
 		}
 		var next string
+		var size store.Size
 		switch head.Format {
 		case ArtifactFormat:
 			var a Artifact
@@ -248,7 +265,7 @@ func ReadArtifactAtMost(st *store.Store, name string, limit int64, ids []age.Ide
 			return &a, nil
 		case AmendmentFormat:
 			var t Transcription
-			if next, t, err = readAmendment(st, name, b, limit); err != nil {
+			if next, size, t, err = readAmendment(st, name, b, bound); err != nil {
 				return nil, err
 			}
 			t.ID = path.Join(ArtifactsDir, name)
@@ -261,7 +278,7 @@ func ReadArtifactAtMost(st *store.Store, name string, limit int64, ids []age.Ide
 			}
 		case WithdrawalFormat:
 			var w Withdrawal
-			if next, w, err = readWithdrawal(st, name, b, limit); err != nil {
+			if next, size, w, err = readWithdrawal(st, name, b, bound); err != nil {
 				return nil, err
 			}
 			if by[w.Withdraws] != nil {
@@ -271,6 +288,6 @@ func ReadArtifactAtMost(st *store.Store, name string, limit int64, ids []age.Ide
 		default:
 			return nil, fmt.Errorf("unknown artifact format %q", head.Format)
 		}
-		name = next
+		name, want = next, size
 	}
 }

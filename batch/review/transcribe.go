@@ -100,7 +100,7 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	}
 	t := layout.Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Geometry: layout.BoxOnCanvas, Field: o.Field,
 		Text: text, User: o.User, Host: o.Host, At: time.Now().UTC()}
-	m := layout.Amendment{Amends: d.Artifact, AmendsSHA256: d.ArtifactSHA256, SourceID: d.SourceID, Transcription: t}
+	m := layout.Amendment{Amends: d.Artifact, AmendsSHA256: d.ArtifactSHA256, AmendsSize: d.ArtifactSize, SourceID: d.SourceID, Transcription: t}
 	b, err := m.Marshal()
 	if err != nil {
 		return "", err
@@ -109,13 +109,13 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum, err := st.Put(name, b)
+	sum, size, err := st.PutSized(name, b)
 	if err != nil {
 		return "", err
 	}
 	path := filepath.ToSlash(filepath.Join(layout.ArtifactsDir, name))
 	err = j.Transcribe(o.SourceID, journal.Transcription{User: o.User, Host: o.Host, Page: o.Page, Box: o.Box, Field: o.Field,
-		Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256, NewArtifact: path, NewArtifactSHA256: sum, Since: o.Since})
+		Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256, NewArtifact: path, NewArtifactSHA256: sum, NewArtifactSize: size, Since: o.Since})
 	if err != nil {
 		_ = st.Remove(name)
 		return "", err

@@ -99,7 +99,7 @@ func WithdrawTranscription(ctx context.Context, o WithdrawOptions) (Withdrawn, e
 	if err != nil {
 		return out, err
 	}
-	w := layout.Withdrawal{Amends: d.Artifact, AmendsSHA256: d.ArtifactSHA256, SourceID: d.SourceID, Withdraws: t.ID,
+	w := layout.Withdrawal{Amends: d.Artifact, AmendsSHA256: d.ArtifactSHA256, AmendsSize: d.ArtifactSize, SourceID: d.SourceID, Withdraws: t.ID,
 		User: o.User, Host: o.Host, At: time.Now().UTC(), Note: strings.TrimSpace(o.Note)}
 	b, err := w.Marshal()
 	if err != nil {
@@ -109,13 +109,13 @@ func WithdrawTranscription(ctx context.Context, o WithdrawOptions) (Withdrawn, e
 	if err != nil {
 		return out, err
 	}
-	sum, err := st.Put(name, b)
+	sum, size, err := st.PutSized(name, b)
 	if err != nil {
 		return out, err
 	}
 	out = Withdrawn{Page: t.Page, Field: t.Field, Artifact: filepath.ToSlash(filepath.Join(layout.ArtifactsDir, name))}
 	err = j.WithdrawTranscription(o.SourceID, journal.TranscriptionWithdrawal{User: o.User, Host: o.Host, Note: w.Note, Withdraws: t.ID,
-		Page: t.Page, Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256, NewArtifact: out.Artifact, NewArtifactSHA256: sum, Since: o.Since})
+		Page: t.Page, Artifact: d.Artifact, ArtifactSHA256: d.ArtifactSHA256, NewArtifact: out.Artifact, NewArtifactSHA256: sum, NewArtifactSize: size, Since: o.Since})
 	if err != nil {
 		_ = st.Remove(name)
 		return Withdrawn{}, err

@@ -76,3 +76,36 @@ func TestCopyBoundedErrors(t *testing.T) {
 		t.Errorf("a missing file: %v, want ErrNotExist", err)
 	}
 }
+
+// TestExactSize: a file of the size recorded for it is read; one byte
+// more or less is a *SizeError naming both sizes (ErrTooLarge or
+// ErrTooSmall in its chain, IsUnsafe), found before a byte is read; and
+// PutSized's size is the file's on disk.
+func TestExactSize(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sum, size, err := st.PutSized("a.json", []byte("0123456789"))
+	if err != nil || size != 10 {
+		t.Fatalf("PutSized = %d bytes, %v; want 10", size, err)
+	}
+	for _, tc := range []struct {
+		want int64
+		is   error
+	}{{10, nil}, {9, ErrTooLarge}, {11, ErrTooSmall}} {
+		got, err := st.HashSized("a.json", Exactly(tc.want))
+		var se *SizeError
+		switch {
+		case tc.is == nil && (err != nil || got != sum):
+			t.Errorf("HashSized(Exactly(%d)) = %s, %v; want %s", tc.want, got, err, sum)
+		case tc.is != nil && (!errors.Is(err, tc.is) || !IsUnsafe(err) || !errors.As(err, &se) || se.Size != 10 || se.Want != tc.want):
+			t.Errorf("HashSized(Exactly(%d)) = %v; want a *SizeError %v of 10 and %d bytes", tc.want, err, tc.is, tc.want)
+		}
+		if _, err := st.ReadSized("a.json", Exactly(tc.want), nil); (err == nil) != (tc.is == nil) {
+			t.Errorf("ReadSized(Exactly(%d)) = %v", tc.want, err)
+		}
+	}
+}

@@ -4,8 +4,8 @@ package store
 // artifact, a transcription, the manifest the desk reads again, the
 // journal's companions): without following a link, without blocking on a
 // FIFO planted in its place, only when fstat says it is a regular file,
-// and only when its size is within what it can be, all before a byte is
-// read; then read through a bound, and stopped by a context.
+// and only when its size is the one recorded for it, or within what it
+// can be, all before a byte is read; then read through a bound, and stopped by a context.
 
 import (
 	"context"
@@ -54,11 +54,71 @@ func (e *TooLargeError) Error() string {
 // Unwrap makes errors.Is(err, ErrTooLarge) true.
 func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 
+// ErrTooSmall is in the chain of a *SizeError for a file smaller than
+// the size recorded for it.
+var ErrTooSmall = errors.New("smaller than recorded")
+
+// SizeError is a file whose size is not the one recorded when it was
+// written (an artifact's, in the journal); it is refused before a byte is
+// read. Its chain holds ErrTooLarge when the file is larger, ErrTooSmall
+// when it is smaller.
+type SizeError struct {
+	Path       string
+	Size, Want int64
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("%s is %d bytes, not the %d recorded when it was written: refbatch does not read it", e.Path, e.Size, e.Want)
+}
+
+// Unwrap makes errors.Is(err, ErrTooLarge) or errors.Is(err, ErrTooSmall)
+// true, as the file is larger or smaller than recorded.
+func (e *SizeError) Unwrap() error {
+	if e.Size > e.Want {
+		return ErrTooLarge
+	}
+	return ErrTooSmall
+}
+
 // IsUnsafe reports whether err is a file refbatch refused to read for
 // what it is rather than for what it holds: a link, not a regular file,
-// or larger than it can be.
+// larger than it can be, or not the size recorded for it.
 func IsUnsafe(err error) bool {
-	return errors.Is(err, ErrLink) || errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge)
+	return errors.Is(err, ErrLink) || errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTooSmall)
+}
+
+// Size is what a reader knows of a file's size before it opens it: the
+// size recorded when the file was written (Exactly), or only the most it
+// can be (AtMost).
+type Size struct {
+	n     int64
+	exact bool
+}
+
+// Exactly is a size recorded when the file was written: a file of
+// another size is a *SizeError.
+func Exactly(n int64) Size { return Size{n: n, exact: true} }
+
+// AtMost is a bound: a file larger than n is a *TooLargeError; n < 0
+// bounds nothing.
+func AtMost(n int64) Size { return Size{n: n} }
+
+// AnySize bounds nothing.
+var AnySize = AtMost(-1)
+
+// max is the most a read of a file of this size may read (-1: no bound).
+func (s Size) max() int64 { return s.n }
+
+// check refuses size, a file's at path as fstat gives it, when it is not
+// this size.
+func (s Size) check(path string, size int64) error {
+	switch {
+	case s.exact && size != s.n:
+		return &SizeError{Path: path, Size: size, Want: s.n}
+	case !s.exact && s.n >= 0 && size > s.n:
+		return &TooLargeError{Path: path, Size: size, Max: s.n}
+	}
+	return nil
 }
 
 func describeMode(m fs.FileMode) string {
@@ -92,7 +152,7 @@ func OpenRegular(path string, max int64) (*os.File, error) {
 		}
 		return nil, err
 	}
-	if err := checkRegular(f, path, max); err != nil {
+	if err := checkRegular(f, path, AtMost(max)); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -100,13 +160,14 @@ func OpenRegular(path string, max int64) (*os.File, error) {
 }
 
 // OpenRegular opens name beneath the folder as the package's OpenRegular
-// opens a path, with no link followed anywhere on the way.
-func (r *Root) OpenRegular(name string, max int64) (*os.File, error) {
+// opens a path, with no link followed anywhere on the way, refusing a
+// file that is not of size want.
+func (r *Root) OpenRegular(name string, want Size) (*os.File, error) {
 	f, err := r.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRegular(f, r.Path(name), max); err != nil {
+	if err := checkRegular(f, r.Path(name), want); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -114,8 +175,8 @@ func (r *Root) OpenRegular(name string, max int64) (*os.File, error) {
 }
 
 // checkRegular refuses f, opened from path, unless fstat says it is a
-// regular file of at most max bytes (max < 0: any size).
-func checkRegular(f *os.File, path string, max int64) error {
+// regular file of size want.
+func checkRegular(f *os.File, path string, want Size) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -123,10 +184,7 @@ func checkRegular(f *os.File, path string, max int64) error {
 	if !fi.Mode().IsRegular() {
 		return &NotRegularError{Path: path, Mode: fi.Mode()}
 	}
-	if max >= 0 && fi.Size() > max {
-		return &TooLargeError{Path: path, Size: fi.Size(), Max: max}
-	}
-	return nil
+	return want.check(path, fi.Size())
 }
 
 // ReadRegular reads the whole file at path as OpenRegular opens it, at

@@ -28,36 +28,46 @@ func (s *Store) context() context.Context {
 }
 
 // Hash returns the SHA-256 (hex) of the artifact name as it is on disk;
-// see HashAtMost.
-func (s *Store) Hash(name string) (string, error) { return s.HashAtMost(name, -1) }
+// see HashSized.
+func (s *Store) Hash(name string) (string, error) {
+	sum, _, err := s.hashSized(name, AnySize)
+	return sum, err
+}
 
-// HashAtMost returns the SHA-256 (hex) of the artifact name as it is on
-// disk, when it is a regular file (not a link, a FIFO, a device) of at
-// most max bytes (max < 0: any size); otherwise an error for which
-// IsUnsafe is true, found before a byte is read.
-func (s *Store) HashAtMost(name string, max int64) (string, error) {
+// HashSized returns the SHA-256 (hex) of the artifact name as it is on
+// disk, when it is a regular file (not a link, a FIFO, a device) of size
+// want (the size recorded when it was written, or a bound); otherwise an
+// error for which IsUnsafe is true, found before a byte is read.
+func (s *Store) HashSized(name string, want Size) (string, error) {
+	sum, _, err := s.hashSized(name, want)
+	return sum, err
+}
+
+// hashSized is HashSized, with the bytes it read.
+func (s *Store) hashSized(name string, want Size) (string, int64, error) {
 	if err := checkName(name); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	f, err := s.open(name, max)
+	f, err := s.open(name, want)
 	if err != nil {
-		return "", fmt.Errorf("hashing artifact %s: %w", name, err)
+		return "", 0, fmt.Errorf("hashing artifact %s: %w", name, err)
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := copyBounded(s.context(), h, f, f.Name(), max); err != nil {
-		return "", fmt.Errorf("hashing artifact %s: %w", name, err)
+	n, err := copyBounded(s.context(), h, f, f.Name(), want.max())
+	if err != nil {
+		return "", 0, fmt.Errorf("hashing artifact %s: %w", name, err)
 	}
-	return hexSum(h), nil
+	return hexSum(h), n, nil
 }
 
-// Read returns the plaintext of the artifact name; see ReadAtMost.
+// Read returns the plaintext of the artifact name; see ReadSized.
 func (s *Store) Read(name string, ids []age.Identity) ([]byte, error) {
-	return s.ReadAtMost(name, -1, ids)
+	return s.ReadSized(name, AnySize, ids)
 }
 
-// ReadAtMost returns the plaintext of the artifact name, read under
-// HashAtMost's rules. An age-encrypted artifact is decrypted with ids
+// ReadSized returns the plaintext of the artifact name, read under
+// HashSized's rules. An age-encrypted artifact is decrypted with ids
 // (ErrNoIdentities when there are none); a plaintext artifact is
 // returned as is, except that an encrypting store refuses one, since it
 // should hold only ciphertext.
@@ -65,15 +75,15 @@ func (s *Store) Read(name string, ids []age.Identity) ([]byte, error) {
 // Whether to decrypt is decided by the file, not by the store's recipients,
 // so an auditor can open the store without recipients and read with an
 // identity.
-func (s *Store) ReadAtMost(name string, max int64, ids []age.Identity) ([]byte, error) {
+func (s *Store) ReadSized(name string, want Size, ids []age.Identity) ([]byte, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	f, err := s.open(name, max)
+	f, err := s.open(name, want)
 	if err != nil {
 		return nil, fmt.Errorf("reading artifact %s: %w", name, err)
 	}
-	data, err := readBounded(s.context(), f, f.Name(), max)
+	data, err := readBounded(s.context(), f, f.Name(), want.max())
 	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("reading artifact %s: %w", name, err)
@@ -102,14 +112,14 @@ func (s *Store) ReadAtMost(name string, max int64, ids []age.Identity) ([]byte, 
 // beneath the folder held open when the store has it, else beneath the
 // folder opened for this one read (a read-only store holds nothing open
 // between reads).
-func (s *Store) open(name string, max int64) (*os.File, error) {
+func (s *Store) open(name string, want Size) (*os.File, error) {
 	if s.root != nil {
-		return s.root.OpenRegular(name, max)
+		return s.root.OpenRegular(name, want)
 	}
 	r, err := OpenRoot(s.dir)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return r.OpenRegular(name, max)
+	return r.OpenRegular(name, want)
 }

@@ -178,29 +178,37 @@ var afterPut func(path string)
 // removed; if the error came after the rename (folder fsync, re-read) the
 // complete artifact stays in place.
 func (s *Store) Put(name string, plaintext []byte) (sha256hex string, err error) {
+	sum, _, err := s.PutSized(name, plaintext)
+	return sum, err
+}
+
+// PutSized is Put, and also returns the artifact's size on disk as read
+// back, which the journal records so that a reader refuses a file of
+// another size before it reads a byte.
+func (s *Store) PutSized(name string, plaintext []byte) (sha256hex string, size int64, err error) {
 	if s.root == nil {
-		return "", fmt.Errorf("writing artifact %s: %w", name, errReadOnly)
+		return "", 0, fmt.Errorf("writing artifact %s: %w", name, errReadOnly)
 	}
 	written := sha256.New()
 	err = s.root.writeFiles(".", []string{name}, 0o600, false, func(ws []io.Writer) error {
 		return s.encode(io.MultiWriter(ws[0], written), plaintext)
 	})
 	if err != nil {
-		return "", fmt.Errorf("writing artifact %s: %w", name, err)
+		return "", 0, fmt.Errorf("writing artifact %s: %w", name, err)
 	}
 	if afterPut != nil {
 		afterPut(filepath.Join(s.dir, name))
 	}
 	// The hash recorded in the journal must be of what is on disk, not of
 	// what we meant to write; comparing the two catches a store that lies.
-	onDisk, err := s.Hash(name)
+	onDisk, size, err := s.hashSized(name, AnySize)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if want := hexSum(written); onDisk != want {
-		return "", fmt.Errorf("artifact %s reads back as sha256 %s, wrote %s", name, onDisk, want)
+		return "", 0, fmt.Errorf("artifact %s reads back as sha256 %s, wrote %s", name, onDisk, want)
 	}
-	return onDisk, nil
+	return onDisk, size, nil
 }
 
 // encode writes plaintext to w, through age when the store encrypts.

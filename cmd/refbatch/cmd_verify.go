@@ -59,9 +59,11 @@ other's bytes: one finding naming both), unknown_file, artifact_unreadable,
 content_hash_mismatch, provenance_mismatch, source_missing, source_changed,
 source_unreadable, unfinished_document, undecided_state,
 journal_rewritten, artifact_not_regular (a link, a FIFO, a device in an
-artifact's place: not read), artifact_oversized (larger than its
-document's pages can hold: not read; see refbatch help custody). It prints the recipients the journal records for the
-batch.
+artifact's place: not read), artifact_oversized and artifact_undersized
+(larger or smaller than the size the journal recorded when the artifact
+was written, or, for an artifact published before sizes were recorded,
+larger than its document's pages can hold: not read; see refbatch help
+custody). It prints the recipients the journal records for the batch.
 
 An artifact a decision superseded (refbatch review retry) stays on disk and
 is checked against the decision that names it; a document whose state is
@@ -161,6 +163,9 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			writeFinding(stdout, f)
 		}
 		switch {
+		case res.Custody == nil && !res.Legacy:
+			// The journal could not be read: it says nothing of the
+			// artifacts' encryption (printNoCustody says why).
 		case len(res.Recipients) > 0:
 			fmt.Fprintf(stdout, "artifacts encrypted to %s\n", termText(strings.Join(res.Recipients, ", ")))
 		case res.Encrypted:
@@ -183,6 +188,10 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			fmt.Fprintf(stdout, "%d finding%s\n", len(res.Findings), plural(len(res.Findings)))
 		}
 		printRoot(stdout, o, res)
+		if res.Unsized > 0 {
+			fmt.Fprintf(stdout, "note: %d artifact%s have no size in the journal (published before it recorded sizes): each was bounded by its document's pages instead\n",
+				res.Unsized, plural(res.Unsized))
+		}
 		if res.Incomplete {
 			fmt.Fprintf(stdout, "note: the batch is unfinished (%d documents not final); run it again to complete it\n", res.Unfinished)
 		}
@@ -217,7 +226,7 @@ func writeFinding(w io.Writer, f audit.Finding) {
 // the pinned root sits in it.
 func printRoot(w io.Writer, o verifyOptions, res *audit.VerifyResult) {
 	if res.Custody == nil {
-		fmt.Fprintln(w, "note: this journal has no custody log (an earlier refbatch wrote it); the next run adds one")
+		printNoCustody(w, res)
 		return
 	}
 	fmt.Fprintf(w, "batch root %s after %d event%s\n", res.Custody.Root, res.Custody.Events, plural(int(res.Custody.Events)))
@@ -233,6 +242,24 @@ func printRoot(w io.Writer, o verifyOptions, res *audit.VerifyResult) {
 	} else {
 		fmt.Fprintf(w, "%s is the batch root now\n", pinned)
 	}
+}
+
+// printNoCustody says why verify checked no custody log: the journal is
+// one an earlier refbatch wrote, or it could not be read as a journal
+// (missing, not a regular file, not SQLite, corrupt), as its finding says.
+func printNoCustody(w io.Writer, res *audit.VerifyResult) {
+	if res.Legacy {
+		fmt.Fprintln(w, "note: this journal has no custody log (an earlier refbatch wrote it); the next run adds one")
+		return
+	}
+	for _, f := range res.Findings {
+		if f.Kind == audit.FindingJournalMissing || f.Kind == audit.FindingJournalCorrupt {
+			fmt.Fprintf(w, "note: the journal %s could not be read (%s): its custody log was not checked, and nothing was written\n",
+				termText(f.File), termText(f.Detail))
+			return
+		}
+	}
+	fmt.Fprintln(w, "note: the journal could not be read: its custody log was not checked")
 }
 
 // isRoot reports whether s is written as a batch root: 64 hex digits.

@@ -146,9 +146,13 @@ func TestEncryptedCustody(t *testing.T) {
 	}
 	checkRecipients(t, dir, out, manifest, recipient)
 	checkSwap(t, out)
-	// A tampered artifact makes verify exit 1 naming the file, in JSON too.
+	// A tampered artifact makes verify exit 1 naming the file, in JSON too
+	// (of the size recorded: another size is refused unread, as
+	// artifact_oversized or artifact_undersized).
 	arts, _ := filepath.Glob(filepath.Join(out, "artifacts", "*.age"))
-	os.WriteFile(arts[0], []byte("tampered"), 0o600)
+	tampered, _ := os.ReadFile(arts[0])
+	copy(tampered[len(tampered)/2:], "tampered")
+	os.WriteFile(arts[0], tampered, 0o600)
 	res := refbatch(t, nil, "verify", "--out", out, "--json")
 	var vr struct {
 		Findings []struct{ Kind, File string }

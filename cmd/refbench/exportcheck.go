@@ -40,11 +40,16 @@ scratch folder (or --to) and checks every searchable PDF against its source
 its artifact: pdftotext -raw CER at most 0.01 on the OCR'd pages, at least
 95% of the words pdftotext -bbox finds on the source's ink (pdftoppm), every
 page identical at 72 dpi, qpdf --check passing (or no worse than on the
-source), pdfimages -list unchanged. Then issue 33's lines: each reader's
-character error against the artifact's text (pdftotext default and -raw,
-mutool draw -F txt, pdf.js from testdata/pdfjs when node and its
-node_modules are there) at most 0.01 on the upright pages, reported on the
-turned and skewed ones; and, with --pdfa (the default), every PDF exported
+source), pdfimages -list unchanged. Then issue 50's lines, for each reader
+(pdftotext default and -raw, mutool draw -F txt, pdf.js from testdata/pdfjs
+when node and its node_modules are there, PDFBox's text stripper in content
+order and sorted by position, through testdata/pdfbox/Text.java, when java
+and Debian's libpdfbox2-java are there): the share of the artifact's word
+trigrams (three words in a row of a line) found in its text, white space
+collapsed and a line break after a hyphen joined, at least 0.99 on the
+upright pages and 0.95 on the turned or skewed ones; its character error
+over the words sorted at most 0.01; its character error in reading order,
+reported; and, with --pdfa (the default), every PDF exported
 as PDF/A-2b passing batch/export/pdfcheck's PDF/A clauses, the others
 listed with export's reason. It prints one line per document (its
 source_id and figures, never its text) and the totals.
@@ -70,8 +75,9 @@ type docCheck struct {
 	CER      float64  `json:"cer"`
 	InkShare float64  `json:"words_on_ink"`
 	Problems []string `json:"problems,omitempty"`
-	// Readers are each reader's CER on the upright pages and the others.
-	Readers map[string][2]pdfcheck.PageCER `json:"readers,omitempty"`
+	// Readers are each reader's figures on the upright pages and the
+	// others.
+	Readers map[string][2]pdfcheck.Figures `json:"readers,omitempty"`
 	// PDFA is whether the PDF was exported as PDF/A; NotPDFA export's
 	// reason when not.
 	PDFA    bool   `json:"pdfa"`
@@ -92,7 +98,7 @@ func exportCheckMain(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.StringVar(&o.JSON, "json", "", "also write every figure to `FILE`")
 	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "documents checked at once")
 	fs.BoolVar(&o.PDFA, "pdfa", true, "export with --pdfa and check the PDF/A clauses")
-	fs.StringVar(&o.PDFJS, "pdfjs", "testdata/pdfjs", "the `DIR` of pdf.js's text.mjs and node_modules")
+	fs.StringVar(&o.PDFJS, "pdfjs", "testdata/pdfjs", "the `DIR` of pdf.js's text.mjs and node_modules (PDFBox's Text.java is in ../pdfbox beside it)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -253,8 +259,10 @@ func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.W
 			}
 		}
 	}
+	// Export exits 1 when it refused a document and 5 when a PDF asked
+	// as PDF/A is not; both are figures here, not failures to run.
 	var ee *exec.ExitError
-	if runErr != nil && !(errors.As(runErr, &ee) && ee.ExitCode() == 1 && len(refused) > 0) {
+	if runErr != nil && !(errors.As(runErr, &ee) && (ee.ExitCode() == 1 && len(refused) > 0 || ee.ExitCode() == 5 && len(notPDFA) > 0)) {
 		return nil, nil, nil, fmt.Errorf("refbatch export: %v: %s", runErr, strings.TrimSpace(lastLine(errBuf.String())))
 	}
 	return exported, refused, notPDFA, nil

@@ -12,8 +12,10 @@
 //     unchanged and `qpdf --check` passes (or warns no worse than on the
 //     source).
 //
-// Issue 33's lines are in readers.go (each reader's character error:
-// ReaderCER) and pdfa.go (the PDF/A-2b clauses: PDFA).
+// Issue 33's and 50's lines are in readers.go (each reader's text:
+// Extract, and its character error: ReaderCER), phrases.go (the share of
+// the artifact's phrases a reader finds, and its character error over
+// sorted words: Measure) and pdfa.go (the PDF/A-2b clauses: PDFA).
 //
 // batch/export's TestSearchablePDF runs it on a few hand-picked pages and
 // `refbench export-check` over every document of a finished batch. It

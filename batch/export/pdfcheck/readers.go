@@ -21,10 +21,12 @@ const (
 	ReaderRaw       = "pdftotext-raw" // poppler, content stream order
 	ReaderMutool    = "mutool"        // MuPDF, mutool draw -F txt
 	ReaderPDFJS     = "pdfjs"         // pdf.js (browsers), getTextContent
+	ReaderPDFBox    = "pdfbox"        // PDFBox's PDFTextStripper (Apache Tika: Solr, Elasticsearch, DSpace), content order
+	ReaderPDFBoxPos = "pdfbox-sorted" // the same, setSortByPosition(true)
 )
 
 // Readers are the readers ReaderCER measures, in report order.
-var Readers = []string{ReaderPdftotext, ReaderRaw, ReaderMutool, ReaderPDFJS}
+var Readers = []string{ReaderPdftotext, ReaderRaw, ReaderMutool, ReaderPDFJS, ReaderPDFBox, ReaderPDFBoxPos}
 
 // PDFJSDir is the folder holding testdata/pdfjs's text.mjs and its
 // node_modules (npm install there; make deps does).
@@ -33,6 +35,9 @@ func PDFJSDir(moduleRoot string) string { return filepath.Join(moduleRoot, "test
 // ReaderAvailable says why reader cannot run here, "" when it can.
 // pdfjsDir is the folder of PDFJSDir.
 func ReaderAvailable(reader, pdfjsDir string) string {
+	if reader == ReaderPDFBox || reader == ReaderPDFBoxPos {
+		return pdfboxMissing(pdfjsDir)
+	}
 	need := map[string]string{ReaderPdftotext: "pdftotext", ReaderRaw: "pdftotext", ReaderMutool: "mutool", ReaderPDFJS: "node"}[reader]
 	if _, err := exec.LookPath(need); err != nil {
 		return need + " is not installed"
@@ -67,6 +72,8 @@ func Extract(ctx context.Context, reader, path, dir, pdfjsDir string) ([]string,
 		if out, err = cmd.Output(); err != nil {
 			err = fmt.Errorf("node text.mjs (pdf.js): %w", err)
 		}
+	case ReaderPDFBox, ReaderPDFBoxPos:
+		out, err = pdfboxText(ctx, path, pdfjsDir, reader == ReaderPDFBoxPos)
 	default:
 		return nil, fmt.Errorf("unknown reader %q", reader)
 	}
@@ -153,4 +160,49 @@ func TextCER(texts []string, pages []result.PageResult, keep func(int) bool) Pag
 // 1% line holds on such pages; the others are reported.
 func Upright(p result.PageResult) bool {
 	return p.Rotation%360 == 0 && p.SkewDegrees < 0.1 && p.SkewDegrees > -0.1
+}
+
+// pdfboxJars are the jars PDFBox's text stripper needs, in PreflightDir
+// (Debian's libpdfbox2-java and libcommons-logging-java).
+var pdfboxJars = []string{"pdfbox2.jar", "fontbox2.jar", "commons-logging.jar"}
+
+// pdfboxHelper is testdata/pdfbox/Text.java, the helper that runs
+// PDFBox's PDFTextStripper: beside pdfjsDir (testdata/pdfjs).
+func pdfboxHelper(pdfjsDir string) string {
+	return filepath.Join(filepath.Dir(pdfjsDir), "pdfbox", "Text.java")
+}
+
+// pdfboxMissing says why PDFBox cannot read here, "" when it can.
+func pdfboxMissing(pdfjsDir string) string {
+	if _, err := exec.LookPath("java"); err != nil {
+		return "java is not installed (make deps installs default-jdk-headless)"
+	}
+	for _, j := range pdfboxJars {
+		if _, err := os.Stat(filepath.Join(PreflightDir, j)); err != nil {
+			return j + " is not in " + PreflightDir + " (make deps installs libpdfbox2-java)"
+		}
+	}
+	if _, err := os.Stat(pdfboxHelper(pdfjsDir)); err != nil {
+		return "the helper " + pdfboxHelper(pdfjsDir) + " is not there"
+	}
+	return ""
+}
+
+// pdfboxText runs the helper (Java's source launcher compiles it) on the
+// PDF at path: each page's text ended by a form feed. PDFBox's warnings
+// (a glyph it cannot map) go to stderr, which is dropped.
+func pdfboxText(ctx context.Context, path, pdfjsDir string, sorted bool) ([]byte, error) {
+	cp := make([]string, len(pdfboxJars))
+	for i, j := range pdfboxJars {
+		cp[i] = filepath.Join(PreflightDir, j)
+	}
+	args := []string{"-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-cp", strings.Join(cp, ":"), pdfboxHelper(pdfjsDir)}
+	if sorted {
+		args = append(args, "--sort")
+	}
+	out, err := exec.CommandContext(ctx, "java", append(args, path)...).Output()
+	if err != nil {
+		return nil, fmt.Errorf("java Text.java (PDFBox): %w", err)
+	}
+	return out, nil
 }

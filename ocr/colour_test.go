@@ -1,0 +1,115 @@
+package ocr
+
+import (
+	"image"
+	"image/color"
+	"testing"
+)
+
+// TestHuePlane checks rb_hue's plane on pixels of known colour: a block
+// keeps its most coloured pixel's hue and chroma; gray, black and pale
+// pixels are no colour; strong pixels are counted.
+func TestHuePlane(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 8, 2))
+	for x := range 8 {
+		for y := range 2 {
+			img.Set(x, y, color.RGBA{250, 250, 250, 255}) // paper
+		}
+	}
+	img.Set(0, 0, color.RGBA{200, 30, 30, 255})   // red stamp ink
+	img.Set(2, 1, color.RGBA{38, 56, 156, 255})   // blue ballpoint
+	img.Set(3, 1, color.RGBA{60, 70, 120, 255})   // paler blue: the block keeps the stronger
+	img.Set(4, 0, color.RGBA{20, 20, 20, 255})    // black print
+	img.Set(6, 0, color.RGBA{250, 240, 200, 255}) // tinted paper, lighter than ink
+	var g grayImage
+	hue := huePlane{step: 2}
+	g.fromRGBAHue(img, &hue)
+	if hue.w != 4 || hue.h != 1 {
+		t.Fatalf("plane is %d×%d, want 4×1", hue.w, hue.h)
+	}
+	deg := func(i int) int { return (int(hue.pix[2*i]) - 1) * 360 / 254 }
+	if hue.pix[0] == 0 || deg(0) > 5 || hue.pix[1] != 170 {
+		t.Errorf("red block: hue %d° chroma %d, want 0° 170", deg(0), hue.pix[1])
+	}
+	if hue.pix[2] == 0 || deg(1) < 225 || deg(1) > 235 || hue.pix[3] != 118 {
+		t.Errorf("blue block: hue %d° chroma %d, want about 231° and 118", deg(1), hue.pix[3])
+	}
+	for _, i := range []int{2, 3} {
+		if hue.pix[2*i] != 0 || hue.pix[2*i+1] != 0 {
+			t.Errorf("block %d (black print, tinted paper) has colour %v", i, hue.pix[2*i:2*i+2])
+		}
+	}
+	if hue.coloured != 2 {
+		t.Errorf("%d strong pixels counted, want 2", hue.coloured)
+	}
+}
+
+// TestHueClusters checks that inks are told apart by empty bins between
+// their hues, round the circle, and that an ink too small is none.
+func TestHueClusters(t *testing.T) {
+	var bins [hueBins]int
+	bins[35], bins[0] = 400, 300  // red, across 0°
+	bins[22], bins[23] = 500, 200 // blue
+	bins[28] = 600                // violet
+	bins[12] = 10                 // a few green specks
+	ids := hueClusters(bins, 100)
+	if ids[35] == 0 || ids[35] != ids[0] {
+		t.Errorf("red's two bins across 0° are inks %d and %d, want one", ids[35], ids[0])
+	}
+	if ids[22] == 0 || ids[22] != ids[23] || ids[22] == ids[28] || ids[22] == ids[0] || ids[28] == 0 || ids[28] == ids[0] {
+		t.Errorf("blue, violet and red are inks %d/%d, %d and %d: want three", ids[22], ids[23], ids[28], ids[0])
+	}
+	if ids[12] != 0 {
+		t.Errorf("specks made ink %d", ids[12])
+	}
+}
+
+// TestLabelInk checks the labelling against Leptonica's components.
+func TestLabelInk(t *testing.T) {
+	const w, h = 40, 30
+	mask := make([]byte, w*h)
+	set := func(x0, y0, x1, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				mask[y*w+x] = 1
+			}
+		}
+	}
+	set(2, 2, 10, 4)    // a bar
+	set(9, 4, 11, 12)   // joined to it at a corner (8-connected)
+	set(20, 5, 30, 6)   // another
+	set(25, 20, 26, 29) // a third
+	set(0, 29, 1, 30)   // a pixel in the corner
+	labels, n := labelInk(mask, w, h, make([]int32, w*h))
+	if want := len(components(mask, w, h)); n != want {
+		t.Fatalf("%d components labelled, Leptonica finds %d", n, want)
+	}
+	if labels[2*w+2] != labels[11*w+10] || labels[2*w+2] == labels[5*w+20] || labels[0] != -1 {
+		t.Errorf("labels: bar %d, its joined stroke %d, the other %d, paper %d", labels[2*w+2], labels[11*w+10], labels[5*w+20], labels[0])
+	}
+}
+
+// TestBridge checks that a short run of print across a coloured stroke
+// is given to it, and that a long one or one between two inks is not.
+func TestBridge(t *testing.T) {
+	row := func(s string) []byte {
+		b := make([]byte, len(s))
+		for i, c := range s {
+			b[i] = map[rune]byte{'.': 0, 'k': 1, 'r': 2, 'b': 3}[c]
+		}
+		return b
+	}
+	for _, c := range []struct{ in, want string }{
+		{"rrkkrr", "rrrrrr"},
+		{"rrkkkkkkrr", "rrkkkkkkrr"}, // wider than the gap
+		{"rrkkbb", "rrkkbb"},         // between two inks
+		{"rr..rr", "rr..rr"},         // paper is no bridge
+		{"kkrrkk", "kkrrkk"},
+	} {
+		cls := row(c.in)
+		bridge(cls, len(cls), 1, 1, 3)
+		if want := row(c.want); string(cls) != string(want) {
+			t.Errorf("bridge(%s) = %v, want %s", c.in, cls, c.want)
+		}
+	}
+}
