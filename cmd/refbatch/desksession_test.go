@@ -102,11 +102,14 @@ func TestDeskCodeOutOfHistory(t *testing.T) {
 		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
 		t.Fatalf("the desk did not open with the code: %v", err)
 	}
-	clamped := `(() => { const m = document.getElementById("region").textContent.match(/region (\d+),(\d+),(\d+),(\d+)/);
+	clamped := `(() => { const m = (document.getElementById("region").dataset.box || "").match(/^(\d+),(\d+),(\d+),(\d+)$/);
 		const vb = document.getElementById("overlay").getAttribute("viewBox").split(" ").map(Number);
 		return m !== null && +m[3] === vb[2] && +m[4] === vb[3] && +m[1] < vb[2] && +m[2] < vb[3]; })()`
 	for i, step := range []chromedp.Action[bool]{
-		chromedp.Poll[bool](`document.getElementById("page-img").naturalWidth > 0`, chromedp.WithPollingTimeout(30*time.Second)),
+		// The page drawn: its image shown and its boxes' frame set (no
+		// region is drawn while a page loads).
+		chromedp.Poll[bool](`!document.getElementById("page-img").hidden && document.getElementById("page-img").naturalWidth > 0 && !document.getElementById("stage").classList.contains("loading")`,
+			chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.Evaluate[bool](deskDragOff),
 		chromedp.Poll[bool](clamped, chromedp.WithPollingTimeout(5*time.Second)),
 	} {
