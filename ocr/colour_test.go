@@ -113,3 +113,58 @@ func TestBridge(t *testing.T) {
 		}
 	}
 }
+
+// colourPage is a 300 dpi Letter page of black print with a blue
+// signature's strokes and a red stamp's frame on it, in RGBA as the
+// render gives it.
+func colourPage(b *testing.B, dpi int) *image.RGBA {
+	g, _ := printPage(b, dpi)
+	img := image.NewRGBA(image.Rect(0, 0, g.w, g.h))
+	for i, v := range g.pix {
+		img.Pix[4*i], img.Pix[4*i+1], img.Pix[4*i+2], img.Pix[4*i+3] = v, v, v, 255
+	}
+	for x := dpi; x < 4*dpi; x++ { // a blue stroke over the print
+		for y := 0; y < 4; y++ {
+			img.Set(x, 9*dpi+x/20+y, color.RGBA{38, 56, 156, 255})
+		}
+	}
+	for x := 5 * dpi; x < 7*dpi; x++ { // a red frame's edges
+		for y := 0; y < 5; y++ {
+			img.Set(x, 2*dpi+y, color.RGBA{200, 30, 30, 255})
+			img.Set(x, 3*dpi+y, color.RGBA{200, 30, 30, 255})
+		}
+	}
+	return img
+}
+
+// BenchmarkColour measures what ink colour adds to a page: the gray
+// conversion with and without the hue plane, and the handwriting
+// step's look at the page's ink with and without telling inks apart
+// (make bench's whole-step figures aside).
+func BenchmarkColour(b *testing.B) {
+	const dpi = 300
+	img := colourPage(b, dpi)
+	var g grayImage
+	hue := huePlane{step: inkStep(dpi)}
+	b.Run("gray", func(b *testing.B) {
+		for b.Loop() {
+			g.fromRGBA(img)
+		}
+	})
+	b.Run("gray+hue", func(b *testing.B) {
+		for b.Loop() {
+			g.fromRGBAHue(img, &hue)
+		}
+	})
+	g.fromRGBAHue(img, &hue)
+	b.Run("look", func(b *testing.B) {
+		for b.Loop() {
+			handsIn(newInkLook(&g, dpi), nil)
+		}
+	})
+	b.Run("look+inks", func(b *testing.B) {
+		for b.Loop() {
+			handsIn(newInkLook(&g, dpi), &colourLook{plane: &hue, back: identityMatrix})
+		}
+	})
+}
