@@ -28,11 +28,12 @@ func TestHuePlane(t *testing.T) {
 		t.Fatalf("plane is %d×%d, want 4×1", hue.w, hue.h)
 	}
 	deg := func(i int) int { return (int(hue.pix[2*i]) - 1) * 360 / 254 }
-	if hue.pix[0] == 0 || deg(0) > 5 || hue.pix[1] != 170 {
-		t.Errorf("red block: hue %d° chroma %d, want 0° 170", deg(0), hue.pix[1])
+	// Against the paper: each channel scaled by 255/250.
+	if hue.pix[0] == 0 || deg(0) > 5 || hue.pix[1] != 173 {
+		t.Errorf("red block: hue %d° chroma %d, want 0° 173", deg(0), hue.pix[1])
 	}
-	if hue.pix[2] == 0 || deg(1) < 225 || deg(1) > 235 || hue.pix[3] != 118 {
-		t.Errorf("blue block: hue %d° chroma %d, want about 231° and 118", deg(1), hue.pix[3])
+	if hue.pix[2] == 0 || deg(1) < 225 || deg(1) > 235 || hue.pix[3] != 121 {
+		t.Errorf("blue block: hue %d° chroma %d, want about 230° and 121", deg(1), hue.pix[3])
 	}
 	for _, i := range []int{2, 3} {
 		if hue.pix[2*i] != 0 || hue.pix[2*i+1] != 0 {
@@ -41,6 +42,30 @@ func TestHuePlane(t *testing.T) {
 	}
 	if hue.coloured != 2 {
 		t.Errorf("%d strong pixels counted, want 2", hue.coloured)
+	}
+}
+
+// TestHuePlanePaper: on yellowed paper, black print's edges, blended
+// with the paper, take its tint and are no colour; blue ink on it is.
+func TestHuePlanePaper(t *testing.T) {
+	paper := color.RGBA{245, 215, 160, 255}
+	img := image.NewRGBA(image.Rect(0, 0, 16, 4))
+	for x := range 16 {
+		for y := range 4 {
+			img.Set(x, y, paper)
+		}
+	}
+	img.Set(0, 0, color.RGBA{122, 107, 80, 255}) // half black, half paper
+	img.Set(1, 1, color.RGBA{40, 35, 26, 255})   // black print on it
+	img.Set(4, 0, color.RGBA{38, 56, 156, 255})  // blue ballpoint
+	var g grayImage
+	hue := huePlane{step: 4}
+	g.fromRGBAHue(img, &hue)
+	if hue.pix[0] != 0 || hue.pix[1] != 0 {
+		t.Errorf("print's edge on yellowed paper has colour %v", hue.pix[0:2])
+	}
+	if deg := (int(hue.pix[2]) - 1) * 360 / 254; hue.pix[2] == 0 || deg < 210 || deg > 240 || hue.pix[3] < 100 {
+		t.Errorf("blue ink on yellowed paper: hue %d° chroma %d, want blue", deg, hue.pix[3])
 	}
 }
 
