@@ -144,15 +144,21 @@ func (l printLine) signs() (signOff, name, short bool) {
 		if signOffWord.MatchString(w.Text) {
 			signOff = true
 		}
-		if nameWord.MatchString(w.Text) {
-			continue
-		}
-		r := []rune(w.Text)
-		if !unicode.IsUpper(r[0]) || strings.ContainsAny(w.Text, "0123456789") {
+		if !nameLike(w.Text) {
 			name = false
 		}
 	}
 	return signOff, name, short
+}
+
+// nameLike reports whether a word may stand in a printed name: a title
+// or role, or a capitalised word or initial with no digit.
+func nameLike(text string) bool {
+	if nameWord.MatchString(text) {
+		return true
+	}
+	r := []rune(text)
+	return unicode.IsUpper(r[0]) && !strings.ContainsAny(text, "0123456789")
 }
 
 // underWriting reports whether line l is print a region b of writing
@@ -176,14 +182,13 @@ func (l printLine) underWriting(b [4]int) bool {
 func (l printLine) partName() bool {
 	surname := false
 	for _, w := range l.words {
-		if w.Conf < handConf || nameWord.MatchString(w.Text) {
+		if w.Conf < handConf {
 			continue
 		}
-		r := []rune(w.Text)
-		if !unicode.IsUpper(r[0]) || strings.ContainsAny(w.Text, "0123456789") {
+		if !nameLike(w.Text) {
 			return false
 		}
-		surname = surname || AlnumCount(w.Text) >= 3 && strings.ContainsFunc(w.Text, unicode.IsLower)
+		surname = surname || !nameWord.MatchString(w.Text) && AlnumCount(w.Text) >= 3 && strings.ContainsFunc(w.Text, unicode.IsLower)
 	}
 	return surname
 }
