@@ -140,19 +140,34 @@ func ReaderCER(ctx context.Context, reader, path, dir, pdfjsDir string, pages []
 // otherwise runs the reader once.
 func TextCER(texts []string, pages []result.PageResult, keep func(int) bool) PageCER {
 	var c PageCER
+	eachOCRPage(texts, pages, keep, func(got, want string, given bool) { c.count(eval.CER(got, want), given) })
+	return c
+}
+
+// eachOCRPage calls f on each OCR'd page keep says yes to (nil: all),
+// with the text a reader gave of it (given: whether it gave one; "" if
+// not) and the artifact's text of it, the one selection of pages every
+// measure of a reader's texts is taken on.
+func eachOCRPage(texts []string, pages []result.PageResult, keep func(int) bool, f func(got, want string, given bool)) {
 	for i, p := range pages {
 		if p.TextSource != result.TextFromOCR || (keep != nil && !keep(i)) {
 			continue
 		}
-		got := ""
-		if i < len(texts) {
+		got, given := "", i < len(texts)
+		if given {
 			got = texts[i]
-			c.Pages++
 		}
-		e := eval.CER(got, p.Text)
-		c.Distance, c.N = c.Distance+e.Distance, c.N+e.N
+		f(got, p.Text, given)
 	}
-	return c
+}
+
+// count adds e, the error on one page, to c; given is whether the reader
+// gave that page.
+func (c *PageCER) count(e eval.ErrorRate, given bool) {
+	c.Distance, c.N = c.Distance+e.Distance, c.N+e.N
+	if given {
+		c.Pages++
+	}
 }
 
 // Upright is whether page p was read as it is displayed: neither turned
