@@ -106,19 +106,20 @@ func PhraseRecall(got, want string) Recall {
 	return r
 }
 
-// joinHyphens is s with its white space collapsed to single spaces, and
-// none after a hyphen that ends a line.
+// joinHyphens is s with its white space collapsed to single spaces, as
+// eval.Normalize collapses it for the CER, and none after a hyphen that
+// ends a line.
 func joinHyphens(s string) string {
 	var b strings.Builder
 	for i, line := range strings.Split(s, "\n") {
-		ws := strings.Fields(line)
-		if len(ws) == 0 {
+		line = eval.Normalize(line)
+		if line == "" {
 			continue
 		}
 		if i > 0 && b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
 			b.WriteByte(' ')
 		}
-		b.WriteString(strings.Join(ws, " "))
+		b.WriteString(line)
 	}
 	return b.String()
 }
