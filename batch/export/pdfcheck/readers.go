@@ -189,13 +189,8 @@ func pdfboxHelper(pdfjsDir string) string {
 
 // pdfboxMissing says why PDFBox cannot read here, "" when it can.
 func pdfboxMissing(pdfjsDir string) string {
-	if _, err := exec.LookPath("java"); err != nil {
-		return "java is not installed (make deps installs default-jdk-headless)"
-	}
-	for _, j := range pdfboxJars {
-		if _, err := os.Stat(filepath.Join(PreflightDir, j)); err != nil {
-			return j + " is not in " + PreflightDir + " (make deps installs libpdfbox2-java)"
-		}
+	if why := javaMissing(pdfboxJars, "libpdfbox2-java"); why != "" {
+		return why
 	}
 	if _, err := os.Stat(pdfboxHelper(pdfjsDir)); err != nil {
 		return "the helper " + pdfboxHelper(pdfjsDir) + " is not there"
@@ -207,11 +202,7 @@ func pdfboxMissing(pdfjsDir string) string {
 // PDF at path: each page's text ended by a form feed. PDFBox's warnings
 // (a glyph it cannot map) go to stderr, which is dropped.
 func pdfboxText(ctx context.Context, path, pdfjsDir string, sorted bool) ([]byte, error) {
-	cp := make([]string, len(pdfboxJars))
-	for i, j := range pdfboxJars {
-		cp[i] = filepath.Join(PreflightDir, j)
-	}
-	args := []string{"-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-cp", strings.Join(cp, ":"), pdfboxHelper(pdfjsDir)}
+	args := []string{"-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-cp", classPath(pdfboxJars), pdfboxHelper(pdfjsDir)}
 	if sorted {
 		args = append(args, "--sort")
 	}
