@@ -110,10 +110,7 @@ func checkLink(st *store.Store, name, amends, sum string, recorded, bound int64)
 	if amends == "" || sum == "" || recorded < 0 {
 		return "", store.Size{}, fmt.Errorf("amendment %s names no artifact it amends", name)
 	}
-	prev, size := StoreName(amends), store.AtMost(bound)
-	if recorded > 0 {
-		size = store.Exactly(recorded)
-	}
+	prev, size := StoreName(amends), store.Recorded(recorded, bound)
 	got, err := st.HashSized(prev, size)
 	if err != nil {
 		return "", store.Size{}, fmt.Errorf("amendment %s amends %s: %w", name, amends, err)

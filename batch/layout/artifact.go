@@ -184,10 +184,7 @@ func MaxArtifactBytes(pages int) int64 {
 // written, or, for an artifact published before sizes were recorded,
 // at most MaxArtifactBytes of its pages.
 func ArtifactSize(d journal.Doc) store.Size {
-	if d.ArtifactSize > 0 {
-		return store.Exactly(d.ArtifactSize)
-	}
-	return store.AtMost(MaxArtifactBytes(d.Pages))
+	return store.Recorded(d.ArtifactSize, MaxArtifactBytes(d.Pages))
 }
 
 // OpenArtifact reads a document's artifact for a reader (show, eval): its

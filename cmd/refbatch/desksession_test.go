@@ -82,11 +82,7 @@ func TestDeskCodeOutOfHistory(t *testing.T) {
 		t.Skip("chromium is not installed")
 	}
 	t.Parallel()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out")
-	row := finished.Good("R-1", "P-000101", "2024-01-02")
-	row.ParticipantID = "P-000000" // review id_not_found
-	finishedBatch(t, dir, out, []finished.Row{row})
+	_, out := inReview(t)
 	d := startDesk(t, out)
 	profile := t.TempDir()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(profile))
@@ -244,11 +240,7 @@ func deskPost(t *testing.T, c *http.Client, d *deskProc, csrf, path, body string
 // page 2^63-1 is reported as asked, not as a negative page.
 func TestDeskRefusesBadRequests(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out")
-	row := finished.Good("R-1", "P-000101", "2024-01-02")
-	row.ParticipantID = "P-000000" // not in the text: review id_not_found
-	finishedBatch(t, dir, out, []finished.Row{row})
+	_, out := inReview(t)
 	d := startDesk(t, out)
 	c, csrf := d.open(t, d.Code)
 	_, body := deskGet(t, c, d, "/api/doc?id=R-1")

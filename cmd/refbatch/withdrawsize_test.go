@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refbatch/refbatch/batch/batchtest/finished"
 	"github.com/refbatch/refbatch/batch/review"
 )
 
@@ -23,11 +22,7 @@ import (
 // artifact and as a link a later transcription follows.
 func TestWithdrawalSizeRecorded(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out")
-	row := finished.Good("R-1", "P-000101", "2024-01-02")
-	row.ParticipantID = "P-000000" // review id_not_found
-	finishedBatch(t, dir, out, []finished.Row{row})
+	dir, out := inReview(t)
 	ctx := context.Background()
 	transcribe := func(text string) string {
 		t.Helper()
