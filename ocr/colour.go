@@ -7,7 +7,7 @@ import "math"
 // print, the gray page has one tangle of ink where a person sees two.
 // The render is in colour before it is made gray, so the colour of its
 // ink is kept (huePlane), and the handwriting step tells the page's inks
-// apart by hue before it looks for lines (inkClasses): a blue signature
+// apart by hue before it looks for lines (inks): a blue signature
 // over a printed name, a red stamp over a paragraph and the print under
 // them are each looked at alone. A page scanned in gray, or all in one
 // ink, is looked at as before.
@@ -79,17 +79,18 @@ func invertMatrix(m [6]float64) [6]float64 {
 		(m[2]*m[5] - m[3]*m[4]) / det, (m[1]*m[4] - m[0]*m[5]) / det}
 }
 
-// sample writes the hue and chroma of each pixel of the w×h reduced
-// page, reduced by f from the prepared page, into hue and chroma, and
-// counts the hues of chroma binChroma or more in bins. The map back to
-// the render is affine: a step along a row is one step in the render.
-func (c *colourLook) sample(hue, chroma []byte, w, h, f int, bins *[hueBins]int) {
+// sample writes the hue and chroma of each pixel of window win of the
+// w-wide reduced page, reduced by f from the prepared page, into hue
+// and chroma, and counts the hues of chroma binChroma or more in bins.
+// The map back to the render is affine: a step along a row is one step
+// in the render.
+func (c *colourLook) sample(hue, chroma []byte, w int, win [4]int, f int, bins *[hueBins]int) {
 	m := c.back
 	ff, s := float64(f), float64(c.plane.step)
-	for y := range h {
-		py := (float64(y) + 0.5) * ff
-		rx, ry := 0.5*ff*m[0]+py*m[2]+m[4], 0.5*ff*m[1]+py*m[3]+m[5]
-		for x := range w {
+	for y := win[1]; y < win[3]; y++ {
+		px, py := (float64(win[0])+0.5)*ff, (float64(y)+0.5)*ff
+		rx, ry := px*m[0]+py*m[2]+m[4], px*m[1]+py*m[3]+m[5]
+		for x := win[0]; x < win[2]; x++ {
 			i := y*w + x
 			hue[i], chroma[i] = 0, 0
 			hx, hy := int(math.Floor(rx/s)), int(math.Floor(ry/s))
@@ -109,16 +110,27 @@ func (c *colourLook) sample(hue, chroma []byte, w, h, f int, bins *[hueBins]int)
 // hueBin is the bin of hue code v (not 0).
 func hueBin(v byte) int { return int(v-1) * hueBins / 254 }
 
-// colourBuffers are inkClasses' page-sized buffers, kept from page to
-// page.
+// colourBuffers are inks' page-sized buffers, kept from page to page.
 type colourBuffers struct {
-	cls, chroma []byte
-	labels      []int32
-	tmp         []byte
+	cls, hue, chroma []byte
+	labels           []int32
+	stats            []int
 }
 
-// inkClasses sorts the ink of ink's reduced page by colour into cls (one
-// byte a pixel, in buf): 0 paper, 1 ink of no colour (black, gray,
+// pageInks are a page's inks told apart: each pixel's class (0 paper, 1
+// ink of no colour, 2+k the page's k-th coloured ink; see inks), the
+// number of classes, and the components of each class with theirs: a
+// stroke of blue crossing a word of print is two components, not one.
+type pageInks struct {
+	cls     []byte
+	n       int
+	comps   [][4]int
+	classes []int
+}
+
+// inks sorts the ink of ink's reduced page by colour (in buf's memory),
+// or returns nil when the page has no coloured ink: nothing to tell
+// apart. Its classes are 0 paper, 1 ink of no colour (black, gray,
 // pencil: the ink mask's), 2+k the page's k-th coloured ink, a run of hue
 // bins between empty ones holding at least a square of colourInkInch. A
 // piece of ink (a component of the mask) takes one ink whole when it is
@@ -126,44 +138,94 @@ type colourBuffers struct {
 // neutral: a pen's stroke, scanned, has pale pixels of little chroma
 // along it. Otherwise it is of two inks (a stamp struck over print, a
 // signature over its printed name), and each pixel is told by its own
-// chroma. It returns the number of classes, 0 when the page has no
-// coloured ink: nothing to tell apart.
-func (c *colourLook) inkClasses(ink *inkLook, buf *colourBuffers) (cls []byte, n int) {
+// chroma. Only the windows round the coloured ink are looked at (see
+// windows): the rest of the page is the mask's, of no colour.
+func (c *colourLook) inks(ink *inkLook, buf *colourBuffers) *pageInks {
 	if c == nil {
-		return nil, 0
+		return nil
 	}
 	w, h := ink.small.w, ink.small.h
-	buf.cls, buf.chroma = grow(buf.cls, w*h), grow(buf.chroma, w*h)
-	cls, chroma := buf.cls, buf.chroma
+	wins := c.windows(ink)
+	if len(wins) == 0 {
+		return nil
+	}
+	buf.hue, buf.chroma = grow(buf.hue, w*h), grow(buf.chroma, w*h)
 	var bins [hueBins]int
-	c.sample(cls, chroma, w, h, ink.f, &bins)
+	for _, win := range wins {
+		c.sample(buf.hue, buf.chroma, w, win, ink.f, &bins)
+	}
 	least := colourInkInch * ink.wdpi
 	ids := hueClusters(bins, int(least*least))
-	n = 1
+	n := 1
 	for _, id := range ids {
 		n = max(n, id+1)
 	}
 	if n == 1 {
-		return nil, 0
+		return nil
 	}
+	buf.cls = grow(buf.cls, w*h)
+	copy(buf.cls, ink.mask) // the mask is 0 or 1: paper or ink of no colour
+	inks := &pageInks{cls: buf.cls, n: n}
+	gap := max(2, int(math.Round(bridgeInch*ink.wdpi)))
+	for _, win := range wins {
+		c.classify(ink.mask, w, win, n, &ids, buf)
+		bridge(buf.cls, w, win, 1, gap)
+		bridge(buf.cls, w, win, w, gap)
+	}
+	// Each class's components: the mask's own outside the windows, of
+	// no colour, and those of each ink inside them.
+	for _, b := range ink.comps {
+		if !inWindow(b, wins) {
+			inks.comps, inks.classes = append(inks.comps, b), append(inks.classes, 1)
+		}
+	}
+	for _, win := range wins {
+		var boxes [][4]int
+		var values []byte
+		boxes, values, buf.labels = labelBoxes(buf.cls, w, win, buf.labels)
+		for k, b := range boxes {
+			inks.comps, inks.classes = append(inks.comps, b), append(inks.classes, int(values[k]))
+		}
+	}
+	return inks
+}
+
+// inWindow reports whether box b lies in one of wins.
+func inWindow(b [4]int, wins [][4]int) bool {
+	for _, win := range wins {
+		if b[0] >= win[0] && b[1] >= win[1] && b[2] <= win[2] && b[3] <= win[3] {
+			return true
+		}
+	}
+	return false
+}
+
+// classify writes the class of each pixel of window win of the w-wide
+// mask into buf.cls (see inks), from the hue and chroma buf holds and
+// ids, the class of each hue bin; n is the number of classes.
+func (c *colourLook) classify(mask []byte, w int, win [4]int, n int, ids *[hueBins]int, buf *colourBuffers) {
+	cls, hue, chroma := buf.cls, buf.hue, buf.chroma
+	ww := win[2] - win[0]
 	of := func(i int) int { // the coloured class of pixel i, or 0
 		if chroma[i] < pixelChroma {
 			return 0
 		}
-		return ids[hueBin(cls[i])]
+		return ids[hueBin(hue[i])]
 	}
-	labels, count := labelInk(ink.mask, w, h, grow(buf.labels, w*h))
-	buf.labels = labels
+	var pieces [][4]int
+	pieces, _, buf.labels = labelBoxes(mask, w, win, buf.labels)
+	labels := buf.labels
 	// Each piece's pixels: all, neutral, and of each coloured class.
-	stats := make([][]int, count)
-	for i := range stats {
-		stats[i] = make([]int, n)
-	}
-	for i, l := range labels {
+	buf.stats = grow(buf.stats, len(pieces)*n)
+	stats := buf.stats
+	clear(stats)
+	at := func(i int) int { return (win[1]+i/ww)*w + win[0] + i%ww }
+	for j, l := range labels {
 		if l < 0 {
 			continue
 		}
-		st := stats[l]
+		i := at(j)
+		st := stats[int(l)*n:]
 		st[0]++
 		if k := of(i); k > 0 {
 			st[k]++
@@ -171,8 +233,9 @@ func (c *colourLook) inkClasses(ink *inkLook, buf *colourBuffers) (cls []byte, n
 			st[1]++
 		}
 	}
-	whole := make([]int, count) // a piece's one class, 0 when per pixel
-	for l, st := range stats {
+	whole := make([]int, len(pieces)) // a piece's one class, 0 when per pixel
+	for l := range whole {
+		st := stats[l*n : (l+1)*n]
 		best := 2
 		for k := 3; k < n; k++ {
 			if st[k] > st[best] {
@@ -186,7 +249,8 @@ func (c *colourLook) inkClasses(ink *inkLook, buf *colourBuffers) (cls []byte, n
 			whole[l] = best
 		}
 	}
-	for i, l := range labels {
+	for j, l := range labels {
+		i := at(j)
 		k := of(i)
 		switch {
 		case l >= 0 && whole[l] > 0:
@@ -201,18 +265,6 @@ func (c *colourLook) inkClasses(ink *inkLook, buf *colourBuffers) (cls []byte, n
 			cls[i] = 0
 		}
 	}
-	gap := max(2, int(math.Round(bridgeInch*ink.wdpi)))
-	bridge(cls, w, h, 1, gap)
-	bridge(cls, w, h, w, gap)
-	return cls, n
-}
-
-// pageInks are a page's inks told apart: each pixel's class (see
-// inkClasses), and the components of each class with theirs.
-type pageInks struct {
-	cls     []byte
-	comps   [][4]int
-	classes []int
 }
 
 // hueClusters gives each bin of bins the class of its ink: 0 for none,
@@ -260,28 +312,4 @@ func hueClusters(bins [hueBins]int, least int) [hueBins]int {
 		next++
 	}
 	return ids
-}
-
-// classComps returns the components of each ink class of cls (see
-// inkClasses) on its own, n classes, and the class of each: a stroke of
-// blue crossing a word of print is two components, not one. tmp is
-// scratch memory of the mask's size.
-func classComps(cls []byte, n, w, h int, tmp []byte) (comps [][4]int, classes []int, scratch []byte) {
-	tmp = grow(tmp, w*h)
-	for c := 1; c < n; c++ {
-		any := false
-		for i, v := range cls {
-			tmp[i] = 0
-			if int(v) == c {
-				tmp[i], any = 1, true
-			}
-		}
-		if !any {
-			continue
-		}
-		for _, b := range components(tmp, w, h) {
-			comps, classes = append(comps, b), append(classes, c)
-		}
-	}
-	return comps, classes, tmp
 }

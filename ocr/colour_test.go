@@ -3,6 +3,7 @@ package ocr
 import (
 	"image"
 	"image/color"
+	"slices"
 	"testing"
 )
 
@@ -89,28 +90,41 @@ func TestHueClusters(t *testing.T) {
 	}
 }
 
-// TestLabelInk checks the labelling against Leptonica's components.
-func TestLabelInk(t *testing.T) {
+// TestLabelBoxes checks the labelling against Leptonica's components,
+// on the whole mask and in a window of it, and that pixels of two values
+// are two components.
+func TestLabelBoxes(t *testing.T) {
 	const w, h = 40, 30
 	mask := make([]byte, w*h)
-	set := func(x0, y0, x1, y1 int) {
+	set := func(x0, y0, x1, y1 int, v byte) {
 		for y := y0; y < y1; y++ {
 			for x := x0; x < x1; x++ {
-				mask[y*w+x] = 1
+				mask[y*w+x] = v
 			}
 		}
 	}
-	set(2, 2, 10, 4)    // a bar
-	set(9, 4, 11, 12)   // joined to it at a corner (8-connected)
-	set(20, 5, 30, 6)   // another
-	set(25, 20, 26, 29) // a third
-	set(0, 29, 1, 30)   // a pixel in the corner
-	labels, n := labelInk(mask, w, h, make([]int32, w*h))
-	if want := len(components(mask, w, h)); n != want {
-		t.Fatalf("%d components labelled, Leptonica finds %d", n, want)
+	set(2, 2, 10, 4, 1)    // a bar
+	set(9, 4, 11, 12, 1)   // joined to it at a corner (8-connected)
+	set(20, 5, 30, 6, 1)   // another
+	set(25, 20, 26, 29, 1) // a third
+	set(0, 29, 1, 30, 1)   // a pixel in the corner
+	boxes, values, labels := labelBoxes(mask, w, [4]int{0, 0, w, h}, nil)
+	want := components(mask, w, h)
+	if !slices.Equal(boxes, want) {
+		t.Fatalf("labelled %v, Leptonica finds %v", boxes, want)
 	}
-	if labels[2*w+2] != labels[11*w+10] || labels[2*w+2] == labels[5*w+20] || labels[0] != -1 {
+	if labels[2*w+2] != labels[11*w+10] || labels[2*w+2] == labels[5*w+20] || labels[0] != -1 || values[0] != 1 {
 		t.Errorf("labels: bar %d, its joined stroke %d, the other %d, paper %d", labels[2*w+2], labels[11*w+10], labels[5*w+20], labels[0])
+	}
+	win := [4]int{15, 3, 32, 25}
+	boxes, _, _ = labelBoxes(mask, w, win, nil)
+	if want := [][4]int{{20, 5, 30, 6}, {25, 20, 26, 25}}; !slices.Equal(boxes, want) {
+		t.Errorf("in window %v: %v, want %v", win, boxes, want)
+	}
+	set(20, 6, 30, 7, 2) // a stroke of another ink under the second bar
+	boxes, values, _ = labelBoxes(mask, w, win, nil)
+	if len(boxes) != 3 || values[0] != 1 || values[1] != 2 || boxes[1] != [4]int{20, 6, 30, 7} {
+		t.Errorf("two inks touching: %v %v, want them apart", boxes, values)
 	}
 }
 
@@ -132,7 +146,7 @@ func TestBridge(t *testing.T) {
 		{"kkrrkk", "kkrrkk"},
 	} {
 		cls := row(c.in)
-		bridge(cls, len(cls), 1, 1, 3)
+		bridge(cls, len(cls), [4]int{0, 0, len(cls), 1}, 1, 3)
 		if want := row(c.want); string(cls) != string(want) {
 			t.Errorf("bridge(%s) = %v, want %s", c.in, cls, c.want)
 		}
@@ -182,14 +196,15 @@ func BenchmarkColour(b *testing.B) {
 		}
 	})
 	g.fromRGBAHue(img, &hue)
+	var buf inkBuffers // kept from page to page, as a worker keeps it
 	b.Run("look", func(b *testing.B) {
 		for b.Loop() {
-			handsIn(newInkLook(&g, dpi), nil)
+			handsIn(lookAtInk(&g, dpi, &buf), nil)
 		}
 	})
 	b.Run("look+inks", func(b *testing.B) {
 		for b.Loop() {
-			handsIn(newInkLook(&g, dpi), &colourLook{plane: &hue, back: identityMatrix})
+			handsIn(lookAtInk(&g, dpi, &buf), &colourLook{plane: &hue, back: identityMatrix})
 		}
 	})
 }

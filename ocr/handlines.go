@@ -9,16 +9,17 @@ import "math"
 func lookForHands(img *grayImage, dpi int) *handLook { return handsIn(newInkLook(img, dpi), nil) }
 
 // handsIn is lookForHands on the page's ink as ink sees it; colour, when
-// not nil, tells the page's inks apart (see inkClasses), and a line or a
+// not nil, tells the page's inks apart (see inks), and a line or a
 // region is of one ink.
 func handsIn(ink *inkLook, colour *colourLook) *handLook {
 	small, wdpi, mask := ink.small, ink.wdpi, ink.mask
 	look := &handLook{f: ink.f, wdpi: wdpi, small: small, mask: mask, buf: ink.buf, ink: ink}
 	all, classes := ink.comps, []int(nil)
-	cls, n := colour.inkClasses(ink, &ink.buf.colour)
-	if n > 0 {
-		all, classes, ink.buf.colour.tmp = classComps(cls, n, small.w, small.h, ink.buf.colour.tmp)
-		look.inks = &pageInks{cls: cls, comps: all, classes: classes}
+	var cls []byte
+	n := 0
+	if inks := colour.inks(ink, &ink.buf.colour); inks != nil {
+		all, classes, cls, n = inks.comps, inks.classes, inks.cls, inks.n
+		look.inks = inks
 	}
 	minH, maxH := max(3, int(minGlyphInch*wdpi+0.5)), int(handMaxInch*wdpi)
 	edge := int(0.05 * wdpi)

@@ -53,7 +53,7 @@ func lastBelow(b [4]int, others [][4]int, lines []printLine, pageH int) bool {
 }
 
 // unreadNear reports whether there is unread writing of ink (its class,
-// see inkClasses) within one and a half times box b's height above or
+// see inks) within one and a half times box b's height above or
 // below it, apart from b and the boxes of others (page pixels): the rest
 // of a note whose other rows were partly read. A signature has print
 // above and below it, read; a note is written in one ink, so print left

@@ -65,7 +65,7 @@ type handLine struct {
 	box   [4]int
 	comps [][4]int
 	inks  []int // each component's ink pixels
-	ink   int   // its ink's class (see inkClasses), 1 on a page of one ink
+	ink   int   // its ink's class (see inks), 1 on a page of one ink
 }
 
 // handLook is the page's ink as the handwriting step sees it.
@@ -89,7 +89,7 @@ type handLook struct {
 	frames     [][4]int
 	framesDone bool
 	// inks are the page's inks told apart by colour, nil on a page of
-	// one ink (see inkClasses)
+	// one ink (see inks)
 	inks    *pageInks
 	printed []printLine // the credible print's lines (see printLines)
 }

@@ -231,7 +231,9 @@ func chainLines(boxes [][4]int) [][]int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return boxes[a][0] - boxes[b][0] })
+	// By x0, then by the rest of the box: the lines do not depend on the
+	// order the boxes came in.
+	slices.SortFunc(order, func(a, b int) int { return slices.Compare(boxes[a][:], boxes[b][:]) })
 	parent := make([]int, len(boxes))
 	for i := range parent {
 		parent[i] = i

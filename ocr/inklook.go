@@ -30,7 +30,7 @@ type inkBuffers struct {
 	small  grayImage
 	mask   []byte
 	raster []byte
-	colour colourBuffers // the ink told apart by colour (see inkClasses)
+	colour colourBuffers // the ink told apart by colour (see inks)
 }
 
 // grow returns b with length n, reallocated when too small: the one way
