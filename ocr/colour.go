@@ -144,8 +144,12 @@ func (c *colourLook) inks(ink *inkLook, buf *colourBuffers) *pageInks {
 	if c == nil {
 		return nil
 	}
+	return c.inksIn(ink, buf, c.windows(ink))
+}
+
+// inksIn is inks looking in windows wins only.
+func (c *colourLook) inksIn(ink *inkLook, buf *colourBuffers, wins [][4]int) *pageInks {
 	w, h := ink.small.w, ink.small.h
-	wins := c.windows(ink)
 	if len(wins) == 0 {
 		return nil
 	}

@@ -1,8 +1,10 @@
 package ocr
 
 import (
+	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"slices"
 	"testing"
 )
@@ -128,6 +130,58 @@ func TestLabelBoxes(t *testing.T) {
 	}
 }
 
+// TestInksInWindows checks that telling inks apart in the windows round
+// the coloured ink gives what telling them apart over the whole page
+// gives: each pixel's class, and each ink's components.
+func TestInksInWindows(t *testing.T) {
+	const dpi = 300
+	img := colourPage(t, dpi)
+	var g grayImage
+	hue := huePlane{step: inkStep(dpi)}
+	g.fromRGBAHue(img, &hue)
+	ink := newInkLook(&g, dpi)
+	// The page as it is, and as if it had been turned 1.5° when
+	// prepared: the windows are found through the map back to the render.
+	a := 1.5 * math.Pi / 180
+	cx, cy := float64(g.w)/2, float64(g.h)/2
+	turned := [6]float64{math.Cos(a), math.Sin(a), -math.Sin(a), math.Cos(a), 0, 0}
+	turned[4], turned[5] = cx-cx*turned[0]-cy*turned[2], cy-cx*turned[1]-cy*turned[3]
+	for _, back := range [][6]float64{identityMatrix, turned} {
+		c := &colourLook{plane: &hue, back: back}
+		wins := c.windows(ink)
+		if len(wins) == 0 {
+			t.Fatal("no window round the coloured ink")
+		}
+		area := 0
+		for _, b := range wins {
+			area += (b[2] - b[0]) * (b[3] - b[1])
+		}
+		if whole := ink.small.w * ink.small.h; 3*area > whole {
+			t.Errorf("windows %v cover %d of the page's %d pixels", wins, area, whole)
+		}
+		var buf, allBuf colourBuffers
+		got := c.inksIn(ink, &buf, wins)
+		want := c.inksIn(ink, &allBuf, [][4]int{{0, 0, ink.small.w, ink.small.h}})
+		if got == nil || want == nil || got.n != want.n || got.n < 3 {
+			t.Fatalf("inks in windows %v, over the page %v: want the same two coloured inks", got, want)
+		}
+		if !slices.Equal(got.cls, want.cls) {
+			t.Errorf("map %v: pixels' classes differ between the windows and the whole page", back)
+		}
+		key := func(p *pageInks) []string {
+			var out []string
+			for k, b := range p.comps {
+				out = append(out, fmt.Sprint(p.classes[k], b))
+			}
+			slices.Sort(out)
+			return out
+		}
+		if g, w := key(got), key(want); !slices.Equal(g, w) {
+			t.Errorf("map %v: %d components in the windows, %d over the page, or not the same", back, len(g), len(w))
+		}
+	}
+}
+
 // TestBridge checks that a short run of print across a coloured stroke
 // is given to it, and that a long one or one between two inks is not.
 func TestBridge(t *testing.T) {
@@ -156,7 +210,7 @@ func TestBridge(t *testing.T) {
 // colourPage is a 300 dpi Letter page of black print with a blue
 // signature's strokes and a red stamp's frame on it, in RGBA as the
 // render gives it.
-func colourPage(b *testing.B, dpi int) *image.RGBA {
+func colourPage(b testing.TB, dpi int) *image.RGBA {
 	g, _ := printPage(b, dpi)
 	img := image.NewRGBA(image.Rect(0, 0, g.w, g.h))
 	for i, v := range g.pix {

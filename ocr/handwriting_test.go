@@ -180,7 +180,7 @@ func TestHandwritingStampAndCapitals(t *testing.T) {
 
 // printPage is a Letter page of body text at dpi, gray, and its lines:
 // the page the coverage benchmarks look at.
-func printPage(b *testing.B, dpi int) (*grayImage, []string) {
+func printPage(b testing.TB, dpi int) (*grayImage, []string) {
 	var body []string
 	for range 6 {
 		body = append(body, coverBody...)
