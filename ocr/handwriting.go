@@ -80,7 +80,8 @@ type handLook struct {
 	// components of its lines read credibly
 	printH float64
 	// clean: credible words cover nearly all of handCleanPage of the
-	// page's lines of four glyphs or more (see printReference)
+	// page's lines of four glyphs or more of the print's size (see
+	// printReference)
 	clean bool
 	// frames are the components that may be a stamp's frame (see
 	// findFrames), on the reduced page, found from ink when a region
@@ -202,28 +203,47 @@ func (look *handLook) findHandwriting(words []Word) []handRegion {
 // pass for a hand.
 func (look *handLook) printReference(cover []byte, credible []Word) {
 	var heights []float64
-	lines, read := 0, 0
+	type seenLine struct {
+		median float64
+		read   bool
+	}
+	var seen []seenLine
 	for _, l := range look.lines {
 		if len(l.comps) < 4 {
 			continue
 		}
 		ink, covered := look.lineInk(l, cover)
-		lines++
-		if 10*covered < 9*ink {
-			continue
+		hs := make([]float64, len(l.comps))
+		for i, b := range l.comps {
+			hs[i] = float64(b[3] - b[1])
 		}
-		read++
-		for _, b := range l.comps {
-			heights = append(heights, float64(b[3]-b[1]))
+		read := 10*covered >= 9*ink
+		seen = append(seen, seenLine{median(hs), read})
+		if read {
+			heights = append(heights, hs...)
 		}
 	}
 	look.printH = median(heights)
-	look.clean = lines > 0 && float64(read) >= handCleanPage*float64(lines)
 	var words []float64
 	for _, w := range ordinaryWords(credible) {
 		words = append(words, float64(w.Box[3]-w.Box[1])/float64(look.f))
 	}
 	look.printH = max(look.printH, printWordShare*median(words))
+	// The page reads cleanly when its print does: its lines of the
+	// print's size, read. A line far larger is a heading or a hand, not
+	// print whose reading is in question; counted, a note of three rows
+	// under twelve lines of print read made the page degraded.
+	lines, read := 0, 0
+	for _, l := range seen {
+		if look.printH > 0 && l.median >= handHeight*look.printH {
+			continue
+		}
+		lines++
+		if l.read {
+			read++
+		}
+	}
+	look.clean = lines > 0 && float64(read) >= handCleanPage*float64(lines)
 }
 
 // coveredInk counts the ink pixels of box b (reduced page) under cover.
@@ -300,27 +320,6 @@ func handLike(l handLine, ft handFeatures, clean bool) bool {
 		return false // rows of print chained through a tall mark
 	}
 	return ft.height >= handHeight || ft.joined >= handJoined || (ft.height >= handLarger && ft.wander >= handWander)
-}
-
-// join adds line l to the region it is less than a line's height from,
-// or makes it a region of its own.
-func (look *handLook) join(regions *[]handRegion, l handLine, ft handFeatures) {
-	f := look.f
-	b := [4]int{l.box[0] * f, l.box[1] * f, l.box[2] * f, l.box[3] * f}
-	h := b[3] - b[1]
-	for k, r := range *regions {
-		a := r.box
-		if r.lines[0].ink != l.ink {
-			continue // another ink: another hand, a stamp
-		}
-		if b[1]-a[3] <= h && a[1]-b[3] <= h && b[0]-a[2] <= 2*h && a[0]-b[2] <= 2*h {
-			r.box = [4]int{min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])}
-			r.lines, r.feats = append(r.lines, l), append(r.feats, ft)
-			(*regions)[k] = r
-			return
-		}
-	}
-	*regions = append(*regions, handRegion{box: b, lines: []handLine{l}, feats: []handFeatures{ft}})
 }
 
 // note reports whether region r is a note: some of its lines are not read

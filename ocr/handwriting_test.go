@@ -22,6 +22,14 @@ const handFont = "/usr/share/fonts/opentype/dancingscript/DancingScript-Regular.
 // hand does, in ink of gray level ink. It returns the note's box.
 func writeByHand(t *testing.T, img *image.Gray, file string, pt, x, y float64, dpi int, ink uint8, lines []string) [4]int {
 	t.Helper()
+	return writeHand(t, img, file, pt, x, y, dpi, ink, lines, true)
+}
+
+// writeHand is writeByHand, each word on its own baseline and at its own
+// size only when wander is set: else the lines are level and even, as a
+// careful hand's capitals can be.
+func writeHand(t *testing.T, img *image.Gray, file string, pt, x, y float64, dpi int, ink uint8, lines []string, wander bool) [4]int {
+	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Skipf("handwriting font absent (%v): install fonts-dancingscript", err)
@@ -34,12 +42,18 @@ func writeByHand(t *testing.T, img *image.Gray, file string, pt, x, y float64, d
 	for i, line := range lines {
 		dx := int(x * float64(dpi))
 		for k, w := range strings.Fields(line) {
-			size := pt * (0.9 + 0.2*float64((k*7+i*3)%5)/4)
+			size := pt
+			if wander {
+				size *= 0.9 + 0.2*float64((k*7+i*3)%5)/4
+			}
 			face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: float64(dpi)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			base := int((y+float64(i)*pt*1.3/72)*float64(dpi)) + []int{0, 3, -2, 4, -3}[k%5]*dpi/100
+			base := int((y + float64(i)*pt*1.3/72) * float64(dpi))
+			if wander {
+				base += []int{0, 3, -2, 4, -3}[k%5] * dpi / 100
+			}
 			d := font.Drawer{Dst: img, Src: image.NewUniform(color.Gray{Y: ink}), Face: face, Dot: fixed.P(dx, base)}
 			b, adv := d.BoundString(w)
 			d.DrawString(w)
@@ -52,9 +66,13 @@ func writeByHand(t *testing.T, img *image.Gray, file string, pt, x, y float64, d
 }
 
 // scrawl draws a signature: a short curve with loops, about an inch wide.
-func scrawl(img *image.Gray, x, y float64, dpi int) [4]int {
+func scrawl(img *image.Gray, x, y float64, dpi int) [4]int { return loops(img, x, y, 1.1, 0.35, dpi) }
+
+// loops draws a pen's curve with loops, w by h inches, from (x, y)
+// inches.
+func loops(img *image.Gray, x, y, wIn, hIn float64, dpi int) [4]int {
 	x0, y0 := x*float64(dpi), y*float64(dpi)
-	w, h := 1.1*float64(dpi), 0.35*float64(dpi)
+	w, h := wIn*float64(dpi), hIn*float64(dpi)
 	pen := max(1, dpi/120)
 	for s := 0.0; s <= 1; s += 0.0005 {
 		px := x0 + w*s + 0.08*w*math.Sin(s*40)
