@@ -55,3 +55,23 @@ func rowAndStrokes(a handLine, fa handFeatures, b handLine, fb handFeatures) boo
 	}
 	return row(a, fa) && strokes(b, fb, fa) || row(b, fb) && strokes(a, fa, fb)
 }
+
+// crossing returns the strokes of the regions of another ink than region
+// k's, on the reduced page: a red stroke through a line of black print
+// leaves the words under it unread, and they are print crossed out, not
+// a hand's words (see note).
+func crossing(regions []handRegion, k int) [][4]int {
+	var out [][4]int
+	for i, o := range regions {
+		if i == k || o.lines[0].ink == regions[k].lines[0].ink {
+			continue
+		}
+		for _, l := range o.lines {
+			out = append(out, l.comps...)
+		}
+	}
+	return out
+}
+
+// meets reports whether boxes a and b share a pixel.
+func meets(a, b [4]int) bool { return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3] }

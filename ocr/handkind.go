@@ -109,7 +109,7 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 		kind = KindSignature
 	case rows <= 1 && look.overPrint(r, words):
 		kind = KindMark // a stroke through print, a ring round it, in another ink
-	case !look.note(r, cover):
+	case !look.note(r, cover, crossing(regions, k)):
 		kind = KindMark
 		if !look.onPrint(r, words) {
 			kind = KindSignature

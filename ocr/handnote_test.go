@@ -46,3 +46,38 @@ func TestCapitalsNoteOverSignature(t *testing.T) {
 		t.Errorf("the note in capitals %v is not a note (regions %v)", note, regions)
 	}
 }
+
+// TestCrossedOutIsNoNote: a line of ink left unread, most of it under the
+// strokes of another ink (a red line through a printed heading), is no
+// note: the words under the stroke are crossed out, not a hand's; the
+// same line with no stroke of another ink across it is one.
+func TestCrossedOutIsNoNote(t *testing.T) {
+	const w, h, dpi = 400, 60, 100
+	look := &handLook{f: 1, wdpi: dpi, small: &grayImage{w: w, h: h}, mask: make([]byte, w*h)}
+	var black handLine
+	black.ink = 1
+	for i := range 12 { // twelve letters of a heading, 2.8 inches long
+		b := [4]int{20 + 30*i, 20, 40 + 30*i, 40}
+		black.comps, black.inks = append(black.comps, b), append(black.inks, 100)
+	}
+	black.box = [4]int{20, 20, 370, 40}
+	red := handLine{ink: 2, box: [4]int{15, 28, 320, 32}, comps: [][4]int{{15, 28, 320, 32}}, inks: []int{500}}
+	regions := []handRegion{
+		{box: black.box, lines: []handLine{black}, feats: []handFeatures{{}}},
+		{box: red.box, lines: []handLine{red}, feats: []handFeatures{{}}},
+	}
+	cover := make([]byte, w*h) // nothing read
+	if !look.note(regions[0], cover, nil) {
+		t.Fatal("twelve unread letters with nothing across them are no note")
+	}
+	crossed := crossing(regions, 0)
+	if len(crossed) != 1 || crossed[0] != red.comps[0] {
+		t.Fatalf("crossing(black) = %v, want the red stroke alone", crossed)
+	}
+	if got := crossing(regions, 1); len(got) != 12 {
+		t.Errorf("crossing(red) = %d strokes, want the black line's 12", len(got))
+	}
+	if look.note(regions[0], cover, crossed) {
+		t.Error("a heading crossed out in red, two letters left clear of the stroke, is a note")
+	}
+}

@@ -323,18 +323,19 @@ func handLike(l handLine, ft handFeatures, clean bool) bool {
 }
 
 // note reports whether region r is a note: some of its lines are not read
-// credibly, and it is not a signature. A signature is a short mark: a
+// credibly, and it is not a signature. Ink under another ink's strokes
+// (see crossing) is not counted unread: it is crossed out. A signature is a short mark: a
 // region narrower than a note's line whose unread ink is at most four
 // strokes, or any region whose unread ink is at most two; a region under
 // handMinInch wide is no note either.
-func (look *handLook) note(r handRegion, cover []byte) bool {
+func (look *handLook) note(r handRegion, cover []byte, crossing [][4]int) bool {
 	unread := 0
 	for k, l := range r.lines {
 		if r.feats[k].covered >= handReadLine {
 			continue
 		}
 		for i, b := range l.comps {
-			if 10*look.coveredInk(b, cover) < 9*l.inks[i] {
+			if 10*look.coveredInk(b, cover) < 9*l.inks[i] && !slices.ContainsFunc(crossing, func(c [4]int) bool { return meets(b, c) }) {
 				unread++
 			}
 		}
