@@ -108,25 +108,33 @@ func BenchmarkClaimCommit(b *testing.B) {
 // and, until no document is left, claims the next one (ClaimNext, as a
 // run's workers do) and makes the journal calls of a document of P
 // pages: one PageDone per page, then Finish. It reports documents and
-// journal transactions per second; the documents are admitted outside
-// the timer. A one-page document is the journal's worst case: the claim
-// and the verdict, which take the custody log's write lock, are spread
-// over one page.
+// journal transactions per second, and the transactions that took the
+// custody lock per document. In the pages=P runs the documents are
+// admitted outside the timer; in the live runs one more handle admits
+// them while the workers claim (as a run's admission does), each row
+// waking one idle worker. A one-page document is the journal's worst
+// case: the admission, the claim and the verdict, which append to the
+// custody log, are spread over one page.
 func BenchmarkWorkers(b *testing.B) {
 	for _, be := range backends {
 		for _, pages := range []int{1, 4} {
 			for _, workers := range []int{1, 4, 16, 64} {
 				b.Run(fmt.Sprintf("%s/pages=%d/workers=%d", be.name, pages, workers), func(b *testing.B) {
-					benchWorkers(b, be, workers, pages)
+					benchWorkers(b, be, workers, pages, false)
 				})
 			}
+		}
+		for _, workers := range []int{4, 16, 64} {
+			b.Run(fmt.Sprintf("%s/live/workers=%d", be.name, workers), func(b *testing.B) {
+				benchWorkers(b, be, workers, 1, true)
+			})
 		}
 	}
 }
 
-func benchWorkers(b *testing.B, be backend, workers, pages int) {
+func benchWorkers(b *testing.B, be backend, workers, pages int, live bool) {
 	loc := be.location(b)
-	js := make([]*Journal, workers)
+	js := make([]*Journal, workers+1) // the last admits
 	for i := range js {
 		j, err := Open(loc)
 		if err != nil {
@@ -135,42 +143,43 @@ func benchWorkers(b *testing.B, be backend, workers, pages int) {
 		b.Cleanup(func() { j.Close() })
 		js[i] = j
 	}
-	for i := range b.N {
-		if _, err := js[0].Admit(benchAdmission(i + 2)); err != nil {
-			b.Fatal(err)
+	admitter := js[workers]
+	wake, admitted := make(chan struct{}, workers), make(chan struct{})
+	admitAll := func() {
+		for i := range b.N {
+			if _, err := admitter.Admit(benchAdmission(i + 2)); err != nil {
+				b.Error(err)
+				return
+			}
+			select { // one idle worker per row admitted
+			case wake <- struct{}{}:
+			default:
+			}
 		}
+	}
+	if !live {
+		admitAll()
+		for len(wake) > 0 {
+			<-wake
+		}
+	}
+	for _, j := range js {
+		j.locked.Store(0)
 	}
 	p := Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
 	var claimed atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	for _, j := range js {
+	if live {
+		go func() { admitAll(); close(admitted) }()
+	} else {
+		close(admitted)
+	}
+	for _, j := range js[:workers] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			owner := NewOwner()
-			for {
-				l, _, err := j.ClaimNext(owner, p, Claimable{})
-				if errors.Is(err, ErrNothingClaimable) {
-					return
-				}
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				claimed.Add(1)
-				for i := range pages {
-					m := PageMetric{Page: i, DPI: 300, Render: 90 * time.Millisecond, OCR: 500 * time.Millisecond, Words: 180, MeanConfidence: 91}
-					if err := j.PageDone(l, m, time.Minute); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-				if err := j.Finish(l, Result{State: outcome.Done, MeanConfidence: 91, Band: "high", Artifact: "artifacts/x.json", ArtifactSHA256: "00"}); err != nil {
-					b.Error(err)
-					return
-				}
-			}
+			benchWorker(b, j, pages, p, &claimed, wake, admitted)
 		}()
 	}
 	wg.Wait()
@@ -178,7 +187,47 @@ func benchWorkers(b *testing.B, be backend, workers, pages int) {
 	if n := claimed.Load(); n != int64(b.N) {
 		b.Fatalf("%d documents claimed, want %d", n, b.N)
 	}
+	var locked int64
+	for _, j := range js {
+		locked += j.locked.Load()
+	}
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(b.N)/secs, "docs/s")
 	b.ReportMetric(float64(pages+2)*float64(b.N)/secs, "tx/s")
+	b.ReportMetric(float64(locked)/float64(b.N), "locked/doc")
+}
+
+// benchWorker claims and finishes documents until none is left and
+// admitted is closed, waiting on wake while none is claimable.
+func benchWorker(b *testing.B, j *Journal, pages int, p Policy, claimed *atomic.Int64, wake, admitted chan struct{}) {
+	owner := NewOwner()
+	for {
+		l, _, err := j.ClaimNext(owner, p, Claimable{})
+		if errors.Is(err, ErrNothingClaimable) {
+			select {
+			case <-admitted:
+				if claimed.Load() == int64(b.N) {
+					return
+				}
+			case <-wake:
+			}
+			continue
+		}
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		claimed.Add(1)
+		for i := range pages {
+			m := PageMetric{Page: i, DPI: 300, Render: 90 * time.Millisecond, OCR: 500 * time.Millisecond, Words: 180, MeanConfidence: 91}
+			if err := j.PageDone(l, m, time.Minute); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+		if err := j.Finish(l, Result{State: outcome.Done, MeanConfidence: 91, Band: "high", Artifact: "artifacts/x.json", ArtifactSHA256: "00"}); err != nil {
+			b.Error(err)
+			return
+		}
+	}
 }

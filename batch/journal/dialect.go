@@ -17,6 +17,7 @@ func (j *Journal) begin() (*sql.Tx, error) {
 	var lock func(context.Context, *sql.Tx) error
 	if j.pg {
 		lock = func(ctx context.Context, tx *sql.Tx) error {
+			j.locked.Add(1)
 			_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLockKey))
 			return err
 		}

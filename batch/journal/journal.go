@@ -46,6 +46,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -154,6 +155,10 @@ type Journal struct {
 	// interrupt, when set, bounds the waits for the write lock (see
 	// WithInterrupt).
 	interrupt context.Context
+	// locked counts the transactions that took the custody lock (on
+	// PostgreSQL, its advisory lock): what the benchmarks report per
+	// document.
+	locked atomic.Int64
 }
 
 // Close closes the journal.
