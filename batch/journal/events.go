@@ -76,6 +76,11 @@ func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
 	if len(data) == 0 {
 		data = json.RawMessage("{}")
 	}
+	// The custody lock, as late as it can be: just before the chain's
+	// end is read (a no-op in a transaction that holds it already).
+	if err := j.lockCustody(tx); err != nil {
+		return fmt.Errorf("recording %s event: %w", e.Kind, err)
+	}
 	last, prev, err := lastEvent(tx)
 	if err != nil {
 		return fmt.Errorf("recording %s event: %w", e.Kind, err)

@@ -8,14 +8,38 @@
 // share (github.com/jackc/pgx/v5 through database/sql; see postgres.go).
 // Both hold the same schema and run the same code: the statements the two
 // dialects cannot share are in dialect.go. Every write is a short
-// transaction. Those that append to the custody log wait for the
-// database's write lock (SQLite's BEGIN IMMEDIATE, PostgreSQL's advisory
-// lock), so that its events follow one another; page records, lease
-// renewals and heartbeats append none and, on PostgreSQL, lock only their
-// row. So several refbatch processes, on one machine or many, share one
-// journal: workers claim the next claimable document (ClaimNext), one
-// process at a time admits a manifest (HoldAdmission), and every write
-// that publishes a result is conditional on the caller's lease token.
+// transaction. So several refbatch processes, on one machine or many,
+// share one journal: workers claim the next claimable document
+// (ClaimNext), one process at a time admits a manifest (HoldAdmission),
+// and every write that publishes a result is conditional on the caller's
+// lease token.
+//
+// The locking contract. The custody log is one hash chain: each event is
+// numbered after, and hashes, the one before it, so its appends must
+// follow one another. On SQLite every write transaction is IMMEDIATE and
+// holds the whole database from its start. On PostgreSQL the appends
+// follow one another on the custody lock, a transaction-scoped advisory
+// lock:
+//
+//   - admission (Admit, Reject), claims (ClaimNext, Claim) and the ends of
+//     attempts (Finish, Fail, Release) take it as late as they can: just
+//     before they read the chain's end, in appendEvent, holding it
+//     through their commit (applock.go). Before that they lock what they
+//     read to decide a write: the manifest row (FOR UPDATE), the document
+//     claimed (FOR UPDATE SKIP LOCKED: a claim passes over what another
+//     holds) or whose lease is checked (FOR UPDATE); two admissions of
+//     one row or source_id meet on the unique keys, and the one that
+//     comes second runs again and finds the first's row. A claim that
+//     finds nothing appends nothing and never takes the lock;
+//   - every other write that appends (decisions, reruns, settings, runs)
+//     takes it when it begins, as before, and holds it to its commit;
+//   - page records, lease renewals and heartbeats append nothing and lock
+//     only their row; reads take no lock.
+//
+// So the events are one chain, numbered without gaps in the order their
+// transactions committed, and the rows each records are those its
+// transaction wrote and held locked until then: verify and CheckChain
+// recompute it as they always did.
 //
 // The model:
 //
@@ -159,6 +183,8 @@ type Journal struct {
 	// PostgreSQL, its advisory lock): what the benchmarks report per
 	// document.
 	locked atomic.Int64
+	// late holds the transactions of appendTx under way (applock.go).
+	late lateLocks
 }
 
 // Close closes the journal.

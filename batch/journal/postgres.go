@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -26,14 +27,16 @@ import (
 // dialect.go. The schema is SQLite's with PostgreSQL's types
 // (pgSchema), and the state machine is the same code.
 //
-// SQLite serialises writers with BEGIN IMMEDIATE. On PostgreSQL every
-// write transaction that appends to the custody log takes one
-// transaction-scoped advisory lock first (begin), so those writes are
-// serialised the same way: the custody log demands it, since each appends
-// the event that follows the last one and chains its hash. The writes
-// that append no event (leaseTx) take only their rows' locks, and a claim
+// SQLite serialises writers with BEGIN IMMEDIATE. On PostgreSQL the
+// appends to the custody log follow one another on one
+// transaction-scoped advisory lock, the custody lock: the log demands it,
+// since each appends the event that follows the last one and chains its
+// hash. Admission, claims and verdicts take it only for the append
+// (appendTx, applock.go), their reads locking their rows; the other
+// writes that append take it as they begin (begin). The writes that
+// append no event (leaseTx) take only their rows' locks, and a claim
 // passes over documents another transaction holds (skipLocked). Reads
-// take no lock.
+// take no lock. See the package's locking contract.
 
 // IsURL reports whether location names a PostgreSQL journal
 // (postgres://... or postgresql://...) rather than a SQLite file.
@@ -41,8 +44,8 @@ func IsURL(location string) bool {
 	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
 }
 
-// writeLockKey is the advisory lock every write transaction takes: the
-// bytes of "refbatch" as a bigint.
+// writeLockKey is the custody lock, the advisory lock every append to
+// the custody log holds: the bytes of "refbatch" as a bigint.
 const writeLockKey = 0x7265666261746368
 
 // openPostgres opens the journal at the URL location, creating its schema
@@ -56,6 +59,14 @@ func openPostgres(location string, readOnly bool, opts ...Option) (*Journal, err
 	}
 	if readOnly {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	// A statement whose context ends (a wait for the custody lock cut
+	// short: WithInterrupt) is cancelled in the server, and the
+	// transaction then rolled back on the same connection: its row locks
+	// are given back at once, not when the server, still waiting for the
+	// lock on a connection the client closed, next reads from it.
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 5 * time.Second}
 	}
 	db := sql.OpenDB(rebinder{stdlib.GetConnector(*cfg)})
 	// A few connections: writes wait for the advisory lock in the

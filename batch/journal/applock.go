@@ -1,0 +1,120 @@
+package journal
+
+import (
+	"database/sql"
+	"errors"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// This file is how, on PostgreSQL, the hot writes (admission, claims,
+// verdicts) hold the custody lock only for the append to the log, and
+// not for the reads and row writes before it.
+//
+// A transaction run by appendTx begins without the lock. What it reads to
+// decide a write, it locks (forUpdate, skipLocked): two transactions
+// deciding about one row follow one another on that row's lock, and
+// admission's inserts meet on the unique keys of rows and documents.
+// appendEvent then takes the advisory lock just before it reads the
+// chain's end, and the transaction holds it through its commit: an event
+// is numbered and chained after every event committed before it, and the
+// rows it records are the rows its transaction wrote, which no other
+// transaction can change before it commits. So the log is the same one
+// chain, with the same hash inputs, as when the lock was held from the
+// start. A transaction that appends nothing (a claim that finds nothing
+// to claim) never takes the lock.
+//
+// A deadlock (a transaction that holds the custody lock from its start,
+// begin, waiting for a row a late one holds while the late one waits for
+// the lock), a serialization failure, or a unique key another admission
+// took first rolls the transaction back; appendTx then runs it again,
+// from its first read. On SQLite every write transaction is IMMEDIATE
+// and holds the database from its start: appendTx is tx.
+
+// appendRetries is how many times appendTx runs a transaction that
+// PostgreSQL rolled back for a conflict with another (retryable).
+const appendRetries = 8
+
+// lateLocks holds the transactions begun by appendTx, each with whether
+// it has taken the custody lock yet.
+type lateLocks struct{ m sync.Map }
+
+// appendTx runs fn in a write transaction that may append to the custody
+// log; on PostgreSQL it takes the custody lock at its first appendEvent,
+// not at its start, and is run again when PostgreSQL rolls it back for a
+// conflict (see above). fn must lock the rows it reads to decide what to
+// write (forUpdate, skipLocked), and must set what it returns afresh on
+// each run.
+func (j *Journal) appendTx(fn func(*sql.Tx) error) error {
+	if !j.pg {
+		return j.tx(fn)
+	}
+	var err error
+	for range appendRetries {
+		var began *sql.Tx
+		err = j.within(func() (*sql.Tx, error) {
+			tx, err := j.beginWaiting(j.beginTx, nil)
+			if err == nil {
+				began = tx
+				j.late.m.Store(tx, false)
+			}
+			return tx, err
+		}, fn)
+		if began != nil {
+			j.late.m.Delete(began)
+		}
+		if !retryable(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// lockCustody takes the custody lock in tx if tx was begun by appendTx
+// and has not taken it yet; a transaction begun by begin holds it
+// already. A wait cut short by the journal's interruption returns
+// errLockWait.
+func (j *Journal) lockCustody(tx *sql.Tx) error {
+	held, late := j.late.m.Load(tx)
+	if !late || held.(bool) {
+		return nil
+	}
+	ctx, hold := j.lockWait()
+	j.locked.Add(1)
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLockKey))
+	if ok := hold(); err == nil && !ok || err != nil && ctx.Err() != nil {
+		return errLockWait
+	}
+	if err != nil {
+		return err
+	}
+	j.late.m.Store(tx, true)
+	return nil
+}
+
+// retryable reports whether PostgreSQL rolled a transaction back for a
+// conflict with another that running it again resolves: a deadlock, a
+// serialization failure, or a unique key taken by a transaction that
+// committed first.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "40P01", "40001", "23505":
+		return true
+	}
+	return false
+}
+
+// forUpdate is the clause with which a query locks the rows it reads to
+// decide a write in a transaction of appendTx: PostgreSQL's FOR UPDATE.
+// SQLite needs none: its write transaction holds the whole database.
+func (j *Journal) forUpdate() string {
+	if j.pg {
+		return ` FOR UPDATE`
+	}
+	return ``
+}
