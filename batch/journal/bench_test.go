@@ -108,8 +108,9 @@ func BenchmarkClaimCommit(b *testing.B) {
 // and, until no document is left, claims the next one (ClaimNext, as a
 // run's workers do) and makes the journal calls of a document of P
 // pages: one PageDone per page, then Finish. It reports documents and
-// journal transactions per second, and the transactions that took the
-// custody lock per document. In the pages=P runs the documents are
+// journal transactions per second, the transactions that took the
+// custody lock per document, and the claims made per document (those
+// that found nothing too). In the pages=P runs the documents are
 // admitted outside the timer; in the live runs one more handle admits
 // them while the workers claim (as a run's admission does), each row
 // waking one idle worker. A one-page document is the journal's worst
@@ -167,7 +168,7 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool) {
 		j.locked.Store(0)
 	}
 	p := Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
-	var claimed atomic.Int64
+	var claimed, claims atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	if live {
@@ -179,7 +180,7 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			benchWorker(b, j, pages, p, &claimed, wake, admitted)
+			benchWorker(b, j, pages, p, &claimed, &claims, wake, admitted)
 		}()
 	}
 	wg.Wait()
@@ -195,13 +196,15 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool) {
 	b.ReportMetric(float64(b.N)/secs, "docs/s")
 	b.ReportMetric(float64(pages+2)*float64(b.N)/secs, "tx/s")
 	b.ReportMetric(float64(locked)/float64(b.N), "locked/doc")
+	b.ReportMetric(float64(claims.Load())/float64(b.N), "claims/doc")
 }
 
 // benchWorker claims and finishes documents until none is left and
 // admitted is closed, waiting on wake while none is claimable.
-func benchWorker(b *testing.B, j *Journal, pages int, p Policy, claimed *atomic.Int64, wake, admitted chan struct{}) {
+func benchWorker(b *testing.B, j *Journal, pages int, p Policy, claimed, claims *atomic.Int64, wake, admitted chan struct{}) {
 	owner := NewOwner()
 	for {
+		claims.Add(1)
 		l, _, err := j.ClaimNext(owner, p, Claimable{})
 		if errors.Is(err, ErrNothingClaimable) {
 			select {
