@@ -28,10 +28,7 @@ type huePlane struct {
 func (p *huePlane) resize(w, h int) {
 	p.step = max(1, p.step)
 	p.w, p.h = (w+p.step-1)/p.step, (h+p.step-1)/p.step
-	if cap(p.pix) < 2*p.w*p.h {
-		p.pix = make([]byte, 2*p.w*p.h)
-	}
-	p.pix = p.pix[:2*p.w*p.h]
+	p.pix = grow(p.pix, 2*p.w*p.h)
 }
 
 const (
@@ -155,7 +152,7 @@ func (c *colourLook) inkClasses(ink *inkLook, buf *colourBuffers) (cls []byte, n
 		}
 		return ids[hueBin(cls[i])]
 	}
-	labels, count := labelInk(ink.mask, w, h, grow32(buf.labels, w*h))
+	labels, count := labelInk(ink.mask, w, h, grow(buf.labels, w*h))
 	buf.labels = labels
 	// Each piece's pixels: all, neutral, and of each coloured class.
 	stats := make([][]int, count)
@@ -270,10 +267,7 @@ func hueClusters(bins [hueBins]int, least int) [hueBins]int {
 // blue crossing a word of print is two components, not one. tmp is
 // scratch memory of the mask's size.
 func classComps(cls []byte, n, w, h int, tmp []byte) (comps [][4]int, classes []int, scratch []byte) {
-	if cap(tmp) < w*h {
-		tmp = make([]byte, w*h)
-	}
-	tmp = tmp[:w*h]
+	tmp = grow(tmp, w*h)
 	for c := 1; c < n; c++ {
 		any := false
 		for i, v := range cls {

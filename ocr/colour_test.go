@@ -28,11 +28,12 @@ func TestHuePlane(t *testing.T) {
 		t.Fatalf("plane is %d×%d, want 4×1", hue.w, hue.h)
 	}
 	deg := func(i int) int { return (int(hue.pix[2*i]) - 1) * 360 / 254 }
-	if hue.pix[0] == 0 || deg(0) > 5 || hue.pix[1] != 170 {
-		t.Errorf("red block: hue %d° chroma %d, want 0° 170", deg(0), hue.pix[1])
+	// Against the paper: each channel scaled by 255/250.
+	if hue.pix[0] == 0 || deg(0) > 5 || hue.pix[1] != 173 {
+		t.Errorf("red block: hue %d° chroma %d, want 0° 173", deg(0), hue.pix[1])
 	}
-	if hue.pix[2] == 0 || deg(1) < 225 || deg(1) > 235 || hue.pix[3] != 118 {
-		t.Errorf("blue block: hue %d° chroma %d, want about 231° and 118", deg(1), hue.pix[3])
+	if hue.pix[2] == 0 || deg(1) < 225 || deg(1) > 235 || hue.pix[3] != 121 {
+		t.Errorf("blue block: hue %d° chroma %d, want about 230° and 121", deg(1), hue.pix[3])
 	}
 	for _, i := range []int{2, 3} {
 		if hue.pix[2*i] != 0 || hue.pix[2*i+1] != 0 {
@@ -41,6 +42,30 @@ func TestHuePlane(t *testing.T) {
 	}
 	if hue.coloured != 2 {
 		t.Errorf("%d strong pixels counted, want 2", hue.coloured)
+	}
+}
+
+// TestHuePlanePaper: on yellowed paper, black print's edges, blended
+// with the paper, take its tint and are no colour; blue ink on it is.
+func TestHuePlanePaper(t *testing.T) {
+	paper := color.RGBA{245, 215, 160, 255}
+	img := image.NewRGBA(image.Rect(0, 0, 16, 4))
+	for x := range 16 {
+		for y := range 4 {
+			img.Set(x, y, paper)
+		}
+	}
+	img.Set(0, 0, color.RGBA{122, 107, 80, 255}) // half black, half paper
+	img.Set(1, 1, color.RGBA{40, 35, 26, 255})   // black print on it
+	img.Set(4, 0, color.RGBA{38, 56, 156, 255})  // blue ballpoint
+	var g grayImage
+	hue := huePlane{step: 4}
+	g.fromRGBAHue(img, &hue)
+	if hue.pix[0] != 0 || hue.pix[1] != 0 {
+		t.Errorf("print's edge on yellowed paper has colour %v", hue.pix[0:2])
+	}
+	if deg := (int(hue.pix[2]) - 1) * 360 / 254; hue.pix[2] == 0 || deg < 210 || deg > 240 || hue.pix[3] < 100 {
+		t.Errorf("blue ink on yellowed paper: hue %d° chroma %d, want blue", deg, hue.pix[3])
 	}
 }
 
@@ -112,4 +137,59 @@ func TestBridge(t *testing.T) {
 			t.Errorf("bridge(%s) = %v, want %s", c.in, cls, c.want)
 		}
 	}
+}
+
+// colourPage is a 300 dpi Letter page of black print with a blue
+// signature's strokes and a red stamp's frame on it, in RGBA as the
+// render gives it.
+func colourPage(b *testing.B, dpi int) *image.RGBA {
+	g, _ := printPage(b, dpi)
+	img := image.NewRGBA(image.Rect(0, 0, g.w, g.h))
+	for i, v := range g.pix {
+		img.Pix[4*i], img.Pix[4*i+1], img.Pix[4*i+2], img.Pix[4*i+3] = v, v, v, 255
+	}
+	for x := dpi; x < 4*dpi; x++ { // a blue stroke over the print
+		for y := 0; y < 4; y++ {
+			img.Set(x, 9*dpi+x/20+y, color.RGBA{38, 56, 156, 255})
+		}
+	}
+	for x := 5 * dpi; x < 7*dpi; x++ { // a red frame's edges
+		for y := 0; y < 5; y++ {
+			img.Set(x, 2*dpi+y, color.RGBA{200, 30, 30, 255})
+			img.Set(x, 3*dpi+y, color.RGBA{200, 30, 30, 255})
+		}
+	}
+	return img
+}
+
+// BenchmarkColour measures what ink colour adds to a page: the gray
+// conversion with and without the hue plane, and the handwriting
+// step's look at the page's ink with and without telling inks apart
+// (make bench's whole-step figures aside).
+func BenchmarkColour(b *testing.B) {
+	const dpi = 300
+	img := colourPage(b, dpi)
+	var g grayImage
+	hue := huePlane{step: inkStep(dpi)}
+	b.Run("gray", func(b *testing.B) {
+		for b.Loop() {
+			g.fromRGBA(img)
+		}
+	})
+	b.Run("gray+hue", func(b *testing.B) {
+		for b.Loop() {
+			g.fromRGBAHue(img, &hue)
+		}
+	})
+	g.fromRGBAHue(img, &hue)
+	b.Run("look", func(b *testing.B) {
+		for b.Loop() {
+			handsIn(newInkLook(&g, dpi), nil)
+		}
+	})
+	b.Run("look+inks", func(b *testing.B) {
+		for b.Loop() {
+			handsIn(newInkLook(&g, dpi), &colourLook{plane: &hue, back: identityMatrix})
+		}
+	})
 }

@@ -3,21 +3,6 @@ package ocr
 // The pieces of telling inks apart that know nothing of colour: labelling
 // a mask's components, bridging print across a coloured stroke.
 
-// grow returns b with length n, reallocated when too small.
-func grow(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n)
-	}
-	return b[:n]
-}
-
-func grow32(b []int32, n int) []int32 {
-	if cap(b) < n {
-		return make([]int32, n)
-	}
-	return b[:n]
-}
-
 // labelInk labels the 8-connected components of the w×h mask's non-zero
 // pixels into labels (-1 off the mask, else 0 to count-1), in two passes
 // with a union-find of provisional labels.

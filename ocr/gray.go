@@ -29,11 +29,8 @@ func newGrayImage(w, h int) *grayImage {
 // pixels are undefined afterwards.
 func (g *grayImage) resize(w, h int) {
 	need := pgmSlack + w*h
-	if cap(g.buf) < need {
-		g.buf = make([]byte, need)
-	}
 	g.w, g.h = w, h
-	g.buf = g.buf[:need]
+	g.buf = grow(g.buf, need)
 	g.pix = g.buf[pgmSlack:]
 }
 
@@ -289,10 +286,7 @@ const bmpHeader = 14 + 40 + 256*4
 func (g *grayImage) bmp(dpi int, dst []byte) []byte {
 	stride := (g.w + 3) &^ 3
 	size := bmpHeader + stride*g.h
-	if cap(dst) < size {
-		dst = make([]byte, size)
-	}
-	b := dst[:size]
+	b := grow(dst, size)
 	clear(b[:bmpHeader])
 	le := binary.LittleEndian
 	ppm := uint32(float64(dpi)/0.0254 + 0.5) // pixels per metre

@@ -93,6 +93,7 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 	r := regions[k]
 	stamp := r.stamp
 	rows, strokes, crossed := look.rowsCrossed(r, cover)
+	regions[k].rows = rows
 	var others [][4]int // the other writing: a stamp is none
 	for i, o := range regions {
 		if i != k && !o.stamp {

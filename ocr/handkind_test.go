@@ -37,7 +37,14 @@ func TestSignedOff(t *testing.T) {
 		{"writing between it and the name", []printLine{line(600, 120, 300, 95, "Dr", "A.", "Smith")}, [][4]int{{100, 565, 350, 590}}, false, false},
 		{"a lower-case line is no name", []printLine{line(580, 120, 300, 95, "blood", "pressure")}, nil, false, false},
 		{"the letterhead", []printLine{{box: [4]int{100, 200, 400, 215}, words: []Word{{Text: "Birchmoor", Conf: 95}, {Text: "Clinic", Conf: 95}}}}, nil, false, false},
-		{"a name, labels only", []printLine{line(550, 120, 300, 95, "Dr", "A.", "Smith")}, nil, true, false},
+		{"a name read again, under the writing", []printLine{line(545, 120, 300, 95, "Dr", "A.", "Smith")}, nil, true, true},
+		{"a row of capitals read again whole", []printLine{{box: [4]int{110, 505, 340, 555}, words: []Word{{Text: "FAST", Conf: 90}, {Text: "TRACK", Conf: 90}}}}, nil, true, false},
+		{"over a short line read in part", []printLine{{box: [4]int{101, 540, 260, 556}, words: []Word{{Text: "Dr", Conf: 40}, {Text: "J.", Conf: 50}, {Text: "Belshy", Conf: 79}}}}, nil, false, true},
+		{"a hand's capitals read again, low in it", []printLine{line(545, 120, 300, 95, "CALL", "PATIENT")}, nil, true, false},
+		{"above a name read in part", []printLine{{box: [4]int{101, 580, 260, 596}, words: []Word{{Text: "DIN.", Conf: 50}, {Text: "Telworth", Conf: 93}}}}, nil, false, true},
+		{"above capitals read in part", []printLine{{box: [4]int{101, 580, 260, 596}, words: []Word{{Text: "RING", Conf: 50}, {Text: "PATIENT", Conf: 93}}}}, nil, false, false},
+		{"over its own word read", []printLine{{box: [4]int{101, 540, 160, 556}, words: []Word{{Text: "on", Conf: 95}}}}, nil, false, false},
+		{"a name read again, in its upper half", []printLine{{box: [4]int{101, 502, 260, 518}, words: []Word{{Text: "Dr", Conf: 90}, {Text: "Belshy", Conf: 79}}}}, nil, true, false},
 		{"a valediction, labels only", []printLine{line(470, 100, 260, 95, "Yours", "faithfully,")}, nil, true, true},
 		{"a valediction read as junk", []printLine{line(470, 100, 260, 40, "Yours", "sincerely,")}, nil, false, false},
 	} {
@@ -97,5 +104,43 @@ func TestEnclosed(t *testing.T) {
 	}
 	if got := enclosed(cup, 0, w, b); got != 0 {
 		t.Errorf("open cup: enclosed %d, want 0", got)
+	}
+}
+
+// TestTurnedChains: two rows of capitals turned 10 degrees over a level
+// line of print are a stamp's; one turned row, rows turned apart, or
+// rows of a hand are not.
+func TestTurnedChains(t *testing.T) {
+	t.Parallel()
+	row := func(x0, y0, deg float64, n int, wobble bool) handLine {
+		sin, cos := math.Sincos(deg * math.Pi / 180)
+		var l handLine
+		for i := range n {
+			cx, cy := x0+float64(i)*30*cos, y0-float64(i)*30*sin
+			w, size := 14+float64(i%3)*6, 24.0
+			if wobble {
+				cy += []float64{0, 7, -5, 9, -8}[i%5]
+				size = []float64{24, 28, 21, 26, 30}[i%5]
+			}
+			h := size*cos + w*math.Abs(sin)
+			l.comps = append(l.comps, [4]int{int(cx - w/2), int(cy - h/2), int(cx + w/2), int(cy + h/2)})
+		}
+		return l
+	}
+	print := row(100, 400, 0, 10, false)
+	for _, c := range []struct {
+		name  string
+		lines []handLine
+		want  bool
+	}{
+		{"two turned rows over print", []handLine{row(100, 300, 10, 8, false), row(110, 340, 10, 9, false), print}, true},
+		{"one turned row over print", []handLine{row(100, 300, 10, 8, false), print}, false},
+		{"rows turned apart", []handLine{row(100, 300, 10, 8, false), row(110, 340, -10, 9, false)}, false},
+		{"a hand's rows", []handLine{row(100, 300, 10, 8, true), row(110, 340, 10, 9, true)}, false},
+		{"more print than stamp", []handLine{row(100, 300, 10, 5, false), row(110, 340, 10, 5, false), print, row(100, 450, 0, 10, false)}, false},
+	} {
+		if got := turnedChains(c.lines); got != c.want {
+			t.Errorf("%s: turnedChains = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -141,9 +141,9 @@ func (look *handLook) verdicts(regions []handRegion, credible []Word) []Handwrit
 
 // lookAgain looks at the notes of regions again with the words their
 // lines read again (read: the page's credible words, those included)
-// added to the page's words: a "Signed:" label or a valediction a
-// signature ran into is read once the line is read alone, and tells a
-// signature. Nothing else changes a note's kind: what was read of it is
+// added to the page's words: a "Signed:" label, a valediction or a
+// printed name a signature ran into is read once the line is read alone,
+// and tells a signature. Nothing else changes a note's kind: what was read of it is
 // for verdicts to judge.
 func (look *handLook) lookAgain(regions []handRegion, words, read []Word) {
 	all := slices.Concat(words, read[len(credibleWords(words, handConf)):])
@@ -161,8 +161,15 @@ func (look *handLook) lookAgain(regions []handRegion, words, read []Word) {
 			}
 		}
 		// The words read again cover the note too: only the sign-off's
-		// print it was read with can change what the region is.
-		if rows, _ := look.rows(r, cover); rows <= 1 && signedOff(r.box, others, look.printLines(all), look.wdpi*float64(look.f), look.small.h*look.f, true) {
+		// print it was read with, or the printed name under it, can change
+		// what the region is.
+		lines := look.printLines(all)
+		if r.rows > 1 {
+			// One row only once its other rows were read: they are a
+			// note, and print under it no signer's name.
+			lines = slices.DeleteFunc(slices.Clone(lines), func(l printLine) bool { signOff, _, _ := l.signs(); return !signOff })
+		}
+		if rows, _ := look.rows(r, cover); rows <= 1 && signedOff(r.box, others, lines, look.wdpi*float64(look.f), look.small.h*look.f, true) {
 			regions[k].kind = KindSignature
 		}
 	}

@@ -75,6 +75,11 @@ func (look *handLook) unreadNear(b [4]int, ink int, others [][4]int, cover []byt
 			if slices.ContainsFunc(others, func(o [4]int) bool { return in(c, o) }) {
 				continue
 			}
+			if h := float64(c[3] - c[1]); 2*h < look.printH {
+				continue // a dot, a dash, a flourish's tail: no writing's row
+			} else if h <= printCap*look.printH && float64(c[2]-c[0]) <= 2*printCap*look.printH {
+				continue // print's glyph: a printed name a signature left unread
+			}
 			if 2*look.coveredInk(c, cover) < l.inks[k] {
 				return true
 			}
@@ -139,25 +144,66 @@ func (l printLine) signs() (signOff, name, short bool) {
 		if signOffWord.MatchString(w.Text) {
 			signOff = true
 		}
-		if nameWord.MatchString(w.Text) {
-			continue
-		}
-		r := []rune(w.Text)
-		if !unicode.IsUpper(r[0]) || strings.ContainsAny(w.Text, "0123456789") {
+		if !nameLike(w.Text) {
 			name = false
 		}
 	}
 	return signOff, name, short
 }
 
+// nameLike reports whether a word may stand in a printed name: a title
+// or role, or a capitalised word or initial with no digit.
+func nameLike(text string) bool {
+	if nameWord.MatchString(text) {
+		return true
+	}
+	r := []rune(text)
+	return unicode.IsUpper(r[0]) && !strings.ContainsAny(text, "0123456789")
+}
+
+// underWriting reports whether line l is print a region b of writing
+// stands over: in b's lower half, b twice its height or more, and in
+// lower case in part (a name is; a hand's capitals read are not).
+func (l printLine) underWriting(b [4]int) bool {
+	lb := l.box
+	if 2*(lb[3]-lb[1]) > b[3]-b[1] || lb[1]+lb[3] < b[1]+b[3] {
+		return false
+	}
+	return slices.ContainsFunc(l.words, func(w Word) bool {
+		return w.Conf >= handConf && strings.ContainsFunc(w.Text, unicode.IsLower)
+	})
+}
+
+// partName reports whether line l reads as a printed name read in part:
+// a credible capitalised word of three letters or more in lower case
+// after its capital (a surname; a hand's capitals are not), and no credible
+// word that is not a name's (see signs); words under handConf are what a
+// signature's strokes left of the rest.
+func (l printLine) partName() bool {
+	surname := false
+	for _, w := range l.words {
+		if w.Conf < handConf {
+			continue
+		}
+		if !nameLike(w.Text) {
+			return false
+		}
+		surname = surname || !nameWord.MatchString(w.Text) && AlnumCount(w.Text) >= 3 && strings.ContainsFunc(w.Text, unicode.IsLower)
+	}
+	return surname
+}
+
 // signedOff reports whether box b (page pixels, dpi dots an inch, on a
 // page pageH tall) sits where a signature goes: after a short line of
 // print on its line (a "Signed:" label, a name, a valediction); below a
 // valediction with no print between them; or over or just above a
-// printed name with no other writing (others) between them. The
-// letterhead, in the top quarter, is no signer's name. With labelsOnly,
-// only a sign-off's words count.
-func signedOff(b [4]int, others [][4]int, lines []printLine, dpi float64, pageH int, labelsOnly bool) bool {
+// printed name with no other writing (others) between them; or over a
+// short line of print in its lower half that reads as a name in part
+// (see partName). The
+// letterhead, in the top quarter, is no signer's name. With again (lines
+// holding the words a note's lines read alone), a short line counts only
+// as a sign-off's, and a name only under the writing (see underWriting).
+func signedOff(b [4]int, others [][4]int, lines []printLine, dpi float64, pageH int, again bool) bool {
 	in := func(v float64) int { return int(v * dpi) }
 	across := func(o [4]int) bool { return o[0] < b[2]+in(0.5) && o[2] > b[0]-in(signBelowInch) }
 	between := func(top, bottom int) bool { // print or writing between top and bottom
@@ -175,12 +221,15 @@ func signedOff(b [4]int, others [][4]int, lines []printLine, dpi float64, pageH 
 	}
 	for _, l := range lines {
 		signOff, name, short := l.signs()
-		if labelsOnly {
-			name, short = false, signOff
-		}
 		lb := l.box
 		if 4*lb[1] < pageH || (!signOff && !short) {
 			continue
+		}
+		if again {
+			// Words read again read the note too: a row of capitals read
+			// whole is no printed name, print a signature stands over is.
+			short = signOff
+			name = name && l.underWriting(b)
 		}
 		cy := (lb[1] + lb[3]) / 2
 		if short && cy >= b[1] && cy <= b[3] && lb[0] < b[0] && b[2] > lb[2]+in(0.2) && b[0]-lb[2] <= in(signLabelInch) {
@@ -189,13 +238,17 @@ func signedOff(b [4]int, others [][4]int, lines []printLine, dpi float64, pageH 
 		if !across(lb) {
 			continue
 		}
-		if (signOff || name) && lb[0] < b[2] && lb[2] > b[0] && lb[1] < b[3] && lb[3] > b[1] {
+		over := lb[0] < b[2] && lb[2] > b[0] && lb[1] < b[3] && lb[3] > b[1]
+		if (signOff || name) && over {
 			return true // round the label or the name, its flourish back under it
+		}
+		if short && over && l.underWriting(b) && l.partName() {
+			return true // over a short line of print, the name its strokes left half read
 		}
 		if signOff && b[1] >= lb[1] && b[1]-lb[3] <= in(signBelowInch) && !between(lb[3], b[1]) {
 			return true // under the valediction
 		}
-		if name && lb[3] > b[1] && lb[1]-b[3] <= in(signNameInch) && !between(b[3], lb[1]) {
+		if (name || short && l.partName()) && lb[3] > b[1] && lb[1]-b[3] <= in(signNameInch) && !between(b[3], lb[1]) {
 			return true // over or above the printed name
 		}
 	}

@@ -35,7 +35,39 @@ func (look *handLook) stamped(r handRegion) bool {
 			straight += len(row)
 		}
 	}
-	return glyphs > 0 && 4*straight >= 3*glyphs
+	return glyphs > 0 && 4*straight >= 3*glyphs || turnedChains(r.lines)
+}
+
+// turnedChains reports whether lines, as chained, hold a stamp's rows
+// turned over level print: two lines or more of stampGlyphs glyphs or
+// more, each capitals of one size on a straight line turned stampTurn
+// degrees or more, all within stampTurn degrees of one another (a
+// stamp's rows are parallel), three quarters of the glyphs of the lines
+// not level, and more glyphs than the level lines (the print the stamp
+// was struck over, which stampRows, sorting every glyph along the
+// stamp's angle, mixes into its rows).
+func turnedChains(lines []handLine) bool {
+	var straight, level, other int
+	var angles []float64
+	for _, l := range lines {
+		if len(l.comps) < stampGlyphs {
+			continue
+		}
+		wander, even, angle := centreLine(l.comps)
+		switch {
+		case wander <= stampWander && even && math.Abs(angle) >= stampTurn:
+			straight += len(l.comps)
+			angles = append(angles, angle)
+		case math.Abs(angle) < stampTurn:
+			level += len(l.comps)
+		default:
+			other += len(l.comps)
+		}
+	}
+	if len(angles) < 2 || slices.Max(angles)-slices.Min(angles) >= stampTurn {
+		return false
+	}
+	return level < straight && 4*straight >= 3*(straight+other)
 }
 
 // stampRows returns the rows of glyphs of region r. Its lines were

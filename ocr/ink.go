@@ -60,10 +60,7 @@ func (g *grayImage) minReduce(factor int, out *grayImage) *grayImage {
 // memory when large enough; every byte is set.
 func inkMask(g *grayImage, tile int, buf []byte) []byte {
 	n := g.w * g.h
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	mask := buf[:n]
+	mask := grow(buf, n)
 	if len(mask) == 0 {
 		return mask
 	}

@@ -33,13 +33,20 @@ type inkBuffers struct {
 	colour colourBuffers // the ink told apart by colour (see inkClasses)
 }
 
+// grow returns b with length n, reallocated when too small: the one way
+// a page-sized buffer is kept from page to page. The contents are
+// undefined.
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
 // blank returns a cleared raster of n bytes. It is the same memory each
 // time: a raster lives only until the next call.
 func (b *inkBuffers) blank(n int) []byte {
-	if cap(b.raster) < n {
-		b.raster = make([]byte, n)
-	}
-	b.raster = b.raster[:n]
+	b.raster = grow(b.raster, n)
 	clear(b.raster)
 	return b.raster
 }

@@ -45,20 +45,49 @@ int run_page_contents(fz_context *ctx, fz_page *page, fz_device *dev, fz_matrix 
 
 enum { FZ_NO_CACHE = 2 };
 
+// rb_paper sets white, in 256ths, to what scales each channel of the
+// page's w×h RGBA pixels (stride bytes a row) so that its paper is
+// white: the paper is each channel's median over a grid of about 128
+// pixels across, since most of a page is paper. Colour is seen against
+// the paper, as a person sees it: on yellowed or tinted paper the edges
+// of black print take the paper's tint, and are no coloured ink.
+static void rb_paper(const unsigned char *rgba, int stride, int w, int h, int white[3]) {
+	unsigned counts[3][256];
+	memset(counts, 0, sizeof counts);
+	int s = w / 128 > 1 ? w / 128 : 1;
+	unsigned n = 0;
+	for (int y = 0; y < h; y += s) {
+		const unsigned char *row = rgba + (long long)y * stride;
+		for (int x = 0; x < w; x += s, n++)
+			for (int c = 0; c < 3; c++)
+				counts[c][row[4 * x + c]]++;
+	}
+	for (int c = 0; c < 3; c++) {
+		unsigned seen = 0;
+		int v = 0;
+		while (v < 255 && 2 * (seen + counts[c][v]) <= n)
+			seen += counts[c][v++];
+		white[c] = 255 * 256 / (v < 64 ? 64 : v);
+	}
+}
+
 // rb_hue writes into hrow, a row of the hue plane (see huePlane: two
 // bytes for each step×step block of pixels, hue and chroma), the colour of the
-// ink of row, a row of w RGBA pixels whose gray values are in dst: a
-// block keeps the hue and chroma (its largest channel less its smallest)
-// of its most coloured pixel of chroma 16 or more and gray value 215 or
-// less, darker than paper. It returns the number of pixels of chroma 64
-// or more among them.
-static long long rb_hue(const unsigned char *row, const unsigned char *dst, int w, int step, unsigned char *hrow) {
+// ink of row, a row of w RGBA pixels whose gray values are in dst, each
+// channel scaled by white (see rb_paper): a block keeps the hue and
+// chroma (its largest channel less its smallest) of its most coloured
+// pixel of chroma 16 or more and gray value 215 or less, darker than
+// paper. It returns the number of pixels of chroma 64 or more among them.
+static long long rb_hue(const unsigned char *row, const unsigned char *dst, int w, int step, const int white[3], unsigned char *hrow) {
 	enum { least = 16, luma = 215, strong = 64 };
 	long long n = 0;
 	for (int x = 0; x < w; x++) {
 		if (dst[x] > luma)
 			continue;
-		int r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2];
+		int r = row[4 * x] * white[0] >> 8, g = row[4 * x + 1] * white[1] >> 8, b = row[4 * x + 2] * white[2] >> 8;
+		r = r > 255 ? 255 : r;
+		g = g > 255 ? 255 : g;
+		b = b > 255 ? 255 : b;
 		int mx = r > g ? (r > b ? r : b) : (g > b ? g : b);
 		int mn = r < g ? (r < b ? r : b) : (g < b ? g : b);
 		int c = mx - mn;
@@ -82,7 +111,8 @@ static long long rb_hue(const unsigned char *row, const unsigned char *dst, int 
 // four tables taken in turn: a page is mostly one paper value, and one
 // table would have each count wait on the one before (a third of the
 // function's time on a white page). When hue is not NULL, the hue plane
-// of the page (2 bytes a block of step×step pixels, see rb_hue) is written there
+// of the page (2 bytes a block of step×step pixels, see rb_hue), against
+// its paper (rb_paper), is written there
 // and the number of strongly coloured pixels added to *coloured.
 __attribute__((optimize("tree-vectorize")))
 static void rb_gray(const unsigned char *rgba, int stride, int w, int h, unsigned char *gray, long long *hist, unsigned char *hue, int step, long long *coloured) {
@@ -90,6 +120,9 @@ static void rb_gray(const unsigned char *rgba, int stride, int w, int h, unsigne
 	if (w <= 0 || h <= 0)
 		return;
 	memset(counts, 0, sizeof counts);
+	int white[3];
+	if (hue != NULL)
+		rb_paper(rgba, stride, w, h, white);
 	for (int y = 0; y < h; y++) {
 		const unsigned char *row = rgba + (long long)y * stride;
 		unsigned char *dst = gray + (long long)y * w;
@@ -102,7 +135,7 @@ static void rb_gray(const unsigned char *rgba, int stride, int w, int h, unsigne
 			unsigned char *hrow = hue + (long long)(y / step) * 2 * hw;
 			if (y % step == 0)
 				memset(hrow, 0, 2 * (size_t)hw);
-			*coloured += rb_hue(row, dst, w, step, hrow);
+			*coloured += rb_hue(row, dst, w, step, white, hrow);
 		}
 		int x = 0;
 		for (; x + 4 <= w; x += 4) {

@@ -236,6 +236,8 @@ type Row struct {
 	// Decision is the latest decision a person made about the row's
 	// document in review (refbatch review); absent when none did.
 	Decision *Decision `json:"decision,omitempty"`
+	// Transcriptions is absent when no one transcribed the document.
+	Transcriptions *Transcriptions `json:"transcriptions,omitempty"`
 	// Withdrawn is set for a row whose source_id is no longer in its
 	// manifest: deleted from it since a run read it. It keeps its state
 	// and its document, ManifestLine is the line it last had, and it is

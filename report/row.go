@@ -37,3 +37,11 @@ type Decision struct {
 	At     time.Time `json:"at"`
 	Note   string    `json:"note,omitempty"`
 }
+
+// Transcriptions counts the transcriptions people made of a row's
+// document at the desk, and those of them withdrawn since: a withdrawn
+// transcription stays in custody and is in no export.
+type Transcriptions struct {
+	Made      int `json:"made"`
+	Withdrawn int `json:"withdrawn"`
+}

@@ -112,8 +112,11 @@ type VerifyResult struct {
 	// checked against the artifact it names.
 	Decisions int `json:"decisions"`
 	// Transcriptions counts the transcriptions of a person the journal
-	// records; the artifacts they replaced are checked as superseded.
-	Transcriptions int `json:"transcriptions"`
+	// records, and TranscriptionsWithdrawn their withdrawals (each one
+	// more artifact version); the artifacts they replaced are checked as
+	// superseded.
+	Transcriptions          int `json:"transcriptions"`
+	TranscriptionsWithdrawn int `json:"transcriptions_withdrawn,omitempty"`
 	// Revalidations counts the verdicts found again from an artifact
 	// (revalidated and amended events), each checked like a decision.
 	Revalidations int `json:"revalidations"`
@@ -286,11 +289,12 @@ func verifyOthers(j *journal.Journal, st *store.Store, referenced map[string]boo
 	for _, d := range docs {
 		pages[d.ID] = d.Pages
 	}
-	var err error
-	if res.Transcriptions, err = j.Transcriptions(); err != nil {
+	n, err := j.Transcriptions()
+	if err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())
 		return nil
 	}
+	res.Transcriptions, res.TranscriptionsWithdrawn = n.Made, n.Withdrawn
 	others, err := j.EventArtifacts()
 	if err != nil {
 		add(FindingJournalCorrupt, dbPath, "", err.Error())

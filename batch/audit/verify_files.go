@@ -38,10 +38,8 @@ func verifyState(file string, d journal.Doc, a *layout.Artifact, explained []out
 // the event recorded no size.
 func verifyKept(st *store.Store, name string, a journal.EventArtifact, pages int, res *VerifyResult, add func(kind, file, source, detail string)) {
 	path := filepath.Join(st.Dir(), name)
-	want := store.AtMost(layout.MaxArtifactBytes(pages))
-	if a.Size > 0 {
-		want = store.Exactly(a.Size)
-	} else {
+	want := store.Recorded(a.Size, layout.MaxArtifactBytes(pages))
+	if a.Size <= 0 {
 		res.Unsized++
 	}
 	sum, err := st.HashSized(name, want)

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/refbatch/refbatch/batch/journal"
@@ -65,13 +67,17 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	id := q.Get("id")
 	pg, err1 := strconv.Atoi(q.Get("page"))
 	width, err2 := strconv.Atoi(q.Get("w"))
-	rot, err3 := strconv.Atoi(cmp.Or(q.Get("rot"), "0"))
-	if id == "" || err1 != nil || err2 != nil || err3 != nil || pg < 0 || width <= 0 || rot%90 != 0 || rot < 0 || rot >= 360 {
-		fail(w, http.StatusBadRequest, errors.New("want id, page (from 0), w (pixels) and rot (0, 90, 180 or 270)"))
+	g, err3 := pageGeometry(q)
+	if id == "" || err1 != nil || err2 != nil || pg < 0 || width <= 0 {
+		fail(w, http.StatusBadRequest, errors.New("want id, page (from 0), w (pixels), and rot (0, 90, 180 or 270) or the canvas read (dpi, cw, ch, m)"))
+		return
+	}
+	if err3 != nil {
+		fail(w, http.StatusBadRequest, err3)
 		return
 	}
 	width = min(width, view.MaxWidth)
-	key := imageKey{id: id, page: pg, width: width, rot: rot}
+	key := imageKey{id: id, page: pg, width: width, geometry: g}
 	img, ok := s.images.get(key)
 	if !ok {
 		// The source is read (and its hash checked) only when the child
@@ -81,7 +87,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusNotFound, err)
 			return
 		}
-		img, err = s.cfg.View.Render(r.Context(), sum, read, pg, width, rot)
+		img, err = s.cfg.View.Render(r.Context(), sum, read, pg, width, g)
 		if err != nil {
 			fail(w, http.StatusUnprocessableEntity, err)
 			return
@@ -210,8 +216,38 @@ func decidedOf(d review.Decided) decided {
 
 // imageKey names a rendered page.
 type imageKey struct {
-	id               string
-	page, width, rot int
+	id          string
+	page, width int
+	geometry    view.Geometry
+}
+
+// pageGeometry is how the page asked for is turned: by rot, or, when dpi
+// is given, onto the canvas OCR read (dpi, cw, ch and the six numbers of
+// m: the page's Canvas in its reading), so that every box the desk draws
+// in the canvas's pixels sits on its ink.
+func pageGeometry(q url.Values) (view.Geometry, error) {
+	var g view.Geometry
+	var err error
+	if g.Rotate, err = strconv.Atoi(cmp.Or(q.Get("rot"), "0")); err != nil {
+		return g, errors.New("rot is 0, 90, 180 or 270")
+	}
+	if q.Get("dpi") != "" {
+		g.Rotate = 0
+		ms := strings.Split(q.Get("m"), ",")
+		g.DPI, err = strconv.Atoi(q.Get("dpi"))
+		w, err2 := strconv.Atoi(q.Get("cw"))
+		h, err3 := strconv.Atoi(q.Get("ch"))
+		if err != nil || err2 != nil || err3 != nil || len(ms) != 6 || g.DPI < 1 {
+			return g, errors.New("a canvas is dpi, cw and ch (whole numbers) and m (six numbers)")
+		}
+		g.Width, g.Height = w, h
+		for i, v := range ms {
+			if g.Matrix[i], err = strconv.ParseFloat(v, 64); err != nil {
+				return g, errors.New("a canvas map m is six numbers")
+			}
+		}
+	}
+	return g, g.Check()
 }
 
 // imageCache keeps the last few rendered pages, in memory only.

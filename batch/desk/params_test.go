@@ -32,12 +32,16 @@ func TestPageParams(t *testing.T) {
 		"page=0&w=100", "id=R-1&w=100", "id=R-1&page=0", "id=R-1&page=-1&w=100", "id=R-1&page=x&w=100",
 		"id=R-1&page=0&w=0", "id=R-1&page=0&w=-5", "id=R-1&page=0&w=x", "id=R-1&page=0&w=100&rot=45",
 		"id=R-1&page=0&w=100&rot=-90", "id=R-1&page=0&w=100&rot=360", "id=R-1&page=0&w=100&rot=x",
+		"id=R-1&page=0&w=100&dpi=300&cw=10&ch=10&m=1,0,0,1,0", "id=R-1&page=0&w=100&dpi=300&cw=10&ch=10&m=2,0,0,2,0,0",
+		"id=R-1&page=0&w=100&dpi=0&cw=10&ch=10&m=1,0,0,1,0,0", "id=R-1&page=0&w=100&dpi=300&cw=0&ch=10&m=1,0,0,1,0,0",
+		"id=R-1&page=0&w=100&dpi=300&cw=10&ch=10&m=NaN,0,0,1,0,0",
 	} {
 		if w := get("/api/page?" + q); w.Code != http.StatusBadRequest {
 			t.Errorf("/api/page?%s: %d, want 400", q, w.Code)
 		}
 	}
-	for _, q := range []string{"id=R-1&page=0&w=1", "id=R-1&page=0&w=100&rot=270", "id=R-1&page=0&w=100&rot=0"} {
+	for _, q := range []string{"id=R-1&page=0&w=1", "id=R-1&page=0&w=100&rot=270", "id=R-1&page=0&w=100&rot=0",
+		"id=R-1&page=0&w=100&dpi=300&cw=2550&ch=3300&m=0.999,0.035,-0.035,0.999,40.5,-3.25"} {
 		if w := get("/api/page?" + q); w.Code == http.StatusBadRequest {
 			t.Errorf("/api/page?%s: 400 %s", q, w.Body)
 		}

@@ -128,6 +128,11 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, sub, "index.html")
 	})
+	// The icon the page names; a browser that asks for /favicon.ico
+	// anyway gets it too, rather than a 404 in its console.
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFileFS(w, r, sub, "favicon.svg")
+	})
 	s.mux.HandleFunc("POST /api/open", s.handleOpen)
 	s.mux.HandleFunc("GET /api/session", s.handleSession)
 	s.mux.HandleFunc("GET /api/queue", s.handleQueue)
@@ -135,6 +140,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/page", s.handlePage)
 	s.mux.HandleFunc("POST /api/decide", s.handleDecide)
 	s.mux.HandleFunc("POST /api/transcribe", s.handleTranscribe)
+	s.mux.HandleFunc("POST /api/withdraw", s.handleWithdraw)
 }
 
 // ServeHTTP checks every request (the Host, the session, the CSRF token
@@ -193,8 +199,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // public reports whether r asks for what is served without a session:
-// the page, its script and style (none holds anything of the batch), and
-// the exchange of a code for a session.
+// the page, its script, style and icon (none holds anything of the
+// batch), and the exchange of a code for a session.
 func public(r *http.Request) bool {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/api/open":
@@ -202,7 +208,7 @@ func public(r *http.Request) bool {
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		return false
 	}
-	return r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/static/")
+	return r.URL.Path == "/" || r.URL.Path == "/favicon.ico" || strings.HasPrefix(r.URL.Path, "/static/")
 }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
@@ -211,7 +217,7 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // routes, never anything a request made up.
 func route(path string) string {
 	switch path {
-	case "/", "/api/open", "/api/session", "/api/queue", "/api/doc", "/api/page", "/api/decide", "/api/transcribe":
+	case "/", "/favicon.ico", "/api/open", "/api/session", "/api/queue", "/api/doc", "/api/page", "/api/decide", "/api/transcribe", "/api/withdraw":
 		return path
 	}
 	if strings.HasPrefix(path, "/static/") {

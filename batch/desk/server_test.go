@@ -58,6 +58,8 @@ func TestGuards(t *testing.T) {
 		{"a wrong Host", "POST", "/api/open", "evil.example:8080", `{"code":"` + code + `"}`, asJSON, http.StatusMisdirectedRequest},
 		{"the code in a query is no session", "GET", "/api/queue?token=" + code, "127.0.0.1:8080", "", nil, http.StatusForbidden},
 		{"the page without a session", "GET", "/", "127.0.0.1:8080", "", nil, http.StatusOK},
+		{"the icon without a session", "GET", "/favicon.ico", "127.0.0.1:8080", "", nil, http.StatusOK},
+		{"the icon the page names", "GET", "/static/favicon.svg", "127.0.0.1:8080", "", nil, http.StatusOK},
 		{"a wrong Host with the session", "GET", "/api/queue", "evil.example", "", session, http.StatusMisdirectedRequest},
 		{"a wrong port", "GET", "/api/queue", "127.0.0.1:9090", "", session, http.StatusMisdirectedRequest},
 		{"no CSRF token", "POST", "/api/decide", "127.0.0.1:8080", decide, session, http.StatusForbidden},
@@ -82,7 +84,11 @@ func TestGuards(t *testing.T) {
 			}
 		})
 	}
-	if strings.Contains(logged.String(), "P-123456") || strings.Contains(logged.String(), code) || !strings.Contains(logged.String(), "route=/api/page") {
+	if icon := do("GET", "/favicon.ico", "127.0.0.1:8080", "", nil); icon.Header().Get("Content-Type") != "image/svg+xml" {
+		t.Errorf("/favicon.ico: Content-Type %q, want the SVG icon", icon.Header().Get("Content-Type"))
+	}
+	if strings.Contains(logged.String(), "P-123456") || strings.Contains(logged.String(), code) || !strings.Contains(logged.String(), "route=/api/page") ||
+		!strings.Contains(logged.String(), "route=/favicon.ico") {
 		t.Errorf("the log has a query, or not the routes:\n%s", logged.String())
 	}
 }

@@ -26,13 +26,13 @@ package export
 //     drifts (poppler, half a point; PDFBox, a glyph's height) see each
 //     word whole, where a word drawn along the slant came out in pieces
 //     (888 words in pdftotext for an artifact's 730). On a page
-//     deskewed, the first word of a line
-//     keeps the line's slant in its text matrix, so that pdf.js, which
-//     measures the move to a new line in the frame of the text it
-//     reaches, starts a new line there rather than run the last word of
-//     one line into the first of the next. A line that does not run left
-//     to right on the displayed page (a page turned in the image or by
-//     /Rotate) has every word square, the first too;
+//     deskewed, the first word of a line keeps the line's slant in its
+//     text matrix, so that pdf.js, which measures the move to a new line
+//     in the frame of the text it reaches, starts a new line there rather
+//     than run the last word of one line into the first of the next. A
+//     line that does not run left to right on the displayed page (a page
+//     turned in the image or by /Rotate) has every word square, the first
+//     too;
 //   - each word starts where its box starts along the baseline (Td from
 //     the line's start) and is stretched to its box's width with
 //     horizontal scaling (Tz); between two words a real space character,
@@ -69,7 +69,7 @@ type placedLine struct {
 	size   float64    // font size, points
 	words  []lineWord
 	// perWord: each word has its own origin (see above), and its text
-	// matrix wordAxes (the first word's, matrix's).
+	// matrix wordAxes (the first word's, matrix's: see axes).
 	perWord  bool
 	wordAxes [4]float64
 	// transcription numbers a transcribed line's transcription (from 1),
@@ -251,20 +251,23 @@ func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool)
 		lw := lineWord{text: text, start: float64(w.Box[0]-g.x0) * sa, width: float64(w.Box[2]-w.Box[0]) * sa,
 			metrics: wordMetrics(w.Box, g.base, em)}
 		if l.perWord {
-			// The word's own stretch of the baseline, centred where
-			// its box's centre is along it, along its own axis (the
-			// first word's, the line's).
-			dx, dy := wx, wy
-			if len(l.words) == 0 {
-				dx, dy = ax, ay
-			}
+			// Its own stretch of the baseline, centred on its box's.
+			a := l.axes(len(l.words))
 			cx, cy := m.Apply(float64(w.Box[0]+w.Box[2])/2, g.base)
-			lw.origin = [2]float64{cx - dx*lw.width/2, cy - dy*lw.width/2}
+			lw.origin = [2]float64{cx - a[0]*lw.width/2, cy - a[1]*lw.width/2}
 		}
 		l.words = append(l.words, lw)
 	}
 	keepApart(l.words, l.size)
 	return l, len(l.words) > 0
+}
+
+// axes are word k's text matrix's axes: wordAxes, the first's matrix's.
+func (l *placedLine) axes(k int) [4]float64 {
+	if k == 0 {
+		return [4]float64(l.matrix[:4])
+	}
+	return l.wordAxes
 }
 
 // rawSpace is the narrowest gap between two words' boxes, as a share of
@@ -370,10 +373,7 @@ func textLayer(lines []placedLine, names map[fontMetrics]string) []byte {
 		font := ""
 		for k, w := range l.words {
 			if l.perWord {
-				m := l.wordAxes
-				if k == 0 {
-					m = [4]float64(l.matrix[:4])
-				}
+				m := l.axes(k)
 				fmt.Fprintf(&b, "%s %s %s %s %s %s Tm\n", num(m[0]), num(m[1]), num(m[2]), num(m[3]), num(w.origin[0]), num(w.origin[1]))
 			} else if d := w.start - at; d != 0 {
 				fmt.Fprintf(&b, "%s 0 Td\n", num(d))

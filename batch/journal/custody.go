@@ -140,8 +140,9 @@ var laterColumns = map[string][]string{"documents": {"artifact_size"}}
 // sizeless, the columns of laterColumns are read as NULL: the journal is
 // of a version before them.
 func readRows(q queryer, tb *custodyTable, where string, args []any, sizeless bool, fn func(map[string]any) error) error {
-	sel := slices.Clone(tb.cols)
+	sel := tb.cols
 	if sizeless {
+		sel = slices.Clone(tb.cols)
 		for i, c := range sel {
 			if slices.Contains(laterColumns[tb.name], c) {
 				sel[i] = `NULL AS ` + c

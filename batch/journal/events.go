@@ -31,6 +31,10 @@ const (
 	// region and the artifact replaced (kept) and the new one, never the
 	// text.
 	EventTranscription EventKind = "transcription"
+	// EventTranscriptionWithdrawn: a person withdrew a transcription of a
+	// document in review; data names who, the transcription's amendment
+	// and the artifact replaced (kept) and the new one, never the text.
+	EventTranscriptionWithdrawn EventKind = "transcription_withdrawn"
 
 	// The custody log's own kinds (see custody.go). Their data holds the
 	// rows they changed, under "custody".
@@ -104,7 +108,7 @@ func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
 // admitted again, read again, validated again, decided, amended,
 // transcribed or withdrawn).
 var HistoryKinds = []EventKind{EventRowReadmitted, EventRowChanged, EventDecision, EventRevalidated, EventAmended, EventTranscription,
-	EventRowWithdrawn}
+	EventTranscriptionWithdrawn, EventRowWithdrawn}
 
 // kindIn is the condition that an event is of one of kinds (at least one),
 // and its arguments.

@@ -38,6 +38,9 @@ type ReportRow struct {
 	// the row by (see LineNow); Line otherwise.
 	Withdrawn   bool
 	JournalLine int
+	// Transcriptions counts the transcriptions people made of the row's
+	// document and their withdrawals.
+	Transcriptions TranscriptionCount
 }
 
 // ReportRows calls fn for every row of one manifest (every manifest when
@@ -63,6 +66,10 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 	if err != nil {
 		return fmt.Errorf("journal: listing rows: %w", err)
 	}
+	transcribed, err := documentTranscriptions(j.db)
+	if err != nil {
+		return fmt.Errorf("journal: listing rows: %w", err)
+	}
 	rows, err := j.db.Query(`SELECT r.manifest, r.line, r.source_id, r.kind, r.reason, r.sha256,
 			COALESCE(d.state,''), COALESCE(d.reason,''), COALESCE(d.pages,0), COALESCE(d.attempts,0),
 			COALESCE(d.mean_confidence,0), COALESCE(d.band,''), COALESCE(d.artifact,''), COALESCE(d.trace_id,''),
@@ -85,7 +92,7 @@ func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
 			&r.Pages, &r.Attempts, &r.MeanConfidence, &r.Band, &r.Artifact, &r.TraceID, &decidedAt, &decision, &docID); err != nil {
 			return fmt.Errorf("journal: listing rows: %w", err)
 		}
-		r.Decision, r.Detail, r.DetailPages = nil, "", nil
+		r.Decision, r.Detail, r.DetailPages, r.Transcriptions = nil, "", nil, transcribed[docID]
 		if decision != "" && kind == kindDoc {
 			d, err := parseDecision(decision, decidedAt)
 			if err != nil {

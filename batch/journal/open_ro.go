@@ -49,7 +49,8 @@ func legacyViews(db *sql.DB, version string) error {
 // the journal. A journal of schema version 1 reads as one with no events, one
 // of version 3 or earlier as one with an empty outbox; a journal of a
 // version this build does not know is refused. One before version 6 has
-// no artifact sizes: a Doc's ArtifactSize is 0 (see SizesRecorded).
+// no artifact sizes: a Doc's ArtifactSize is 0, and a reader bounds the
+// artifact by its pages instead.
 //
 // It creates and changes no file either, so that it works on a read-only
 // copy and leaves a folder as it found it, crash or not (see openSQLiteRO).

@@ -28,7 +28,8 @@ type Transcription struct {
 	// Artifact, ArtifactSHA256 and ArtifactSize are the artifact
 	// replaced, which stays on disk; NewArtifact, NewArtifactSHA256 and
 	// NewArtifactSize the one that replaces it. A size is the file's on
-	// disk as written (0: none recorded).
+	// disk as written (0: none recorded); ArtifactSize is the journal's
+	// record of it, set as the event is written.
 	Artifact          string `json:"artifact"`
 	ArtifactSHA256    string `json:"artifact_sha256"`
 	ArtifactSize      int64  `json:"artifact_size,omitempty"`
@@ -46,15 +47,66 @@ type Transcription struct {
 // since t.Since or its artifact is another), and then names
 // t.NewArtifact as its artifact.
 func (j *Journal) Transcribe(sourceID string, t Transcription) error {
-	err := j.tx(func(tx *sql.Tx) error {
+	err := j.replaceArtifact(sourceID, EventTranscription, t.Since, t.Artifact, t.NewArtifact, t.NewArtifactSHA256, t.NewArtifactSize,
+		func(kept int64) any { t.ArtifactSize = kept; return t })
+	if err != nil {
+		return fmt.Errorf("journal: transcription of %s: %w", sourceID, err)
+	}
+	return nil
+}
+
+// TranscriptionWithdrawal is what an EventTranscriptionWithdrawn records: who took
+// back which transcription (by its amendment, as the journal names
+// artifacts), and the artifact replaced (kept) with the one that records
+// the withdrawal. The transcription and its event stay in custody.
+type TranscriptionWithdrawal struct {
+	User string `json:"user"`
+	Host string `json:"host"`
+	// Note is the person's own words, stored in the clear.
+	Note string `json:"note,omitempty"`
+	// Withdraws is the transcription's amendment; Page its page.
+	Withdraws string `json:"withdraws"`
+	Page      int    `json:"page"`
+	// Artifact, ArtifactSHA256, ArtifactSize and the New ones are as
+	// Transcription's: the withdrawal is an artifact version too.
+	Artifact          string `json:"artifact"`
+	ArtifactSHA256    string `json:"artifact_sha256"`
+	ArtifactSize      int64  `json:"artifact_size,omitempty"`
+	NewArtifact       string `json:"new_artifact"`
+	NewArtifactSHA256 string `json:"new_artifact_sha256"`
+	NewArtifactSize   int64  `json:"new_artifact_size,omitempty"`
+	// Since is as Transcription's.
+	Since int64 `json:"-"`
+}
+
+// WithdrawTranscription records w about the document with sourceID, as
+// Transcribe records a transcription: the document must be in review
+// with w.Artifact as its artifact, and then names w.NewArtifact.
+func (j *Journal) WithdrawTranscription(sourceID string, w TranscriptionWithdrawal) error {
+	err := j.replaceArtifact(sourceID, EventTranscriptionWithdrawn, w.Since, w.Artifact, w.NewArtifact, w.NewArtifactSHA256, w.NewArtifactSize,
+		func(kept int64) any { w.ArtifactSize = kept; return w })
+	if err != nil {
+		return fmt.Errorf("journal: withdrawal of a transcription of %s: %w", sourceID, err)
+	}
+	return nil
+}
+
+// replaceArtifact names newArtifact (of newSize bytes on disk, 0: none
+// recorded) as the artifact of the document with sourceID, in one
+// transaction with the event of kind that records it: the document must
+// be in review with artifact as its artifact, unchanged since the event
+// since (0: not checked). The event's data is what event returns, given
+// the size the journal recorded of the artifact kept (0: none), encoded.
+func (j *Journal) replaceArtifact(sourceID string, kind EventKind, since int64, artifact, newArtifact, newSHA256 string, newSize int64, event func(kept int64) any) error {
+	return j.tx(func(tx *sql.Tx) error {
 		var id int64
 		var state outcome.State
 		var reason outcome.Reason
-		var artifact, manifest string
+		var current, manifest string
 		var line int
 		var size int64
 		err := tx.QueryRow(`SELECT id, state, reason, artifact, COALESCE(artifact_size,0) FROM documents WHERE source_id=?`, sourceID).
-			Scan(&id, &state, &reason, &artifact, &size)
+			Scan(&id, &state, &reason, &current, &size)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: %w", sourceID, ErrNoDocument)
 		}
@@ -65,18 +117,17 @@ func (j *Journal) Transcribe(sourceID string, t Transcription) error {
 		if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE document_id=?`, id).Scan(&latest); err != nil {
 			return err
 		}
-		if (t.Since != 0 && latest != t.Since) || artifact != t.Artifact {
+		if (since != 0 && latest != since) || current != artifact {
 			return &ChangedError{SourceID: sourceID, State: state, Reason: reason, Latest: latest}
 		}
 		if state != outcome.Review {
 			return &NotInReviewError{SourceID: sourceID, State: state, Reason: reason}
 		}
 		if _, err := tx.Exec(`UPDATE documents SET artifact=?, artifact_sha256=?, artifact_size=? WHERE id=?`,
-			t.NewArtifact, t.NewArtifactSHA256, sizeOrNull(t.NewArtifactSize), id); err != nil {
+			newArtifact, newSHA256, sizeOrNull(newSize), id); err != nil {
 			return err
 		}
-		t.ArtifactSize = size // the kept artifact's, as recorded
-		data, err := json.Marshal(t)
+		data, err := json.Marshal(event(size)) // size: the kept artifact's, as recorded
 		if err != nil {
 			return err
 		}
@@ -84,24 +135,54 @@ func (j *Journal) Transcribe(sourceID string, t Transcription) error {
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		return j.appendEvent(tx, Event{Kind: EventTranscription, Manifest: manifest, Line: line, DocID: id, SourceID: sourceID, Data: data}, docTouch(id))
+		return j.appendEvent(tx, Event{Kind: kind, Manifest: manifest, Line: line, DocID: id, SourceID: sourceID, Data: data}, docTouch(id))
 	})
-	if err != nil {
-		return fmt.Errorf("journal: transcription of %s: %w", sourceID, err)
-	}
-	return nil
 }
 
 // sizeOrNull is an artifact's size as the journal records it: NULL for
 // none (0).
 func sizeOrNull(size int64) sql.NullInt64 { return sql.NullInt64{Int64: size, Valid: size > 0} }
 
-// Transcriptions counts the transcriptions the journal records.
-func (j *Journal) Transcriptions() (int, error) {
-	var n int
-	err := j.db.QueryRow(`SELECT COUNT(*) FROM events WHERE kind=?`, EventTranscription).Scan(&n)
+// TranscriptionCount is how many transcriptions people made of a
+// document, and how many of them were withdrawn since.
+type TranscriptionCount struct{ Made, Withdrawn int }
+
+// Transcriptions counts the transcriptions the journal records, and
+// their withdrawals.
+func (j *Journal) Transcriptions() (TranscriptionCount, error) {
+	var n TranscriptionCount
+	err := j.db.QueryRow(`SELECT COALESCE(SUM(CASE WHEN kind=? THEN 1 ELSE 0 END),0), COALESCE(SUM(CASE WHEN kind=? THEN 1 ELSE 0 END),0) FROM events WHERE kind IN (?,?)`,
+		EventTranscription, EventTranscriptionWithdrawn, EventTranscription, EventTranscriptionWithdrawn).Scan(&n.Made, &n.Withdrawn)
 	if err != nil {
-		return 0, fmt.Errorf("journal: counting transcriptions: %w", err)
+		return n, fmt.Errorf("journal: counting transcriptions: %w", err)
 	}
 	return n, nil
+}
+
+// documentTranscriptions counts each document's transcriptions and
+// withdrawals, by document ID; documents with none are absent.
+func documentTranscriptions(db *sql.DB) (map[int64]TranscriptionCount, error) {
+	rows, err := db.Query(`SELECT document_id, kind, COUNT(*) FROM events WHERE kind IN (?,?) AND document_id IS NOT NULL GROUP BY document_id, kind`,
+		EventTranscription, EventTranscriptionWithdrawn)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]TranscriptionCount{}
+	for rows.Next() {
+		var id int64
+		var kind EventKind
+		var n int
+		if err := rows.Scan(&id, &kind, &n); err != nil {
+			return nil, err
+		}
+		c := out[id]
+		if kind == EventTranscription {
+			c.Made = n
+		} else {
+			c.Withdrawn = n
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
 }

@@ -41,8 +41,29 @@ func TestSinceAndTranscribe(t *testing.T) {
 		if err != nil || len(kept) != 1 || kept[0].Artifact != tr.Artifact || kept[0].Kind != EventTranscription {
 			t.Fatalf("the events' artifacts %+v (%v), want the old one in the transcription event", kept, err)
 		}
-		if n, err := j.Transcriptions(); err != nil || n != 1 {
-			t.Fatalf("transcriptions %d (%v), want 1", n, err)
+		if n, err := j.Transcriptions(); err != nil || n != (TranscriptionCount{Made: 1}) {
+			t.Fatalf("transcriptions %+v (%v), want 1", n, err)
+		}
+		// Withdrawn: one more artifact version, the one before kept in
+		// the withdrawal's event, counted apart.
+		w := TranscriptionWithdrawal{User: "alice", Host: "desk", Withdraws: tr.NewArtifact, Artifact: tr.NewArtifact, ArtifactSHA256: tr.NewArtifactSHA256,
+			NewArtifact: "artifacts/R-1_a1_t2.json", NewArtifactSHA256: "sum-t2", Since: version()}
+		if err := j.WithdrawTranscription("R-1", w); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.WithdrawTranscription("R-1", w); !errors.As(err, &ch) {
+			t.Fatalf("a second withdrawal from the same view: %v, want a *ChangedError", err)
+		}
+		kept, err = j.EventArtifacts()
+		if err != nil || len(kept) != 2 || kept[1].Artifact != w.Artifact || kept[1].Kind != EventTranscriptionWithdrawn {
+			t.Fatalf("the events' artifacts %+v (%v), want the transcription's in the withdrawal event", kept, err)
+		}
+		if n, err := j.Transcriptions(); err != nil || n != (TranscriptionCount{Made: 1, Withdrawn: 1}) {
+			t.Fatalf("transcriptions %+v (%v), want 1, 1 withdrawn", n, err)
+		}
+		var counted TranscriptionCount
+		if err := j.ReportRows("", func(r ReportRow) error { counted = r.Transcriptions; return nil }); err != nil || counted != (TranscriptionCount{Made: 1, Withdrawn: 1}) {
+			t.Fatalf("the row's transcriptions %+v (%v), want 1, 1 withdrawn", counted, err)
 		}
 		if _, err := j.Decide("R-1", Decision{Action: Accept, User: "alice", Host: "desk", Since: version()}, ""); err != nil {
 			t.Fatalf("a decision from the current view: %v", err)

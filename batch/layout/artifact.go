@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +35,10 @@ type Artifact struct {
 	// could not read (refbatch desk), oldest first: a person's, not
 	// recognised, and outside Pages and the content hash.
 	Transcriptions []Transcription `json:"transcriptions,omitempty"`
+	// WithdrawnTranscriptions are the transcriptions a person withdrew
+	// (see Withdrawal), oldest first, each with its Withdrawn set: kept
+	// in custody, out of Transcriptions and so of every export.
+	WithdrawnTranscriptions []Transcription `json:"withdrawn_transcriptions,omitempty"`
 }
 
 // Provenance says which bytes, settings and engines produced an artifact.
@@ -65,14 +70,32 @@ type Transcription struct {
 	Source string `json:"source"`
 	// Page (from 0) and Box (pixels of the page as read, x0, y0, x1, y1)
 	// are the region; Field is the manifest field it corrects, if any.
-	Page  int       `json:"page"`
-	Box   [4]int    `json:"box"`
-	Field string    `json:"field,omitempty"`
-	Text  string    `json:"text"`
-	User  string    `json:"user"`
-	Host  string    `json:"host"`
-	At    time.Time `json:"at"`
+	Page int    `json:"page"`
+	Box  [4]int `json:"box"`
+	// Geometry is the image Box was drawn on: BoxOnCanvas, or "" for a
+	// transcription made before it was recorded, drawn on the page turned
+	// upright but not deskewed (the same pixels unless the page was
+	// deskewed).
+	Geometry string    `json:"geometry,omitempty"`
+	Field    string    `json:"field,omitempty"`
+	Text     string    `json:"text"`
+	User     string    `json:"user"`
+	Host     string    `json:"host"`
+	At       time.Time `json:"at"`
+	// ID is the transcription's amendment, as the journal names
+	// artifacts: what a withdrawal names. A reader sets it; a
+	// transcription written whole into an artifact by an earlier build
+	// has none, and cannot be withdrawn.
+	ID string `json:"id,omitempty"`
+	// Withdrawn is who withdrew it, set by a reader; nil while it stands.
+	Withdrawn *Withdrawal `json:"withdrawn,omitempty"`
 }
+
+// BoxOnCanvas is a Transcription's Geometry when its box was drawn on the
+// canvas OCR read (the page turned upright and deskewed, as the words'
+// boxes are): the pixels every box of an artifact is in, and that exports
+// take back to the page by its recorded canvas map.
+const BoxOnCanvas = "canvas"
 
 // ContentText is the canonical text of a document: its pages' texts joined
 // by form feeds, as Tesseract separates pages.
@@ -161,10 +184,7 @@ func MaxArtifactBytes(pages int) int64 {
 // written, or, for an artifact published before sizes were recorded,
 // at most MaxArtifactBytes of its pages.
 func ArtifactSize(d journal.Doc) store.Size {
-	if d.ArtifactSize > 0 {
-		return store.Exactly(d.ArtifactSize)
-	}
-	return store.AtMost(MaxArtifactBytes(d.Pages))
+	return store.Recorded(d.ArtifactSize, MaxArtifactBytes(d.Pages))
 }
 
 // OpenArtifact reads a document's artifact for a reader (show, eval): its
@@ -205,8 +225,11 @@ func ReadArtifact(st *store.Store, name string, ids []age.Identity) (*Artifact, 
 // hash and size checked against the one before's record of them (a link
 // whose amendment recorded no size is bounded by bound bytes), and
 // returned as that artifact with the transcriptions added, oldest first.
+// A withdrawal (see Withdrawal) is a link read and checked the same way;
+// the transcription it names is listed in WithdrawnTranscriptions instead.
 func ReadArtifactSized(st *store.Store, name string, want store.Size, bound int64, ids []age.Identity) (*Artifact, error) {
-	var added []Transcription
+	var added, withdrawn []Transcription
+	by := map[string]*Withdrawal{} // the withdrawals met, by what they withdraw
 	for hops := 0; ; hops++ {
 		b, err := st.ReadSized(name, want, ids)
 		if err != nil {
@@ -218,27 +241,50 @@ func ReadArtifactSized(st *store.Store, name string, want store.Size, bound int6
 		if err := json.Unmarshal(b, &head); err != nil {
 			return nil, fmt.Errorf("parsing artifact: %w", err)
 		}
+		if head.Format != ArtifactFormat && hops >= maxAmendments {
+			return nil, fmt.Errorf("artifact %s: more than %d amendments in a row", name, maxAmendments)
+		}
+		var next string
+		var size store.Size
 		switch head.Format {
 		case ArtifactFormat:
 			var a Artifact
 			if err := json.Unmarshal(b, &a); err != nil {
 				return nil, fmt.Errorf("parsing artifact: %w", err)
 			}
+			if len(by) > 0 {
+				return nil, fmt.Errorf("artifact %s: a withdrawal names a transcription not in its chain", name)
+			}
 			slices.Reverse(added)
+			slices.Reverse(withdrawn)
 			a.Transcriptions = append(a.Transcriptions, added...)
+			a.WithdrawnTranscriptions = withdrawn
 			return &a, nil
 		case AmendmentFormat:
-			if hops >= maxAmendments {
-				return nil, fmt.Errorf("artifact %s: more than %d amendments in a row", name, maxAmendments)
-			}
-			next, size, t, err := readAmendment(st, name, b, bound)
-			if err != nil {
+			var t Transcription
+			if next, size, t, err = readAmendment(st, name, b, bound); err != nil {
 				return nil, err
 			}
-			added = append(added, t)
-			name, want = next, size
+			t.ID = path.Join(ArtifactsDir, name)
+			if w := by[t.ID]; w != nil {
+				t.Withdrawn = w
+				withdrawn = append(withdrawn, t)
+				delete(by, t.ID)
+			} else {
+				added = append(added, t)
+			}
+		case WithdrawalFormat:
+			var w Withdrawal
+			if next, size, w, err = readWithdrawal(st, name, b, bound); err != nil {
+				return nil, err
+			}
+			if by[w.Withdraws] != nil {
+				return nil, fmt.Errorf("artifact %s: %s is withdrawn twice", name, w.Withdraws)
+			}
+			by[w.Withdraws] = &w
 		default:
 			return nil, fmt.Errorf("unknown artifact format %q", head.Format)
 		}
+		name, want = next, size
 	}
 }

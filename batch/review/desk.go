@@ -78,8 +78,10 @@ func deskRejection(r journal.ReportRow, versions map[string]int64) *DeskRejectio
 	return out
 }
 
-// DeskQueue lists the rows in review and the rows rejected in the batch
-// at p, in manifest order.
+// DeskQueue lists the rows in review, the rows rejected and the documents
+// a person sent back to be read again (state queued, as QueuedRetries
+// counts them: in no lane until the next run) in the batch at p, in
+// manifest order.
 func DeskQueue(p layout.Place) ([]DeskRow, error) {
 	j, _, err := layout.OpenJournal(p)
 	if err != nil {
@@ -92,7 +94,8 @@ func DeskQueue(p layout.Place) ([]DeskRow, error) {
 	}
 	rows := []DeskRow{}
 	err = j.ReportRows("", func(r journal.ReportRow) error {
-		if r.State != outcome.Review && r.State != outcome.Rejected || r.Withdrawn {
+		retried := r.State == outcome.Queued && r.Decision != nil && r.Decision.Action == journal.Retry
+		if r.State != outcome.Review && r.State != outcome.Rejected && !retried || r.Withdrawn {
 			return nil
 		}
 		rows = append(rows, DeskRow{SourceID: r.SourceID, Manifest: filepath.Base(r.Manifest), ManifestLine: r.Line, State: r.State,
@@ -138,8 +141,10 @@ type DeskDoc struct {
 	// be read (ArtifactError says why).
 	Text          []result.PageResult `json:"pages_read"`
 	ArtifactError string              `json:"artifact_error,omitempty"`
-	// Transcriptions are what people typed for regions of the pages.
-	Transcriptions []layout.Transcription `json:"transcriptions"`
+	// Transcriptions are what people typed for regions of the pages;
+	// WithdrawnTranscriptions those of them withdrawn since.
+	Transcriptions          []layout.Transcription `json:"transcriptions"`
+	WithdrawnTranscriptions []layout.Transcription `json:"withdrawn_transcriptions,omitempty"`
 	// Detail is what exactly a review verdict found (DeskRow's Detail);
 	// for id_not_found and date_not_found, what the text holds instead,
 	// named (Said).
@@ -216,7 +221,7 @@ func DeskDocument(ctx context.Context, p layout.Place, sourceID string, ids []ag
 			st.StopWith(ctx)
 			var a *layout.Artifact
 			if a, err = layout.OpenArtifact(st, d, ids); err == nil {
-				out.Text, out.Transcriptions = a.Pages, a.Transcriptions
+				out.Text, out.Transcriptions, out.WithdrawnTranscriptions = a.Pages, a.Transcriptions, a.WithdrawnTranscriptions
 			}
 		}
 		if err != nil {

@@ -37,6 +37,11 @@ type ReviewItem struct {
 	// Decision is the latest earlier decision about the document (a
 	// retry that read it again into review), nil if none.
 	Decision *report.Decision `json:"decision"`
+	// Transcriptions counts the transcriptions people made of the
+	// document at the desk, and TranscriptionsWithdrawn those withdrawn
+	// since (each kept in custody).
+	Transcriptions          int `json:"transcriptions"`
+	TranscriptionsWithdrawn int `json:"transcriptions_withdrawn"`
 }
 
 // ListReview lists the documents in review in the batch at p, in
@@ -55,7 +60,7 @@ func ListReview(p layout.Place) ([]ReviewItem, error) {
 		}
 		it := ReviewItem{SourceID: r.SourceID, Manifest: r.Manifest, ManifestLine: r.Line, Reason: r.Reason, Pages: r.Pages,
 			MeanConfidence: standing.Round1(r.MeanConfidence), Band: r.Band, Attempts: r.Attempts, Artifact: r.Artifact, TraceID: r.TraceID,
-			Detail: r.Detail}
+			Detail: r.Detail, Transcriptions: r.Transcriptions.Made, TranscriptionsWithdrawn: r.Transcriptions.Withdrawn}
 		if r.Decision != nil {
 			it.Decision = standing.ReportDecision(*r.Decision)
 		}

@@ -98,7 +98,7 @@ func Transcribe(ctx context.Context, o TranscribeOptions) (string, error) {
 	if err := checkBox(o.Box, a.Pages[o.Page]); err != nil {
 		return "", err
 	}
-	t := layout.Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Field: o.Field,
+	t := layout.Transcription{Source: TranscriptionSource, Page: o.Page, Box: o.Box, Geometry: layout.BoxOnCanvas, Field: o.Field,
 		Text: text, User: o.User, Host: o.Host, At: time.Now().UTC()}
 	m := layout.Amendment{Amends: d.Artifact, AmendsSHA256: d.ArtifactSHA256, AmendsSize: d.ArtifactSize, SourceID: d.SourceID, Transcription: t}
 	b, err := m.Marshal()

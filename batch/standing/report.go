@@ -196,6 +196,9 @@ func journalRows(path, manifest string, many bool) report.RowSource {
 			if r.Decision != nil {
 				row.Decision = ReportDecision(*r.Decision)
 			}
+			if t := r.Transcriptions; t.Made > 0 {
+				row.Transcriptions = &report.Transcriptions{Made: t.Made, Withdrawn: t.Withdrawn}
+			}
 			return fn(row)
 		})
 	}

@@ -106,6 +106,16 @@ func AtMost(n int64) Size { return Size{n: n} }
 // AnySize bounds nothing.
 var AnySize = AtMost(-1)
 
+// Recorded is the size of a file whose size may not have been recorded
+// (one written before sizes were): Exactly(n) when one was (n > 0), else
+// AtMost(bound).
+func Recorded(n, bound int64) Size {
+	if n > 0 {
+		return Exactly(n)
+	}
+	return AtMost(bound)
+}
+
 // max is the most a read of a file of this size may read (-1: no bound).
 func (s Size) max() int64 { return s.n }
 

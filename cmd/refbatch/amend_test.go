@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/refbatch/refbatch/batch/batchtest/finished"
 )
 
 // dirSize is the bytes of the files in dir.
@@ -37,11 +35,7 @@ func dirSize(t *testing.T, dir string) int64 {
 // is and what to do.
 func TestTranscriptionsCostWhatTheyAdd(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out")
-	row := finished.Good("R-1", "P-000101", "2024-01-02")
-	row.ParticipantID = "P-000000" // review id_not_found
-	finishedBatch(t, dir, out, []finished.Row{row})
+	_, out := inReview(t)
 	arts := filepath.Join(out, "artifacts")
 	base := strings.TrimSuffix(filepath.Base(artifactOf(t, out, "R-1")), ".json")
 	// What a desk killed after publishing its first transcription left.

@@ -54,14 +54,20 @@ recorded with the user and the host, and is refused when the document
 changed since it was shown (another tab, refbatch review, a run).
 The rejected rows are listed with their detail and advice and whether they
 are open or dismissed; an open one is dismissed there with a note, as
-refbatch review dismiss does.
+refbatch review dismiss does. A reject, and a decision about several
+documents, asks once; the Undo beside a decision's message takes it back
+(refbatch review undo), and a transcription is withdrawn with the button
+beside it (refbatch review withdraw). A page turned to is shown only once
+its image has come; a legend names the outlines; a region to transcribe
+is named by its page and place in words; an empty lane says so, with its
+buttons disabled.
 
 Keys: j/k next/previous document, a accept, r reject, t retry, x select,
 n note, [ and ] page.
 
 It listens on 127.0.0.1, on a random port unless --listen says otherwise;
 an address other than loopback also needs --listen-any-address (anyone who
-can reach it and has the URL sees the documents). The session is a cookie
+can reach it and has a code sees the documents). The session is a cookie
 (HttpOnly, SameSite=Strict); every change needs its CSRF token; the Host
 header is checked; nothing is cached by the browser. Ctrl-C stops it.
 

@@ -62,6 +62,9 @@ advice, and writes nothing. --json prints the documents in review.
       again, for the reason it had (a retry, a dismissal or a decision a
       later reading superseded cannot be undone); one more decision, the
       one undone kept in the history
+  refbatch review withdraw [--note TEXT] [--user NAME] SOURCE_ID N
+      withdraw the N-th transcription made at the desk (as show lists
+      them): its text leaves every export; it stays in custody
 
 Each decision is one journal transaction, recorded only if the document is
 still in review, with the user (default $USER), the host, the time and the
@@ -82,6 +85,7 @@ report: write no patient data in them.
 			decideCommand(journal.Retry, "have the next run read the documents again, under the page flags given"),
 			decideCommand(journal.Dismiss, "acknowledge rejected rows: they stay rejected and no longer need a person"),
 			decideCommand(journal.Undo, "take back the latest accept or reject of the documents: they are in review again"),
+			withdrawCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {

@@ -178,6 +178,9 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		if res.Transcriptions > 0 {
 			fmt.Fprintf(stdout, ", transcriptions %d", res.Transcriptions)
 		}
+		if res.TranscriptionsWithdrawn > 0 {
+			fmt.Fprintf(stdout, " (%d withdrawn)", res.TranscriptionsWithdrawn)
+		}
 		fmt.Fprint(stdout, ": ")
 		if res.OK() {
 			fmt.Fprintln(stdout, "verified, no findings")

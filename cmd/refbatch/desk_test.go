@@ -180,7 +180,7 @@ func TestDeskBrowser(t *testing.T) {
 	wg.Go(func() {
 		dir := t.TempDir()
 		var rows []finished.Row
-		for i, id := range []string{"R-0015", "R-0016"} {
+		for i, id := range []string{"R-0015", deskLongID} {
 			r := finished.Good(id, fmt.Sprintf("P-%06d", 600700+i), "2024-01-01")
 			r.ParticipantID = "P-000000"
 			rows = append(rows, r)
@@ -231,10 +231,14 @@ func TestDeskBrowser(t *testing.T) {
 			_, err := chromedp.Evaluate[bool](deskDrag)(ctx, tg)
 			return err
 		}),
-		until("the region chosen", `document.getElementById("region").textContent.startsWith("page 1, region")`),
+		// Named in words, where it is and how large, never in pixels.
+		until("the region chosen", `/^page 1, region at the (top|bottom|middle|left|right|top left|top right|bottom left|bottom right), `+
+			`\d+\.\d cm wide and \d+\.\d cm high$/.test(document.getElementById("region").textContent)`),
+		until("every outline's kind in the legend", deskLegendCovers),
 		chromedp.SetValue(chromedp.ID("tr-text"), "Seen by Dr Hand, urgent"),
 		chromedp.Click(chromedp.ID("btn-transcribe")),
 		until("the transcription saved", msgHas("transcription saved")+` && document.querySelectorAll("#transcriptions li").length === 1 && document.querySelectorAll("#overlay rect.typed").length === 1`),
+		until("the transcription placed in words", `/^page 1 at the [a-z ]+, by alice@/.test(document.querySelector("#transcriptions li").textContent)`),
 		chromedp.SetValue(chromedp.ID("note"), "checked against the paper file"),
 		chromedp.Click(chromedp.ID("btn-accept")),
 		until("accepted, the next shown", msgHas("R-0002 accept")+` && `+title("R-0004")),
@@ -249,14 +253,29 @@ func TestDeskBrowser(t *testing.T) {
 	}
 	err = chromedp.Do(ctx,
 		chromedp.KeyEvent("r"),
+		until("reject asks once", `document.getElementById("confirm").open`),
+		chromedp.Click(chromedp.ID("confirm-yes")),
 		until("refused, shown as it is now", msgHas("R-0004 changed since it was shown")+` && document.getElementById("doc-reason").textContent === "done"`),
 		chromedp.Click(chromedp.CSS(`#queue li[data-id="R-0006"]`)),
 		until("R-0006 shown", title("R-0006")),
 		chromedp.Click(chromedp.ID("btn-reject")),
+		until("reject asks once", `document.getElementById("confirm").open`),
+		chromedp.Click(chromedp.ID("confirm-yes")),
 		until("rejected, the next shown", msgHas("R-0006 reject")+` && `+title("R-0010")),
 		chromedp.SetValue(chromedp.ID("retry-dpi"), "150"),
 		chromedp.Click(chromedp.ID("btn-retry")),
 		until("retried, the lane empty", msgHas("R-0010 retry")+` && !document.getElementById("empty").hidden`),
+		// The empty lane says so, shows nothing of the last document,
+		// and its buttons are disabled; a key decides nothing.
+		until("the empty lane said and its buttons off", deskLaneEmpty("The review lane is empty")),
+		chromedp.KeyEvent("a"),
+		chromedp.Sleep(300*time.Millisecond),
+		until("still empty, no decision", deskLaneEmpty("The review lane is empty")+` && !document.getElementById("confirm").open && `+msgHas("R-0010 retry")),
+		// The retry is not lost from sight: it waits for the next run.
+		until("the retry waiting for the next run", `document.getElementById("empty").textContent.includes("1 document sent back to be read again (retry) waits for the next refbatch run") && `+
+			`document.getElementById("count").textContent === "0 in review; 1 sent back, read again by the next refbatch run"`),
+		// The icon the page names is served: no 404 at every load.
+		until("the icon", `(async () => (await fetch(document.querySelector('link[rel="icon"]').href)).ok && (await fetch("/favicon.ico")).ok)()`),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -289,6 +308,12 @@ func TestDeskBrowser(t *testing.T) {
 	err = chromedp.Do(ctx,
 		deskLogin(deskB, deskB.Code),
 		until("the queue", `document.querySelectorAll("#queue li").length === 2`),
+		// A long source_id keeps to one line in the queue, whole in its
+		// title, and whole in the document's title.
+		until("the long ID on one line", `(() => { const s = document.querySelector('#queue li[data-id="`+deskLongID+`"] .id');
+			return s.title === "`+deskLongID+`" && s.getBoundingClientRect().height < 1.5 * parseFloat(getComputedStyle(s).lineHeight) })()`),
+		chromedp.Click(chromedp.CSS(`#queue li[data-id="`+deskLongID+`"]`)),
+		until("the long ID's document", title(deskLongID)),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := chromedp.Evaluate[bool](`(() => { const f = document.getElementById("filter"); f.value = "id_not_found"; f.dispatchEvent(new Event("change")); return true })()`)(ctx, tg)
 			return err
@@ -296,7 +321,9 @@ func TestDeskBrowser(t *testing.T) {
 		chromedp.Click(chromedp.ID("select-reason")),
 		chromedp.SetValue(chromedp.ID("note"), "both checked by hand"),
 		chromedp.Click(chromedp.ID("btn-accept")),
-		until("both accepted", msgHas("2 decided")+` && !document.getElementById("empty").hidden`),
+		until("a bulk decision asks once", `document.getElementById("confirm").open && document.getElementById("confirm-text").textContent === "accept 2 documents?"`),
+		chromedp.Click(chromedp.ID("confirm-yes")),
+		until("both accepted, the reason's lane empty", msgHas("2 decided")+` && `+deskLaneEmpty("The review lane is empty")),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +338,7 @@ func TestDeskBrowser(t *testing.T) {
 	if r := refbatch(t, nil, "review", "--out", a); r.code != 0 || strings.Contains(r.stdout, "R-0900") {
 		t.Errorf("review after the dismissal: exit %d, want R-0900 no longer listed\n%s", r.code, r.stdout)
 	}
-	deskAgrees(t, b, map[string][3]string{"R-0015": {"done", "accept", "alice"}, "R-0016": {"done", "accept", "alice"}}, 2)
+	deskAgrees(t, b, map[string][3]string{"R-0015": {"done", "accept", "alice"}, deskLongID: {"done", "accept", "alice"}}, 2)
 
 	// The transcription: in a new artifact beside the old one, counted by
 	// verify, shown by show marked as a person's.
@@ -329,6 +356,28 @@ func TestDeskBrowser(t *testing.T) {
 			t.Errorf("artifacts %s: %v, want one", name, m)
 		}
 	}
+}
+
+// deskLongID is a source_id longer than the desk's queue is wide.
+const deskLongID = "R-0016-NORTHWESTREGIONALHOSPITALTRUST-CARDIOLOGY-2024"
+
+// deskLegendCovers is true when every kind of outline drawn on the page
+// (the chosen region's among them) has a key in the legend shown.
+const deskLegendCovers = `(() => {
+	const key = (c) => c.contains("low") ? "low" : c.contains("hand") ? (c.contains("note") ? "hand" : "mark") : c[0];
+	const kinds = new Set([...document.querySelectorAll("#overlay rect")].map((r) => key(r.classList)));
+	const legend = document.getElementById("legend");
+	return kinds.has("word") && kinds.has("pick") && legend.offsetParent !== null &&
+		[...kinds].every((k) => legend.querySelector(".key." + k) !== null);
+})()`
+
+// deskLaneEmpty is true when the desk shows an empty lane saying said:
+// no document on screen, the decision and selection buttons disabled.
+func deskLaneEmpty(said string) string {
+	return `(() => { const $ = (id) => document.getElementById(id);
+		return !$("empty").hidden && $("empty").textContent.startsWith("` + said + `") && $("head").hidden && $("work").hidden && $("decide").hidden &&
+			["btn-accept", "btn-reject", "btn-retry", "select-reason", "select-none"].every((b) => $(b).disabled) &&
+			document.querySelector("#queue li.current") === null })()`
 }
 
 // deskExported: the transcription of R-0002 in batch a is in its

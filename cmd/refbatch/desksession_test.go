@@ -82,11 +82,7 @@ func TestDeskCodeOutOfHistory(t *testing.T) {
 		t.Skip("chromium is not installed")
 	}
 	t.Parallel()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out")
-	row := finished.Good("R-1", "P-000101", "2024-01-02")
-	row.ParticipantID = "P-000000" // review id_not_found
-	finishedBatch(t, dir, out, []finished.Row{row})
+	_, out := inReview(t)
 	d := startDesk(t, out)
 	profile := t.TempDir()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(profile))
@@ -102,11 +98,14 @@ func TestDeskCodeOutOfHistory(t *testing.T) {
 		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
 		t.Fatalf("the desk did not open with the code: %v", err)
 	}
-	clamped := `(() => { const m = document.getElementById("region").textContent.match(/region (\d+),(\d+),(\d+),(\d+)/);
+	clamped := `(() => { const m = (document.getElementById("region").dataset.box || "").match(/^(\d+),(\d+),(\d+),(\d+)$/);
 		const vb = document.getElementById("overlay").getAttribute("viewBox").split(" ").map(Number);
 		return m !== null && +m[3] === vb[2] && +m[4] === vb[3] && +m[1] < vb[2] && +m[2] < vb[3]; })()`
 	for i, step := range []chromedp.Action[bool]{
-		chromedp.Poll[bool](`document.getElementById("page-img").naturalWidth > 0`, chromedp.WithPollingTimeout(30*time.Second)),
+		// The page drawn: its image shown and its boxes' frame set (no
+		// region is drawn while a page loads).
+		chromedp.Poll[bool](`!document.getElementById("page-img").hidden && document.getElementById("page-img").naturalWidth > 0 && !document.getElementById("stage").classList.contains("loading")`,
+			chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.Evaluate[bool](deskDragOff),
 		chromedp.Poll[bool](clamped, chromedp.WithPollingTimeout(5*time.Second)),
 	} {
@@ -241,11 +240,7 @@ func deskPost(t *testing.T, c *http.Client, d *deskProc, csrf, path, body string
 // page 2^63-1 is reported as asked, not as a negative page.
 func TestDeskRefusesBadRequests(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out")
-	row := finished.Good("R-1", "P-000101", "2024-01-02")
-	row.ParticipantID = "P-000000" // not in the text: review id_not_found
-	finishedBatch(t, dir, out, []finished.Row{row})
+	_, out := inReview(t)
 	d := startDesk(t, out)
 	c, csrf := d.open(t, d.Code)
 	_, body := deskGet(t, c, d, "/api/doc?id=R-1")

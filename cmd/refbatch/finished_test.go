@@ -31,6 +31,19 @@ func finishedBatch(t *testing.T, dir, out string, rows []finished.Row, recipient
 	return finishedBatchWith(t, dir, out, rows, nil, recipients...)
 }
 
+// inReview leaves in out, in dir (a new temporary folder), a finished
+// batch of one document in review: R-1, whose letter prints P-000101 and
+// whose row says P-000000 (id_not_found).
+func inReview(t *testing.T) (dir, out string) {
+	t.Helper()
+	dir = t.TempDir()
+	out = filepath.Join(dir, "out")
+	row := finished.Good("R-1", "P-000101", "2024-01-02")
+	row.ParticipantID = "P-000000"
+	finishedBatch(t, dir, out, []finished.Row{row})
+	return dir, out
+}
+
 // finishedBatchWith is finishedBatch with the run's options changed by
 // set, as a test's own flags change them (set may be nil).
 func finishedBatchWith(t *testing.T, dir, out string, rows []finished.Row, set func(*batch.Options), recipients ...string) (manifest, log string) {

@@ -27,17 +27,23 @@ func formsPage(n, each int) []byte {
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}
 	for i := range n {
-		var c bytes.Buffer
-		fmt.Fprintf(&c, "BT 3 Tr /F1 1 Tf 72 72 Td (form %d) Tj\n", i)
-		chunk := "(" + strings.Repeat("a ", 500) + ") Tj\n"
-		for range each / 1000 {
-			c.WriteString(chunk)
-		}
-		c.WriteString("ET\n")
-		objs = append(objs, strings.Replace(deflated(c.Bytes()), "<< /Length",
-			"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Length", 1))
+		objs = append(objs, textForm(fmt.Sprintf("form %d", i), each, 5))
 	}
 	return pdfFile(objs...)
+}
+
+// textForm is a form XObject, its font F1 object font, that shows label
+// and then about each bytes of invisible text.
+func textForm(label string, each, font int) string {
+	var c bytes.Buffer
+	fmt.Fprintf(&c, "BT 3 Tr /F1 1 Tf 72 72 Td (%s) Tj\n", label)
+	chunk := "(" + strings.Repeat("a ", 500) + ") Tj\n"
+	for range each / 1000 {
+		c.WriteString(chunk)
+	}
+	c.WriteString("ET\n")
+	return strings.Replace(deflated(c.Bytes()), "<< /Length",
+		fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Length", font), 1)
 }
 
 // TestTextCountAtAdmission: a page of ten form XObjects of about 1.9 MB
@@ -85,15 +91,7 @@ func formsPages(pages int, forms []int, each int) []byte {
 			fmt.Fprintf(&page, "q /X%d Do Q\n", i)
 			xobjects += fmt.Sprintf(" /X%d %d 0 R", i, next)
 			next++
-			var c bytes.Buffer
-			fmt.Fprintf(&c, "BT 3 Tr /F1 1 Tf 72 72 Td (form %d of page %d) Tj\n", i, p+1)
-			chunk := "(" + strings.Repeat("a ", 500) + ") Tj\n"
-			for range each / 1000 {
-				c.WriteString(chunk)
-			}
-			c.WriteString("ET\n")
-			formObjs = append(formObjs, strings.Replace(deflated(c.Bytes()), "<< /Length",
-				"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Length", 1))
+			formObjs = append(formObjs, textForm(fmt.Sprintf("form %d of page %d", i, p+1), each, 3))
 		}
 		kids = append(kids, fmt.Sprintf("%d 0 R", 4+2*p))
 		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /Resources << /XObject <<%s >> /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", xobjects, 5+2*p),

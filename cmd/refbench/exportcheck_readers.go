@@ -49,18 +49,28 @@ func checkReadersAndPDFA(ctx context.Context, o exportCheckOptions, d *docCheck,
 	return nil
 }
 
+// phraseLines are the least share of the phrases a reader must find on
+// a document's upright pages and on its others.
+var phraseLines = [2]float64{pdfcheck.MinPhrases, pdfcheck.MinPhrasesTurned}
+
+// sortedCER is a reader's CER over sorted words on all of a document's
+// pages, upright and others, which MaxSortedCER is a line for.
+func sortedCER(figs [2]pdfcheck.Figures) pdfcheck.PageCER {
+	s := figs[0].Sorted
+	s.Add(figs[1].Sorted)
+	return s
+}
+
 // readerProblems are the lines reader's figures on a document's upright
 // pages and its others miss.
 func readerProblems(reader string, figs [2]pdfcheck.Figures) []string {
 	var p []string
-	for k, want := range []float64{pdfcheck.MinPhrases, pdfcheck.MinPhrasesTurned} {
+	for k, want := range phraseLines {
 		if r := figs[k].Phrases; r.Of > 0 && r.Rate() < want {
 			p = append(p, fmt.Sprintf("%s finds %.4f of the phrases on %s pages, want at least %.2f", reader, r.Rate(), [2]string{"upright", "turned or skewed"}[k], want))
 		}
 	}
-	sorted := figs[0].Sorted
-	sorted.Add(figs[1].Sorted)
-	if sorted.Rate() > pdfcheck.MaxSortedCER {
+	if sorted := sortedCER(figs); sorted.Rate() > pdfcheck.MaxSortedCER {
 		p = append(p, fmt.Sprintf("%s CER over sorted words %.4f, want at most %.2f", reader, sorted.Rate(), pdfcheck.MaxSortedCER))
 	}
 	return p
@@ -158,7 +168,7 @@ func writeReaderSummary(w io.Writer, docs []*docCheck) {
 			if !ok {
 				continue
 			}
-			for k, want := range []float64{pdfcheck.MinPhrases, pdfcheck.MinPhrasesTurned} {
+			for k, want := range phraseLines {
 				if f[k].Phrases.Of > 0 {
 					rec[k] = append(rec[k], f[k].Phrases.Rate())
 					if f[k].Phrases.Rate() < want {
@@ -166,8 +176,7 @@ func writeReaderSummary(w io.Writer, docs []*docCheck) {
 					}
 				}
 			}
-			s := f[0].Sorted
-			s.Add(f[1].Sorted)
+			s := sortedCER(f)
 			sortedMax = max(sortedMax, s.Rate())
 			if s.Rate() > pdfcheck.MaxSortedCER {
 				over++

@@ -30,6 +30,7 @@ var notSettings = map[string]string{
 	"batch/layout.Provenance.DPI":                "the artifact format's provenance (dpi, lang), filled from the policy",
 	"batch/layout.Provenance.Lang":               "the artifact format's provenance (dpi, lang), filled from the policy",
 	"batch/export.Provenance.Lang":               "an exported document's provenance, copied from its artifact's",
+	"ocr/view.Geometry.DPI":                      "the resolution a page was read at (result.PageResult.DPI), which the desk's view maps the page's canvas from",
 }
 
 // otherPrograms are folders of programs with settings of their own, not

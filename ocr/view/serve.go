@@ -74,16 +74,27 @@ func (v *viewer) serve(req request) reply {
 	if err != nil || bound.Dx() <= 0 || bound.Dy() <= 0 {
 		return fail("MuPDF cannot read the size of page %d", req.Page+1)
 	}
+	g := req.Geometry
 	w, h := float64(bound.Dx()), float64(bound.Dy())
-	if req.Rotate == 90 || req.Rotate == 270 {
+	if g.Rotate == 90 || g.Rotate == 270 {
 		w, h = h, w
 	}
-	dpi := fitDPI(w, h, req.Width)
+	dpi, k := fitDPI(w, h, req.Width), 0.0
+	if g.DPI > 0 {
+		// The canvas OCR read, scaled: rendered at the scale's DPI.
+		k = g.canvasScale(req.Width)
+		dpi = float64(g.DPI) * k
+	}
 	rendered, err := v.doc.ImageDPI(req.Page, dpi)
 	if err != nil {
 		return fail("MuPDF cannot render page %d", req.Page+1)
 	}
-	img := turn(rendered, req.Rotate)
+	var img *image.RGBA
+	if g.DPI > 0 {
+		img = onCanvas(rendered, g, k)
+	} else {
+		img = turn(rendered, g.Rotate)
+	}
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 80}); err != nil {
 		return fail("encoding page %d: %v", req.Page+1, err)

@@ -96,12 +96,11 @@ func NewPool(cfg Config) *Pool {
 // document's bytes only when the child taking the render does not have
 // it open. It waits for a free child, or for ctx.
 //
-// rotate turns the page clockwise by 0, 90, 180 or 270 degrees after it
-// is rendered (as OCR turned it upright: ocr.PageResult's Rotation), so
-// that the words' boxes fall on the words; width is the turned image's.
-func (p *Pool) Render(ctx context.Context, key string, source func() ([]byte, error), page, width, rotate int) (*Image, error) {
-	if rotate%90 != 0 || rotate < 0 || rotate >= 360 {
-		return nil, &RenderError{Reason: fmt.Sprintf("a page turns by 0, 90, 180 or 270 degrees, not %d", rotate)}
+// g says how the render is turned (see Geometry) so that the words'
+// boxes fall on the words; width is the turned image's.
+func (p *Pool) Render(ctx context.Context, key string, source func() ([]byte, error), page, width int, g Geometry) (*Image, error) {
+	if err := g.Check(); err != nil {
+		return nil, &RenderError{Reason: err.Error()}
 	}
 	var s *slot
 	select {
@@ -110,7 +109,7 @@ func (p *Pool) Render(ctx context.Context, key string, source func() ([]byte, er
 		return nil, ctx.Err()
 	}
 	defer func() { p.idle <- s }()
-	req := request{Key: key, Page: page, Width: min(max(width, 100), MaxWidth), Rotate: rotate}
+	req := request{Key: key, Page: page, Width: min(max(width, 100), MaxWidth), Geometry: g}
 	for try := 1; ; try++ {
 		if s.proc != nil && !s.proc.Alive() {
 			s.proc.Close()
@@ -174,11 +173,11 @@ func (p *Pool) Close() error {
 // The messages between a Pool and its children.
 
 type request struct {
-	Key    string
-	PDF    []byte // nil: the document the child has open, which must be Key
-	Page   int
-	Width  int
-	Rotate int // clockwise degrees: 0, 90, 180 or 270
+	Key      string
+	PDF      []byte // nil: the document the child has open, which must be Key
+	Page     int
+	Width    int
+	Geometry Geometry
 }
 
 type reply struct {

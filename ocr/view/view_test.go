@@ -36,7 +36,7 @@ func TestRenderInChild(t *testing.T) {
 	sent := 0
 	source := func() ([]byte, error) { sent++; return src, nil }
 	for _, rotate := range []int{0, 90} {
-		img, err := p.Render(context.Background(), "r1", source, 0, 400, rotate)
+		img, err := p.Render(context.Background(), "r1", source, 0, 400, Geometry{Rotate: rotate})
 		if err != nil {
 			t.Fatalf("Render: %v", err)
 		}
@@ -48,7 +48,7 @@ func TestRenderInChild(t *testing.T) {
 	if sent != 1 {
 		t.Errorf("the source was sent %d times; want once", sent)
 	}
-	_, err = p.Render(context.Background(), "junk", func() ([]byte, error) { return []byte("not a PDF"), nil }, 0, 400, 0)
+	_, err = p.Render(context.Background(), "junk", func() ([]byte, error) { return []byte("not a PDF"), nil }, 0, 400, Geometry{})
 	var re *RenderError
 	if !errors.As(err, &re) {
 		t.Errorf("Render of junk: %v; want a RenderError", err)

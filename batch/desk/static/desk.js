@@ -8,9 +8,11 @@
   const lowConf = 60; // words under this confidence are marked
   const state = {
     csrf: "",
+    user: "",
     queue: [], // review rows shown (after the filter)
     all: [], // review rows
     rejected: [],
+    retried: 0, // documents sent back to be read again, waiting for the next run
     current: -1,
     doc: null,
     page: 0,
@@ -20,6 +22,7 @@
     dims: { w: 1, h: 1 }, // the overlay's coordinates: the page as read, in pixels
     region: null, // {page, box} chosen to transcribe
     drag: null,
+    showing: 0, // the latest page asked for: a load for an earlier one is dropped
   };
   const $ = (id) => document.getElementById(id);
 
@@ -47,6 +50,7 @@
     const rows = await api("/api/queue");
     state.all = rows.filter((r) => r.state === "review");
     state.rejected = rows.filter((r) => r.state === "rejected");
+    state.retried = rows.filter((r) => r.state === "queued").length;
     const reasons = [...new Set(state.all.map((r) => r.reason))].sort();
     const f = $("filter");
     const keep = f.value;
@@ -58,7 +62,7 @@
     ul.replaceChildren();
     for (const r of state.rejected) {
       const li = el("li", { "data-id": r.source_id });
-      const name = el("strong", { class: "open-doc", title: "show its document, if it has one" }, r.source_id + " ");
+      const name = el("strong", { class: "open-doc", title: r.source_id + ": show its document, if it has one" }, r.source_id + " ");
       name.addEventListener("click", () => showRejected(r.source_id));
       li.append(name, el("span", {}, r.manifest + ":" + r.manifest_line + " " + r.reason));
       li.append(el("span", { class: "explain" }, r.explanation));
@@ -150,17 +154,41 @@
         ev.stopPropagation();
         toggle(r.source_id, box.checked);
       });
-      li.append(box, el("span", {}, r.source_id), el("span", { class: "reason" }, r.reason));
+      li.append(box, el("span", { class: "id", title: r.source_id }, r.source_id), el("span", { class: "reason" }, r.reason));
       if (r.detail) li.append(el("span", { class: "detail" }, r.detail));
       if (state.decided.has(r.source_id)) li.classList.add("decided");
       li.addEventListener("click", () => show(i));
       ul.append(li);
     });
-    $("count").textContent = state.queue.length + " in review" + (reason ? " (" + reason + ")" : "");
+    $("count").textContent = state.queue.length + " in review" + (reason ? " (" + reason + ")" : "") +
+      (state.retried > 0 ? "; " + state.retried + " sent back, read again by the next refbatch run" : "");
     const at = state.queue.findIndex((r) => r.source_id === id);
     state.current = at;
     mark();
-    if (at < 0 && state.queue.length > 0 && !state.doc) show(0);
+    const none = state.queue.length === 0;
+    $("select-reason").disabled = $("select-none").disabled = none;
+    // A document in review no longer listed (decided here or elsewhere)
+    // does not stay on screen with live buttons; a rejected one the
+    // person opened does.
+    if (none && (!state.doc || state.doc.state === "review")) emptyLane();
+    if (at < 0 && !none && !state.doc) show(0);
+  }
+
+  // emptyLane says that no document is in review (the filter lists only
+  // the reasons some document has): nothing of the last document stays on
+  // screen, and the buttons that decide are disabled.
+  function emptyLane() {
+    state.doc = null;
+    state.current = -1;
+    state.showing++; // a page still loading is not shown
+    $("head").hidden = $("decide").hidden = $("work").hidden = true;
+    for (const b of ["btn-accept", "btn-reject", "btn-retry"]) $(b).disabled = true;
+    $("empty").hidden = false;
+    $("empty").textContent = "The review lane is empty: no document is waiting for a person." + (state.retried > 0
+      ? " " + state.retried + (state.retried === 1 ? " document" : " documents") + " sent back to be read again (retry) wait" + (state.retried === 1 ? "s" : "") +
+        " for the next refbatch run of the manifest, into this --out."
+      : "");
+    mark();
   }
 
   function toggle(id, on) {
@@ -181,11 +209,18 @@
 
   // fetchImage gets a page image as a blob URL, kept while its document is.
   async function fetchImage(id, page) {
-    // Turned as OCR turned it upright, so that the words fall on the words.
     const d = await entry(id).doc;
     const p = (d.pages_read || []).find((x) => x.index === page);
-    const rot = p && [90, 180, 270].includes(p.rotation) ? p.rotation : 0;
-    const q = "id=" + encodeURIComponent(id) + "&page=" + page + "&w=" + width + "&rot=" + rot;
+    let q = "id=" + encodeURIComponent(id) + "&page=" + page + "&w=" + width;
+    const c = p && p.canvas;
+    if (c && p.dpi > 0 && p.width > 0 && p.height > 0) {
+      // The canvas OCR read (turned upright and deskewed as it was), so
+      // that every box, in that canvas's pixels, sits on its ink.
+      q += "&dpi=" + p.dpi + "&cw=" + p.width + "&ch=" + p.height + "&m=" + c.matrix.join(",");
+    } else {
+      // Read before the canvas was recorded: turned as OCR turned it.
+      q += "&rot=" + (p && [90, 180, 270].includes(p.rotation) ? p.rotation : 0);
+    }
     const r = await fetch("/api/page?" + q, { credentials: "same-origin", cache: "no-store" });
     if (!r.ok) {
       const body = await r.json().catch(() => ({}));
@@ -253,6 +288,7 @@
     $("empty").hidden = true;
     $("head").hidden = $("work").hidden = false;
     $("decide").hidden = d.state !== "review";
+    for (const b of ["btn-accept", "btn-reject", "btn-retry"]) $(b).disabled = d.state !== "review";
     $("doc-title").textContent = d.source_id + " — " + d.manifest + " line " + d.manifest_line;
     $("doc-reason").textContent = d.state + (d.reason ? " " + d.reason : "");
     $("doc-explain").textContent = d.explanation || "";
@@ -284,10 +320,24 @@
     tl.replaceChildren();
     for (const t of d.transcriptions || []) {
       const what = t.field ? " (corrects " + t.field + ")" : "";
-      tl.append(el("li", {}, "page " + (t.page + 1) + what + ", by " + t.user + "@" + t.host + ": " + t.text));
+      const tp = pages.find((x) => x.index === t.page);
+      const at = t.box && tp ? " " + where(t.box, tp, false) : "";
+      const li = el("li", {}, "page " + (t.page + 1) + at + what + ", by " + t.user + "@" + t.host + ": " + t.text + " ");
+      if (t.id && d.state === "review") {
+        const btn = el("button", { type: "button", class: "withdraw-btn" }, "Withdraw");
+        btn.addEventListener("click", () => withdraw(t));
+        li.append(btn);
+      }
+      tl.append(li);
+    }
+    for (const t of d.withdrawn_transcriptions || []) {
+      const w = t.withdrawn || {};
+      tl.append(el("li", { class: "withdrawn" }, "page " + (t.page + 1) + ", by " + t.user + "@" + t.host + ": withdrawn by " +
+        w.user + "@" + w.host + (w.note ? " — " + w.note : "") + " (kept in custody, in no export)"));
     }
     state.region = null;
     $("region").textContent = "no region chosen";
+    delete $("region").dataset.box;
     const hl = $("history");
     hl.replaceChildren();
     for (const e of d.history) {
@@ -299,21 +349,45 @@
     mark();
   }
 
+  // showPage shows page state.page of state.doc. The old page goes at
+  // once: its image is hidden, its boxes taken down and the label says
+  // which page is loading; the new label and boxes are drawn only when the
+  // new image has loaded and decoded, and a load no longer wanted (another
+  // page or document asked for since) is dropped.
   async function showPage() {
     const d = state.doc;
+    const page = state.page;
+    const ticket = ++state.showing;
     const n = Math.max(d.pages, 1);
-    $("page-no").textContent = "page " + (state.page + 1) + " of " + n;
+    const stage = $("stage"), pimg = $("page-img");
+    stage.classList.add("loading");
+    stage.setAttribute("aria-busy", "true");
+    pimg.hidden = true;
+    $("overlay").replaceChildren();
+    $("page-no").textContent = "loading page " + (page + 1) + " of " + n + "…";
     let img;
     try {
-      img = await image(d.source_id, state.page);
+      img = await image(d.source_id, page);
+      if (ticket !== state.showing) return;
+      pimg.src = img.url;
+      await pimg.decode().catch(() => {});
     } catch (err) {
+      if (ticket !== state.showing) return;
       say(err.message);
-      $("page-img").removeAttribute("src");
+      pimg.removeAttribute("src");
+      $("page-no").textContent = "page " + (page + 1) + " of " + n + ": no image";
+      stage.classList.remove("loading");
+      stage.removeAttribute("aria-busy");
       return;
     }
-    if (state.doc !== d) return;
-    $("page-img").src = img.url;
-    drawOverlay(d, state.page, img);
+    if (ticket !== state.showing) return;
+    pimg.dataset.doc = d.source_id;
+    pimg.dataset.page = String(page);
+    pimg.hidden = false;
+    $("page-no").textContent = "page " + (page + 1) + " of " + n;
+    drawOverlay(d, page, img);
+    stage.classList.remove("loading");
+    stage.removeAttribute("aria-busy");
   }
 
   function rect(svg, box, cls, title) {
@@ -344,6 +418,7 @@
     const w = p && p.width ? p.width : img.w;
     const h = p && p.height ? p.height : img.h;
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    svg.dataset.page = String(index);
     state.dims = { w: w, h: h };
     for (const t of d.transcriptions || []) {
       if (t.page === index) rect(svg, t.box, "typed", "transcribed: " + t.text);
@@ -366,9 +441,38 @@
     }
   }
 
+  // askOnce asks once, in the page, whether to go on: a modal dialog whose
+  // Confirm button has the focus (Enter), closed by Cancel or Escape. It
+  // resolves true only when confirmed.
+  function askOnce(question, yes) {
+    const dlg = $("confirm");
+    $("confirm-text").textContent = question;
+    $("confirm-yes").textContent = yes;
+    return new Promise((resolve) => {
+      const done = (ok) => {
+        dlg.removeEventListener("close", closed);
+        if (dlg.open) dlg.close();
+        resolve(ok);
+      };
+      const closed = () => done(false);
+      dlg.addEventListener("close", closed);
+      $("confirm-yes").onclick = () => done(true);
+      $("confirm-no").onclick = () => done(false);
+      dlg.showModal();
+      $("confirm-yes").focus();
+    });
+  }
+
   async function decide(action) {
-    if (!state.doc) return;
+    if (!state.doc || state.doc.state !== "review" || $("confirm").open) return;
     const ids = state.selected.size > 0 ? [...state.selected] : [state.doc.source_id];
+    if (action === "reject" || ids.length > 1) {
+      const what = ids.length > 1 ? ids.length + " documents" : ids[0];
+      if (!(await askOnce(action + " " + what + "?", action[0].toUpperCase() + action.slice(1) + " " + what))) {
+        say(action + " cancelled");
+        return;
+      }
+    }
     const since = {};
     if (state.selected.size === 0) since[state.doc.source_id] = state.doc.version;
     const body = { action: action, ids: ids, note: $("note").value, since: since };
@@ -414,15 +518,79 @@
     const at = state.current;
     await loadQueue();
     const msg = $("msg").textContent;
+    const undoable = action === "accept" || action === "reject" ? res.decided.map((d) => d.id) : [];
     state.doc = null;
-    if (state.queue.length === 0) {
-      $("head").hidden = $("decide").hidden = $("work").hidden = true;
-      $("empty").hidden = false;
-      $("empty").textContent = "The review lane is empty.";
-    } else {
-      await show(Math.min(at, state.queue.length - 1));
-    }
+    if (state.queue.length === 0) emptyLane();
+    else await show(Math.min(at, state.queue.length - 1));
     say(msg, true);
+    if (undoable.length > 0) offerUndo(undoable, action);
+  }
+
+  // offerUndo adds to the message a button that takes back the decision
+  // action just made about ids: they are in review again (review undo).
+  // Each is undone only while that decision is still its latest event
+  // (the undo carries it as since), never a later one made elsewhere.
+  function offerUndo(ids, action) {
+    const btn = el("button", { type: "button", id: "btn-undo" }, "Undo");
+    btn.addEventListener("click", async () => {
+      let res;
+      try {
+        const since = {};
+        for (const id of ids) {
+          const d = await api("/api/doc?id=" + encodeURIComponent(id));
+          const last = d.history[d.history.length - 1];
+          if (last && last.id === d.version && last.decision && last.decision.action === action && last.decision.user === state.user) since[id] = d.version;
+        }
+        const mine = ids.filter((id) => id in since);
+        if (mine.length === 0) throw new Error("nothing to undo: the decision is no longer the latest (decided again since)");
+        res = await api("/api/decide", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": state.csrf },
+          body: JSON.stringify({ action: "undo", ids: mine, note: "", since: since }),
+        });
+      } catch (err) {
+        say(err.message);
+        return;
+      }
+      for (const d of res.decided) {
+        state.preload.delete(d.id);
+        if (d.ok) state.decided.delete(d.id);
+      }
+      await loadQueue();
+      const i = state.queue.findIndex((r) => r.source_id === ids[0]);
+      if (i >= 0) await show(i);
+      say(res.decided.map((d) => d.id + " " + (d.ok ? "undo: " : "") + d.message).join("; "), res.decided.every((d) => d.ok));
+    });
+    $("msg").append(" ", btn);
+  }
+
+  // withdraw takes back the transcription t of the document shown, once
+  // confirmed: its text leaves the exports and stays in custody.
+  async function withdraw(t) {
+    const d = state.doc;
+    if (!d || !(await askOnce("withdraw the transcription of page " + (t.page + 1) + "?", "Withdraw it"))) return;
+    try {
+      await api("/api/withdraw", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": state.csrf },
+        body: JSON.stringify({ id: d.source_id, since: d.version, transcription: t.id, note: "" }),
+      });
+    } catch (err) {
+      say(err.message);
+      return;
+    }
+    const page = state.page;
+    state.preload.delete(d.source_id);
+    try {
+      state.doc = await entry(d.source_id).doc;
+    } catch (err) {
+      say(err.message);
+      return;
+    }
+    state.page = page;
+    renderDoc();
+    await showPage();
+    say("transcription of page " + (t.page + 1) + " withdrawn for " + d.source_id, true);
   }
 
   // point is where a mouse event is on the page, in the overlay's pixels,
@@ -442,14 +610,34 @@
     return boxes.find((b) => b && pt[0] >= b[0] && pt[0] <= b[2] && pt[1] >= b[1] && pt[1] <= b[3]) || null;
   }
 
+  // where names box, on the page read p (its pixels), in words: where it
+  // is on the page and, with sized, how large it is, in centimetres when
+  // the page's resolution is known, else as a share of the page.
+  function where(box, p, sized) {
+    const w = (p && p.width) || state.dims.w, h = (p && p.height) || state.dims.h;
+    const third = (v, words) => words[v < 1 / 3 ? 0 : v < 2 / 3 ? 1 : 2];
+    const across = third((box[0] + box[2]) / 2 / w, ["left", "", "right"]);
+    const down = third((box[1] + box[3]) / 2 / h, ["top", "", "bottom"]);
+    const at = "at the " + ([down, across].filter(Boolean).join(" ") || "middle");
+    if (!sized) return at;
+    const bw = box[2] - box[0], bh = box[3] - box[1];
+    if (p && p.dpi > 0) {
+      const cm = (v) => ((v / p.dpi) * 2.54).toFixed(1);
+      return at + ", " + cm(bw) + " cm wide and " + cm(bh) + " cm high";
+    }
+    return at + ", " + Math.round((100 * bw) / w) + "% of the page wide and " + Math.round((100 * bh) / h) + "% high";
+  }
+
   function choose(box) {
     state.region = { page: state.page, box: box };
-    $("region").textContent = "page " + (state.page + 1) + ", region " + box.join(",");
+    const p = (state.doc.pages_read || []).find((x) => x.index === state.page);
+    $("region").textContent = "page " + (state.page + 1) + ", region " + where(box, p, true);
+    $("region").dataset.box = box.join(","); // in the page's pixels, as saved
     image(state.doc.source_id, state.page).then((img) => drawOverlay(state.doc, state.page, img), () => {});
   }
 
   function dragStart(ev) {
-    if (!state.doc || ev.button !== 0) return;
+    if (!state.doc || ev.button !== 0 || $("stage").classList.contains("loading")) return;
     ev.preventDefault();
     state.drag = point(ev);
   }
@@ -505,7 +693,7 @@
   }
 
   function keys(ev) {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || $("confirm").open) return;
     if (typing(ev)) {
       if (ev.key === "Escape") ev.target.blur();
       return;
@@ -571,6 +759,7 @@
   async function start() {
     const s = await session();
     state.csrf = s.csrf;
+    state.user = s.user;
     $("who").textContent = "deciding as " + s.user + "@" + s.host;
     $("filter").addEventListener("change", () => {
       state.doc = null;

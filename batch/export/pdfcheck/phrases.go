@@ -64,20 +64,12 @@ func (f *Figures) Add(o Figures) {
 // texts a reader gave, one a page, against the OCR'd pages keep says yes
 // to (nil: all).
 func Measure(texts []string, pages []result.PageResult, keep func(int) bool) Figures {
-	f := Figures{CER: TextCER(texts, pages, keep)}
-	for i, p := range pages {
-		if p.TextSource != result.TextFromOCR || (keep != nil && !keep(i)) {
-			continue
-		}
-		got := ""
-		if i < len(texts) {
-			got = texts[i]
-			f.Sorted.Pages++
-		}
-		e := eval.CER(SortedWords(got), SortedWords(p.Text))
-		f.Sorted.Distance, f.Sorted.N = f.Sorted.Distance+e.Distance, f.Sorted.N+e.N
-		f.Phrases.Add(PhraseRecall(got, p.Text))
-	}
+	var f Figures
+	eachOCRPage(texts, pages, keep, func(got, want string, given bool) {
+		f.CER.count(eval.CER(got, want), given)
+		f.Sorted.count(eval.CER(SortedWords(got), SortedWords(want)), given)
+		f.Phrases.Add(PhraseRecall(got, want))
+	})
 	return f
 }
 
@@ -114,19 +106,20 @@ func PhraseRecall(got, want string) Recall {
 	return r
 }
 
-// joinHyphens is s with its white space collapsed to single spaces, and
-// none after a hyphen that ends a line.
+// joinHyphens is s with its white space collapsed to single spaces, as
+// eval.Normalize collapses it for the CER, and none after a hyphen that
+// ends a line.
 func joinHyphens(s string) string {
 	var b strings.Builder
 	for i, line := range strings.Split(s, "\n") {
-		ws := strings.Fields(line)
-		if len(ws) == 0 {
+		line = eval.Normalize(line)
+		if line == "" {
 			continue
 		}
 		if i > 0 && b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
 			b.WriteByte(' ')
 		}
-		b.WriteString(strings.Join(ws, " "))
+		b.WriteString(line)
 	}
 	return b.String()
 }

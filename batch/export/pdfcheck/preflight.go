@@ -28,15 +28,30 @@ var PreflightDir = "/usr/share/java"
 
 // PreflightMissing says why Preflight cannot run here, "" when it can.
 func PreflightMissing() string {
+	return javaMissing(PreflightJars, "libpdfbox2-java, libjaxb-api-java and libactivation-java")
+}
+
+// javaMissing says why java cannot run with jars (in PreflightDir, which
+// make deps fills with the Debian packages pkgs), "" when it can.
+func javaMissing(jars []string, pkgs string) string {
 	if _, err := exec.LookPath("java"); err != nil {
 		return "java is not installed (make deps installs default-jdk-headless)"
 	}
-	for _, j := range PreflightJars {
+	for _, j := range jars {
 		if _, err := os.Stat(filepath.Join(PreflightDir, j)); err != nil {
-			return j + " is not in " + PreflightDir + " (make deps installs libpdfbox2-java, libjaxb-api-java and libactivation-java)"
+			return j + " is not in " + PreflightDir + " (make deps installs " + pkgs + ")"
 		}
 	}
 	return ""
+}
+
+// classPath is java's class path of jars, in PreflightDir.
+func classPath(jars []string) string {
+	cp := make([]string, len(jars))
+	for i, j := range jars {
+		cp[i] = filepath.Join(PreflightDir, j)
+	}
+	return strings.Join(cp, ":")
 }
 
 // PreflightError is one of Preflight's findings: its error code (the
@@ -79,11 +94,7 @@ func Preflight(ctx context.Context, dir string, paths []string) ([][]PreflightEr
 	if err := os.WriteFile(list, []byte(strings.Join(paths, "\n")+"\n"), 0o600); err != nil {
 		return nil, err
 	}
-	cp := make([]string, len(PreflightJars))
-	for i, j := range PreflightJars {
-		cp[i] = filepath.Join(PreflightDir, j)
-	}
-	cmd := exec.CommandContext(ctx, "java", "-XX:TieredStopAtLevel=1", "-cp", strings.Join(cp, ":"),
+	cmd := exec.CommandContext(ctx, "java", "-XX:TieredStopAtLevel=1", "-cp", classPath(PreflightJars),
 		"org.apache.pdfbox.preflight.Validator_A1b", "xml", "group", list)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		var ee *exec.ExitError

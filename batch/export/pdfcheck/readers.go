@@ -140,19 +140,34 @@ func ReaderCER(ctx context.Context, reader, path, dir, pdfjsDir string, pages []
 // otherwise runs the reader once.
 func TextCER(texts []string, pages []result.PageResult, keep func(int) bool) PageCER {
 	var c PageCER
+	eachOCRPage(texts, pages, keep, func(got, want string, given bool) { c.count(eval.CER(got, want), given) })
+	return c
+}
+
+// eachOCRPage calls f on each OCR'd page keep says yes to (nil: all),
+// with the text a reader gave of it (given: whether it gave one; "" if
+// not) and the artifact's text of it, the one selection of pages every
+// measure of a reader's texts is taken on.
+func eachOCRPage(texts []string, pages []result.PageResult, keep func(int) bool, f func(got, want string, given bool)) {
 	for i, p := range pages {
 		if p.TextSource != result.TextFromOCR || (keep != nil && !keep(i)) {
 			continue
 		}
-		got := ""
-		if i < len(texts) {
+		got, given := "", i < len(texts)
+		if given {
 			got = texts[i]
-			c.Pages++
 		}
-		e := eval.CER(got, p.Text)
-		c.Distance, c.N = c.Distance+e.Distance, c.N+e.N
+		f(got, p.Text, given)
 	}
-	return c
+}
+
+// count adds e, the error on one page, to c; given is whether the reader
+// gave that page.
+func (c *PageCER) count(e eval.ErrorRate, given bool) {
+	c.Distance, c.N = c.Distance+e.Distance, c.N+e.N
+	if given {
+		c.Pages++
+	}
 }
 
 // Upright is whether page p was read as it is displayed: neither turned
@@ -174,13 +189,8 @@ func pdfboxHelper(pdfjsDir string) string {
 
 // pdfboxMissing says why PDFBox cannot read here, "" when it can.
 func pdfboxMissing(pdfjsDir string) string {
-	if _, err := exec.LookPath("java"); err != nil {
-		return "java is not installed (make deps installs default-jdk-headless)"
-	}
-	for _, j := range pdfboxJars {
-		if _, err := os.Stat(filepath.Join(PreflightDir, j)); err != nil {
-			return j + " is not in " + PreflightDir + " (make deps installs libpdfbox2-java)"
-		}
+	if why := javaMissing(pdfboxJars, "libpdfbox2-java"); why != "" {
+		return why
 	}
 	if _, err := os.Stat(pdfboxHelper(pdfjsDir)); err != nil {
 		return "the helper " + pdfboxHelper(pdfjsDir) + " is not there"
@@ -192,11 +202,7 @@ func pdfboxMissing(pdfjsDir string) string {
 // PDF at path: each page's text ended by a form feed. PDFBox's warnings
 // (a glyph it cannot map) go to stderr, which is dropped.
 func pdfboxText(ctx context.Context, path, pdfjsDir string, sorted bool) ([]byte, error) {
-	cp := make([]string, len(pdfboxJars))
-	for i, j := range pdfboxJars {
-		cp[i] = filepath.Join(PreflightDir, j)
-	}
-	args := []string{"-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-cp", strings.Join(cp, ":"), pdfboxHelper(pdfjsDir)}
+	args := []string{"-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-cp", classPath(pdfboxJars), pdfboxHelper(pdfjsDir)}
 	if sorted {
 		args = append(args, "--sort")
 	}
