@@ -3,6 +3,7 @@ package journal
 import (
 	"database/sql"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -25,15 +26,27 @@ import (
 // start. A transaction that appends nothing (a claim that finds nothing
 // to claim) never takes the lock.
 //
-// A deadlock (a transaction that holds the custody lock from its start,
-// begin, waiting for a row a late one holds while the late one waits for
-// the lock), a serialization failure, or a unique key another admission
-// took first rolls the transaction back; appendTx then runs it again,
-// from its first read. On SQLite every write transaction is IMMEDIATE
-// and holds the database from its start: appendTx is tx.
+// Every write transaction that appends takes its locks in that order:
+// its rows' first, then the custody lock. Those that hold the custody lock
+// from their start (begin: settings, runs, the outbox's notices, and
+// dismissals, which write no row but their events) must never wait for a
+// row lock a late transaction can hold, or the two would wait for each
+// other: they write only rows no late transaction locks (meta, runs,
+// outbox, deliveries) and events. Decisions, undos, transcriptions,
+// revalidations, reruns (Readmit, Requeue, backfills) and Rebind, which
+// write documents and manifest rows, run in appendTx like admission and
+// claims.
+//
+// A deadlock all the same (two late transactions locking rows in
+// opposite orders), a serialization failure, or a unique key another
+// admission took first rolls the transaction back; on PostgreSQL every
+// write transaction, of either kind, is then run again from its first
+// read (rerun), so that no caller sees such a conflict as an error. On
+// SQLite every write transaction is IMMEDIATE and holds the database from
+// its start: appendTx is tx.
 
-// appendRetries is how many times appendTx runs a transaction that
-// PostgreSQL rolled back for a conflict with another (retryable).
+// appendRetries is how many times a write transaction PostgreSQL rolled
+// back for a conflict with another (retryable) is run.
 const appendRetries = 8
 
 // lateLocks holds the transactions begun by appendTx, each with whether
@@ -42,31 +55,30 @@ type lateLocks struct{ m sync.Map }
 
 // appendTx runs fn in a write transaction that may append to the custody
 // log; on PostgreSQL it takes the custody lock at its first appendEvent,
-// not at its start, and is run again when PostgreSQL rolls it back for a
-// conflict (see above). fn must lock the rows it reads to decide what to
-// write (forUpdate, skipLocked), and must set what it returns afresh on
-// each run.
+// not at its start (see above). fn must lock the rows it reads to decide
+// what to write (forUpdate, skipLocked), must take every row lock it
+// needs before its first appendEvent, and must set what it returns
+// afresh on each run.
 func (j *Journal) appendTx(fn func(*sql.Tx) error) error {
 	if !j.pg {
 		return j.tx(fn)
 	}
-	var err error
-	for range appendRetries {
-		var began *sql.Tx
-		err = j.within(func() (*sql.Tx, error) {
-			tx, err := j.beginWaiting(j.beginTx, nil)
-			if err == nil {
-				began = tx
-				j.late.m.Store(tx, false)
-			}
-			return tx, err
-		}, fn)
-		if began != nil {
-			j.late.m.Delete(began)
-		}
-		if !retryable(err) {
-			return err
-		}
+	return j.rerun(func() (*sql.Tx, error) { return j.beginWaiting(j.beginTx, nil) }, func(tx *sql.Tx) error {
+		j.late.m.Store(tx, false)
+		defer j.late.m.Delete(tx)
+		return fn(tx)
+	})
+}
+
+// rerun runs fn in the transaction begin starts, as within does, and on
+// PostgreSQL runs it again, up to appendRetries times, while it fails
+// for a conflict with another transaction (retryable). fn must set what
+// it returns afresh on each run.
+func (j *Journal) rerun(begin func() (*sql.Tx, error), fn func(*sql.Tx) error) error {
+	err := j.within(begin, fn)
+	for n := 1; j.pg && n < appendRetries && retryable(err); n++ {
+		j.reruns.Add(1)
+		err = j.within(begin, fn)
 	}
 	return err
 }
@@ -110,11 +122,16 @@ func retryable(err error) bool {
 }
 
 // forUpdate is the clause with which a query locks the rows it reads to
-// decide a write in a transaction of appendTx: PostgreSQL's FOR UPDATE.
-// SQLite needs none: its write transaction holds the whole database.
-func (j *Journal) forUpdate() string {
-	if j.pg {
-		return ` FOR UPDATE`
+// decide a write in a transaction of appendTx: PostgreSQL's FOR UPDATE,
+// of the tables named by of when given (a join's nullable side cannot be
+// locked). SQLite needs none: its write transaction holds the whole
+// database.
+func (j *Journal) forUpdate(of ...string) string {
+	switch {
+	case !j.pg:
+		return ``
+	case len(of) > 0:
+		return ` FOR UPDATE OF ` + strings.Join(of, `, `)
 	}
-	return ``
+	return ` FOR UPDATE`
 }

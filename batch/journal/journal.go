@@ -31,8 +31,18 @@
 //     one row or source_id meet on the unique keys, and the one that
 //     comes second runs again and finds the first's row. A claim that
 //     finds nothing appends nothing and never takes the lock;
-//   - every other write that appends (decisions, reruns, settings, runs)
-//     takes it when it begins, as before, and holds it to its commit;
+//   - the writes of people and reruns that change documents or manifest
+//     rows (decisions, undos, transcriptions, revalidations, Readmit,
+//     Requeue, backfills, Rebind) do the same: their reads lock their
+//     rows first, so every transaction takes its row locks before the
+//     custody lock and none waits for a row while holding it;
+//   - the writes that change neither (settings, recipients, runs,
+//     notices, dismissals, which add only their events) take it when they
+//     begin and hold it to their commit: they never wait for a row lock
+//     a late one can hold;
+//   - a transaction PostgreSQL rolls back for a conflict all the same (a
+//     deadlock, a serialization failure) is run again, whichever it is,
+//     so no caller sees the conflict;
 //   - page records, lease renewals and heartbeats append nothing and lock
 //     only their row; reads take no lock.
 //
@@ -183,6 +193,9 @@ type Journal struct {
 	// PostgreSQL, its advisory lock): what the benchmarks report per
 	// document.
 	locked atomic.Int64
+	// reruns counts the write transactions run again after a conflict
+	// with another (rerun).
+	reruns atomic.Int64
 	// late holds the transactions of appendTx under way (applock.go).
 	late lateLocks
 }
@@ -201,8 +214,10 @@ func (j *Journal) Close() error {
 func (j *Journal) Path() string { return j.path }
 
 // tx runs fn in a write transaction that may append to the custody log
-// (begin), and commits it when fn returns nil.
-func (j *Journal) tx(fn func(*sql.Tx) error) error { return j.within(j.begin, fn) }
+// and holds the custody lock from its start (begin), and commits it when
+// fn returns nil; on PostgreSQL fn must write no row a transaction of
+// appendTx may lock, and is run again after a conflict (rerun).
+func (j *Journal) tx(fn func(*sql.Tx) error) error { return j.rerun(j.begin, fn) }
 
 // within runs fn in the transaction begin starts, and commits it when fn
 // returns nil.
