@@ -141,6 +141,12 @@ func (j *Journal) ClaimNext(owner Owner, p Policy, c Claimable) (Lease, Doc, err
 // in manifest order.
 const queueIndex = `CREATE INDEX IF NOT EXISTS documents_queue ON documents(state, manifest_line)`
 
+// rowsDocumentIndex serves the look-ups of a document's rows: ClaimNext's
+// test that a candidate's row is still in its manifest, run for every
+// candidate of every claim, which without it reads every row of the
+// batch; and a decision's or an export's line of its document.
+const rowsDocumentIndex = `CREATE INDEX IF NOT EXISTS rows_document ON rows(document_id)`
+
 // candidates returns up to claimCandidates documents ClaimNext may claim
 // under c at now: fresh ones (never in flight at a process's death, no
 // lease), or the others that may be claimable (no live lease the query

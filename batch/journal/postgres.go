@@ -108,8 +108,10 @@ func (j *Journal) checkVersion() error {
 	case v == "5":
 		// Read as it is, its artifact sizes as NULL (sizeless).
 		j.sizeless = true
+	case v == "6":
+		// Read as it is: only the index of rows by document is missing.
 	case v != fmt.Sprint(schemaVersion):
-		return fmt.Errorf("journal schema version %s, this refbatch reads 5 and %d on PostgreSQL", v, schemaVersion)
+		return fmt.Errorf("journal schema version %s, this refbatch reads 5 to %d on PostgreSQL", v, schemaVersion)
 	}
 	return nil
 }
