@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/journal/journaltest"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -18,7 +19,8 @@ import (
 //	go test -run '^$' -bench . ./batch/journal
 //
 // BenchmarkWorkers runs on PostgreSQL too when REFBATCH_TEST_POSTGRES is
-// set (see refbatch help scale-out for the figures).
+// set (see refbatch help scale-out for the figures); make bench-journal
+// runs its live PostgreSQL half on a cluster of its own.
 
 func benchJournal(b *testing.B) *Journal {
 	b.Helper()
@@ -116,25 +118,41 @@ func BenchmarkClaimCommit(b *testing.B) {
 // waking one idle worker. A one-page document is the journal's worst
 // case: the admission, the claim and the verdict, which append to the
 // custody log, are spread over one page.
+//
+// On PostgreSQL the live runs go through a proxy adding a round trip of
+// 0, 0.5 or 1 ms (journaltest.Delayed), as a LAN between the machines
+// and the database would, and report besides the share of the time the
+// custody lock was held, the round trip added as measured, and the
+// machine's CPU in use (both cores of a 2-core machine: 1), which says
+// when more workers stop helping because the CPU, not the journal, is
+// the limit.
 func BenchmarkWorkers(b *testing.B) {
 	for _, be := range backends {
 		for _, pages := range []int{1, 4} {
 			for _, workers := range []int{1, 4, 16, 64} {
 				b.Run(fmt.Sprintf("%s/pages=%d/workers=%d", be.name, pages, workers), func(b *testing.B) {
-					benchWorkers(b, be, workers, pages, false)
+					benchWorkers(b, be, workers, pages, false, 0)
 				})
 			}
 		}
-		for _, workers := range []int{4, 16, 64} {
-			b.Run(fmt.Sprintf("%s/live/workers=%d", be.name, workers), func(b *testing.B) {
-				benchWorkers(b, be, workers, 1, true)
-			})
+		for _, rtt := range benchRTTs(be) {
+			for _, workers := range []int{4, 16, 64} {
+				b.Run(fmt.Sprintf("%s/live/rtt=%gms/workers=%d", be.name, float64(rtt)/float64(time.Millisecond), workers), func(b *testing.B) {
+					benchWorkers(b, be, workers, 1, true, rtt)
+				})
+			}
 		}
 	}
 }
 
-func benchWorkers(b *testing.B, be backend, workers, pages int, live bool) {
+func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt time.Duration) {
 	loc := be.location(b)
+	var added time.Duration
+	if rtt > 0 {
+		direct := pingTime(b, loc)
+		loc = journaltest.Delayed(b, loc, rtt)
+		added = pingTime(b, loc) - direct
+	}
 	js := make([]*Journal, workers+1) // the last admits
 	for i := range js {
 		j, err := Open(loc)
@@ -166,7 +184,9 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool) {
 	}
 	for _, j := range js {
 		j.locked.Store(0)
+		j.held.Store(0)
 	}
+	cpu := startCPU()
 	p := Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
 	var claimed, claims atomic.Int64
 	var wg sync.WaitGroup
@@ -185,18 +205,27 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	busy := cpu()
 	if n := claimed.Load(); n != int64(b.N) {
 		b.Fatalf("%d documents claimed, want %d", n, b.N)
 	}
-	var locked int64
+	var locked, held int64
 	for _, j := range js {
 		locked += j.locked.Load()
+		held += j.held.Load()
 	}
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(b.N)/secs, "docs/s")
 	b.ReportMetric(float64(pages+2)*float64(b.N)/secs, "tx/s")
 	b.ReportMetric(float64(locked)/float64(b.N), "locked/doc")
 	b.ReportMetric(float64(claims.Load())/float64(b.N), "claims/doc")
+	if be.name == "postgres" {
+		b.ReportMetric(float64(held)/float64(b.Elapsed()), "held")
+	}
+	if live {
+		b.ReportMetric(float64(added)/float64(time.Millisecond), "rtt_ms")
+		b.ReportMetric(busy, "cpu")
+	}
 }
 
 // benchWorker claims and finishes documents until none is left and

@@ -22,6 +22,9 @@ func (j *Journal) begin() (*sql.Tx, error) {
 		lock = func(ctx context.Context, tx *sql.Tx) error {
 			j.locked.Add(1)
 			_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLockKey))
+			if err == nil {
+				j.holds.took(tx)
+			}
 			return err
 		}
 	}
