@@ -211,3 +211,22 @@ func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver
 func (c rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	return c.Conn.QueryContext(ctx, rebind(query), args)
 }
+
+// insertEventHashed appends e (its At and Data set; its ID ignored) to
+// the custody log in tx, which holds the custody lock, in one statement
+// that reads the chain's end and hashes in the database: EventHash's
+// encoding with PostgreSQL's sha256, the part after the id (eventTail)
+// encoded here. It spares the round trip of reading the end first, which
+// would be spent holding the custody lock. The statement's snapshot is
+// taken after the lock was granted, so it reads the end as the last
+// holder committed it.
+func insertEventHashed(tx *sql.Tx, e Event, doc sql.NullInt64) error {
+	_, err := tx.Exec(`INSERT INTO events(id, at, kind, manifest, line, document_id, source_id, data, hash)
+		SELECT n.id+1, ?, ?, ?, ?, ?, ?, ?, encode(sha256(convert_to('16:refbatch-event-1,'
+			|| octet_length(p.hash)::text || ':' || p.hash || ','
+			|| octet_length((n.id+1)::text)::text || ':' || (n.id+1)::text || ',', 'UTF8') || ?::bytea), 'hex')
+		FROM (SELECT COALESCE(MAX(id),0) AS id FROM events) n
+		CROSS JOIN LATERAL (SELECT COALESCE((SELECT hash FROM events WHERE id=n.id), ?) AS hash) p`,
+		ms(e.At), e.Kind, e.Manifest, e.Line, doc, e.SourceID, string(e.Data), eventTail(e), ZeroHash)
+	return err
+}
