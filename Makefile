@@ -375,8 +375,10 @@ bench-desk:
 # second, the share of the time the custody lock was held, the
 # transactions that took it per document, the round trip added as
 # measured and the machine's CPU in use (1: every core, other processes'
-# too).
-BENCH_JOURNAL_DOCS ?= 2000
+# too). BENCH_JOURNAL_FSYNC=off leaves the disk's sync out, as the tests'
+# cluster does, to show what bounds the journal beside it.
+BENCH_JOURNAL_DOCS  ?= 2000
+BENCH_JOURNAL_FSYNC ?= on
 bench-journal:
-	.ci/with-postgres --fsync on $(GO) test ./batch/journal -run '^$$' -bench 'BenchmarkWorkers/postgres/live/' \
+	.ci/with-postgres --fsync $(BENCH_JOURNAL_FSYNC) $(GO) test ./batch/journal -run '^$$' -bench 'BenchmarkWorkers/postgres/live/' \
 	  -benchtime $(BENCH_JOURNAL_DOCS)x -count 1 -timeout 60m | awk -f batch/journal/testdata/bench-journal.awk

@@ -8,5 +8,5 @@ BEGIN { printf "%-8s %7s %9s %6s %10s %10s %7s %5s\n", "rtt", "workers", "docs/s
   printf "%-8s %7s %9.1f %6.2f %10.2f %10.2f %7.2f %5.2f\n", name[4], name[5], m["docs/s"], m["held"], m["locked/doc"], m["claims/doc"], m["rtt_ms"], m["cpu"]
   next
 }
-/^(goos|goarch|pkg|cpu|PASS|ok) / || /^PASS$/ { next }
+/^(goos|goarch|pkg|cpu):/ || /^ok / || /^PASS$/ { next }
 { print }
