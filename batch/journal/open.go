@@ -306,6 +306,9 @@ func isBusy(err error) bool {
 }
 
 func (j *Journal) migrate() error {
+	if j.schemaCurrent() {
+		return nil
+	}
 	return j.tx(func(tx *sql.Tx) error {
 		var tables, meta int
 		err := tx.QueryRow(j.tablesQuery()).Scan(&tables, &meta)
