@@ -97,6 +97,9 @@ func (j *Journal) rerun(begin func() (*sql.Tx, error), fn func(*sql.Tx) error) e
 	err := j.within(begin, fn)
 	for n := 1; j.pg && n < appendRetries && retryable(err); n++ {
 		j.reruns.Add(1)
+		if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "40P01" {
+			j.deadlocks.Add(1)
+		}
 		err = j.within(begin, fn)
 	}
 	return err

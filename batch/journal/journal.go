@@ -196,6 +196,10 @@ type Journal struct {
 	// reruns counts the write transactions run again after a conflict
 	// with another (rerun).
 	reruns atomic.Int64
+	// deadlocks counts those of them PostgreSQL rolled back as a
+	// deadlock's victim: none while every write locks its rows before the
+	// custody lock (applock.go), which the tests check.
+	deadlocks atomic.Int64
 	// holds are the transactions under way that take the custody lock
 	// (applock.go), and held the time they held it, in nanoseconds: with
 	// locked, what the benchmarks report.
