@@ -54,7 +54,7 @@ EVAL_OUT      ?= eval-out
 # EVAL_OUT) to set the cascade's figures against the default's, without it.
 EVAL_FLAGS    ?=
 
-.PHONY: all deps build install uninstall test lint fuzz mutate demo eval eval-probe holdout marks clean bench bench-hostile bench-desk export-check
+.PHONY: all deps build install uninstall test lint fuzz mutate demo eval eval-probe holdout marks clean bench bench-hostile bench-desk bench-journal export-check
 
 all: build
 
@@ -366,3 +366,19 @@ bench-hostile: build
 # needs chromium and poppler-utils (pdftoppm makes the 300 dpi pages).
 bench-desk:
 	$(GO) test ./cmd/refbatch -run '^$$' -bench BenchmarkDesk -benchtime 1x -count 1 -v
+
+# bench-journal measures the journal alone, on a PostgreSQL cluster it
+# starts (fsync on) and removes (.ci/with-postgres): one-page documents
+# admitted by one handle while 4, 16 and 64 workers, each a handle of its
+# own, claim and finish them, through a proxy adding 0, 0.5 and 1 ms of
+# round trip (BenchmarkWorkers in batch/journal). It prints documents a
+# second, the share of the time the custody lock was held, the
+# transactions that took it per document, the round trip added as
+# measured and the machine's CPU in use (1: every core, other processes'
+# too). BENCH_JOURNAL_FSYNC=off leaves the disk's sync out, as the tests'
+# cluster does, to show what bounds the journal beside it.
+BENCH_JOURNAL_DOCS  ?= 2000
+BENCH_JOURNAL_FSYNC ?= on
+bench-journal:
+	.ci/with-postgres --fsync $(BENCH_JOURNAL_FSYNC) $(GO) test ./batch/journal -run '^$$' -bench 'BenchmarkWorkers/postgres/live/' \
+	  -benchtime $(BENCH_JOURNAL_DOCS)x -count 1 -timeout 60m | awk -f batch/journal/testdata/bench-journal.awk

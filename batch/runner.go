@@ -115,6 +115,7 @@ func (r *runner) run(parent context.Context) error {
 	// flight, so an engine freed by a short document helps a long one.
 	var docs, engines sync.WaitGroup
 	r.admitting.Add(1)
+	r.wake.setWaiters(r.o.Workers)
 	for i := 0; i < r.o.Workers; i++ {
 		docs.Add(1)
 		go func() {
@@ -277,7 +278,7 @@ func (r *runner) pass(ctx context.Context, m *manifestWork) error {
 			continue
 		}
 		r.admitted.put(job{row: row, docID: st.DocID, pageDPI: pageDPI, o: m.o})
-		r.wake.notify()
+		r.wake.notifyOne()
 	}
 	return nil
 }

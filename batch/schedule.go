@@ -87,10 +87,42 @@ func (s *skipSet) len() int {
 }
 
 // signal wakes every goroutine waiting on it (wait) when notify is
-// called.
+// called, and one of those waiting on its tokens (one) when notifyOne
+// is.
 type signal struct {
 	mu sync.Mutex
 	ch chan struct{}
+	// tokens holds a wake-up for one waiter each, at most as many as
+	// there are waiters (setWaiters): a token no waiter was there to take
+	// wakes the next that waits, which then finds the work it was for,
+	// or, when another took it, nothing.
+	tokens chan struct{}
+}
+
+// setWaiters sizes the signal's tokens for n waiters, before any waits.
+func (s *signal) setWaiters(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens = make(chan struct{}, max(n, 1))
+}
+
+// one is what a waiter woken by notifyOne receives from (nil, never
+// ready, before setWaiters).
+func (s *signal) one() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tokens
+}
+
+// notifyOne wakes one waiter of one(): a document admitted is work for
+// one worker, not for every idle one.
+func (s *signal) notifyOne() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case s.tokens <- struct{}{}:
+	default: // a token for each waiter is pending already
+	}
 }
 
 func (s *signal) wait() <-chan struct{} {

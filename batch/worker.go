@@ -48,6 +48,7 @@ func (r *runner) docLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 		case <-wake:
+		case <-r.wake.one():
 		case <-time.After(wait):
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/journal/journaltest"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -18,7 +19,8 @@ import (
 //	go test -run '^$' -bench . ./batch/journal
 //
 // BenchmarkWorkers runs on PostgreSQL too when REFBATCH_TEST_POSTGRES is
-// set (see refbatch help scale-out for the figures).
+// set (see refbatch help scale-out for the figures); make bench-journal
+// runs its live PostgreSQL half on a cluster of its own.
 
 func benchJournal(b *testing.B) *Journal {
 	b.Helper()
@@ -108,25 +110,50 @@ func BenchmarkClaimCommit(b *testing.B) {
 // and, until no document is left, claims the next one (ClaimNext, as a
 // run's workers do) and makes the journal calls of a document of P
 // pages: one PageDone per page, then Finish. It reports documents and
-// journal transactions per second; the documents are admitted outside
-// the timer. A one-page document is the journal's worst case: the claim
-// and the verdict, which take the custody log's write lock, are spread
-// over one page.
+// journal transactions per second, the transactions that took the
+// custody lock per document, and the claims made per document (those
+// that found nothing too). In the pages=P runs the documents are
+// admitted outside the timer; in the live runs one more handle admits
+// them while the workers claim (as a run's admission does), each row
+// waking one idle worker. A one-page document is the journal's worst
+// case: the admission, the claim and the verdict, which append to the
+// custody log, are spread over one page.
+//
+// On PostgreSQL the live runs go through a proxy adding a round trip of
+// 0, 0.5 or 1 ms (journaltest.Delayed), as a LAN between the machines
+// and the database would, and report besides the share of the time the
+// custody lock was held, the round trip added as measured, and the
+// machine's CPU in use (both cores of a 2-core machine: 1), which says
+// when more workers stop helping because the CPU, not the journal, is
+// the limit.
 func BenchmarkWorkers(b *testing.B) {
 	for _, be := range backends {
 		for _, pages := range []int{1, 4} {
 			for _, workers := range []int{1, 4, 16, 64} {
 				b.Run(fmt.Sprintf("%s/pages=%d/workers=%d", be.name, pages, workers), func(b *testing.B) {
-					benchWorkers(b, be, workers, pages)
+					benchWorkers(b, be, workers, pages, false, 0)
+				})
+			}
+		}
+		for _, rtt := range benchRTTs(be) {
+			for _, workers := range []int{4, 16, 64} {
+				b.Run(fmt.Sprintf("%s/live/rtt=%gms/workers=%d", be.name, float64(rtt)/float64(time.Millisecond), workers), func(b *testing.B) {
+					benchWorkers(b, be, workers, 1, true, rtt)
 				})
 			}
 		}
 	}
 }
 
-func benchWorkers(b *testing.B, be backend, workers, pages int) {
+func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt time.Duration) {
 	loc := be.location(b)
-	js := make([]*Journal, workers)
+	var added time.Duration
+	if rtt > 0 {
+		direct := pingTime(b, loc)
+		loc = journaltest.Delayed(b, loc, rtt)
+		added = pingTime(b, loc) - direct
+	}
+	js := make([]*Journal, workers+1) // the last admits
 	for i := range js {
 		j, err := Open(loc)
 		if err != nil {
@@ -135,50 +162,104 @@ func benchWorkers(b *testing.B, be backend, workers, pages int) {
 		b.Cleanup(func() { j.Close() })
 		js[i] = j
 	}
-	for i := range b.N {
-		if _, err := js[0].Admit(benchAdmission(i + 2)); err != nil {
-			b.Fatal(err)
+	admitter := js[workers]
+	wake, admitted := make(chan struct{}, workers), make(chan struct{})
+	admitAll := func() {
+		for i := range b.N {
+			if _, err := admitter.Admit(benchAdmission(i + 2)); err != nil {
+				b.Error(err)
+				return
+			}
+			select { // one idle worker per row admitted
+			case wake <- struct{}{}:
+			default:
+			}
 		}
 	}
+	if !live {
+		admitAll()
+		for len(wake) > 0 {
+			<-wake
+		}
+	}
+	for _, j := range js {
+		j.locked.Store(0)
+		j.held.Store(0)
+	}
+	cpu := startCPU()
 	p := Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
-	var claimed atomic.Int64
+	var claimed, claims atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	for _, j := range js {
+	if live {
+		go func() { admitAll(); close(admitted) }()
+	} else {
+		close(admitted)
+	}
+	for _, j := range js[:workers] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			owner := NewOwner()
-			for {
-				l, _, err := j.ClaimNext(owner, p, Claimable{})
-				if errors.Is(err, ErrNothingClaimable) {
-					return
-				}
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				claimed.Add(1)
-				for i := range pages {
-					m := PageMetric{Page: i, DPI: 300, Render: 90 * time.Millisecond, OCR: 500 * time.Millisecond, Words: 180, MeanConfidence: 91}
-					if err := j.PageDone(l, m, time.Minute); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-				if err := j.Finish(l, Result{State: outcome.Done, MeanConfidence: 91, Band: "high", Artifact: "artifacts/x.json", ArtifactSHA256: "00"}); err != nil {
-					b.Error(err)
-					return
-				}
-			}
+			benchWorker(b, j, pages, p, &claimed, &claims, wake, admitted)
 		}()
 	}
 	wg.Wait()
 	b.StopTimer()
+	busy := cpu()
 	if n := claimed.Load(); n != int64(b.N) {
 		b.Fatalf("%d documents claimed, want %d", n, b.N)
+	}
+	var locked, held int64
+	for _, j := range js {
+		locked += j.locked.Load()
+		held += j.held.Load()
 	}
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(b.N)/secs, "docs/s")
 	b.ReportMetric(float64(pages+2)*float64(b.N)/secs, "tx/s")
+	b.ReportMetric(float64(locked)/float64(b.N), "locked/doc")
+	b.ReportMetric(float64(claims.Load())/float64(b.N), "claims/doc")
+	if be.name == "postgres" {
+		b.ReportMetric(float64(held)/float64(b.Elapsed()), "held")
+	}
+	if live {
+		b.ReportMetric(float64(added)/float64(time.Millisecond), "rtt_ms")
+		b.ReportMetric(busy, "cpu")
+	}
+}
+
+// benchWorker claims and finishes documents until none is left and
+// admitted is closed, waiting on wake while none is claimable.
+func benchWorker(b *testing.B, j *Journal, pages int, p Policy, claimed, claims *atomic.Int64, wake, admitted chan struct{}) {
+	owner := NewOwner()
+	for {
+		claims.Add(1)
+		l, _, err := j.ClaimNext(owner, p, Claimable{})
+		if errors.Is(err, ErrNothingClaimable) {
+			select {
+			case <-admitted:
+				if claimed.Load() == int64(b.N) {
+					return
+				}
+			case <-wake:
+			}
+			continue
+		}
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		claimed.Add(1)
+		for i := range pages {
+			m := PageMetric{Page: i, DPI: 300, Render: 90 * time.Millisecond, OCR: 500 * time.Millisecond, Words: 180, MeanConfidence: 91}
+			if err := j.PageDone(l, m, time.Minute); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+		if err := j.Finish(l, Result{State: outcome.Done, MeanConfidence: 91, Band: "high", Artifact: "artifacts/x.json", ArtifactSHA256: "00"}); err != nil {
+			b.Error(err)
+			return
+		}
+	}
 }

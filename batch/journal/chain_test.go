@@ -35,7 +35,9 @@ func script(t *testing.T, j *Journal) {
 	must(j.PageDone(l, PageMetric{Page: 1, DPI: 300, Render: time.Millisecond, OCR: 2 * time.Millisecond, Words: 3, MeanConfidence: 91.25}, time.Minute))
 	must(j.Finish(l, Result{State: outcome.Review, Reason: outcome.LowConfidence, MeanConfidence: 61.5, Band: outcome.BandLow,
 		Artifact: "artifacts/R-1_a1.json", ArtifactSHA256: "s1", ContentSHA256: "c1"}))
-	_, err = j.Decide("R-1", Decision{Action: Retry, User: "u", Host: "h", Note: "again"}, `{"dpi":400}`)
+	// A note of more bytes than runes: the hash counts bytes, on
+	// PostgreSQL in the database (insertEventHashed).
+	_, err = j.Decide("R-1", Decision{Action: Retry, User: "u", Host: "h", Note: "again, zoë ✓"}, `{"dpi":400}`)
 	must(err)
 	l, err = j.Claim(failing.DocID, "o", policy)
 	must(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,7 +97,7 @@ func (j *Journal) ClaimNext(owner Owner, p Policy, c Claimable) (Lease, Doc, err
 	var l Lease
 	var d Doc
 	found := false
-	err := j.tx(func(tx *sql.Tx) error {
+	err := j.appendTx(func(tx *sql.Tx) error {
 		found = false
 		now := ms(j.now())
 		// Fresh work first, in manifest order along the queue's index;
@@ -107,23 +108,38 @@ func (j *Journal) ClaimNext(owner Owner, p Policy, c Claimable) (Lease, Doc, err
 			if !fresh && c.Fresh {
 				break
 			}
-			ids, err := j.candidates(tx, c, fresh, now)
-			if err != nil {
-				return err
-			}
-			for _, id := range ids {
-				got, ok, err := j.claimIn(tx, id, owner, p)
+			// On PostgreSQL one candidate at a time, each passed over
+			// left out of the next search (see candidates). A search
+			// after a passed-over candidate's append (a dead lease taken
+			// over) holds the custody lock, but SKIP LOCKED never waits
+			// for a row.
+			var passed []int64
+			for len(passed) < claimCandidates {
+				ids, err := j.candidates(tx, c, passed, fresh, now)
 				if err != nil {
 					return err
 				}
-				if !ok {
-					continue
+				if len(ids) == 0 {
+					break
 				}
-				if d, err = scanDoc(tx.QueryRow(`SELECT `+j.docColumns()+` FROM documents WHERE id=?`, id)); err != nil {
-					return err
+				for _, id := range ids {
+					got, ok, err := j.claimIn(tx, id, owner, p)
+					if err != nil {
+						return err
+					}
+					if !ok {
+						passed = append(passed, id)
+						continue
+					}
+					if d, err = scanDoc(tx.QueryRow(`SELECT `+j.docColumns()+` FROM documents WHERE id=?`, id)); err != nil {
+						return err
+					}
+					l, found = got, true
+					return nil
 				}
-				l, found = got, true
-				return nil
+				if !j.pg {
+					break
+				}
 			}
 		}
 		return nil
@@ -141,11 +157,29 @@ func (j *Journal) ClaimNext(owner Owner, p Policy, c Claimable) (Lease, Doc, err
 // in manifest order.
 const queueIndex = `CREATE INDEX IF NOT EXISTS documents_queue ON documents(state, manifest_line)`
 
-// candidates returns up to claimCandidates documents ClaimNext may claim
-// under c at now: fresh ones (never in flight at a process's death, no
-// lease), or the others that may be claimable (no live lease the query
-// can tell), in manifest order, locked on PostgreSQL.
-func (j *Journal) candidates(tx *sql.Tx, c Claimable, fresh bool, now int64) ([]int64, error) {
+// rowsDocumentIndex serves the look-ups of a document's rows: ClaimNext's
+// test that a candidate's row is still in its manifest, run for every
+// candidate of every claim, which without it reads every row of the
+// batch; and a decision's or an export's line of its document.
+const rowsDocumentIndex = `CREATE INDEX IF NOT EXISTS rows_document ON rows(document_id)`
+
+// candidates returns the next documents ClaimNext may claim under c at
+// now, but those passed over already: fresh ones (never in flight at a
+// process's death, no lease), or the others that may be claimable (no
+// live lease the query can tell), in manifest order. On SQLite up to
+// claimCandidates; on PostgreSQL one, locked (skipLocked): a claim holds
+// only the document it claims (and the few it passed over) through its
+// wait for the custody lock and its commit, not claimCandidates of them,
+// which a decision or a Rebind about one of them would wait for, through
+// the custody lock's whole queue (six workers held up to 48 documents of
+// a 40-document batch, so that a Rebind, moving every document, waited
+// for a claim at nearly each).
+func (j *Journal) candidates(tx *sql.Tx, c Claimable, passed []int64, fresh bool, now int64) ([]int64, error) {
+	c.Skip = append(slices.Clone(c.Skip), passed...)
+	limit := claimCandidates
+	if j.pg {
+		limit = 1
+	}
 	q := `SELECT d.id FROM documents d WHERE d.state=? AND d.next_attempt_at<=?`
 	args := []any{outcome.Queued, now}
 	if fresh {
@@ -179,7 +213,7 @@ func (j *Journal) candidates(tx *sql.Tx, c Claimable, fresh bool, now int64) ([]
 		q += ` ORDER BY CASE WHEN d.lease_token IS NULL OR d.lease_expires<=? THEN 0 ELSE 1 END, d.manifest_line, d.id`
 		args = append(args, now)
 	}
-	rows, err := tx.Query(q+` LIMIT `+fmt.Sprint(claimCandidates)+j.skipLocked(), args...)
+	rows, err := tx.Query(q+` LIMIT `+fmt.Sprint(limit)+j.skipLocked(), args...)
 	if err != nil {
 		return nil, err
 	}

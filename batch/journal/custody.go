@@ -45,24 +45,27 @@ var ZeroHash = strings.Repeat("0", 64)
 
 // EventHash is an event's hash, chained to prev (see the encoding above).
 func EventHash(prev string, e Event) string {
-	h := sha256.New()
-	put := func(s string) {
-		h.Write([]byte(strconv.Itoa(len(s))))
-		h.Write([]byte{':'})
-		h.Write([]byte(s))
-		h.Write([]byte{','})
+	h := sha256.Sum256(append(netstrings("refbatch-event-1", prev, strconv.FormatInt(e.ID, 10)), eventTail(e)...))
+	return hex.EncodeToString(h[:])
+}
+
+// eventTail is the end of e's encoding, after its id: what the event
+// brings, whatever comes before it in the chain.
+func eventTail(e Event) []byte {
+	return netstrings(strconv.FormatInt(ms(e.At), 10), string(e.Kind), e.Manifest, strconv.Itoa(e.Line),
+		strconv.FormatInt(e.DocID, 10), e.SourceID, string(e.Data))
+}
+
+// netstrings encodes each of parts as length, ':', bytes, ','.
+func netstrings(parts ...string) []byte {
+	var b []byte
+	for _, s := range parts {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+		b = append(b, ',')
 	}
-	put("refbatch-event-1")
-	put(prev)
-	put(strconv.FormatInt(e.ID, 10))
-	put(strconv.FormatInt(ms(e.At), 10))
-	put(string(e.Kind))
-	put(e.Manifest)
-	put(strconv.Itoa(e.Line))
-	put(strconv.FormatInt(e.DocID, 10))
-	put(e.SourceID)
-	put(string(e.Data))
-	return hex.EncodeToString(h.Sum(nil))
+	return b
 }
 
 // custodyTable is one table the log covers: its key and the columns the

@@ -137,11 +137,11 @@ func (j *Journal) Decide(sourceID string, d Decision, retryPolicy string) (Decis
 	if d.Action == Retry {
 		d.Settings = json.RawMessage(retryPolicy)
 	}
-	err := j.tx(func(tx *sql.Tx) error {
+	err := j.appendTx(func(tx *sql.Tx) error {
 		var id int64
 		var state outcome.State
 		var reason outcome.Reason
-		err := tx.QueryRow(`SELECT id, state, reason, artifact, artifact_sha256, COALESCE(artifact_size,0), attempts, abandoned FROM documents WHERE source_id=?`, sourceID).
+		err := tx.QueryRow(`SELECT id, state, reason, artifact, artifact_sha256, COALESCE(artifact_size,0), attempts, abandoned FROM documents WHERE source_id=?`+j.forUpdate(), sourceID).
 			Scan(&id, &state, &reason, &d.Artifact, &d.ArtifactSHA256, &d.ArtifactSize, &d.Attempts, &d.Abandoned)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: %w", sourceID, ErrNoDocument)

@@ -10,14 +10,21 @@ import (
 // (upserts as ON CONFLICT, new ids with RETURNING, counts of a condition
 // as SUM(CASE ...)), with ? placeholders (see postgres.go).
 
-// begin starts a write transaction. SQLite's is IMMEDIATE (the _txlock of
-// its connection); on PostgreSQL it first waits for the journal's write
-// lock, so writers follow one another as they do on SQLite.
+// begin starts a write transaction that holds the custody lock from its
+// start. SQLite's is IMMEDIATE (the _txlock of its connection); on
+// PostgreSQL it first waits for the journal's custody lock, an advisory
+// lock, so that it follows every other writer of the log as on SQLite.
+// The transactions whose every read that decides a write locks its rows
+// (appendTx) take the lock later, for the append alone.
 func (j *Journal) begin() (*sql.Tx, error) {
 	var lock func(context.Context, *sql.Tx) error
 	if j.pg {
 		lock = func(ctx context.Context, tx *sql.Tx) error {
+			j.locked.Add(1)
 			_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLockKey))
+			if err == nil {
+				j.holds.took(tx)
+			}
 			return err
 		}
 	}

@@ -243,7 +243,7 @@ func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, rea
 // 9000×9000 px, 81 Mpx, ..."), kept in the row_rejected event's data: it
 // must name no path and no participant ID.
 func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 string, reason outcome.Reason, key, detail string) error {
-	return j.tx(func(tx *sql.Tx) error {
+	return j.appendTx(func(tx *sql.Tx) error {
 		var oldSource string
 		var kind rowKind
 		var docID sql.NullInt64
@@ -251,7 +251,8 @@ func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 strin
 		if detail != "" {
 			ev.Data, _ = json.Marshal(map[string]string{"detail": detail})
 		}
-		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`, manifest, line).Scan(&oldSource, &kind, &docID)
+		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`+j.forUpdate(), manifest, line).
+			Scan(&oldSource, &kind, &docID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at, admit_key) VALUES(?,?,?,?,?,?,?,?)`,
@@ -294,12 +295,13 @@ func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 strin
 //     still queued whose bytes have since changed, that document is rejected
 //     as conflict.
 func (j *Journal) Admit(a Admission) (RowStatus, error) {
-	err := j.tx(func(tx *sql.Tx) error {
+	err := j.appendTx(func(tx *sql.Tx) error {
 		now := ms(j.now())
 		var oldSource string
 		var kind rowKind
 		var docID sql.NullInt64
-		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`, a.Manifest, a.Line).Scan(&oldSource, &kind, &docID)
+		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`+j.forUpdate(), a.Manifest, a.Line).
+			Scan(&oldSource, &kind, &docID)
 		if err == nil {
 			if oldSource != a.SourceID {
 				return fmt.Errorf("line %d: journal has source_id %q: %w", a.Line, oldSource, ErrManifestChanged)

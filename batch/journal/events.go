@@ -80,17 +80,27 @@ func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
 	if len(data) == 0 {
 		data = json.RawMessage("{}")
 	}
-	last, prev, err := lastEvent(tx)
-	if err != nil {
+	// The custody lock, as late as it can be: just before the chain's
+	// end is read (a no-op in a transaction that holds it already).
+	if err := j.lockCustody(tx); err != nil {
 		return fmt.Errorf("recording %s event: %w", e.Kind, err)
 	}
-	e.ID, e.At, e.Data = last+1, time.UnixMilli(ms(j.now())), data
+	e.At, e.Data = time.UnixMilli(ms(j.now())), data
 	var doc sql.NullInt64
 	if e.DocID != 0 {
 		doc = sql.NullInt64{Int64: e.DocID, Valid: true}
 	}
-	_, err = tx.Exec(`INSERT INTO events(id, at, kind, manifest, line, document_id, source_id, data, hash) VALUES(?,?,?,?,?,?,?,?,?)`,
-		e.ID, ms(e.At), e.Kind, e.Manifest, e.Line, doc, e.SourceID, string(data), EventHash(prev, e))
+	if j.pg {
+		err = insertEventHashed(tx, e, doc)
+	} else {
+		var last int64
+		var prev string
+		if last, prev, err = lastEvent(tx); err == nil {
+			e.ID = last + 1
+			_, err = tx.Exec(`INSERT INTO events(id, at, kind, manifest, line, document_id, source_id, data, hash) VALUES(?,?,?,?,?,?,?,?,?)`,
+				e.ID, ms(e.At), e.Kind, e.Manifest, e.Line, doc, e.SourceID, string(data), EventHash(prev, e))
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("recording %s event: %w", e.Kind, err)
 	}

@@ -104,7 +104,7 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 	// Some refusals still write (taking over a dead lease, moving an
 	// exhausted document to review), so they commit and report afterwards.
 	claimed := false
-	err := j.tx(func(tx *sql.Tx) error {
+	err := j.appendTx(func(tx *sql.Tx) error {
 		var err error
 		l, claimed, err = j.claimIn(tx, docID, owner, p)
 		return err
@@ -129,7 +129,7 @@ func (j *Journal) claimIn(tx *sql.Tx, docID int64, owner Owner, p Policy) (l Lea
 	var leaseExp sql.NullInt64
 	var next int64
 	err = tx.QueryRow(`SELECT state, attempts, abandoned, attempts_base, lease_owner, lease_token, lease_expires, next_attempt_at
-		FROM documents WHERE id=?`, docID).Scan(&state, &attempts, &abandoned, &base, &leaseOwner, &leaseToken, &leaseExp, &next)
+		FROM documents WHERE id=?`+j.forUpdate(), docID).Scan(&state, &attempts, &abandoned, &base, &leaseOwner, &leaseToken, &leaseExp, &next)
 	if err != nil {
 		return l, false, err
 	}
@@ -193,15 +193,17 @@ func (j *Journal) claimIn(tx *sql.Tx, docID int64, owner Owner, p Policy) (l Lea
 	return l, true, j.appendEvent(tx, ev, append(touched, attemptTouch(l.AttemptID))...)
 }
 
-// current runs fn in a transaction only if l is still the document's lease.
+// current runs fn in a transaction only if l is still the document's
+// lease, the document's row locked (on PostgreSQL) until it commits.
 func (j *Journal) current(l Lease, fn func(tx *sql.Tx, now time.Time) error) error {
-	return j.tx(func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM documents WHERE id=? AND lease_token=? AND state=?`, l.DocID, l.Token, outcome.Queued).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
+	return j.appendTx(func(tx *sql.Tx) error {
+		var id int64
+		err := tx.QueryRow(`SELECT id FROM documents WHERE id=? AND lease_token=? AND state=?`+j.forUpdate(), l.DocID, l.Token, outcome.Queued).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
 			return ErrLeaseLost
+		}
+		if err != nil {
+			return err
 		}
 		return fn(tx, j.now())
 	})
@@ -305,6 +307,7 @@ func (j *Journal) Finish(l Lease, r Result) error {
 // reports which.
 func (j *Journal) Fail(l Lease, cause outcome.Cause, retryAt time.Time, p Policy) (exhausted bool, err error) {
 	err = j.current(l, func(tx *sql.Tx, now time.Time) error {
+		exhausted = false // set afresh when the transaction runs again
 		if _, err := tx.Exec(`UPDATE attempts SET ended_at=?, outcome=?, cause=? WHERE id=?`, ms(now), AttemptFailed, cause, l.AttemptID); err != nil {
 			return err
 		}

@@ -39,10 +39,12 @@ func WithClock(clock func() time.Time) Option {
 // index. Version 6 added documents.artifact_size, the artifact's size on
 // disk as written, under the custody log like the rest of the row (NULL
 // for an artifact published before it: a reader then bounds it by its
-// pages, layout.MaxArtifactBytes). An earlier journal is migrated by Open
+// pages, layout.MaxArtifactBytes). Version 7 added the index of the rows
+// by document (rowsDocumentIndex), without which every claim read every
+// row. An earlier journal is migrated by Open
 // (which seals one before version 3: see sealLegacy) and read as it is by
 // OpenReadOnly.
-const schemaVersion = 6
+const schemaVersion = 7
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -90,6 +92,7 @@ var schema = []string{
 		fields      TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY (manifest, line)
 	)`,
+	rowsDocumentIndex,
 	`CREATE TABLE IF NOT EXISTS attempts (
 		id          INTEGER PRIMARY KEY,
 		document_id INTEGER NOT NULL REFERENCES documents(id),
@@ -169,6 +172,7 @@ var migrations = map[int][]string{
 	3: {outboxTable, deliveriesTable},
 	4: {`ALTER TABLE runs ADD COLUMN heartbeat_at INTEGER`, admittersTable, queueIndex},
 	5: {`ALTER TABLE documents ADD COLUMN artifact_size INTEGER`},
+	6: {rowsDocumentIndex},
 }
 
 // Open opens (creating if needed) the journal at path. The file is created
@@ -302,6 +306,9 @@ func isBusy(err error) bool {
 }
 
 func (j *Journal) migrate() error {
+	if j.schemaCurrent() {
+		return nil
+	}
 	return j.tx(func(tx *sql.Tx) error {
 		var tables, meta int
 		err := tx.QueryRow(j.tablesQuery()).Scan(&tables, &meta)

@@ -103,6 +103,8 @@ func OpenReadOnly(path string) (*Journal, error) {
 	case v == "5":
 		// No artifact sizes yet: read as NULL (sizeless), with no
 		// view needed.
+	case v == "6":
+		// Only the index of rows by document is missing: read as it is.
 	case v != fmt.Sprint(schemaVersion):
 		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
 	}
@@ -113,7 +115,7 @@ func OpenReadOnly(path string) (*Journal, error) {
 		}
 		return nil, err
 	}
-	return &Journal{db: db, path: path, clock: time.Now, legacy: v == "1" || v == "2", sizeless: v != fmt.Sprint(schemaVersion), release: release}, nil
+	return &Journal{db: db, path: path, clock: time.Now, legacy: v == "1" || v == "2", sizeless: v != "6" && v != fmt.Sprint(schemaVersion), release: release}, nil
 }
 
 // openSQLiteRO opens the SQLite journal at path to read it, in the one of

@@ -92,8 +92,8 @@ type boundRow struct {
 // is where it was.
 func (j *Journal) Rebind(manifest string, lines []ManifestLine) (Rebinding, error) {
 	var out Rebinding
-	err := j.tx(func(tx *sql.Tx) error {
-		have, err := boundRows(tx, manifest)
+	err := j.appendTx(func(tx *sql.Tx) error {
+		have, err := boundRows(tx, manifest, j.forUpdate("r"))
 		if err != nil {
 			return err
 		}
@@ -113,16 +113,18 @@ func (j *Journal) Rebind(manifest string, lines []ManifestLine) (Rebinding, erro
 // nothing when every row is where the journal has it, which spares a
 // rerun of an unedited manifest the admission hold.
 func (j *Journal) PlanRebind(manifest string, lines []ManifestLine) (Rebinding, error) {
-	have, err := boundRows(j.db, manifest)
+	have, err := boundRows(j.db, manifest, "")
 	if err != nil {
 		return Rebinding{}, fmt.Errorf("journal: binding the manifest's rows to their source_id: %w", err)
 	}
 	return planRebind(have, lines), nil
 }
 
-func boundRows(q queryer, manifest string) ([]boundRow, error) {
+// boundRows reads the journal's rows of manifest, with lock (forUpdate)
+// in a transaction that rebinds them.
+func boundRows(q queryer, manifest, lock string) ([]boundRow, error) {
 	rows, err := q.Query(`SELECT r.line, r.source_id, r.kind, r.reason, COALESCE(r.document_id,0), COALESCE(d.state,''), COALESCE(d.reason,'')
-		FROM rows r LEFT JOIN documents d ON d.id = r.document_id WHERE r.manifest=? ORDER BY r.line`, manifest)
+		FROM rows r LEFT JOIN documents d ON d.id = r.document_id WHERE r.manifest=? ORDER BY r.line`+lock, manifest)
 	if err != nil {
 		return nil, err
 	}

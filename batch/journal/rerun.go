@@ -139,7 +139,7 @@ func (j *Journal) SetAdmitKey(manifest string, line int, key string) error {
 // backfill runs update (with value, manifest and line as its arguments)
 // on a row and records it in the custody log when it changed the row.
 func (j *Journal) backfill(manifest string, line int, update, value string) error {
-	return j.tx(func(tx *sql.Tx) error {
+	return j.appendTx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(update, value, manifest, line)
 		if err != nil {
 			return err
@@ -177,11 +177,11 @@ type Readmission struct {
 // verdict is no longer the one the caller saw (a process beside this one
 // moved it): the caller reads the row again.
 func (j *Journal) Readmit(st RowStatus) error {
-	return j.tx(func(tx *sql.Tx) error {
+	return j.appendTx(func(tx *sql.Tx) error {
 		var kind rowKind
 		var reason, sha string
 		var docID sql.NullInt64
-		err := tx.QueryRow(`SELECT kind, reason, sha256, document_id FROM rows WHERE manifest=? AND line=?`, st.Manifest, st.Line).
+		err := tx.QueryRow(`SELECT kind, reason, sha256, document_id FROM rows WHERE manifest=? AND line=?`+j.forUpdate(), st.Manifest, st.Line).
 			Scan(&kind, &reason, &sha, &docID)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", st.Line, err)
@@ -200,7 +200,7 @@ func (j *Journal) Readmit(st RowStatus) error {
 		case kindDoc:
 			ev.DocID = docID.Int64
 			var state string
-			if err := tx.QueryRow(`SELECT state, reason FROM documents WHERE id=?`, docID.Int64).Scan(&state, &data.Reason); err != nil {
+			if err := tx.QueryRow(`SELECT state, reason FROM documents WHERE id=?`+j.forUpdate(), docID.Int64).Scan(&state, &data.Reason); err != nil {
 				return err
 			}
 			if state != string(outcome.Rejected) || data.Reason == outcome.Conflict || data.Reason == outcome.RejectedByPerson || data.Reason != st.Reason {
@@ -259,16 +259,16 @@ type RowChange struct {
 // is recorded as a row_changed event. Any other row (done, rejected, a
 // duplicate) is refused with ErrNotReadmittable.
 func (j *Journal) Requeue(manifest string, line int, fields string, changed []string) error {
-	return j.tx(func(tx *sql.Tx) error {
+	return j.appendTx(func(tx *sql.Tx) error {
 		var docID sql.NullInt64
 		var kind rowKind
 		var sourceID string
-		if err := tx.QueryRow(`SELECT kind, source_id, document_id FROM rows WHERE manifest=? AND line=?`, manifest, line).
+		if err := tx.QueryRow(`SELECT kind, source_id, document_id FROM rows WHERE manifest=? AND line=?`+j.forUpdate(), manifest, line).
 			Scan(&kind, &sourceID, &docID); err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 		c := RowChange{Fields: slices.Clone(changed)}
-		if err := tx.QueryRow(`SELECT state, reason, artifact, artifact_sha256, COALESCE(artifact_size,0) FROM documents WHERE id=?`, docID.Int64).
+		if err := tx.QueryRow(`SELECT state, reason, artifact, artifact_sha256, COALESCE(artifact_size,0) FROM documents WHERE id=?`+j.forUpdate(), docID.Int64).
 			Scan(&c.FromState, &c.FromReason, &c.Artifact, &c.ArtifactSHA256, &c.ArtifactSize); err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}

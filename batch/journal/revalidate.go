@@ -67,10 +67,10 @@ var ErrVerdictMoved = errors.New("the document changed meanwhile")
 // rv.FromState under rv's artifact (else ErrVerdictMoved). fields, when
 // not "", is the row's new field digests (an amendment).
 func (j *Journal) Revalidate(manifest string, line int, kind EventKind, rv Revalidation, fields string) error {
-	err := j.tx(func(tx *sql.Tx) error {
+	err := j.appendTx(func(tx *sql.Tx) error {
 		var docID int64
 		var sourceID string
-		if err := tx.QueryRow(`SELECT COALESCE(document_id,0), source_id FROM rows WHERE manifest=? AND line=?`, manifest, line).
+		if err := tx.QueryRow(`SELECT COALESCE(document_id,0), source_id FROM rows WHERE manifest=? AND line=?`+j.forUpdate(), manifest, line).
 			Scan(&docID, &sourceID); err != nil {
 			return err
 		}

@@ -98,14 +98,14 @@ func (j *Journal) WithdrawTranscription(sourceID string, w TranscriptionWithdraw
 // since (0: not checked). The event's data is what event returns, given
 // the size the journal recorded of the artifact kept (0: none), encoded.
 func (j *Journal) replaceArtifact(sourceID string, kind EventKind, since int64, artifact, newArtifact, newSHA256 string, newSize int64, event func(kept int64) any) error {
-	return j.tx(func(tx *sql.Tx) error {
+	return j.appendTx(func(tx *sql.Tx) error {
 		var id int64
 		var state outcome.State
 		var reason outcome.Reason
 		var current, manifest string
 		var line int
 		var size int64
-		err := tx.QueryRow(`SELECT id, state, reason, artifact, COALESCE(artifact_size,0) FROM documents WHERE source_id=?`, sourceID).
+		err := tx.QueryRow(`SELECT id, state, reason, artifact, COALESCE(artifact_size,0) FROM documents WHERE source_id=?`+j.forUpdate(), sourceID).
 			Scan(&id, &state, &reason, &current, &size)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: %w", sourceID, ErrNoDocument)

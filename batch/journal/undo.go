@@ -44,11 +44,11 @@ func (e *NotUndoableError) Error() string {
 // latest event, or ErrNoDocument.
 func (j *Journal) UndoDecision(sourceID string, d Decision) (Decision, error) {
 	d.Action = Undo
-	err := j.tx(func(tx *sql.Tx) error {
+	err := j.appendTx(func(tx *sql.Tx) error {
 		var id int64
 		var state outcome.State
 		var reason outcome.Reason
-		err := tx.QueryRow(`SELECT id, state, reason, artifact, artifact_sha256, COALESCE(artifact_size,0) FROM documents WHERE source_id=?`, sourceID).
+		err := tx.QueryRow(`SELECT id, state, reason, artifact, artifact_sha256, COALESCE(artifact_size,0) FROM documents WHERE source_id=?`+j.forUpdate(), sourceID).
 			Scan(&id, &state, &reason, &d.Artifact, &d.ArtifactSHA256, &d.ArtifactSize)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: %w", sourceID, ErrNoDocument)

@@ -96,6 +96,7 @@ func (j *Journal) beginWaiting(begin func(ctx context.Context) (*sql.Tx, error),
 		return nil, err
 	case !hold():
 		tx.Rollback()
+		j.holds.end(tx)
 		return nil, errLockWait
 	}
 	return tx, nil
