@@ -1,0 +1,155 @@
+package audit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/refbatch/refbatch/batch/journal"
+	"github.com/refbatch/refbatch/batch/layout"
+	"github.com/refbatch/refbatch/batch/store"
+	"github.com/refbatch/refbatch/report/outcome"
+)
+
+// finishedBatch writes a batch of done documents, one per id, into a new
+// output folder as a run would leave it (the journal's rows and custody
+// log, one artifact each, the run ended complete) and returns the folder.
+// queued ids are admitted and left in the queue.
+func finishedBatch(t *testing.T, ids []string, queued ...string) string {
+	t.Helper()
+	out := t.TempDir()
+	j, err := journal.Open(filepath.Join(out, "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.SetMeta(layout.MetaBatchID, "b-1"); err != nil {
+		t.Fatal(err)
+	}
+	run, err := j.StartRun("o", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(out, layout.ArtifactsDir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, id := range append(slices.Clone(ids), queued...) {
+		row, err := j.Admit(journal.Admission{Manifest: "m.csv", Line: i + 2, SourceID: id, SHA256: "sha-" + id, Path: id + ".pdf", Size: 1, Pages: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= len(ids) {
+			continue
+		}
+		l, err := j.Claim(row.DocID, "o", journal.Policy{MaxAttempts: 3, LeaseTTL: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := layout.Artifact{Format: layout.ArtifactFormat, Provenance: layout.Provenance{SourceID: id, SourceSHA256: "sha-" + id, BatchID: "b-1", State: outcome.Done}}
+		a.ContentSHA256 = layout.ContentHash(a.Pages)
+		b, err := a.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := id + ".json"
+		sum, size, err := st.PutSized(name, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Finish(l, journal.Result{State: outcome.Done, Artifact: layout.ArtifactPath(name), ArtifactSHA256: sum,
+			ArtifactSize: size, ContentSHA256: a.ContentSHA256}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.EndRun(run, "complete", 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestVerifyBatch: Verify over a whole output folder, one case per way
+// it can differ from what the run left, with the findings each makes
+// and the counts it keeps. Real SQLite.
+func TestVerifyBatch(t *testing.T) {
+	t.Parallel()
+	art := func(out, id string) string { return filepath.Join(out, layout.ArtifactsDir, id+".json") }
+	for _, tc := range []struct {
+		name     string
+		queued   []string
+		change   func(t *testing.T, out string)
+		findings []string
+		// artifacts and unfinished are the counts Verify keeps.
+		artifacts, unfinished int
+	}{
+		{name: "as the run left it", change: func(*testing.T, string) {}, artifacts: 2},
+		{name: "an unknown file", change: func(t *testing.T, out string) {
+			write(t, filepath.Join(out, layout.ArtifactsDir, "R-9.json"), "{}")
+		}, findings: []string{FindingUnknownFile}, artifacts: 2},
+		{name: "an artifact deleted", change: func(t *testing.T, out string) {
+			if err := os.Remove(art(out, "R-1")); err != nil {
+				t.Fatal(err)
+			}
+		}, findings: []string{FindingMissingArtifact}, artifacts: 1},
+		{name: "an artifact edited, its size kept", change: func(t *testing.T, out string) {
+			b, err := os.ReadFile(art(out, "R-1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, art(out, "R-1"), strings.Replace(string(b), "R-1", "R-3", 1))
+		}, findings: []string{FindingArtifactHash}, artifacts: 2},
+		{name: "two artifacts swapped", change: func(t *testing.T, out string) {
+			a, b := art(out, "R-1"), art(out, "R-2")
+			for _, mv := range [][2]string{{a, a + ".tmp"}, {b, a}, {a + ".tmp", b}} {
+				if err := os.Rename(mv[0], mv[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, findings: []string{FindingArtifactsSwapped}, artifacts: 2},
+		{name: "a document left queued by a complete run", queued: []string{"R-3"}, change: func(*testing.T, string) {},
+			findings: []string{FindingUnfinished}, artifacts: 2, unfinished: 1},
+		{name: "the folder marked as another batch's", change: func(t *testing.T, out string) {
+			write(t, filepath.Join(out, layout.MarkerFile), "b-2\n")
+		}, findings: []string{FindingBatchMismatch}, artifacts: 2},
+		{name: "no journal", change: func(t *testing.T, out string) {
+			if err := os.Remove(filepath.Join(out, "journal.db")); err != nil {
+				t.Fatal(err)
+			}
+		}, findings: []string{FindingJournalMissing}},
+		{name: "not a journal", change: func(t *testing.T, out string) {
+			write(t, filepath.Join(out, "journal.db"), "not SQLite at all, but long enough")
+		}, findings: []string{FindingJournalCorrupt}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := finishedBatch(t, []string{"R-1", "R-2"}, tc.queued...)
+			tc.change(t, out)
+			res, err := Verify(context.Background(), VerifyOptions{Out: out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []string
+			for _, f := range res.Findings {
+				kinds = append(kinds, f.Kind)
+			}
+			if !slices.Equal(kinds, tc.findings) {
+				t.Errorf("findings %v, want %v", res.Findings, tc.findings)
+			}
+			if res.Artifacts != tc.artifacts || res.Unfinished != tc.unfinished {
+				t.Errorf("checked %d artifacts, %d unfinished; want %d, %d", res.Artifacts, res.Unfinished, tc.artifacts, tc.unfinished)
+			}
+		})
+	}
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
