@@ -1,6 +1,15 @@
 package batch
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/refbatch/refbatch/ocr"
+	"github.com/refbatch/refbatch/ocr/page"
+)
 
 // TestBreakerRearms: the breaker asks for one probe at a time, and after a
 // probe, passed or failed, it asks again when documents keep failing: a
@@ -41,5 +50,51 @@ func TestBreakerRearms(t *testing.T) {
 	b.ok()
 	if n, _ := b.failed(500); n != 1 {
 		t.Errorf("after a success, %d failing documents, want 1", n)
+	}
+}
+
+// probeEngine reads the probe page, or fails it with err: fault
+// injection for the breaker, which only asks whether the page was read.
+type probeEngine struct{ err error }
+
+func (e probeEngine) Open(context.Context, []byte) (int, error) { return 1, nil }
+func (e probeEngine) Page(context.Context, int, int, time.Duration) (ocr.PageResult, error) {
+	return ocr.PageResult{}, e.err
+}
+func (probeEngine) Versions() ocr.Versions  { return ocr.Versions{} }
+func (probeEngine) Memory() ocr.MemoryUsage { return ocr.MemoryUsage{} }
+func (probeEngine) Alive() bool             { return true }
+func (probeEngine) Close() error            { return nil }
+
+// TestEngineFailedProbes: documents failing in the engines make the run
+// probe a fresh engine once per breakerThreshold of them; a good probe
+// lets the run go on and the count start again, a failed one stops the
+// run with ErrEnginesBroken.
+func TestEngineFailedProbes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		probe  error
+		probes int
+		broken bool
+	}{
+		{"the probe page is read", nil, 2, false},
+		{"the probe page fails", errors.New("engine died"), 1, true},
+	} {
+		probes := 0
+		r := &runner{log: slog.New(slog.DiscardHandler), engines: func(context.Context, page.Policy) (engine, error) {
+			probes++
+			return probeEngine{err: tc.probe}, nil
+		}}
+		ctx, cancel := context.WithCancel(context.Background())
+		r.stop.cancel = cancel
+		// Twice the threshold of documents fail, until the run stops.
+		for id := int64(0); id < 2*breakerThreshold && ctx.Err() == nil; id++ {
+			r.engineFailed(ctx, id)
+		}
+		cancel()
+		if broken := errors.Is(r.stop.err(), ErrEnginesBroken); probes != tc.probes || broken != tc.broken {
+			t.Errorf("%s: %d probes, run stopped as broken: %v (%v); want %d, %v", tc.name, probes, broken, r.stop.err(), tc.probes, tc.broken)
+		}
 	}
 }
