@@ -15,11 +15,19 @@ import (
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
-// finishedBatch writes a batch of done documents, one per id, into a new
-// output folder as a run would leave it (the journal's rows and custody
-// log, one artifact each, the run ended complete) and returns the folder.
-// queued ids are admitted and left in the queue.
-func finishedBatch(t *testing.T, ids []string, queued ...string) string {
+// batchSpec is a batch as a run left it: documents done, documents in
+// review that a person then accepted, documents still queued, and how
+// its run ended ("complete", "interrupted", "" for a run still going,
+// "none" for no run recorded).
+type batchSpec struct {
+	done, accepted, queued []string
+	run                    string
+}
+
+// finishedBatch writes the batch b into a new output folder as a run
+// would leave it (the journal's rows and custody log, one artifact per
+// document read) and returns the folder.
+func finishedBatch(t *testing.T, b batchSpec) string {
 	t.Helper()
 	out := t.TempDir()
 	j, err := journal.Open(filepath.Join(out, "journal.db"))
@@ -30,47 +38,67 @@ func finishedBatch(t *testing.T, ids []string, queued ...string) string {
 	if err := j.SetMeta(layout.MetaBatchID, "b-1"); err != nil {
 		t.Fatal(err)
 	}
-	run, err := j.StartRun("o", "", "")
-	if err != nil {
-		t.Fatal(err)
+	var run int64
+	if b.run != "none" {
+		if run, err = j.StartRun("o", "", ""); err != nil {
+			t.Fatal(err)
+		}
 	}
 	st, err := store.Open(filepath.Join(out, layout.ArtifactsDir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for i, id := range append(slices.Clone(ids), queued...) {
+	all := slices.Concat(b.done, b.accepted, b.queued)
+	for i, id := range all {
 		row, err := j.Admit(journal.Admission{Manifest: "m.csv", Line: i + 2, SourceID: id, SHA256: "sha-" + id, Path: id + ".pdf", Size: 1, Pages: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i >= len(ids) {
+		if slices.Contains(b.queued, id) {
 			continue
 		}
-		l, err := j.Claim(row.DocID, "o", journal.Policy{MaxAttempts: 3, LeaseTTL: time.Minute})
-		if err != nil {
-			t.Fatal(err)
+		state := outcome.Done
+		if slices.Contains(b.accepted, id) {
+			state = outcome.Review
 		}
-		a := layout.Artifact{Format: layout.ArtifactFormat, Provenance: layout.Provenance{SourceID: id, SourceSHA256: "sha-" + id, BatchID: "b-1", State: outcome.Done}}
-		a.ContentSHA256 = layout.ContentHash(a.Pages)
-		b, err := a.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := id + ".json"
-		sum, size, err := st.PutSized(name, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := j.Finish(l, journal.Result{State: outcome.Done, Artifact: layout.ArtifactPath(name), ArtifactSHA256: sum,
-			ArtifactSize: size, ContentSHA256: a.ContentSHA256}); err != nil {
+		read(t, j, st, row.DocID, id, state)
+	}
+	for _, id := range b.accepted {
+		if _, err := j.Decide(id, journal.Decision{Action: journal.Accept, User: "u", Host: "h"}, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := j.EndRun(run, "complete", 0, 0); err != nil {
-		t.Fatal(err)
+	if b.run != "none" && b.run != "" {
+		if err := j.EndRun(run, b.run, 0, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return out
+}
+
+// read claims the document and publishes an artifact with its verdict.
+func read(t *testing.T, j *journal.Journal, st *store.Store, docID int64, id string, state outcome.State) {
+	t.Helper()
+	l, err := j.Claim(docID, "o", journal.Policy{MaxAttempts: 3, LeaseTTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := layout.Artifact{Format: layout.ArtifactFormat, Provenance: layout.Provenance{SourceID: id, SourceSHA256: "sha-" + id, BatchID: "b-1", State: state}}
+	a.ContentSHA256 = layout.ContentHash(a.Pages)
+	b, err := a.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := id + ".json"
+	sum, size, err := st.PutSized(name, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Finish(l, journal.Result{State: state, Artifact: layout.ArtifactPath(name), ArtifactSHA256: sum,
+		ArtifactSize: size, ContentSHA256: a.ContentSHA256}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestVerifyBatch: Verify over a whole output folder, one case per way
@@ -79,9 +107,15 @@ func finishedBatch(t *testing.T, ids []string, queued ...string) string {
 func TestVerifyBatch(t *testing.T) {
 	t.Parallel()
 	art := func(out, id string) string { return filepath.Join(out, layout.ArtifactsDir, id+".json") }
+	two := batchSpec{done: []string{"R-1", "R-2"}, run: "complete"}
+	with := func(f func(b *batchSpec)) batchSpec {
+		b := two
+		f(&b)
+		return b
+	}
 	for _, tc := range []struct {
 		name     string
-		queued   []string
+		batch    batchSpec
 		change   func(t *testing.T, out string)
 		findings []string
 		// artifacts and unfinished are the counts Verify keeps.
@@ -111,8 +145,22 @@ func TestVerifyBatch(t *testing.T) {
 				}
 			}
 		}, findings: []string{FindingArtifactsSwapped}, artifacts: 2},
-		{name: "a document left queued by a complete run", queued: []string{"R-3"}, change: func(*testing.T, string) {},
+		{name: "a document left queued by a complete run", batch: with(func(b *batchSpec) { b.queued = []string{"R-3"} }),
 			findings: []string{FindingUnfinished}, artifacts: 2, unfinished: 1},
+		{name: "a document left queued by an interrupted run", batch: with(func(b *batchSpec) { b.queued, b.run = []string{"R-3"}, "interrupted" }),
+			artifacts: 2, unfinished: 1},
+		{name: "a document queued while the run goes on", batch: with(func(b *batchSpec) { b.queued, b.run = []string{"R-3"}, "" }),
+			artifacts: 2, unfinished: 1},
+		{name: "no run recorded", batch: with(func(b *batchSpec) { b.run = "none" }), artifacts: 2},
+		{name: "a verdict a person changed", batch: with(func(b *batchSpec) { b.accepted = []string{"R-3"} }), artifacts: 3},
+		{name: "two artifacts of other sizes swapped", batch: batchSpec{done: []string{"R-1", "R-10"}, run: "complete"}, change: func(t *testing.T, out string) {
+			a, b := art(out, "R-1"), art(out, "R-10")
+			for _, mv := range [][2]string{{a, a + ".tmp"}, {b, a}, {a + ".tmp", b}} {
+				if err := os.Rename(mv[0], mv[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, findings: []string{FindingArtifactsSwapped}},
 		{name: "the folder marked as another batch's", change: func(t *testing.T, out string) {
 			write(t, filepath.Join(out, layout.MarkerFile), "b-2\n")
 		}, findings: []string{FindingBatchMismatch}, artifacts: 2},
@@ -127,8 +175,13 @@ func TestVerifyBatch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			out := finishedBatch(t, []string{"R-1", "R-2"}, tc.queued...)
-			tc.change(t, out)
+			if tc.batch.done == nil {
+				tc.batch = two
+			}
+			out := finishedBatch(t, tc.batch)
+			if tc.change != nil {
+				tc.change(t, out)
+			}
 			res, err := Verify(context.Background(), VerifyOptions{Out: out})
 			if err != nil {
 				t.Fatal(err)
@@ -139,6 +192,14 @@ func TestVerifyBatch(t *testing.T) {
 			}
 			if !slices.Equal(kinds, tc.findings) {
 				t.Errorf("findings %v, want %v", res.Findings, tc.findings)
+			}
+			for _, f := range res.Findings {
+				if f.Kind == FindingArtifactsSwapped && (f.SourceID == "" || f.OtherSourceID == "" || f.SourceID == f.OtherSourceID) {
+					t.Errorf("a swap names the sources %q and %q, want its two documents", f.SourceID, f.OtherSourceID)
+				}
+			}
+			if want := tc.batch.run == "" || tc.batch.run == "interrupted"; res.Incomplete != want {
+				t.Errorf("incomplete %v, want %v", res.Incomplete, want)
 			}
 			if res.Artifacts != tc.artifacts || res.Unfinished != tc.unfinished {
 				t.Errorf("checked %d artifacts, %d unfinished; want %d, %d", res.Artifacts, res.Unfinished, tc.artifacts, tc.unfinished)
