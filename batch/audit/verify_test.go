@@ -214,3 +214,41 @@ func write(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestVerifyPinnedRoot: a root pinned earlier must be in the custody log
+// (PinnedAt says at which event); one it does not hold is a rewrite. The
+// root Verify reports is the journal's own.
+func TestVerifyPinnedRoot(t *testing.T) {
+	t.Parallel()
+	out := finishedBatch(t, batchSpec{done: []string{"R-1"}, run: "complete"})
+	j, err := journal.OpenReadOnly(filepath.Join(out, "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := j.Root()
+	j.Close()
+	if err != nil || root.Hash == "" {
+		t.Fatalf("root %+v, %v", root, err)
+	}
+	for _, tc := range []struct {
+		name, pinned string
+		findings     []string
+		at           int64
+	}{
+		{"the root now", root.Hash, nil, root.Events},
+		{"the root now, in capitals", strings.ToUpper(root.Hash), nil, root.Events},
+		{"another root", strings.Repeat("0", 64), []string{FindingJournalRewritten}, 0},
+	} {
+		res, err := Verify(context.Background(), VerifyOptions{Out: out, Root: tc.pinned})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, f := range res.Findings {
+			kinds = append(kinds, f.Kind)
+		}
+		if !slices.Equal(kinds, tc.findings) || res.PinnedAt != tc.at || res.Custody == nil || res.Custody.Root != root.Hash {
+			t.Errorf("%s: findings %v, pinned at %d, custody %+v; want %v at %d, root %s", tc.name, res.Findings, res.PinnedAt, res.Custody, tc.findings, tc.at, root.Hash)
+		}
+	}
+}
