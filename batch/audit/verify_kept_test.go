@@ -181,3 +181,24 @@ func TestUnknownDetail(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceRoot: the sources' folder is the one the latest run
+// recorded; none when no run recorded settings.
+func TestSourceRoot(t *testing.T) {
+	t.Parallel()
+	at := func(root string) journal.Run { return journal.Run{Settings: layout.Settings{Root: root}.Encode()} }
+	for _, tc := range []struct {
+		name string
+		runs []journal.Run
+		want string
+	}{
+		{"no run", nil, ""},
+		{"one run", []journal.Run{at("/scans")}, "/scans"},
+		{"the latest run's", []journal.Run{at("/scans"), at("/moved")}, "/moved"},
+		{"settings an earlier build did not record", []journal.Run{{Settings: "{}"}}, ""},
+	} {
+		if got := SourceRoot(tc.runs); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
