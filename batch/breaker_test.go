@@ -3,10 +3,13 @@ package batch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/refbatch/refbatch/batch/journal"
 	"github.com/refbatch/refbatch/ocr"
 	"github.com/refbatch/refbatch/ocr/page"
 )
@@ -95,6 +98,57 @@ func TestEngineFailedProbes(t *testing.T) {
 		cancel()
 		if broken := errors.Is(r.stop.err(), ErrEnginesBroken); probes != tc.probes || broken != tc.broken {
 			t.Errorf("%s: %d probes, run stopped as broken: %v (%v); want %d, %v", tc.name, probes, broken, r.stop.err(), tc.probes, tc.broken)
+		}
+	}
+}
+
+// TestSettleTimeoutProvesTheEngine: a page over its deadline ends its
+// document and shows the engine answers, so the documents failing before
+// it are forgotten, as a success forgets them; a page the engine could not
+// render shows nothing of the kind. Real SQLite; the probe engine reads
+// the probe page.
+func TestSettleTimeoutProvesTheEngine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		cause  ocr.Cause
+		probes int
+	}{
+		{"a page over its deadline between the failures", ocr.CauseTimeout, 0},
+		{"a page not rendered between the failures", "", 1},
+	} {
+		j, err := journal.Open(filepath.Join(t.TempDir(), "journal.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		probes := 0
+		r := &runner{j: j, log: slog.New(slog.DiscardHandler), o: Options{Progress: NopProgress{}},
+			engines: func(context.Context, page.Policy) (engine, error) { probes++; return probeEngine{}, nil }}
+		r.o.Attempts = 3
+		r.stop.cancel = func() {}
+		settle := func(i int, cause ocr.Cause) {
+			id := fmt.Sprintf("R-%d", i)
+			row, err := j.Admit(journal.Admission{Manifest: "m.csv", Line: i + 2, SourceID: id, SHA256: id, Path: id + ".pdf", Size: 1, Pages: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := j.Claim(row.DocID, "o", r.policy())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.settle(context.Background(), l, journal.Doc{ID: row.DocID, SourceID: id}, job{},
+				ocrResult{err: &ocr.EngineError{Cause: cause, Err: errors.New("x")}}, r.log)
+		}
+		for i := range breakerThreshold - 1 {
+			settle(i, ocr.CauseCrash)
+		}
+		settle(breakerThreshold, tc.cause)
+		for i := range breakerThreshold - 1 {
+			settle(breakerThreshold+1+i, ocr.CauseCrash)
+		}
+		if probes != tc.probes || r.stop.err() != nil {
+			t.Errorf("%s: %d probes, run stopped by %v; want %d probes", tc.name, probes, r.stop.err(), tc.probes)
 		}
 	}
 }
