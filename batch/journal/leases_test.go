@@ -2,6 +2,8 @@ package journal
 
 import (
 	"errors"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -77,5 +79,37 @@ func TestClaimCapOnResume(t *testing.T) {
 	}
 	if state != outcome.Review || reason != outcome.AttemptsExhausted || attempts != 2 {
 		t.Errorf("document %s/%s after %d attempts, want review/%s after 2", state, reason, attempts, outcome.AttemptsExhausted)
+	}
+}
+
+// TestOwnerDead: an owner is dead when its process on this host no
+// longer runs, or when its pid now runs another process (another start
+// time, read from /proc: a number of clock ticks since boot, never 0 for
+// a process started after boot); an owner on another host never is.
+func TestOwnerDead(t *testing.T) {
+	t.Parallel()
+	self := procStart(os.Getpid())
+	if n, err := strconv.ParseInt(self, 10, 64); err != nil || n <= 0 {
+		t.Fatalf("procStart of this process = %q, want its start time", self)
+	}
+	if again := procStart(os.Getpid()); again != self {
+		t.Errorf("procStart of this process: %q, then %q", self, again)
+	}
+	host, _ := os.Hostname()
+	pid := strconv.Itoa(os.Getpid())
+	for _, tc := range []struct {
+		owner Owner
+		dead  bool
+	}{
+		{NewOwner(), false},
+		{Owner(host + "/" + pid + "/" + self + "/abcd1234"), false},
+		{Owner(host + "/" + pid + "/1" + self + "/abcd1234"), true}, // the pid reused
+		{Owner(host + "/999999999/" + self + "/abcd1234"), true},    // no such process
+		{Owner("elsewhere.example/" + pid + "/1/abcd1234"), false},
+		{Owner("not an owner"), false},
+	} {
+		if got := tc.owner.dead(); got != tc.dead {
+			t.Errorf("%s: dead %v, want %v", tc.owner, got, tc.dead)
+		}
 	}
 }
