@@ -113,3 +113,53 @@ func TestOwnerDead(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimAbandoned: a lease is taken over at its expiry, not a moment
+// later; the attempts abandoned so (a worker gone with its process) do
+// not count against the cap, yet MaxAbandoned of them send the document
+// to review as attempts_exhausted, recorded in the custody log. A retry
+// waits until its time, and no longer.
+func TestClaimAbandoned(t *testing.T) {
+	t.Parallel()
+	now := time.UnixMilli(1_700_000_000_000)
+	j := backends[0].open(t, WithClock(func() time.Time { return now }))
+	p := Policy{MaxAttempts: 2, LeaseTTL: time.Minute}
+	doc := admit(t, j, 2, "R-1", "aaa")
+	for i := range MaxAbandoned {
+		if _, err := j.Claim(doc.DocID, "a", p); err != nil {
+			t.Fatalf("claim %d, with %d abandoned before it: %v", i+1, i, err)
+		}
+		now = now.Add(p.LeaseTTL) // the lease expires now
+	}
+	if l, err := j.Claim(doc.DocID, "a", p); !errors.Is(err, ErrNotClaimable) {
+		t.Fatalf("claim after %d abandoned: attempt %d, %v; want ErrNotClaimable", MaxAbandoned, l.Attempt, err)
+	}
+	var state outcome.State
+	var reason outcome.Reason
+	if err := j.db.QueryRow(`SELECT state, reason FROM documents WHERE id=?`, doc.DocID).Scan(&state, &reason); err != nil {
+		t.Fatal(err)
+	}
+	if state != outcome.Review || reason != outcome.AttemptsExhausted {
+		t.Errorf("after %d abandoned: %s/%s, want review/%s", MaxAbandoned, state, reason, outcome.AttemptsExhausted)
+	}
+	if c, err := j.CheckChain(); err != nil || len(c.Problems) != 0 {
+		t.Errorf("custody log after the exhaustion: %v, %+v", err, c)
+	}
+
+	retried := admit(t, j, 3, "R-2", "bbb")
+	l, err := j.Claim(retried.DocID, "a", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	retryAt := now.Add(time.Second)
+	if _, err := j.Fail(l, outcome.Cause("crash"), retryAt, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Claim(retried.DocID, "a", p); !errors.Is(err, ErrNotClaimable) {
+		t.Errorf("claim before the retry's time: %v, want ErrNotClaimable", err)
+	}
+	now = retryAt
+	if _, err := j.Claim(retried.DocID, "a", p); err != nil {
+		t.Errorf("claim at the retry's time: %v", err)
+	}
+}
