@@ -138,12 +138,7 @@ func TestVerifyBatch(t *testing.T) {
 			write(t, art(out, "R-1"), strings.Replace(string(b), "R-1", "R-3", 1))
 		}, findings: []string{FindingArtifactHash}, artifacts: 2},
 		{name: "two artifacts swapped", change: func(t *testing.T, out string) {
-			a, b := art(out, "R-1"), art(out, "R-2")
-			for _, mv := range [][2]string{{a, a + ".tmp"}, {b, a}, {a + ".tmp", b}} {
-				if err := os.Rename(mv[0], mv[1]); err != nil {
-					t.Fatal(err)
-				}
-			}
+			swap(t, art(out, "R-1"), art(out, "R-2"))
 		}, findings: []string{FindingArtifactsSwapped}, artifacts: 2},
 		{name: "a document left queued by a complete run", batch: with(func(b *batchSpec) { b.queued = []string{"R-3"} }),
 			findings: []string{FindingUnfinished}, artifacts: 2, unfinished: 1},
@@ -154,13 +149,28 @@ func TestVerifyBatch(t *testing.T) {
 		{name: "no run recorded", batch: with(func(b *batchSpec) { b.run = "none" }), artifacts: 2},
 		{name: "a verdict a person changed", batch: with(func(b *batchSpec) { b.accepted = []string{"R-3"} }), artifacts: 3},
 		{name: "two artifacts of other sizes swapped", batch: batchSpec{done: []string{"R-1", "R-10"}, run: "complete"}, change: func(t *testing.T, out string) {
-			a, b := art(out, "R-1"), art(out, "R-10")
-			for _, mv := range [][2]string{{a, a + ".tmp"}, {b, a}, {a + ".tmp", b}} {
-				if err := os.Rename(mv[0], mv[1]); err != nil {
-					t.Fatal(err)
-				}
-			}
+			swap(t, art(out, "R-1"), art(out, "R-10"))
 		}, findings: []string{FindingArtifactsSwapped}},
+		{name: "two swapped and a third cut short", batch: batchSpec{done: []string{"R-1", "R-10", "R-2"}, run: "complete"}, change: func(t *testing.T, out string) {
+			swap(t, art(out, "R-1"), art(out, "R-10"))
+			b, err := os.ReadFile(art(out, "R-2"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, art(out, "R-2"), string(b[:len(b)-1]))
+		}, findings: []string{FindingArtifactsSwapped, FindingArtifactUndersized}, artifacts: 0},
+		{name: "one holds the other's bytes, the other not its", batch: batchSpec{done: []string{"R-1", "R-10"}, run: "complete"}, change: func(t *testing.T, out string) {
+			one, err := os.ReadFile(art(out, "R-1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ten, err := os.ReadFile(art(out, "R-10"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, art(out, "R-10"), string(one))
+			write(t, art(out, "R-1"), strings.Repeat("x", len(ten)))
+		}, findings: []string{FindingArtifactOversized, FindingArtifactUndersized}},
 		{name: "the folder marked as another batch's", change: func(t *testing.T, out string) {
 			write(t, filepath.Join(out, layout.MarkerFile), "b-2\n")
 		}, findings: []string{FindingBatchMismatch}, artifacts: 2},
@@ -249,6 +259,16 @@ func TestVerifyPinnedRoot(t *testing.T) {
 		}
 		if !slices.Equal(kinds, tc.findings) || res.PinnedAt != tc.at || res.Custody == nil || res.Custody.Root != root.Hash {
 			t.Errorf("%s: findings %v, pinned at %d, custody %+v; want %v at %d, root %s", tc.name, res.Findings, res.PinnedAt, res.Custody, tc.findings, tc.at, root.Hash)
+		}
+	}
+}
+
+// swap exchanges the files at a and b.
+func swap(t *testing.T, a, b string) {
+	t.Helper()
+	for _, mv := range [][2]string{{a, a + ".tmp"}, {b, a}, {a + ".tmp", b}} {
+		if err := os.Rename(mv[0], mv[1]); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
