@@ -2,11 +2,14 @@ package admit
 
 import (
 	"bytes"
+	"context"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 func TestSpend(t *testing.T) {
@@ -148,6 +151,30 @@ func TestStreamSizes(t *testing.T) {
 		size, _, stop := ascii85Decode([]byte(tc.in), tc.limit)
 		if (size != tc.size && (tc.size >= 0 || size <= 0)) || stop != tc.stop {
 			t.Errorf("ascii85Decode(%q, %d) = %d, %v; want %d, %v", tc.in, tc.limit, size, stop, tc.size, tc.stop)
+		}
+	}
+}
+
+// TestCheckExpectedHash: a source whose bytes are not the manifest's
+// sha256 is a hash_mismatch, and the detail says whether the manifest's
+// value is no hash at all or another file's; the same hash in capitals
+// is the same hash. The check is before any inspection (none here).
+func TestCheckExpectedHash(t *testing.T) {
+	t.Parallel()
+	root, _ := testRoot(t)
+	good := goodPDF()
+	sum := sha256Hex(good)
+	for _, tc := range []struct{ name, want, detail string }{
+		{"not a hash", "xyz", "not 64 hex digits"},
+		{"63 hex digits", sum[1:], "not 64 hex digits"},
+		{"four hex digits", "abcd", "not 64 hex digits"},
+		{"64 hex digits and more", sum + "zz", "not 64 hex digits"},
+		{"another file's hash", strings.Repeat("ab", 32), "manifest expects " + strings.Repeat("ab", 32)},
+		{"another file's hash in capitals", strings.Repeat("AB", 32), "manifest expects " + strings.Repeat("ab", 32)},
+	} {
+		_, err := Check(context.Background(), root, "good.pdf", tc.want, Limits{}, nil)
+		if r, ok := IsRejection(err); !ok || r.Reason != outcome.HashMismatch || !strings.Contains(r.Detail, tc.detail) {
+			t.Errorf("%s: %v, want a hash_mismatch saying %q", tc.name, err, tc.detail)
 		}
 	}
 }
