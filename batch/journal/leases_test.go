@@ -163,3 +163,35 @@ func TestClaimAbandoned(t *testing.T) {
 		t.Errorf("claim at the retry's time: %v", err)
 	}
 }
+
+// TestFailAndReleaseLogged: an attempt failed for the last time (the
+// document to review) and one given back by an interrupted run (not
+// counted) each write their custody event, so the log still derives the
+// tables.
+func TestFailAndReleaseLogged(t *testing.T) {
+	t.Parallel()
+	now := time.UnixMilli(1_700_000_000_000)
+	j := backends[0].open(t, WithClock(func() time.Time { return now }))
+	p := Policy{MaxAttempts: 1, LeaseTTL: time.Minute}
+	failed, released := admit(t, j, 2, "R-1", "aaa"), admit(t, j, 3, "R-2", "bbb")
+	l, err := j.Claim(failed.DocID, "a", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exhausted, err := j.Fail(l, outcome.Cause("crash"), now, p); err != nil || !exhausted {
+		t.Fatalf("the last attempt failed: exhausted %v, %v", exhausted, err)
+	}
+	if l, err = j.Claim(released.DocID, "a", p); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Release(l); err != nil {
+		t.Fatal(err)
+	}
+	var attempts int
+	if err := j.db.QueryRow(`SELECT attempts FROM documents WHERE id=?`, released.DocID).Scan(&attempts); err != nil || attempts != 0 {
+		t.Errorf("a released attempt: %d attempts counted, %v; want 0", attempts, err)
+	}
+	if c, err := j.CheckChain(); err != nil || len(c.Problems) != 0 {
+		t.Errorf("custody log: %v, %+v", err, c)
+	}
+}
