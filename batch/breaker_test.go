@@ -117,38 +117,48 @@ func TestSettleTimeoutProvesTheEngine(t *testing.T) {
 		{"a page over its deadline between the failures", ocr.CauseTimeout, 0},
 		{"a page not rendered between the failures", "", 1},
 	} {
-		j, err := journal.Open(filepath.Join(t.TempDir(), "journal.db"))
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testSettleBetweenFailures(t, tc.cause, tc.probes)
+		})
+	}
+}
+
+// testSettleBetweenFailures settles breakerThreshold-1 crashes, one
+// attempt failing with cause, and breakerThreshold-1 crashes again, and
+// checks the probes the breaker asked for.
+func testSettleBetweenFailures(t *testing.T, cause ocr.Cause, want int) {
+	j, err := journal.Open(filepath.Join(t.TempDir(), "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	probes := 0
+	r := &runner{j: j, log: slog.New(slog.DiscardHandler), o: Options{Progress: NopProgress{}},
+		engines: func(context.Context, page.Policy) (engine, error) { probes++; return probeEngine{}, nil }}
+	r.o.Attempts = 3
+	r.stop.cancel = func() {}
+	settle := func(i int, c ocr.Cause) {
+		id := fmt.Sprintf("R-%d", i)
+		row, err := j.Admit(journal.Admission{Manifest: "m.csv", Line: i + 2, SourceID: id, SHA256: id, Path: id + ".pdf", Size: 1, Pages: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer j.Close()
-		probes := 0
-		r := &runner{j: j, log: slog.New(slog.DiscardHandler), o: Options{Progress: NopProgress{}},
-			engines: func(context.Context, page.Policy) (engine, error) { probes++; return probeEngine{}, nil }}
-		r.o.Attempts = 3
-		r.stop.cancel = func() {}
-		settle := func(i int, cause ocr.Cause) {
-			id := fmt.Sprintf("R-%d", i)
-			row, err := j.Admit(journal.Admission{Manifest: "m.csv", Line: i + 2, SourceID: id, SHA256: id, Path: id + ".pdf", Size: 1, Pages: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, err := j.Claim(row.DocID, "o", r.policy())
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.settle(context.Background(), l, journal.Doc{ID: row.DocID, SourceID: id}, job{},
-				ocrResult{err: &ocr.EngineError{Cause: cause, Err: errors.New("x")}}, r.log)
+		l, err := j.Claim(row.DocID, "o", r.policy())
+		if err != nil {
+			t.Fatal(err)
 		}
-		for i := range breakerThreshold - 1 {
-			settle(i, ocr.CauseCrash)
-		}
-		settle(breakerThreshold, tc.cause)
-		for i := range breakerThreshold - 1 {
-			settle(breakerThreshold+1+i, ocr.CauseCrash)
-		}
-		if probes != tc.probes || r.stop.err() != nil {
-			t.Errorf("%s: %d probes, run stopped by %v; want %d probes", tc.name, probes, r.stop.err(), tc.probes)
-		}
+		r.settle(context.Background(), l, journal.Doc{ID: row.DocID, SourceID: id}, job{},
+			ocrResult{err: &ocr.EngineError{Cause: c, Err: errors.New("x")}}, r.log)
+	}
+	for i := range breakerThreshold - 1 {
+		settle(i, ocr.CauseCrash)
+	}
+	settle(breakerThreshold, cause)
+	for i := range breakerThreshold - 1 {
+		settle(breakerThreshold+1+i, ocr.CauseCrash)
+	}
+	if probes != want || r.stop.err() != nil {
+		t.Errorf("%d probes, run stopped by %v; want %d probes", probes, r.stop.err(), want)
 	}
 }
