@@ -16,12 +16,13 @@ import (
 )
 
 // batchSpec is a batch as a run left it: documents done, documents in
-// review that a person then accepted, documents still queued, and how
-// its run ended ("complete", "interrupted", "" for a run still going,
+// review that a person then accepted, documents in review that a person
+// sent back and that were read again (done), documents still queued, and
+// how its run ended ("complete", "interrupted", "" for a run still going,
 // "none" for no run recorded).
 type batchSpec struct {
-	done, accepted, queued []string
-	run                    string
+	done, accepted, retried, queued []string
+	run                             string
 }
 
 // finishedBatch writes the batch b into a new output folder as a run
@@ -49,7 +50,7 @@ func finishedBatch(t *testing.T, b batchSpec) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	all := slices.Concat(b.done, b.accepted, b.queued)
+	all := slices.Concat(b.done, b.accepted, b.retried, b.queued)
 	for i, id := range all {
 		row, err := j.Admit(journal.Admission{Manifest: "m.csv", Line: i + 2, SourceID: id, SHA256: "sha-" + id, Path: id + ".pdf", Size: 1, Pages: 1})
 		if err != nil {
@@ -59,10 +60,16 @@ func finishedBatch(t *testing.T, b batchSpec) string {
 			continue
 		}
 		state := outcome.Done
-		if slices.Contains(b.accepted, id) {
+		if slices.Contains(b.accepted, id) || slices.Contains(b.retried, id) {
 			state = outcome.Review
 		}
-		read(t, j, st, row.DocID, id, state)
+		read(t, j, st, row.DocID, id, id+".json", state)
+		if slices.Contains(b.retried, id) {
+			if _, err := j.Decide(id, journal.Decision{Action: journal.Retry, User: "u", Host: "h"}, "{}"); err != nil {
+				t.Fatal(err)
+			}
+			read(t, j, st, row.DocID, id, id+"_2.json", outcome.Done)
+		}
 	}
 	for _, id := range b.accepted {
 		if _, err := j.Decide(id, journal.Decision{Action: journal.Accept, User: "u", Host: "h"}, ""); err != nil {
@@ -77,8 +84,9 @@ func finishedBatch(t *testing.T, b batchSpec) string {
 	return out
 }
 
-// read claims the document and publishes an artifact with its verdict.
-func read(t *testing.T, j *journal.Journal, st *store.Store, docID int64, id string, state outcome.State) {
+// read claims the document and publishes an artifact with its verdict
+// under name.
+func read(t *testing.T, j *journal.Journal, st *store.Store, docID int64, id, name string, state outcome.State) {
 	t.Helper()
 	l, err := j.Claim(docID, "o", journal.Policy{MaxAttempts: 3, LeaseTTL: time.Minute})
 	if err != nil {
@@ -90,7 +98,6 @@ func read(t *testing.T, j *journal.Journal, st *store.Store, docID int64, id str
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := id + ".json"
 	sum, size, err := st.PutSized(name, b)
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +125,8 @@ func TestVerifyBatch(t *testing.T) {
 		batch    batchSpec
 		change   func(t *testing.T, out string)
 		findings []string
-		// artifacts and unfinished are the counts Verify keeps.
-		artifacts, unfinished int
+		// artifacts, unfinished and superseded are counts Verify keeps.
+		artifacts, unfinished, superseded int
 	}{
 		{name: "as the run left it", change: func(*testing.T, string) {}, artifacts: 2},
 		{name: "an unknown file", change: func(t *testing.T, out string) {
@@ -148,6 +155,14 @@ func TestVerifyBatch(t *testing.T) {
 			artifacts: 2, unfinished: 1},
 		{name: "no run recorded", batch: with(func(b *batchSpec) { b.run = "none" }), artifacts: 2},
 		{name: "a verdict a person changed", batch: with(func(b *batchSpec) { b.accepted = []string{"R-3"} }), artifacts: 3},
+		{name: "a document sent back and read again", batch: with(func(b *batchSpec) { b.retried = []string{"R-3"} }), artifacts: 4, superseded: 1},
+		{name: "the artifact a retry superseded cut short", batch: with(func(b *batchSpec) { b.retried = []string{"R-3"} }), change: func(t *testing.T, out string) {
+			b, err := os.ReadFile(art(out, "R-3"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, art(out, "R-3"), string(b[:len(b)-1]))
+		}, findings: []string{FindingArtifactUndersized}, artifacts: 3},
 		{name: "two artifacts of other sizes swapped", batch: batchSpec{done: []string{"R-1", "R-10"}, run: "complete"}, change: func(t *testing.T, out string) {
 			swap(t, art(out, "R-1"), art(out, "R-10"))
 		}, findings: []string{FindingArtifactsSwapped}},
@@ -211,8 +226,9 @@ func TestVerifyBatch(t *testing.T) {
 			if want := tc.batch.run == "" || tc.batch.run == "interrupted"; res.Incomplete != want {
 				t.Errorf("incomplete %v, want %v", res.Incomplete, want)
 			}
-			if res.Artifacts != tc.artifacts || res.Unfinished != tc.unfinished {
-				t.Errorf("checked %d artifacts, %d unfinished; want %d, %d", res.Artifacts, res.Unfinished, tc.artifacts, tc.unfinished)
+			if res.Artifacts != tc.artifacts || res.Unfinished != tc.unfinished || res.Superseded != tc.superseded || res.Unsized != 0 {
+				t.Errorf("checked %d artifacts, %d unfinished, %d superseded, %d unsized; want %d, %d, %d, 0",
+					res.Artifacts, res.Unfinished, res.Superseded, res.Unsized, tc.artifacts, tc.unfinished, tc.superseded)
 			}
 		})
 	}
