@@ -262,8 +262,9 @@ func TestHandwritingDetail(t *testing.T) {
 }
 
 // TestValidateEdges: a word counts as credible at exactly the credible
-// confidence and with exactly three letters or digits; a document with no
-// characters has a confidence of 0, never NaN; and a coverage threshold
+// confidence and with exactly three letters or digits; a date ends where
+// a letter meets its digits; a document with no characters has a
+// confidence of 0, never NaN; and a coverage threshold
 // set under the high band's allowance still takes incomplete text out of
 // the high band.
 func TestValidateEdges(t *testing.T) {
@@ -284,6 +285,13 @@ func TestValidateEdges(t *testing.T) {
 	} {
 		if v := validate([]ocr.PageResult{tc.page}, "", "", o); v.reason == outcome.EmptyText {
 			t.Errorf("%s: %s/%s, want them credible", tc.name, v.state, v.reason)
+		}
+	}
+	// A digit next to a letter ends a date: only a run of digits, or of
+	// letters, continues it.
+	for text, want := range map[string]bool{"seen 7/3/2024a": true, "seen 7/3/20245": false, "seen x7/3/2024": true} {
+		if got := containsDate([]ocr.PageResult{{Text: text}}, "2024-03-07"); got != want {
+			t.Errorf("2024-03-07 in %q: %v, want %v", text, got, want)
 		}
 	}
 	if v := validate([]ocr.PageResult{textPage("")}, "", "", o); v.meanConf != 0 {
