@@ -183,7 +183,14 @@ fuzz:
 # as file:line, and fails when a package is under MUTATE_THRESHOLD percent.
 # In the batch root only MUTATE_BATCH_FILES are mutated; a package's
 # subfolders are theirs (-E /). Slow (a test run per mutant): not part of
-# test. MUTATE_PKGS=report/outcome measures one package. Each package's
+# test. MUTATE_PKGS=report/outcome measures one package; MUTATE_FILES (file
+# names) mutates only those of it, first the files where a bug costs trust
+# in a package that cannot be measured whole in the time there is;
+# MUTATE_RUN (a go test -run pattern) runs only those tests against each
+# mutant, for a package whose whole suite is minutes, and MUTATE_SKIP (a
+# -skip pattern) leaves out a test that fails under load (gremlins then
+# cannot even gather coverage): a mutant only the other tests would kill
+# then counts as lived or not covered, so the score is a floor. Each package's
 # temporary folders are in a folder of its own, outside the module (gremlins
 # copies the module into them): a test that mounts a small tmpfs (store's
 # disk-full test, as root) and is cut short by a mutant's timeout leaves
@@ -201,15 +208,21 @@ MUTATE_TIMEOUT     ?= 6
 MUTATE_OUT         ?= mutate-out
 empty              :=
 space              := $(empty) $(empty)
-mutate_batch_skip  := $(filter-out $(MUTATE_BATCH_FILES),$(notdir $(filter-out %_test.go,$(wildcard batch/*.go))))
+MUTATE_FILES       ?=
+MUTATE_RUN         ?=
+MUTATE_SKIP        ?=
+rparen             := )
+# mutate_skip is the files of package $(1) left unmutated, joined by |.
+mutate_files        = $(or $(MUTATE_FILES),$(if $(filter batch,$(1)),$(MUTATE_BATCH_FILES)))
+mutate_skip         = $(if $(mutate_files),$(subst $(space),|,$(filter-out $(mutate_files),$(notdir $(filter-out %_test.go,$(wildcard $(1)/*.go))))))
 
 mutate:
 	@mkdir -p $(MUTATE_OUT); low=""; \
 	for p in $(MUTATE_PKGS); do \
 	  name=$$(echo $$p | tr / -); log=$(MUTATE_OUT)/$$name.log; \
-	  skip=""; [ $$p = batch ] && skip='^($(subst $(space),|,$(mutate_batch_skip)))$$'; \
+	  skip=""; case $$p in $(foreach q,$(MUTATE_PKGS),$(if $(call mutate_skip,$(q)),$(q)$(rparen) skip='^($(call mutate_skip,$(q)))$$';;)) esac; \
 	  echo "mutate: $$p ..."; tmp=$$(mktemp -d -t refbatch-mutate.XXXXXX) || exit 1; \
-	  TMPDIR=$$tmp $(GO) run $(GREMLINS) unleash --workers $(MUTATE_WORKERS) --timeout-coefficient $(MUTATE_TIMEOUT) --invert-logical -E / $${skip:+-E "$$skip"} \
+	  TMPDIR=$$tmp $(if $(MUTATE_RUN)$(MUTATE_SKIP),GOFLAGS='$(strip $(GOFLAGS) $(if $(MUTATE_RUN),-run=$(MUTATE_RUN)) $(if $(MUTATE_SKIP),-skip=$(MUTATE_SKIP)))') $(GO) run $(GREMLINS) unleash --workers $(MUTATE_WORKERS) --timeout-coefficient $(MUTATE_TIMEOUT) --invert-logical -E / $${skip:+-E "$$skip"} \
 	       -o $(MUTATE_OUT)/$$name.json ./$$p >$$log 2>&1; rc=$$?; \
 	  grep -s " $$tmp/" /proc/mounts | cut -d' ' -f2 | xargs -r umount; rm -rf $$tmp; \
 	  if [ $$rc -ne 0 ]; then \

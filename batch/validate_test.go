@@ -260,3 +260,48 @@ func TestHandwritingDetail(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateEdges: a word counts as credible at exactly the credible
+// confidence and with exactly three letters or digits; a date ends where
+// a letter meets its digits; a document with no characters has a
+// confidence of 0, never NaN; and a coverage threshold
+// set under the high band's allowance still takes incomplete text out of
+// the high band.
+func TestValidateEdges(t *testing.T) {
+	o := Options{}.withDefaults()
+	words := func(text string) ocr.PageResult { return pageWords("x", text, 0, text, 0, text, 0) }
+	at := func(p ocr.PageResult, conf float64) ocr.PageResult {
+		for i := range p.Words {
+			p.Words[i].Conf = conf
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		page ocr.PageResult
+	}{
+		{"words at exactly the credible confidence", at(words("abcd"), credibleWordConf)},
+		{"words of exactly three letters", at(words("abc"), 95)},
+	} {
+		if v := validate([]ocr.PageResult{tc.page}, "", "", o); v.reason == outcome.EmptyText {
+			t.Errorf("%s: %s/%s, want them credible", tc.name, v.state, v.reason)
+		}
+	}
+	// A digit next to a letter ends a date: only a run of digits, or of
+	// letters, continues it.
+	for text, want := range map[string]bool{"seen 7/3/2024a": true, "seen 7/3/20245": false, "seen x7/3/2024": true} {
+		if got := containsDate([]ocr.PageResult{{Text: text}}, "2024-03-07"); got != want {
+			t.Errorf("2024-03-07 in %q: %v, want %v", text, got, want)
+		}
+	}
+	if v := validate([]ocr.PageResult{textPage("")}, "", "", o); v.meanConf != 0 {
+		t.Errorf("no characters: mean confidence %v, want 0", v.meanConf)
+	}
+	strict := o
+	strict.CoverageThreshold = highBandUnread / 2
+	page := unread(textPage("Participant ID: P-123456", 95, 96, 95), highBandUnread*3/4)
+	if v := validate([]ocr.PageResult{page}, "P-123456", "", strict); v.reason != outcome.IncompleteText || v.band != outcome.BandMedium {
+		t.Errorf("unread print over a strict threshold: %s/%s band %s, want review/%s band %s",
+			v.state, v.reason, v.band, outcome.IncompleteText, outcome.BandMedium)
+	}
+}

@@ -1,6 +1,7 @@
 package admit
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -366,6 +367,7 @@ func TestSources(t *testing.T) {
 		reason outcome.Reason
 	}{
 		{name: "good", path: "good.pdf", max: 1 << 20},
+		{name: "exactly the cap", path: "good.pdf", max: int64(len(good))},
 		{name: "fifo", path: "fifo.pdf", max: 1 << 20, reason: outcome.NotPDF},
 		{name: "dev zero", path: "zero.pdf", max: 1 << 20, reason: outcome.PathOutsideRoot},
 		{name: "20 GiB sparse file", path: "sparse.pdf", max: 64 << 20, reason: outcome.TooLarge},
@@ -395,6 +397,17 @@ func TestSources(t *testing.T) {
 	// still read only as a regular file.
 	if _, _, err := HashSource("", filepath.Join(root, "fifo.pdf"), 1<<20); err == nil {
 		t.Errorf("HashSource of a FIFO without a root: no error")
+	}
+	if sum, n, err := HashSource("", filepath.Join(root, "good.pdf"), 1<<20); err != nil || sum != sha256Hex(good) || n != int64(len(good)) {
+		t.Errorf("HashSource of a regular file without a root: %s %d, %v", sum, n, err)
+	}
+	// A file shorter than a read's first buffer is read whole.
+	tiny := []byte("%PDF-1.4\n%%EOF\n")
+	if err := os.WriteFile(filepath.Join(root, "tiny.pdf"), tiny, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadSource(root, "tiny.pdf", 1<<20); err != nil || !bytes.Equal(data, tiny) {
+		t.Errorf("ReadSource of %d bytes: %q, %v", len(tiny), data, err)
 	}
 }
 

@@ -2,9 +2,14 @@ package admit
 
 import (
 	"bytes"
+	"context"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/refbatch/refbatch/report/outcome"
 )
 
 func TestSpend(t *testing.T) {
@@ -68,5 +73,108 @@ func TestScanStreams(t *testing.T) {
 	}
 	if got[1].objNr != 10 || string(got[1].raw) != "xy\n" || string(data[got[1].offset:got[1].offset+8]) != "10 0 obj" {
 		t.Errorf("second stream = object %d %q at %d; want 10 \"xy\\n\" at its header", got[1].objNr, got[1].raw, got[1].offset)
+	}
+}
+
+// TestCheckRawStreams: the streams decoded within the budget are those
+// pdfcpu decodes in full (/First with /N, /Type /XRef, one a startxref
+// names); a stream with only one of /First and /N is left alone, however
+// far it inflates, as pdfcpu leaves it.
+func TestCheckRawStreams(t *testing.T) {
+	t.Parallel()
+	bomb := deflate(make([]byte, 10_000))
+	for _, tc := range []struct {
+		name, dict, tail string
+		refused          bool
+	}{
+		{"an object stream", "/N 1 /First 2", "", true},
+		{"an xref stream", "/Type /XRef", "", true},
+		{"named by startxref", "", "startxref\n9\n%%EOF\n", true},
+		{"only /N", "/N 1", "", false},
+		{"only /First", "/First 2", "", false},
+		{"a plain stream", "", "", false},
+	} {
+		data := []byte("%PDF-1.5\n" + // the object's header at offset 9
+			"4 0 obj\n<< /Length " + strconv.Itoa(len(bomb)) + " /Filter /FlateDecode " + tc.dict + " >>\nstream\n" +
+			string(bomb) + "\nendstream\nendobj\n" + tc.tail)
+		inf := &inflation{left: 100}
+		if r := inf.checkRawStreams(data); (r != nil) != tc.refused {
+			t.Errorf("%s: %v, want refused: %v", tc.name, r, tc.refused)
+		}
+	}
+}
+
+// TestStreamSizes: the decoded sizes the budget counts for CCITT, ASCII
+// hex and ASCII85 data, as pdfcpu decodes them.
+func TestStreamSizes(t *testing.T) {
+	t.Parallel()
+	height := types.Dict{"Height": types.Integer(30)}
+	for _, tc := range []struct {
+		name  string
+		parms map[string]int
+		d     types.Dict
+		want  int64
+	}{
+		{"rows and columns", map[string]int{"Rows": 10, "Columns": 16}, types.Dict{}, 20},
+		{"columns rounded up to whole bytes", map[string]int{"Rows": 10, "Columns": 9}, types.Dict{}, 20},
+		{"rows from the height", map[string]int{"Columns": 8}, height, 30},
+		{"rows given and a height", map[string]int{"Rows": 10, "Columns": 8}, height, 10},
+		{"pdfcpu's 1728 columns", map[string]int{"Rows": 10}, types.Dict{}, 2160},
+		{"negative rows", map[string]int{"Rows": -10, "Columns": 8}, types.Dict{}, 0},
+		{"negative columns", map[string]int{"Rows": 10, "Columns": -8}, types.Dict{}, 0},
+		{"no rows", map[string]int{"Columns": 8}, types.Dict{}, 0},
+	} {
+		if got := ccittSize(tc.parms, tc.d); got != tc.want {
+			t.Errorf("ccitt, %s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	for in, want := range map[string]string{"41 42>": "AB", "414>": "A@", "4 1\n4 2 43": "ABC", ">41": ""} {
+		if got := string(asciiHex([]byte(in))); got != want {
+			t.Errorf("asciiHex(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		in    string
+		limit int64
+		size  int64
+		stop  bool
+	}{
+		{"~>", 10, 0, false},
+		{"", 10, 0, false},
+		{"87cURD]i,\"Ebo80~>", 100, 12, false}, // "Hello world!"
+		{"87cURD]i,\"Ebo80~>", 5, 6, false},    // counted past the limit, no further
+		// What decoded before the corrupt bytes, some of it (-1): the
+		// decoder reads its input a buffer at a time.
+		{strings.Repeat("z", 2000) + "{{{{{~>", 100_000, -1, false},
+		{"{{{{{~>", 100, 0, true},
+	} {
+		size, _, stop := ascii85Decode([]byte(tc.in), tc.limit)
+		if (size != tc.size && (tc.size >= 0 || size <= 0)) || stop != tc.stop {
+			t.Errorf("ascii85Decode(%q, %d) = %d, %v; want %d, %v", tc.in, tc.limit, size, stop, tc.size, tc.stop)
+		}
+	}
+}
+
+// TestCheckExpectedHash: a source whose bytes are not the manifest's
+// sha256 is a hash_mismatch, and the detail says whether the manifest's
+// value is no hash at all or another file's; the same hash in capitals
+// is the same hash. The check is before any inspection (none here).
+func TestCheckExpectedHash(t *testing.T) {
+	t.Parallel()
+	root, _ := testRoot(t)
+	good := goodPDF()
+	sum := sha256Hex(good)
+	for _, tc := range []struct{ name, want, detail string }{
+		{"not a hash", "xyz", "not 64 hex digits"},
+		{"63 hex digits", sum[1:], "not 64 hex digits"},
+		{"four hex digits", "abcd", "not 64 hex digits"},
+		{"64 hex digits and more", sum + "zz", "not 64 hex digits"},
+		{"another file's hash", strings.Repeat("ab", 32), "manifest expects " + strings.Repeat("ab", 32)},
+		{"another file's hash in capitals", strings.Repeat("AB", 32), "manifest expects " + strings.Repeat("ab", 32)},
+	} {
+		_, err := Check(context.Background(), root, "good.pdf", tc.want, Limits{}, nil)
+		if r, ok := IsRejection(err); !ok || r.Reason != outcome.HashMismatch || !strings.Contains(r.Detail, tc.detail) {
+			t.Errorf("%s: %v, want a hash_mismatch saying %q", tc.name, err, tc.detail)
+		}
 	}
 }

@@ -10,9 +10,9 @@ import (
 )
 
 // TestPageParams: a page image is asked for with an id, a page from 0, a
-// width in pixels over 0 and a quarter turn; anything else is a 400
-// before the batch is looked at. And /api/session gives the page back the
-// session's own CSRF token.
+// width in pixels over 0 and a quarter turn or a canvas read at 1 dpi or
+// more; anything else is a 400 before the batch is looked at. And
+// /api/session gives the page back the session's own CSRF token.
 func TestPageParams(t *testing.T) {
 	t.Parallel()
 	s := New(Config{Place: layout.Place{Out: t.TempDir()}, User: "alice", Host: "h"}, "127.0.0.1:8080")
@@ -41,7 +41,8 @@ func TestPageParams(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"id=R-1&page=0&w=1", "id=R-1&page=0&w=100&rot=270", "id=R-1&page=0&w=100&rot=0",
-		"id=R-1&page=0&w=100&dpi=300&cw=2550&ch=3300&m=0.999,0.035,-0.035,0.999,40.5,-3.25"} {
+		"id=R-1&page=0&w=100&dpi=300&cw=2550&ch=3300&m=0.999,0.035,-0.035,0.999,40.5,-3.25",
+		"id=R-1&page=0&w=100&dpi=1&cw=10&ch=10&m=1,0,0,1,0,0"} {
 		if w := get("/api/page?" + q); w.Code == http.StatusBadRequest {
 			t.Errorf("/api/page?%s: 400 %s", q, w.Body)
 		}

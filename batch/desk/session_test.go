@@ -25,7 +25,8 @@ func open(s *Server, code string) *httptest.ResponseRecorder {
 // TestCodeIsSingleUse: the first exchange of a code consumes it; a
 // second use is refused with a message that says how to get a new code;
 // a new code (Enter, SIGHUP) opens a second browser a session of its
-// own, and makes the code printed before it and not used worthless.
+// own, and makes the code printed before it and not used worthless:
+// refused as a used one, with the same hint.
 func TestCodeIsSingleUse(t *testing.T) {
 	t.Parallel()
 	s := New(Config{Place: layout.Place{Out: t.TempDir()}, User: "alice", Host: "h"}, "127.0.0.1:8080")
@@ -43,8 +44,8 @@ func TestCodeIsSingleUse(t *testing.T) {
 	}
 	unused := s.NewCode()
 	second := s.NewCode()
-	if w := open(s, unused); w.Code != http.StatusForbidden {
-		t.Errorf("a code replaced before it was used: %d, want 403", w.Code)
+	if w := open(s, unused); w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "already used") {
+		t.Errorf("a code replaced before it was used: %d %s, want 403 saying how to get another", w.Code, w.Body)
 	}
 	b := open(s, second)
 	if b.Code != http.StatusOK {

@@ -106,3 +106,22 @@ func TestCheckChainFindsEdits(t *testing.T) {
 		}
 	})
 }
+
+// TestEventSubject: a problem names its event by number and kind, and by
+// the document and manifest line it is about when it has them.
+func TestEventSubject(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		e    Event
+		want string
+	}{
+		{Event{ID: 7, Kind: EventRowChanged, SourceID: "R-1", DocID: 3, Line: 4}, "event 7 (row_changed, document R-1, manifest line 4)"},
+		{Event{ID: 7, Kind: EventRowChanged, DocID: 3}, "event 7 (row_changed, document id 3)"},
+		{Event{ID: 7, Kind: EventRowChanged, Line: 4}, "event 7 (row_changed, manifest line 4)"},
+		{Event{ID: 7, Kind: EventRowChanged}, "event 7 (row_changed)"},
+	} {
+		if got := tc.e.subject(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
+		}
+	}
+}

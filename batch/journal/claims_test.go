@@ -164,6 +164,21 @@ func TestHoldAdmission(t *testing.T) {
 		if ok, err := j.HoldAdmission("other.csv", b, time.Minute); err != nil || !ok {
 			t.Errorf("another manifest: %v, %v", ok, err)
 		}
+		// Admitting asks about the manifests named, or, with none, any.
+		for _, tc := range []struct {
+			manifests []string
+			o         Owner
+			want      bool
+		}{
+			{[]string{"third.csv"}, a, false},
+			{[]string{"third.csv", "other.csv"}, a, true},
+			{nil, a, true}, // b holds other.csv
+			{nil, b, true}, // a holds m.csv
+		} {
+			if got, err := j.Admitting(tc.manifests, tc.o); err != nil || got != tc.want {
+				t.Errorf("Admitting(%q) = %v, %v; want %v", tc.manifests, got, err, tc.want)
+			}
+		}
 		now = now.Add(2 * time.Minute) // a's hold expires unrenewed
 		admitting(b, false)
 		hold(b, true)

@@ -2,6 +2,8 @@ package journal
 
 import (
 	"errors"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -77,5 +79,119 @@ func TestClaimCapOnResume(t *testing.T) {
 	}
 	if state != outcome.Review || reason != outcome.AttemptsExhausted || attempts != 2 {
 		t.Errorf("document %s/%s after %d attempts, want review/%s after 2", state, reason, attempts, outcome.AttemptsExhausted)
+	}
+}
+
+// TestOwnerDead: an owner is dead when its process on this host no
+// longer runs, or when its pid now runs another process (another start
+// time, read from /proc: a number of clock ticks since boot, never 0 for
+// a process started after boot); an owner on another host never is.
+func TestOwnerDead(t *testing.T) {
+	t.Parallel()
+	self := procStart(os.Getpid())
+	if n, err := strconv.ParseInt(self, 10, 64); err != nil || n <= 0 {
+		t.Fatalf("procStart of this process = %q, want its start time", self)
+	}
+	if again := procStart(os.Getpid()); again != self {
+		t.Errorf("procStart of this process: %q, then %q", self, again)
+	}
+	host, _ := os.Hostname()
+	pid := strconv.Itoa(os.Getpid())
+	for _, tc := range []struct {
+		owner Owner
+		dead  bool
+	}{
+		{NewOwner(), false},
+		{Owner(host + "/" + pid + "/" + self + "/abcd1234"), false},
+		{Owner(host + "/" + pid + "/1" + self + "/abcd1234"), true}, // the pid reused
+		{Owner(host + "/999999999/" + self + "/abcd1234"), true},    // no such process
+		{Owner("elsewhere.example/" + pid + "/1/abcd1234"), false},
+		{Owner("not an owner"), false},
+	} {
+		if got := tc.owner.dead(); got != tc.dead {
+			t.Errorf("%s: dead %v, want %v", tc.owner, got, tc.dead)
+		}
+	}
+}
+
+// TestClaimAbandoned: a lease is taken over at its expiry, not a moment
+// later; the attempts abandoned so (a worker gone with its process) do
+// not count against the cap, yet MaxAbandoned of them send the document
+// to review as attempts_exhausted, recorded in the custody log. A retry
+// waits until its time, and no longer.
+func TestClaimAbandoned(t *testing.T) {
+	t.Parallel()
+	now := time.UnixMilli(1_700_000_000_000)
+	j := backends[0].open(t, WithClock(func() time.Time { return now }))
+	p := Policy{MaxAttempts: 2, LeaseTTL: time.Minute}
+	doc := admit(t, j, 2, "R-1", "aaa")
+	for i := range MaxAbandoned {
+		if _, err := j.Claim(doc.DocID, "a", p); err != nil {
+			t.Fatalf("claim %d, with %d abandoned before it: %v", i+1, i, err)
+		}
+		now = now.Add(p.LeaseTTL) // the lease expires now
+	}
+	if l, err := j.Claim(doc.DocID, "a", p); !errors.Is(err, ErrNotClaimable) {
+		t.Fatalf("claim after %d abandoned: attempt %d, %v; want ErrNotClaimable", MaxAbandoned, l.Attempt, err)
+	}
+	var state outcome.State
+	var reason outcome.Reason
+	if err := j.db.QueryRow(`SELECT state, reason FROM documents WHERE id=?`, doc.DocID).Scan(&state, &reason); err != nil {
+		t.Fatal(err)
+	}
+	if state != outcome.Review || reason != outcome.AttemptsExhausted {
+		t.Errorf("after %d abandoned: %s/%s, want review/%s", MaxAbandoned, state, reason, outcome.AttemptsExhausted)
+	}
+	if c, err := j.CheckChain(); err != nil || len(c.Problems) != 0 {
+		t.Errorf("custody log after the exhaustion: %v, %+v", err, c)
+	}
+
+	retried := admit(t, j, 3, "R-2", "bbb")
+	l, err := j.Claim(retried.DocID, "a", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	retryAt := now.Add(time.Second)
+	if _, err := j.Fail(l, outcome.Cause("crash"), retryAt, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Claim(retried.DocID, "a", p); !errors.Is(err, ErrNotClaimable) {
+		t.Errorf("claim before the retry's time: %v, want ErrNotClaimable", err)
+	}
+	now = retryAt
+	if _, err := j.Claim(retried.DocID, "a", p); err != nil {
+		t.Errorf("claim at the retry's time: %v", err)
+	}
+}
+
+// TestFailAndReleaseLogged: an attempt failed for the last time (the
+// document to review) and one given back by an interrupted run (not
+// counted) each write their custody event, so the log still derives the
+// tables.
+func TestFailAndReleaseLogged(t *testing.T) {
+	t.Parallel()
+	now := time.UnixMilli(1_700_000_000_000)
+	j := backends[0].open(t, WithClock(func() time.Time { return now }))
+	p := Policy{MaxAttempts: 1, LeaseTTL: time.Minute}
+	failed, released := admit(t, j, 2, "R-1", "aaa"), admit(t, j, 3, "R-2", "bbb")
+	l, err := j.Claim(failed.DocID, "a", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exhausted, err := j.Fail(l, outcome.Cause("crash"), now, p); err != nil || !exhausted {
+		t.Fatalf("the last attempt failed: exhausted %v, %v", exhausted, err)
+	}
+	if l, err = j.Claim(released.DocID, "a", p); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Release(l); err != nil {
+		t.Fatal(err)
+	}
+	var attempts int
+	if err := j.db.QueryRow(`SELECT attempts FROM documents WHERE id=?`, released.DocID).Scan(&attempts); err != nil || attempts != 0 {
+		t.Errorf("a released attempt: %d attempts counted, %v; want 0", attempts, err)
+	}
+	if c, err := j.CheckChain(); err != nil || len(c.Problems) != 0 {
+		t.Errorf("custody log: %v, %+v", err, c)
 	}
 }
