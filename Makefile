@@ -196,7 +196,7 @@ fuzz:
 # disk-full test, as root) and is cut short by a mutant's timeout leaves
 # its mount there, which the target unmounts.
 GREMLINS           := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-MUTATE_PKGS        ?= batch/journal batch/store batch/audit batch/admit report/outcome manifest batch/desk batch
+MUTATE_PKGS        ?= batch/journal batch/store batch/audit batch/admit report/outcome manifest batch/desk batch/export/pdfcheck batch
 MUTATE_BATCH_FILES := breaker.go settle.go validate.go
 MUTATE_THRESHOLD   ?= 85
 MUTATE_WORKERS     ?= 1
