@@ -45,11 +45,6 @@ func bridge(cls []byte, stride int, win [4]int, step, gap int) {
 	}
 }
 
-// union4 is the box holding boxes a and b.
-func union4(a, b [4]int) [4]int {
-	return [4]int{min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])}
-}
-
 // labelBoxes labels the 8-connected components of window win of the
 // stride-wide image v, a component being pixels of one non-zero value,
 // into labels (win's size, -1 for zero, else 0 to count-1, numbered in

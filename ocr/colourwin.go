@@ -23,7 +23,7 @@ const winTile = 16
 func (c *colourLook) windows(ink *inkLook) [][4]int {
 	w, h := ink.small.w, ink.small.h
 	tw, th := (w+winTile-1)/winTile, (h+winTile-1)/winTile
-	marked := make([]bool, tw*th)
+	marked := make([]byte, tw*th) // 1: the tile holds coloured ink
 	fwd := invertMatrix(c.back)
 	p := c.plane
 	s, f := float64(p.step), float64(ink.f)
@@ -44,29 +44,17 @@ func (c *colourLook) windows(ink *inkLook) [][4]int {
 			tx, ty := int(math.Floor(x/winTile)), int(math.Floor(y/winTile))
 			for yy := max(ty-1, 0); yy <= min(ty+1, th-1); yy++ {
 				for xx := max(tx-1, 0); xx <= min(tx+1, tw-1); xx++ {
-					marked[yy*tw+xx] = true
+					marked[yy*tw+xx] = 1
 				}
 			}
 		}
 	}
+	groups, _, _ := labelBoxes(marked, tw, [4]int{0, 0, tw, th}, nil)
 	var wins [][4]int
-	for _, b := range tileGroups(marked, tw, th) {
+	for _, b := range groups { // the 8-connected groups of marked tiles
 		wins = append(wins, [4]int{b[0] * winTile, b[1] * winTile, min(b[2]*winTile, w), min(b[3]*winTile, h)})
 	}
 	return closeWindows(wins, ink.comps)
-}
-
-// tileGroups returns the boxes, in tiles, of the 8-connected groups of
-// the tw×th marked tiles.
-func tileGroups(marked []bool, tw, th int) [][4]int {
-	mask := make([]byte, len(marked))
-	for i, m := range marked {
-		if m {
-			mask[i] = 1
-		}
-	}
-	boxes, _, _ := labelBoxes(mask, tw, [4]int{0, 0, tw, th}, nil)
-	return boxes
 }
 
 // closeWindows grows each of wins to hold whole every component of comps

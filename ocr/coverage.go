@@ -187,7 +187,7 @@ func blobsAmongPrint(blobs [][4]int, lines []textLine, f int) [][4]int {
 	for _, b := range blobs {
 		for _, l := range lines {
 			lb := [4]int{l.box[0] / f, l.box[1] / f, l.box[2] / f, l.box[3] / f}
-			if lb[0] < b[2] && b[0] < lb[2] && lb[1] < b[3] && b[1] < lb[3] {
+			if meets(lb, b) {
 				m := lb[3] - lb[1]
 				out = append(out, [4]int{max(0, b[0]-m), max(0, b[1]-m), b[2] + m, b[3] + m})
 				break
@@ -289,7 +289,7 @@ func coverComps(mask []byte, comps [][4]int, small *grayImage, cover wordCover, 
 			chars := float64(pixels[i]) / unit
 			tl.area += chars
 			tl.uncovered += unread * chars
-			tl.box = [4]int{min(tl.box[0], b[0]), min(tl.box[1], b[1]), max(tl.box[2], b[2]), max(tl.box[3], b[3])}
+			tl.box = union4(tl.box, b)
 		}
 		for k := range tl.box {
 			tl.box[k] *= f

@@ -20,7 +20,7 @@ func (look *handLook) join(regions *[]handRegion, l handLine, ft handFeatures) {
 			continue
 		}
 		if b[1]-a[3] <= h && a[1]-b[3] <= h && b[0]-a[2] <= 2*h && a[0]-b[2] <= 2*h {
-			r.box = [4]int{min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])}
+			r.box = union4(a, b)
 			r.lines, r.feats = append(r.lines, l), append(r.feats, ft)
 			(*regions)[k] = r
 			return
@@ -72,6 +72,3 @@ func crossing(regions []handRegion, k int) [][4]int {
 	}
 	return out
 }
-
-// meets reports whether boxes a and b share a pixel.
-func meets(a, b [4]int) bool { return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3] }

@@ -57,7 +57,7 @@ func handsIn(ink *inkLook, colour *colourLook) *handLook {
 				i := ixs[j]
 				b := comps[i]
 				l.comps, l.inks = append(l.comps, b), append(l.inks, inks[i])
-				l.box = [4]int{min(l.box[0], b[0]), min(l.box[1], b[1]), max(l.box[2], b[2]), max(l.box[3], b[3])}
+				l.box = union4(l.box, b)
 			}
 			look.lines = append(look.lines, l)
 		}

@@ -122,7 +122,7 @@ func printLines(words []Word, dpi float64) []printLine {
 			continue
 		}
 		l := &out[k]
-		l.box = [4]int{min(l.box[0], b[0]), min(l.box[1], b[1]), max(l.box[2], b[2]), max(l.box[3], b[3])}
+		l.box = union4(l.box, b)
 		l.words = append(l.words, w)
 	}
 	return out

@@ -321,3 +321,11 @@ func textLike(line []int, boxes [][4]int) bool {
 	slope := math.Abs((n*sxy - sx*sy) / den)
 	return slope <= maxLineSlope || slope*float64(x1-x0) <= sh/n/2
 }
+
+// union4 is the box holding boxes a and b.
+func union4(a, b [4]int) [4]int {
+	return [4]int{min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])}
+}
+
+// meets reports whether boxes a and b share a pixel.
+func meets(a, b [4]int) bool { return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3] }

@@ -63,7 +63,7 @@ func unreadBlocks(c coverage) []unreadBlock {
 		for k, blk := range blocks {
 			a := blk.box
 			if blk.level == l.level && b[1]-a[3] <= h && a[1]-b[3] <= h && b[0] < a[2] && a[0] < b[2] {
-				blocks[k].box = [4]int{min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])}
+				blocks[k].box = union4(a, b)
 				merged = true
 				break
 			}
