@@ -67,6 +67,9 @@ const (
 	// rowGap, twoRows: see rows.
 	rowGap  = 0.6
 	twoRows = 2.2
+	// flatStroke: a piece this many times wider than tall is a line
+	// drawn (a rule, an underline, a flourish), no written word.
+	flatStroke = 8
 	// printTall: see printLines.
 	printTall = 1.3
 	// frameInch, frameHollow, frameGlyphs: see findFrames.

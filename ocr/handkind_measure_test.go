@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,9 +29,19 @@ func TestMeasureHandKinds(t *testing.T) {
 		for i, l := range r.lines {
 			w, even, _ := centreLine(l.comps)
 			ang, cv := lineShape(l.comps)
-			ls = append(ls, fmt.Sprintf("[%d comps h%.2f j%.2f cov%.2f wan%.2f cw%.2f even%v uni%v ang%.1f cv%.3f]", len(l.comps), r.feats[i].height, r.feats[i].joined, r.feats[i].covered, r.feats[i].wander, w, even, r.feats[i].uniform, ang, cv))
+			ls = append(ls, fmt.Sprintf("[%d comps h%.2f j%.2f cov%.2f wan%.3f cw%.2f even%v uni%v ang%.1f cv%.3f]", len(l.comps), r.feats[i].height, r.feats[i].joined, r.feats[i].covered, r.feats[i].wander, w, even, r.feats[i].uniform, ang, cv))
 		}
 		t.Logf("%s %s box %v rows %d strokes %d signed %v stamp %v lines %s", doc, kind, r.box, rows, strokes, signed, stamp, strings.Join(ls, " "))
+		for _, row := range stampRows(r) {
+			w, even, ang := centreLine(row)
+			var hs []int
+			for _, c := range row {
+				hs = append(hs, c[3]-c[1])
+			}
+			slices.Sort(hs)
+			iqr := float64(hs[len(hs)*3/4]-hs[len(hs)/4]) / float64(hs[len(hs)/2])
+			t.Logf("   stamprow %d wan%.3f even%v ang%.1f iqr%.3f mh%d kind? %s", len(row), w, even, ang, iqr, hs[len(hs)/2], kind)
+		}
 		if os.Getenv("OCR_HANDS_COMPS") != "" {
 			for _, l := range r.lines {
 				t.Logf("   comps %v", l.comps)

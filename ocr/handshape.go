@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -36,21 +37,44 @@ func baselineWander(boxes [][4]int) float64 {
 	if len(boxes) < 3 {
 		return 0
 	}
-	var n, sx, sy, sxx, sxy float64
-	for _, b := range boxes {
-		x, y := float64(b[0]+b[2])/2, float64(b[3])
-		n++
-		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	pts := bottoms(boxes)
+	slope, icpt := fitLine(pts)
+	return trimmedWander(pts, slope, icpt)
+}
+
+// levelWander is baselineWander with the line fitted again without the
+// lowest quarter: descenders pull a first fit below the line the other
+// letters stand on, and a line of print with a "J", a "p" and a "y" then
+// strays from it as a hand does. A hand's letters each stand on their
+// own, and stray from any line.
+func levelWander(boxes [][4]int) float64 {
+	if len(boxes) < 3 {
+		return 0
 	}
-	slope, icpt := 0.0, sy/n
-	if den := n*sxx - sx*sx; den != 0 {
-		slope = (n*sxy - sx*sy) / den
-		icpt = (sy - slope*sx) / n
+	pts := bottoms(boxes)
+	slope, icpt := fitLine(pts)
+	slices.SortFunc(pts, func(a, b [2]float64) int {
+		return cmp.Compare(a[1]-(slope*a[0]+icpt), b[1]-(slope*b[0]+icpt))
+	})
+	slope, icpt = fitLine(pts[:len(pts)-len(pts)/4])
+	return trimmedWander(pts, slope, icpt)
+}
+
+// bottoms returns the boxes' bottom centres.
+func bottoms(boxes [][4]int) [][2]float64 {
+	pts := make([][2]float64, len(boxes))
+	for i, b := range boxes {
+		pts[i] = [2]float64{float64(b[0]+b[2]) / 2, float64(b[3])}
 	}
-	res := make([]float64, 0, len(boxes))
-	for _, b := range boxes {
-		x := float64(b[0]+b[2]) / 2
-		res = append(res, float64(b[3])-(slope*x+icpt))
+	return pts
+}
+
+// trimmedWander is the mean distance of pts from the line, leaving out
+// the quarter farthest below it.
+func trimmedWander(pts [][2]float64, slope, icpt float64) float64 {
+	res := make([]float64, 0, len(pts))
+	for _, p := range pts {
+		res = append(res, p[1]-(slope*p[0]+icpt))
 	}
 	slices.Sort(res)
 	keep := res[:len(res)-len(res)/4]
@@ -59,6 +83,21 @@ func baselineWander(boxes [][4]int) float64 {
 		sum += math.Abs(r)
 	}
 	return sum / float64(len(keep))
+}
+
+// fitLine returns the least-squares line y = slope*x + icpt through pts.
+func fitLine(pts [][2]float64) (slope, icpt float64) {
+	var n, sx, sy, sxx, sxy float64
+	for _, p := range pts {
+		n++
+		sx, sy, sxx, sxy = sx+p[0], sy+p[1], sxx+p[0]*p[0], sxy+p[0]*p[1]
+	}
+	slope, icpt = 0, sy/n
+	if den := n*sxx - sx*sx; den != 0 {
+		slope = (n*sxy - sx*sy) / den
+		icpt = (sy - slope*sx) / n
+	}
+	return slope, icpt
 }
 
 // median returns the median of v (0 when empty); v is sorted in place.

@@ -77,7 +77,9 @@ func (look *handLook) unreadNear(b [4]int, ink int, others [][4]int, cover []byt
 			}
 			if h := float64(c[3] - c[1]); 2*h < look.printH {
 				continue // a dot, a dash, a flourish's tail: no writing's row
-			} else if h <= printCap*look.printH && float64(c[2]-c[0]) <= 2*printCap*look.printH {
+			} else if c[2]-c[0] >= flatStroke*(c[3]-c[1]) {
+				continue // a rule, an underline, a flourish: a line, no word
+			} else if h <= handHeight*look.printH && float64(c[2]-c[0]) <= 2*printCap*look.printH {
 				continue // print's glyph: a printed name a signature left unread
 			}
 			if 2*look.coveredInk(c, cover) < l.inks[k] {

@@ -78,7 +78,8 @@ func turnedChains(lines []handLine) bool {
 // skew is found, over ±stampMaxTurn degrees). A glyph is in the row of
 // the one before it, across the rows, when their centres are less than
 // half the median height apart; glyphs twice the median height or more
-// (a frame's piece, a rule) are in no row.
+// (a frame's piece) or under half of it (a dot, a piece of a rule) are in
+// no row.
 func stampRows(r handRegion) [][][4]int {
 	var all [][4]int
 	var hs []float64
@@ -89,7 +90,7 @@ func stampRows(r handRegion) [][][4]int {
 		}
 	}
 	mh := median(hs)
-	all = slices.DeleteFunc(all, func(c [4]int) bool { return float64(c[3]-c[1]) >= 2*mh })
+	all = slices.DeleteFunc(all, func(c [4]int) bool { h := float64(c[3] - c[1]); return h >= 2*mh || 2*h < mh })
 	if len(all) < stampGlyphs || mh == 0 {
 		return nil
 	}

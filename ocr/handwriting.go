@@ -99,6 +99,7 @@ type handLook struct {
 type handFeatures struct {
 	joined  float64 // share of the ink in joined strokes
 	wander  float64 // the components' bottoms off their fitted baseline, in median heights
+	level   float64 // the same, the baseline fitted without descenders (see levelWander)
 	height  float64 // median height over the print's
 	covered float64 // share of the ink under credible words
 	// uniform: three or more separate glyphs of one height (the 80th
@@ -138,6 +139,7 @@ func (look *handLook) features(l handLine, cover []byte) handFeatures {
 		ft.height = mh / look.printH
 	}
 	ft.wander = baselineWander(l.comps) / mh
+	ft.level = levelWander(l.comps) / mh
 	ft.even = look.evenLarge(l)
 	if len(heights) >= 3 && ft.joined < 0.2 {
 		// heights is sorted by median
@@ -307,7 +309,7 @@ func handLike(l handLine, ft handFeatures, clean bool) bool {
 	// they are when their baseline wanders, as print's does not.
 	capitals := ft.uniform && ft.height >= handHeight && ft.covered < handReadLine &&
 		(clean || (ft.wander >= capsWander && len(l.comps) >= capsMinGlyphs))
-	if len(l.comps) >= 12 && ft.wander < 0.04 && ft.joined < 0.2 && !capitals {
+	if len(l.comps) >= 12 && ft.level < 0.04 && ft.joined < 0.2 && !capitals {
 		return false // level print, read or faded: a heading
 	}
 	if ft.height >= stampHeight && ft.even >= stampEven && ft.joined < 0.2 {
