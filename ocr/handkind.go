@@ -122,6 +122,9 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 	case rows <= 1 && lastBelow(r.box, others, look.printLines(words), look.small.h*look.f) && !look.unreadNear(r.box, r.lines[0].ink, others, cover):
 		kind = KindSignature
 	}
+	if kind == KindNote && look.ruledFrame(r) {
+		kind = KindStamp // its letters in a ruled frame, broken
+	}
 	if handTrace != nil {
 		handTrace(r, kind, rows, strokes, signed, stamp)
 	}

@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"math"
 	"testing"
 )
 
@@ -25,6 +26,92 @@ func TestBaselineWanderDescenders(t *testing.T) {
 	}
 	if w := levelWander(hand) / 20; w < capsWander {
 		t.Errorf("a hand's letters, each on its own baseline, wander %.3f, want %v or more", w, capsWander)
+	}
+}
+
+// drawLine draws a line on img from (x0, y0) to (x1, y1), width pixels
+// thick, leaving out every gap-th run of gapLen pixels (a rule the scan
+// broke); gap 0 draws it whole.
+func drawLine(img *grayImage, x0, y0, x1, y1 float64, width, gap, gapLen int, ink uint8) {
+	n := int(math.Hypot(x1-x0, y1-y0))
+	for i := range n {
+		if gap > 0 && i%gap < gapLen {
+			continue
+		}
+		x, y := x0+(x1-x0)*float64(i)/float64(n), y0+(y1-y0)*float64(i)/float64(n)
+		for d := range width {
+			px, py := int(x), int(y)+d
+			if px >= 0 && py >= 0 && px < img.w && py < img.h {
+				img.pix[py*img.w+px] = ink
+			}
+		}
+	}
+}
+
+// TestRuledFrame: a stamp's ruled frame, turned or level, thin and broken
+// by the scan, is found round its letters; the same letters with no
+// frame, or with one rule under them (a signature's line, an underlined
+// note), are not in one.
+func TestRuledFrame(t *testing.T) {
+	const dpi = 100
+	for _, tc := range []struct {
+		name  string
+		turn  float64 // degrees
+		frame bool
+		under bool
+		want  bool
+	}{
+		{"level ruled box, broken", 0, true, false, true},
+		{"ruled box turned 12°", 12, true, false, true},
+		{"ruled box turned -22°", -22, true, false, true},
+		{"ruled box turned 7°, between the angles looked at", 7, true, false, true},
+		{"letters alone", 8, false, false, false},
+		{"letters over a rule", 0, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img := newGrayImage(600, 400)
+			for i := range img.pix {
+				img.pix[i] = 235
+			}
+			sin, cos := math.Sincos(tc.turn * math.Pi / 180)
+			cx, cy := 300.0, 200.0
+			at := func(u, v float64) (float64, float64) { return cx + u*cos - v*sin, cy + u*sin + v*cos }
+			line := func(u0, v0, u1, v1 float64) {
+				x0, y0 := at(u0, v0)
+				x1, y1 := at(u1, v1)
+				drawLine(img, x0, y0, x1, y1, 2, 23, 3, 120)
+			}
+			box := [4]int{math.MaxInt, math.MaxInt, 0, 0}
+			var letters handLine
+			for row, v := range []float64{-30, 0, 30} { // three rows of capitals
+				for k := range 10 - 3*row {
+					u := -110 + float64(k)*22 + float64(row)*33
+					x, y := at(u, v)
+					letters.comps = append(letters.comps, [4]int{int(x) - 6, int(y) - 8, int(x) + 7, int(y) + 9})
+					for dv := -8.0; dv <= 8; dv++ {
+						for du := -6.0; du <= 6; du += 6 { // three strokes a letter
+							x, y := at(u+du, v+dv)
+							img.pix[int(y)*img.w+int(x)] = 120
+							box = [4]int{min(box[0], int(x)), min(box[1], int(y)), max(box[2], int(x)+1), max(box[3], int(y)+1)}
+						}
+					}
+				}
+			}
+			if tc.frame {
+				for _, v := range []float64{-48, -15, 15, 48} { // the frame's sides and two inner rules
+					line(-140, v, 140, v)
+				}
+				line(-140, -48, -140, 48)
+				line(140, -48, 140, 48)
+			}
+			if tc.under {
+				line(-140, 48, 140, 48)
+			}
+			look := &handLook{f: 1, wdpi: dpi, small: img}
+			if got := look.ruledFrame(handRegion{box: box, lines: []handLine{letters}}); got != tc.want {
+				t.Errorf("ruledFrame = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,190 @@
+package ocr
+
+import (
+	"math"
+	"math/bits"
+)
+
+// A stamp's ruled frame, found when it is broken. findFrames finds a
+// frame that closes round its letters; a rubber stamp's thin frame and
+// inner rules, scanned, break where the ink was light, merge with the
+// print they are struck over, and, when level, lose their long
+// horizontal runs to the rules the coverage step drops from its mask.
+// What is left to a person's eye is straight lines: two or more long
+// ones, parallel to the stamp's rows, and short ones across them, at
+// any angle. A hand draws no such lines round its own writing; a note
+// written in a form's printed box would sit in one, which a referral
+// letter does not have.
+
+const (
+	// ruleLongInch is the least length of a frame's long side or inner
+	// rule, ruleShortInch of its short sides; ruleFill the least share
+	// of that length a line's ink covers (a scanned rule breaks, a row of
+	// letters covers far less along any line through it).
+	ruleLongInch  = 0.8
+	ruleShortInch = 0.35
+	ruleFill      = 0.75
+	// ruleGapInch is the longest break in a rule: a scan breaks a thin
+	// rule in places, a line of print breaks at every word.
+	ruleGapInch = 0.04
+	// ruleStep is the search's step in degrees: a line half a step (one
+	// degree) off the nearest angle looked at drifts by two pixels over
+	// ruleLongInch at 150 dpi, inside the band of three.
+	ruleStep = 2
+	// ruleMaxTurn is the most a frame is looked for turned, in degrees:
+	// a stamp is struck at up to 25°.
+	ruleMaxTurn = 26
+	// ruleMargin is how far, in inches, round a region's letters its
+	// frame is looked for.
+	ruleMargin = 0.75
+)
+
+// ruledFrame reports whether region r's letters stand in a ruled frame:
+// at one angle within ruleMaxTurn degrees, two straight lines
+// ruleLongInch long or more, one above the letters' centre and one
+// below, and two ruleShortInch long or more across them, one left of
+// the centre and one right; the ink is the page's at full contrast (the
+// reduced page, not the mask the rules were dropped from).
+func (look *handLook) ruledFrame(r handRegion) bool {
+	img, f := look.small, look.f
+	m := int(ruleMargin * look.wdpi)
+	x0, y0 := max(0, r.box[0]/f-m), max(0, r.box[1]/f-m)
+	x1, y1 := min(img.w, r.box[2]/f+m), min(img.h, r.box[3]/f+m)
+	if x1-x0 < 8 || y1-y0 < 8 {
+		return false
+	}
+	var hist [256]int
+	for y := y0; y < y1; y++ {
+		for _, v := range img.pix[y*img.w+x0 : y*img.w+x1] {
+			hist[v]++
+		}
+	}
+	cut := percentile(hist, 0.9) - inkContrast
+	var pts [][2]float64
+	for y := y0; y < y1; y++ {
+		for x, v := range img.pix[y*img.w+x0 : y*img.w+x1] {
+			if int(v) < cut {
+				pts = append(pts, [2]float64{float64(x), float64(y - y0)})
+			}
+		}
+	}
+	cx, cy := float64(r.box[0]+r.box[2])/2/float64(f)-float64(x0), float64(r.box[1]+r.box[3])/2/float64(f)-float64(y0)
+	long, short := ruleLongInch*look.wdpi, ruleShortInch*look.wdpi
+	gap := max(2, int(ruleGapInch*look.wdpi))
+	reach := math.Hypot(max(cx, float64(x1-x0)-cx), max(cy, float64(y1-y0)-cy))
+	for deg := -ruleMaxTurn; deg <= ruleMaxTurn; deg += ruleStep {
+		sin, cos := math.Sincos(float64(deg) * math.Pi / 180)
+		// Along the rows (u) and across them (v), centre at 0.
+		// A frame's lines lie within ruleMargin of the letters it holds.
+		alongU, acrossV := 0.0, 0.0
+		for _, l := range r.lines {
+			for _, c := range l.comps {
+				x, y := float64(c[0]+c[2])/2-float64(x0)-cx, float64(c[1]+c[3])/2-float64(y0)-cy
+				alongU, acrossV = max(alongU, math.Abs(x*cos+y*sin)), max(acrossV, math.Abs(-x*sin+y*cos))
+			}
+		}
+		before, after := straightLines(pts, cx, cy, cos, sin, long, reach, acrossV+float64(m), gap)
+		if !before || !after {
+			continue
+		}
+		if left, right := straightLines(pts, cx, cy, -sin, cos, short, reach, alongU+float64(m), gap); left && right {
+			return true
+		}
+	}
+	return false
+}
+
+// straightLines reports whether pts hold a straight line length long or
+// more in direction (dx, dy) on each side of the point (cx, cy), within
+// pixels of it across the direction: ink over
+// ruleFill of its length, in a band three pixels thick (a scanned rule
+// is one to three thick, and a degree off the search's angle over an
+// inch drifts by two). reach is the farthest any point lies from (cx,
+// cy).
+func straightLines(pts [][2]float64, cx, cy, dx, dy, length, reach, within float64, maxGap int) (before, after bool) {
+	d := int(reach) + 1
+	n, words := 2*d+1, (2*d+64)/64
+	grid := make([]uint64, n*words) // row v+d, bit u+d
+	count := make([]int, n)
+	for _, p := range pts {
+		x, y := p[0]-cx, p[1]-cy
+		u, v := int(math.Floor(x*dx+y*dy))+d, int(math.Floor(-x*dy+y*dx))+d
+		if u < 0 || v < 0 || u >= n || v >= n {
+			continue
+		}
+		grid[v*words+u/64] |= 1 << (u % 64)
+		count[v]++
+	}
+	need := int(math.Ceil(ruleFill * length))
+	row := func(v int) []uint64 {
+		if v < 0 || v >= n {
+			return make([]uint64, words)
+		}
+		return grid[v*words : (v+1)*words]
+	}
+	band := make([]uint64, words)
+	for v := 0; v+2 < n; v++ {
+		side := v+1 < d // the band's middle row is above the centre
+		if (side && before) || (!side && after) || math.Abs(float64(v+1-d)) > within || count[v]+count[v+1]+count[v+2] < need {
+			continue
+		}
+		for w := range band {
+			band[w] = grid[v*words+w] | grid[(v+1)*words+w] | grid[(v+2)*words+w]
+		}
+		if ruled(band, row(v-3), row(v+5), int(length), need, maxGap) {
+			if side {
+				before = true
+			} else {
+				after = true
+			}
+		}
+	}
+	return before, after
+}
+
+// ruled reports whether some window of length bits of band holds need
+// bits set or more, with no gap in them longer than ruleGap of length,
+// and with above and below (rows two pixels clear of the band) each
+// under a quarter as full there: a rule, thin and nearly whole, where a band
+// through a line of print, sharp or blurred, is broken by its word
+// spaces, and its letters fill the rows on one side of it at least.
+func ruled(band, above, below []uint64, length, need, maxGap int) bool {
+	set, first, last := 0, -1, 0
+	for i, w := range band {
+		if w != 0 {
+			set += bits.OnesCount64(w)
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if set < need {
+		return false
+	}
+	bit := func(b []uint64, i int) int { return int(b[i/64] >> (i % 64) & 1) }
+	lo, hi := first*64, (last+1)*64
+	run, up, down, lastSet := 0, 0, 0, -1
+	var gaps []int // the starts of gaps longer than allowed, in order
+	for i := lo; i < hi; i++ {
+		if bit(band, i) == 1 {
+			run++
+			if lastSet >= 0 && i-lastSet > maxGap {
+				gaps = append(gaps, lastSet)
+			}
+			lastSet = i
+		}
+		up, down = up+bit(above, i), down+bit(below, i)
+		if i-length >= lo {
+			j := i - length
+			run, up, down = run-bit(band, j), up-bit(above, j), down-bit(below, j)
+		}
+		for len(gaps) > 0 && gaps[0] <= i-length {
+			gaps = gaps[1:]
+		}
+		if run >= need && len(gaps) == 0 && 4*up < need && 4*down < need {
+			return true
+		}
+	}
+	return false
+}
