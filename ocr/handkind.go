@@ -14,7 +14,8 @@ import (
 // uses, in this order:
 //
 //  1. A stamp: its letters sit inside a frame (a large ring or box of
-//     ink round them, at any angle), or they are capitals of one size
+//     ink round them, at any angle, closed or ruled lines the scan
+//     broke: see ruledFrame), or they are capitals of one size
 //     whose centres lie on a straight line at any angle, as a rubber
 //     stamp prints them and no hand writes them.
 //  2. A signature: where it sits and what it is. Next to the printed
