@@ -190,7 +190,9 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 		})
 		return gctx.Err()
 	})
-	if werr := g.Wait(); err == nil {
+	// A check that failed cancels gctx: its error, not the cancellation
+	// that ReadArtifacts then returns, is the one to report.
+	if werr := g.Wait(); werr != nil {
 		err = werr
 	}
 	if err != nil {
