@@ -36,12 +36,8 @@ type exportOptions struct {
 	childTimeout      time.Duration
 }
 
-func exportCommand() *cli.Command {
-	var o exportOptions
-	return &cli.Command{
-		Name:  "export",
-		Usage: "hand the text over: plain text, ALTO 4.4 and searchable PDF, optionally as a BagIt bag",
-		Description: `Export is the deliberate plaintext hand-over: it decrypts the artifacts with
+// exportDescription is export's --help text.
+const exportDescription = `Export is the deliberate plaintext hand-over: it decrypts the artifacts with
 --identity and writes, for every document in the chosen states, its text
 (<name>.txt, pages separated by form feeds), its ALTO 4.4 XML
 (<name>.alto.xml) and its searchable PDF (<name>.pdf) into --to. <name> is
@@ -107,7 +103,14 @@ Exit status: 0 every document exported; 1 a finding, or a failure (a
 symbolic link beneath --to among them); 2 usage
 error (--to inside --out, encrypted artifacts without --identity, a bad
 flag); 3 interrupted: run the same command again to resume; 5 every
-document exported, but with --pdfa some PDFs could not be PDF/A.`,
+document exported, but with --pdfa some PDFs could not be PDF/A.`
+
+func exportCommand() *cli.Command {
+	var o exportOptions
+	return &cli.Command{
+		Name:        "export",
+		Usage:       "hand the text over: plain text, ALTO 4.4 and searchable PDF, optionally as a BagIt bag",
+		Description: exportDescription,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder to export from"),
 			journalFlag(&o.journal),
