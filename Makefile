@@ -301,7 +301,9 @@ marks: build
 # reader's (pdftotext, -raw, mutool, pdf.js, PDFBox in content order and
 # sorted) phrase recall (word trigrams of a line found), CER over sorted
 # words and CER in reading order, and, exported with --pdfa, the PDF/A
-# clauses (EXPORT_CHECK_FLAGS=-pdfa=false skips). It prints per document and
+# clauses (EXPORT_CHECK_FLAGS=-pdfa=false skips; -straighten exports with
+# --straighten and leaves the pages redrawn out of the comparisons with
+# the source). It prints per document and
 # overall figures and fails when a document misses a line. The batch is
 # eval-out (make eval) unless EXPORT_CHECK_OUT says otherwise; demo-out is
 # decrypted with the demo key. Needs poppler-utils and qpdf (make deps).

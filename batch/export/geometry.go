@@ -99,14 +99,17 @@ func CanvasToDisplayed(p result.PageResult, f PageFrame) Matrix {
 	if p.DPI <= 0 {
 		return Identity
 	}
-	var toCanvas Matrix
-	if p.Canvas != nil {
-		toCanvas = Matrix(p.Canvas.Matrix)
-	} else {
-		toCanvas = reconstructCanvas(p, f)
-	}
 	s := 72 / float64(p.DPI)
-	return toCanvas.Invert().Then(Matrix{s, 0, 0, s, 0, 0})
+	return renderToCanvas(p, f).Invert().Then(Matrix{s, 0, 0, s, 0, 0})
+}
+
+// renderToCanvas is the map of page p's steps from its render to its
+// canvas: the artifact's, or rebuilt (see CanvasToDisplayed).
+func renderToCanvas(p result.PageResult, f PageFrame) Matrix {
+	if p.Canvas != nil {
+		return Matrix(p.Canvas.Matrix)
+	}
+	return reconstructCanvas(p, f)
 }
 
 // CanvasToUser maps the pixels of page p's canvas to PDF user space.

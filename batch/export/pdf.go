@@ -203,7 +203,7 @@ func searchable(src []byte, pages []result.PageResult, meta Provenance, opt *PDF
 	}
 	u := newUpdate(src, next)
 	maps.Copy(u.offsets, located)
-	if err := u.layers(ctx, pages, r.Frames, opt.Transcriptions); err != nil {
+	if r.Straightened, err = u.layers(ctx, src, pages, r.Frames, opt); err != nil {
 		return r, err
 	}
 	m := newDocMeta(ctx, meta, *opt)
@@ -230,36 +230,55 @@ func searchable(src []byte, pages []result.PageResult, meta Provenance, opt *PDF
 }
 
 // layers adds the text layer of each OCR'd page with words or
-// transcriptions (ts, after its words), and the fonts once when one does.
-func (u *update) layers(ctx *model.Context, pages []result.PageResult, frames []PageFrame, ts []Transcription) error {
+// transcriptions (opt's, after its words), and the fonts once when one
+// does; with opt.Straighten it first redraws the pages turned in the
+// image or deskewed (see straighten.go), whose numbers (1-based) it
+// returns.
+func (u *update) layers(ctx *model.Context, src []byte, pages []result.PageResult, frames []PageFrame, opt *PDFOptions) ([]int, error) {
+	var straight map[int]*straightPage
+	if opt.Straighten {
+		var err error
+		if straight, err = u.straighten(ctx, src, pages, frames); err != nil {
+			return nil, err
+		}
+	}
 	placed := make([][]placedLine, len(pages))
 	var top uint16 // the highest code unit drawn
 	for i, p := range pages {
-		placed[i] = append(placeLines(p, frames[i]), placeTranscriptions(p, i, frames[i], ts)...)
+		f := frames[i]
+		if straight[i] != nil {
+			p, f = straightened(p)
+		}
+		placed[i] = append(placeLines(p, f), placeTranscriptions(p, i, f, opt.Transcriptions)...)
 		top = max(top, topCode(placed[i]))
 	}
 	var fs *fontSet
+	var done []int
 	for i, lines := range placed {
-		if len(lines) == 0 {
+		if len(lines) == 0 && straight[i] == nil {
 			continue
 		}
-		if fs == nil {
+		if fs == nil && len(lines) > 0 {
 			f, err := u.newFontSet(top)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			fs = f
 		}
-		if err := u.addLayer(ctx, i+1, fs, lines); err != nil {
-			return fmt.Errorf("adding the text layer to page %d: %w", i+1, err)
+		if err := u.addLayer(ctx, i+1, fs, lines, straight[i]); err != nil {
+			return nil, fmt.Errorf("adding the text layer to page %d: %w", i+1, err)
+		}
+		if straight[i] != nil {
+			done = append(done, i+1)
 		}
 	}
-	return nil
+	return done, nil
 }
 
 // addLayer gives page n (1-based) its text layer: the content streams
-// around its own and its resources with the fonts.
-func (u *update) addLayer(ctx *model.Context, n int, fs *fontSet, lines []placedLine) error {
+// around its own and its resources with the fonts; a page sp straightens
+// is redrawn as its image instead (see redraw).
+func (u *update) addLayer(ctx *model.Context, n int, fs *fontSet, lines []placedLine, sp *straightPage) error {
 	d, ref, attrs, err := ctx.PageDict(n, false)
 	if err != nil {
 		return &parseError{"reading the page dictionary", err}
@@ -271,8 +290,14 @@ func (u *update) addLayer(ctx *model.Context, n int, fs *fontSet, lines []placed
 	if err != nil {
 		return err
 	}
+	page := types.Dict{}
+	maps.Copy(page, d)
 	res := types.Dict{}
-	if attrs.Resources != nil {
+	if sp != nil {
+		var draw types.IndirectRef
+		draw, res = u.redraw(page, sp)
+		contents = types.Array{draw}
+	} else if attrs.Resources != nil {
 		maps.Copy(res, attrs.Resources)
 	}
 	fonts := types.Dict{}
@@ -301,8 +326,6 @@ func (u *update) addLayer(ctx *model.Context, n int, fs *fontSet, lines []placed
 
 	open := u.stream(types.Dict{}, []byte("q\n"))
 	layer := u.stream(types.Dict{}, textLayer(lines, names))
-	page := types.Dict{}
-	maps.Copy(page, d)
 	page["Contents"] = append(append(types.Array{open}, contents...), layer)
 	page["Resources"] = res
 	u.object(ref.ObjectNumber.Value(), ref.GenerationNumber.Value(), page.PDFString())

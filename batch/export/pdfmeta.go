@@ -37,6 +37,11 @@ type PDFOptions struct {
 	// Transcriptions are what persons typed for regions of the pages,
 	// set in the layer as such (see transcribed.go).
 	Transcriptions []Transcription
+	// Straighten redraws each OCR'd page turned in the image or deskewed
+	// as the square image OCR read, re-encoded losslessly, its layer
+	// square on it (see straighten.go); the default leaves every page's
+	// pixels as the source's.
+	Straighten bool
 }
 
 // docMeta is the metadata both the information dictionary and the XMP

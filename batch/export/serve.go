@@ -51,7 +51,7 @@ func serveRender(req renderRequest) renderReply {
 	injectFault(req.Meta.SourceSHA256)
 	var rep renderReply
 	r, err := searchable(req.Source, req.Pages, req.Meta, req.PDF)
-	rep.PDF, rep.Frames, rep.NotPDFA = r.PDF, r.Frames, r.NotPDFA
+	rep.PDF, rep.Frames, rep.NotPDFA, rep.Straightened = r.PDF, r.Frames, r.NotPDFA, r.Straightened
 	if err != nil {
 		return renderReply{Err: Redacted(err)}
 	}

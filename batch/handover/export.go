@@ -50,6 +50,12 @@ const FindingExportFailed = "export_failed"
 // ProvenanceFile is each document's provenance in a bag.
 const ProvenanceFile = "provenance.json"
 
+// SourceSuffix ends the name of the source file export --straighten
+// keeps beside a PDF whose pages it redrew: <name>~source.pdf. No
+// source_id's name ends so ("~" comes only before SafeName's hex hash),
+// so it meets no other document's file.
+const SourceSuffix = "~source.pdf"
+
 var (
 	// ErrDestInsideOut: the export would write into the output folder.
 	ErrDestInsideOut = errors.New("the export folder is inside the output folder")
@@ -90,6 +96,10 @@ type ExportOptions struct {
 	// TitleFrom is where a PDF's title comes from: TitleSourceID (the
 	// default, when empty) or TitleFile.
 	TitleFrom string
+	// Straighten redraws the searchable PDFs' pages turned in the image
+	// or deskewed straight (see export.PDFOptions), and keeps the source
+	// of each document it redrew a page of beside its PDF (SourceSuffix).
+	Straighten bool
 
 	// Child says how to start the child process that parses the sources
 	// (for the page frames of the ALTO and for the searchable PDF), as
@@ -116,8 +126,10 @@ type ExportEvent struct {
 	// NotPDFA says why the document's PDF is plain searchable PDF though
 	// PDF/A was asked for.
 	NotPDFA string `json:"not_pdfa,omitempty"`
-	Done    int    `json:"done"`
-	Total   int    `json:"total"`
+	// Straightened are the pages (1-based) --straighten redrew.
+	Straightened []int `json:"straightened_pages,omitempty"`
+	Done         int   `json:"done"`
+	Total        int   `json:"total"`
 }
 
 // ExportResult is what Export did.
@@ -140,6 +152,8 @@ type ExportResult struct {
 	// NotPDFA lists the documents whose source did not allow it, and why.
 	PDFA    int       `json:"pdfa"`
 	NotPDFA []NotPDFA `json:"not_pdfa"`
+	// Straightened counts the pages ExportOptions.Straighten redrew.
+	Straightened int `json:"straightened_pages"`
 }
 
 // NotPDFA is a document exported as plain searchable PDF though PDF/A was

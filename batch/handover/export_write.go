@@ -104,7 +104,7 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 		}
 		return refuse()
 	}
-	names, contents, notPDFA, err := x.render(ctx, d, a, src)
+	names, contents, r, err := x.render(ctx, d, a, src)
 	var re *export.RenderError
 	switch {
 	case errors.As(err, &re):
@@ -123,20 +123,22 @@ func (x *exporter) document(ctx context.Context, d journal.Doc) (ExportEvent, er
 		return ExportEvent{}, err
 	}
 	x.res.Exported++
+	x.res.Straightened += len(r.Straightened)
+	notPDFA := r.NotPDFA
 	if notPDFA != "" {
 		x.res.NotPDFA = append(x.res.NotPDFA, NotPDFA{SourceID: d.SourceID, Reason: notPDFA})
 	} else if x.o.PDFA && slices.Contains(x.o.Formats, FormatPDF) {
 		x.res.PDFA++
 	}
-	return ExportEvent{Kind: "exported", Written: written, Present: present, NotPDFA: notPDFA}, nil
+	return ExportEvent{Kind: "exported", Written: written, Present: present, NotPDFA: notPDFA, Straightened: r.Straightened}, nil
 }
 
 // render makes a verified document's files, in memory: at most a source
 // PDF and its text at a time, whatever the batch's size. The frames and
 // the searchable PDF come from the renderer's child; a document it fails
-// on is an *export.RenderError. notPDFA says why its PDF is not PDF/A
-// though asked.
-func (x *exporter) render(ctx context.Context, d journal.Doc, a *layout.Artifact, src []byte) (names []string, contents [][]byte, notPDFA string, err error) {
+// on is an *export.RenderError. r is what the child said (empty without
+// one): why the PDF is not PDF/A though asked, the pages straightened.
+func (x *exporter) render(ctx context.Context, d journal.Doc, a *layout.Artifact, src []byte) (names []string, contents [][]byte, r export.Rendered, err error) {
 	base := layout.SafeName(d.SourceID)
 	prov := export.Provenance{
 		SourceID: d.SourceID, ManifestLine: d.Line, SourceSHA256: d.SHA256, SourceSize: d.Size,
@@ -152,36 +154,42 @@ func (x *exporter) render(ctx context.Context, d journal.Doc, a *layout.Artifact
 	if slices.Contains(x.o.Formats, FormatText) {
 		names, contents = append(names, base+".txt"), append(contents, []byte(layout.ContentText(a.Pages)+TranscriptionsText(a.Transcriptions)))
 	}
-	var r *export.Rendered
 	if x.renderer != nil {
 		var opt *export.PDFOptions
 		if slices.Contains(x.o.Formats, FormatPDF) {
-			opt = &export.PDFOptions{PDFA: x.o.PDFA, Title: x.title(d), Transcriptions: exportTranscriptions(a.Transcriptions)}
+			opt = &export.PDFOptions{PDFA: x.o.PDFA, Title: x.title(d), Transcriptions: exportTranscriptions(a.Transcriptions),
+				Straighten: x.o.Straighten}
 		}
-		if r, err = x.renderer.Render(ctx, src, a.Pages, prov, opt); err != nil {
-			return nil, nil, "", err
+		rr, err := x.renderer.Render(ctx, src, a.Pages, prov, opt)
+		if err != nil {
+			return nil, nil, r, err
 		}
-		notPDFA = r.NotPDFA
+		r = *rr
 	}
 	if slices.Contains(x.o.Formats, FormatALTO) {
 		var buf bytes.Buffer
 		if err := export.WriteALTO(&buf, a.Pages, r.Frames, prov, exportTranscriptions(a.Transcriptions)); err != nil {
 			// The artifact and the source disagree on the page count.
-			return nil, nil, "", &export.RenderError{Reason: err.Error()}
+			return nil, nil, r, &export.RenderError{Reason: err.Error()}
 		}
 		names, contents = append(names, base+".alto.xml"), append(contents, buf.Bytes())
 	}
 	if slices.Contains(x.o.Formats, FormatPDF) {
 		names, contents = append(names, base+".pdf"), append(contents, r.PDF)
+		if len(r.Straightened) > 0 {
+			// The pages redrawn are new images: the source's stay beside
+			// them, byte for byte.
+			names, contents = append(names, base+SourceSuffix), append(contents, src)
+		}
 	}
 	if x.o.Bag {
 		b, err := prov.JSON()
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, r, err
 		}
 		names, contents = append(names, ProvenanceFile), append(contents, b)
 	}
-	return names, contents, notPDFA, nil
+	return names, contents, r, nil
 }
 
 // title is document d's PDF title, as TitleFrom says.

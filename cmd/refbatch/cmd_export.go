@@ -29,18 +29,15 @@ type exportOptions struct {
 	mode              string
 	bag, json, quiet  bool
 	pdfa              pdfaMode
+	straighten        bool
 	withdrawn         bool
 	titleFrom         string
 	childMemory       int64
 	childTimeout      time.Duration
 }
 
-func exportCommand() *cli.Command {
-	var o exportOptions
-	return &cli.Command{
-		Name:  "export",
-		Usage: "hand the text over: plain text, ALTO 4.4 and searchable PDF, optionally as a BagIt bag",
-		Description: `Export is the deliberate plaintext hand-over: it decrypts the artifacts with
+// exportDescription is export's --help text.
+const exportDescription = `Export is the deliberate plaintext hand-over: it decrypts the artifacts with
 --identity and writes, for every document in the chosen states, its text
 (<name>.txt, pages separated by form feeds), its ALTO 4.4 XML
 (<name>.alto.xml) and its searchable PDF (<name>.pdf) into --to. <name> is
@@ -74,6 +71,16 @@ the export lists it with the reason in words and what to do (not_pdfa in
 --json) and exits 5 once every document is exported; --pdfa=best-effort
 accepts plain searchable PDF for those and exits 0.
 
+--straighten changes the pages: each OCR'd page that was turned in the
+image or deskewed is redrawn as the image OCR read, the page's render at
+its reading resolution turned and rotated straight (resampled once,
+bilinearly), encoded losslessly (Flate), on a page of that image's size,
+with the text layer square on it, so that every reader rebuilds one
+line per line. Those pages no longer render as the source's; the others
+are untouched. The source file is kept beside the PDF as
+<name>~source.pdf (in a bag, covered by the manifest as every file).
+Without --straighten every page renders as the source's, pixel for pixel.
+
 The source PDFs are parsed (for the ALTO's page sizes and to add the
 searchable PDF's text layer) in a child process, as admission's checks
 are, under --pdf-memory and --pdf-timeout: a document whose child crashes,
@@ -96,7 +103,14 @@ Exit status: 0 every document exported; 1 a finding, or a failure (a
 symbolic link beneath --to among them); 2 usage
 error (--to inside --out, encrypted artifacts without --identity, a bad
 flag); 3 interrupted: run the same command again to resume; 5 every
-document exported, but with --pdfa some PDFs could not be PDF/A.`,
+document exported, but with --pdfa some PDFs could not be PDF/A.`
+
+func exportCommand() *cli.Command {
+	var o exportOptions
+	return &cli.Command{
+		Name:        "export",
+		Usage:       "hand the text over: plain text, ALTO 4.4 and searchable PDF, optionally as a BagIt bag",
+		Description: exportDescription,
 		Flags: []cli.Flag{
 			outFlag(&o.out, "the output folder to export from"),
 			journalFlag(&o.journal),
@@ -105,6 +119,7 @@ document exported, but with --pdfa some PDFs could not be PDF/A.`,
 			&cli.StringFlag{Name: "format", Usage: "formats, comma-separated: pdf, alto, txt `FORMATS`", Value: "pdf,alto,txt", Destination: &o.formats},
 			&cli.BoolFlag{Name: "bag", Usage: "make DEST a BagIt bag (RFC 8493)", Destination: &o.bag},
 			&pdfaFlag{BoolFlag: cli.BoolFlag{Name: "pdfa", Usage: "make the searchable PDFs PDF/A-2b; a source that does not allow it is exported as plain searchable PDF, listed with the reason and what to do, and export exits 5 (--pdfa=best-effort: exits 0)"}, mode: &o.pdfa},
+			&cli.BoolFlag{Name: "straighten", Usage: "redraw each page turned in the image or deskewed as the straight image OCR read (re-encoded losslessly, the source kept beside as <name>~source.pdf), its text square on it; pages otherwise stay the source's pixels", Destination: &o.straighten},
 			&cli.StringFlag{Name: "title-from", Usage: "the PDFs' title: source_id, or file (the source file's name) `FROM`", Value: handover.TitleSourceID, Destination: &o.titleFrom},
 			&cli.StringFlag{Name: "state", Usage: "states whose documents are exported, comma-separated: done, review `STATES`", Value: string(outcome.Done), Destination: &o.states},
 			&cli.BoolFlag{Name: "withdrawn", Usage: "export also the documents whose rows were deleted from the manifest (left out otherwise)", Destination: &o.withdrawn},
@@ -147,7 +162,7 @@ func runExport(ctx context.Context, o exportOptions, stdout, stderr io.Writer) e
 		return usageErr(fmt.Sprintf("--title-from %s: want source_id or file", o.titleFrom), hint)
 	}
 	eo := handover.ExportOptions{Out: o.place.Out, Journal: o.place.Journal, Dest: o.to, Bag: o.bag, FileMode: os.FileMode(mode),
-		PDFA: o.pdfa != pdfaOff, TitleFrom: o.titleFrom, Withdrawn: o.withdrawn,
+		PDFA: o.pdfa != pdfaOff, TitleFrom: o.titleFrom, Withdrawn: o.withdrawn, Straighten: o.straighten,
 		// The sources are parsed in a child: this binary re-executed in
 		// its hidden export mode.
 		Child: layout.Process{Path: exe, Args: []string{exportChildCommand}}, ChildMemory: o.childMemory, ChildTimeout: o.childTimeout}
@@ -296,6 +311,9 @@ func writeExportSummary(stdout io.Writer, res *handover.ExportResult, pdfa bool,
 		res.Exported, res.Selected, what, termText(res.Dest), res.Written, res.Present, humanBytes(res.Bytes), time.Since(start).Seconds())
 	if pdfa {
 		fmt.Fprintf(stdout, ", %d as PDF/A-2b", res.PDFA)
+	}
+	if res.Straightened > 0 {
+		fmt.Fprintf(stdout, ", %d page%s straightened (each document's source kept beside its PDF)", res.Straightened, plural(res.Straightened))
 	}
 	if res.Withdrawn > 0 {
 		fmt.Fprintf(stdout, ", %d withdrawn from the manifest left out (--withdrawn exports them)", res.Withdrawn)

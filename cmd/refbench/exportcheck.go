@@ -51,7 +51,10 @@ upright pages and 0.95 on the turned or skewed ones; its character error
 over the words sorted at most 0.01; its character error in reading order,
 reported; and, with --pdfa (the default), every PDF exported
 as PDF/A-2b passing batch/export/pdfcheck's PDF/A clauses, the others
-listed with export's reason. It prints one line per document (its
+listed with export's reason. With --straighten it exports so: the pages
+export redraws straight are left out of the renders and the pdfimages
+listing compared with the source's, and words are looked for on the
+PDF's own ink. It prints one line per document (its
 source_id and figures, never its text) and the totals.
 
 Exit status: 0 every document meets every line; 1 one does not, a document
@@ -65,7 +68,7 @@ type exportCheckOptions struct {
 	Out, Identity, Refbatch, To, States, JSON string
 	PDFJS                                     string
 	Workers                                   int
-	PDFA                                      bool
+	PDFA, Straighten                          bool
 }
 
 // docCheck is one document's figures; Problems are the lines it misses.
@@ -98,6 +101,7 @@ func exportCheckMain(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.StringVar(&o.JSON, "json", "", "also write every figure to `FILE`")
 	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "documents checked at once")
 	fs.BoolVar(&o.PDFA, "pdfa", true, "export with --pdfa and check the PDF/A clauses")
+	fs.BoolVar(&o.Straighten, "straighten", false, "export with --straighten: the pages it redraws are left out of the comparisons with the source, their words looked for on the PDF's own ink")
 	fs.StringVar(&o.PDFJS, "pdfjs", "testdata/pdfjs", "the `DIR` of pdf.js's text.mjs and node_modules (PDFBox's Text.java is in ../pdfbox beside it)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -143,10 +147,11 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 	if to == "" {
 		to = filepath.Join(scratch, "export")
 	}
-	exported, refused, notPDFA, err := runExport(ctx, o, to, stderr)
+	ev, err := runExport(ctx, o, to, stderr)
 	if err != nil {
 		return false, err
 	}
+	exported, refused := ev.exported, ev.refused
 	fmt.Fprintf(stderr, "refbench: export-check: %d documents exported, %d refused; checking\n", len(exported), len(refused))
 
 	var docs []*docCheck
@@ -157,7 +162,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 		if !exported[id] {
 			return gctx.Err()
 		}
-		d := &docCheck{SourceID: id, NotPDFA: notPDFA[id]}
+		d := &docCheck{SourceID: id, NotPDFA: ev.notPDFA[id]}
 		docs = append(docs, d)
 		pages := checkedPages(a)
 		g.Go(func() error {
@@ -176,7 +181,7 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 				return err
 			}
 			defer os.RemoveAll(dir)
-			d.Result, err = pdfcheck.Check(gctx, dir, src, out, pages)
+			d.Result, err = pdfcheck.CheckWith(gctx, dir, src, out, pages, pdfcheck.Options{Straightened: ev.straightened[id]})
 			if err != nil {
 				return fmt.Errorf("%s: %w", id, err)
 			}
@@ -185,7 +190,9 @@ func exportCheck(ctx context.Context, o exportCheckOptions, stdout, stderr io.Wr
 		})
 		return gctx.Err()
 	})
-	if werr := g.Wait(); err == nil {
+	// A check that failed cancels gctx: its error, not the cancellation
+	// that ReadArtifacts then returns, is the one to report.
+	if werr := g.Wait(); werr != nil {
 		err = werr
 	}
 	if err != nil {
@@ -220,17 +227,30 @@ func sourcePrefix(out []byte, size int64, sha string) ([]byte, bool) {
 	return out[:size], hex.EncodeToString(sum[:]) == sha
 }
 
+// exportEvents are what export said of each document: the source_ids
+// exported, those refused (with their findings' kinds), those not PDF/A
+// though asked (with the reason) and the pages --straighten redrew.
+type exportEvents struct {
+	exported     map[string]bool
+	refused      map[string][]string
+	notPDFA      map[string]string
+	straightened map[string][]int
+}
+
 // runExport runs refbatch export --format pdf --json into to and returns
-// the source_ids exported, those refused (with their findings' kinds) and
-// those not PDF/A though asked (with the reason).
-func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.Writer) (exported map[string]bool, refused map[string][]string, notPDFA map[string]string, err error) {
+// what it said of each document.
+func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.Writer) (exportEvents, error) {
+	e := exportEvents{exported: map[string]bool{}, refused: map[string][]string{}, notPDFA: map[string]string{}, straightened: map[string][]int{}}
 	exe, err := filepath.Abs(o.Refbatch)
 	if err != nil {
-		return nil, nil, nil, err
+		return e, err
 	}
 	args := []string{"export", "--quiet", "--json", "--format", "pdf", "--state", o.States, "--out", o.Out, "--to", to}
 	if o.PDFA {
 		args = append(args, "--pdfa")
+	}
+	if o.Straighten {
+		args = append(args, "--straighten")
 	}
 	if o.Identity != "" {
 		args = append(args, "--identity", o.Identity)
@@ -239,7 +259,6 @@ func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.W
 	var stdout, errBuf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &errBuf
 	runErr := cmd.Run()
-	exported, refused, notPDFA = map[string]bool{}, map[string][]string{}, map[string]string{}
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	for sc.Scan() {
@@ -249,23 +268,24 @@ func runExport(ctx context.Context, o exportCheckOptions, to string, stderr io.W
 		}
 		switch ev.Kind {
 		case "exported":
-			exported[ev.SourceID] = true
+			e.exported[ev.SourceID] = true
 			if ev.NotPDFA != "" {
-				notPDFA[ev.SourceID] = ev.NotPDFA
+				e.notPDFA[ev.SourceID] = ev.NotPDFA
 			}
+			e.straightened[ev.SourceID] = ev.Straightened
 		case "refused":
 			for _, f := range ev.Findings {
-				refused[ev.SourceID] = append(refused[ev.SourceID], f.Kind)
+				e.refused[ev.SourceID] = append(e.refused[ev.SourceID], f.Kind)
 			}
 		}
 	}
 	// Export exits 1 when it refused a document and 5 when a PDF asked
 	// as PDF/A is not; both are figures here, not failures to run.
 	var ee *exec.ExitError
-	if runErr != nil && !(errors.As(runErr, &ee) && (ee.ExitCode() == 1 && len(refused) > 0 || ee.ExitCode() == 5 && len(notPDFA) > 0)) {
-		return nil, nil, nil, fmt.Errorf("refbatch export: %v: %s", runErr, strings.TrimSpace(lastLine(errBuf.String())))
+	if runErr != nil && !(errors.As(runErr, &ee) && (ee.ExitCode() == 1 && len(e.refused) > 0 || ee.ExitCode() == 5 && len(e.notPDFA) > 0)) {
+		return e, fmt.Errorf("refbatch export: %v: %s", runErr, strings.TrimSpace(lastLine(errBuf.String())))
 	}
-	return exported, refused, notPDFA, nil
+	return e, nil
 }
 
 // writeExportCheck prints a line per document and the totals, and reports
@@ -274,6 +294,7 @@ func writeExportCheck(w io.Writer, docs []*docCheck, refused map[string][]string
 	fmt.Fprintf(w, "%-24s %5s %4s %8s %15s %9s %5s %6s  %s\n", "document", "pages", "ocr", "CER", "words on ink", "72dpi", "qpdf", "images", "result")
 	var t struct {
 		pages, ocrPages, identical, rendered, qpdfOK, imagesOK, failed int
+		straightened                                                   int
 		dist, n, words, onInk, withText, withWords                     int
 		cerSum, cerMax, inkSum                                         float64
 	}
@@ -281,6 +302,7 @@ func writeExportCheck(w io.Writer, docs []*docCheck, refused map[string][]string
 	for _, d := range docs {
 		r := d.Result
 		t.pages, t.ocrPages, t.identical, t.rendered = t.pages+r.Pages, t.ocrPages+r.OCRPages, t.identical+r.IdenticalPages, t.rendered+r.RenderedPages
+		t.straightened += r.Straightened
 		t.dist, t.n, t.words, t.onInk = t.dist+r.CERDistance, t.n+r.CERN, t.words+r.Words, t.onInk+r.OnInk
 		if r.QPDFOK() && r.Pages > 0 {
 			t.qpdfOK++
@@ -329,8 +351,8 @@ func writeExportCheck(w io.Writer, docs []*docCheck, refused map[string][]string
 		mean(t.cerSum, t.withText), t.cerMax, t.withText, pooled, t.dist, t.n, pdfcheck.MaxCER)
 	fmt.Fprintf(w, "words on ink: min %.4f, mean %.4f over %d documents with words; all words %.4f (%d/%d); line >= %.2f\n",
 		inkMin, mean(t.inkSum, t.withWords), t.withWords, share, t.onInk, t.words, pdfcheck.MinOnInk)
-	fmt.Fprintf(w, "pages identical at 72 dpi: %d of %d; qpdf --check ok: %d of %d; pdfimages -list identical: %d of %d\n",
-		t.identical, t.pages, t.qpdfOK, len(docs), t.imagesOK, len(docs))
+	fmt.Fprintf(w, "pages identical at 72 dpi: %d of %d (%d straightened, left out); qpdf --check ok: %d of %d; pdfimages -list identical: %d of %d\n",
+		t.identical, t.pages, t.straightened, t.qpdfOK, len(docs), t.imagesOK, len(docs))
 	if t.failed > 0 {
 		fmt.Fprintf(w, "FAIL: %d of %d documents miss a line\n", t.failed, len(docs)+len(refused))
 		return false

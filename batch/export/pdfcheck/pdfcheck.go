@@ -28,7 +28,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,8 +82,21 @@ type Result struct {
 	// QPDFSource and QPDF are the exit codes of qpdf --check (0 clean,
 	// 3 warnings).
 	QPDFSource, QPDF int
-	// ImagesIdentical is whether pdfimages -list gives the same listing.
+	// ImagesIdentical is whether pdfimages -list gives the same listing
+	// (of the pages not straightened, with Options.Straightened).
 	ImagesIdentical bool
+	// Straightened counts the pages export --straighten redrew
+	// (Options.Straightened), which need not render as the source's.
+	Straightened int
+}
+
+// Options say what Check is to expect of a PDF.
+type Options struct {
+	// Straightened are the pages (1-based) export --straighten redrew:
+	// their renders and images are new, so they are left out of the
+	// comparisons with the source, and their words are looked for on
+	// the PDF's own ink.
+	Straightened []int
 }
 
 // CER is the character error rate of pdftotext -raw, 0 without OCR text.
@@ -126,8 +138,8 @@ func (r Result) Problems() []string {
 	} else if r.InkShare() < MinOnInk {
 		p = append(p, fmt.Sprintf("%d of %d words on ink (%.4f), want at least %.2f", r.OnInk, r.Words, r.InkShare(), MinOnInk))
 	}
-	if r.RenderedPages != r.Pages || r.IdenticalPages != r.RenderedPages {
-		p = append(p, fmt.Sprintf("%d of %d pages render identically at 72 dpi (%d rendered)", r.IdenticalPages, r.Pages, r.RenderedPages))
+	if r.RenderedPages != r.Pages || r.IdenticalPages+r.Straightened != r.RenderedPages {
+		p = append(p, fmt.Sprintf("%d of %d pages render identically at 72 dpi (%d rendered, %d straightened)", r.IdenticalPages, r.Pages, r.RenderedPages, r.Straightened))
 	}
 	if !r.QPDFOK() {
 		p = append(p, fmt.Sprintf("qpdf --check exits %d (the source: %d)", r.QPDF, r.QPDFSource))
@@ -143,7 +155,12 @@ func (r Result) Problems() []string {
 // the caller removes. An error is a tool that could not run, not a line
 // that was missed: those are in the Result's Problems.
 func Check(ctx context.Context, dir string, src, out []byte, pages []result.PageResult) (Result, error) {
-	r := Result{Pages: len(pages), Prefix: bytes.HasPrefix(out, src)}
+	return CheckWith(ctx, dir, src, out, pages, Options{})
+}
+
+// CheckWith is Check expecting what o says.
+func CheckWith(ctx context.Context, dir string, src, out []byte, pages []result.PageResult, o Options) (Result, error) {
+	r := Result{Pages: len(pages), Prefix: bytes.HasPrefix(out, src), Straightened: len(o.Straightened)}
 	for _, p := range pages {
 		if p.TextSource == result.TextFromOCR {
 			r.OCRPages++
@@ -165,8 +182,8 @@ func Check(ctx context.Context, dir string, src, out []byte, pages []result.Page
 	if err != nil {
 		return r, err
 	}
-	r.ImagesIdentical = bytes.Equal(a, b)
-	if err := r.renders(ctx, dir, in, res); err != nil {
+	r.ImagesIdentical = slices.Equal(imageList(a, o.Straightened), imageList(b, o.Straightened))
+	if err := r.renders(ctx, dir, in, res, o.Straightened); err != nil {
 		return r, err
 	}
 	raw, err := run(ctx, "pdftotext", "-raw", res, "-")
@@ -182,13 +199,36 @@ func Check(ctx context.Context, dir string, src, out []byte, pages []result.Page
 		c := eval.CER(texts[i], p.Text)
 		r.CERDistance, r.CERN = r.CERDistance+c.Distance, r.CERN+c.N
 	}
-	r.OnInk, r.Words, err = wordsOnInk(ctx, dir, res, in, pages)
+	// A straightened page's ink is its own; the others render as the
+	// source's.
+	ink := in
+	if len(o.Straightened) > 0 {
+		ink = res
+	}
+	r.OnInk, r.Words, err = wordsOnInk(ctx, dir, res, ink, pages)
 	return r, err
+}
+
+// imageList is pdfimages -list's listing without its header, each image's
+// running number, and the images of the pages left out.
+func imageList(list []byte, leftOut []int) []string {
+	var out []string
+	for k, line := range strings.Split(string(list), "\n") {
+		f := strings.Fields(line)
+		if k < 2 || len(f) < 2 {
+			continue
+		}
+		if n, err := strconv.Atoi(f[0]); err == nil && slices.Contains(leftOut, n) {
+			continue
+		}
+		out = append(out, strings.Join(append(f[:1:1], f[2:]...), " "))
+	}
+	return out
 }
 
 // renders compares the 72 dpi renders of the source and the PDF, page by
 // page.
-func (r *Result) renders(ctx context.Context, dir, in, res string) error {
+func (r *Result) renders(ctx context.Context, dir, in, res string, leftOut []int) error {
 	a, err := render(ctx, in, filepath.Join(dir, "a"), "72")
 	if err != nil {
 		return err
@@ -204,7 +244,7 @@ func (r *Result) renders(ctx context.Context, dir, in, res string) error {
 		}
 		x, errA := os.ReadFile(a[i])
 		y, errB := os.ReadFile(b[i])
-		if errA == nil && errB == nil && bytes.Equal(x, y) {
+		if errA == nil && errB == nil && bytes.Equal(x, y) && !slices.Contains(leftOut, i+1) {
 			r.IdenticalPages++
 		}
 		os.Remove(a[i])
@@ -284,102 +324,4 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []result.Page
 		}
 	}
 	return onInk, words, nil
-}
-
-// loadGray reads the binary PGM (P5, 8 bits) pdftoppm -gray writes:
-// a PNG would cost pdftoppm five times the CPU to compress, and this
-// package as much again to decompress, for the same pixels.
-func loadGray(name string) (*image.Gray, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	// The header: P5, width, height and the largest value, apart by
-	// whitespace, the last followed by one whitespace byte and then the
-	// pixels (pdftoppm writes no comments).
-	var fields [4]string
-	rest := data
-	for i := range fields {
-		rest = bytes.TrimLeft(rest, " \t\r\n")
-		end := bytes.IndexAny(rest, " \t\r\n")
-		if end < 0 {
-			return nil, fmt.Errorf("%s: not a PGM", name)
-		}
-		fields[i], rest = string(rest[:end]), rest[end+1:]
-	}
-	w, errW := strconv.Atoi(fields[1])
-	h, errH := strconv.Atoi(fields[2])
-	if fields[0] != "P5" || fields[3] != "255" || errW != nil || errH != nil || w < 1 || h < 1 || len(rest) != w*h {
-		return nil, fmt.Errorf("%s: not an 8-bit binary PGM", name)
-	}
-	return &image.Gray{Pix: rest, Stride: w, Rect: image.Rect(0, 0, w, h)}, nil
-}
-
-// MinInkContrast and MaxInkContrast bound how much darker than the paper
-// around it a pixel must be to count as ink (of 255 gray levels): more
-// than a scan's grain, and no more than the edge of a stroke is.
-const (
-	MinInkContrast = 16
-	MaxInkContrast = 32
-)
-
-// inkLevel is the gray level under which a pixel near the box r counts as
-// ink. It looks at r grown by its height on every side (the box's word and
-// its neighbours, and paper around them): the paper is its 90th
-// percentile, the ink its 2nd, and the level lies halfway between, but
-// at least MinInkContrast and at most MaxInkContrast under the paper. A
-// level of the window's own, so that faint print (grey 200 on white), a
-// faded scan (ink at 140 on paper at 170) and bold print on the same page
-// all count, where one level for the whole page takes only the darkest
-// print for ink.
-func inkLevel(img *image.Gray, r image.Rectangle) int {
-	m := r.Dy()
-	w := image.Rect(r.Min.X-m, r.Min.Y-m, r.Max.X+m, r.Max.Y+m).Intersect(img.Bounds())
-	var hist [256]int
-	for y := w.Min.Y; y < w.Max.Y; y++ {
-		for _, v := range img.Pix[img.PixOffset(w.Min.X, y):img.PixOffset(w.Max.X, y)] {
-			hist[v]++
-		}
-	}
-	percentile := func(p int) int {
-		rank, n := w.Dx()*w.Dy()*p/100, 0
-		for v, c := range hist {
-			if n += c; n > rank {
-				return v
-			}
-		}
-		return 255
-	}
-	paper, ink := percentile(90), percentile(2)
-	return paper - min(MaxInkContrast, max(MinInkContrast, (paper-ink)/2))
-}
-
-// OnInkBox reports whether the box b (xMin, yMin, xMax, yMax in pixels of
-// img) lies on ink, as wordsOnInk counts it: pixels darker than the level
-// of the ink around it (inkLevel).
-func OnInkBox(img *image.Gray, b [4]float64) bool {
-	r := image.Rect(int(b[0]), int(b[1]), int(b[2]+0.999), int(b[3]+0.999)).Intersect(img.Bounds())
-	if r.Empty() {
-		return false
-	}
-	ink := inkLevel(img, r)
-	rows, cols := make([]bool, r.Dy()), make([]bool, r.Dx())
-	dark := 0
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			if int(img.GrayAt(x, y).Y) < ink {
-				dark++
-				rows[y-r.Min.Y], cols[x-r.Min.X] = true, true
-			}
-		}
-	}
-	count := func(v []bool) (n int) {
-		for _, b := range v {
-			if b {
-				n++
-			}
-		}
-		return n
-	}
-	return float64(dark) >= 0.03*float64(r.Dx()*r.Dy()) && 2*count(rows) >= len(rows) && 2*count(cols) >= len(cols)
 }
