@@ -96,6 +96,11 @@ func TestPDFAMoreClauses(t *testing.T) {
 		{"Metadata of another Subtype", "6.6.2.1", "not Type Metadata", meta("/Type /Metadata /Subtype /HTML")},
 		{"Metadata without Subtype", "6.6.2.1", "not Type Metadata", meta("/Type /Metadata")},
 		{"Info's date not in the XMP", "6.6.2.3", "CreationDate", func(m *minimalPDF) { m.objs[11] = "<< /Title (t) /CreationDate (D:20261201103000Z) >>" }},
+		{"no output intent, a DeviceCMYK image", "6.2.3", "no OutputIntents", func(m *minimalPDF) {
+			// Without a usable intent, 6.2.3 alone says why device colour fails.
+			m.objs[1] = strings.Replace(m.objs[1], "/OutputIntents [6 0 R] ", "", 1)
+			m.objs[12] = stream("/Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceCMYK", "\x80\x80\x80\x80")
+		}},
 		{"output intent of another subtype", "6.2.3", "no GTS_PDFA1", intent("/S /GTS_PDFX /DestOutputProfile 7 0 R")},
 		{"output intent without a profile", "6.2.3", "no readable DestOutputProfile", intent("/S /GTS_PDFA1")},
 		{"profile a free object", "6.2.3", "no readable DestOutputProfile", func(m *minimalPDF) { delete(m.objs, 7) }},
@@ -104,6 +109,13 @@ func TestPDFAMoreClauses(t *testing.T) {
 			m.objs[7] = stream("/N 3", strings.Replace(iccHeader("RGB "), "acsp", "xxxx", 1)+strings.Repeat(" ", 100))
 		}},
 		{"grey profile's N", "6.2.3", "N is not 1", func(m *minimalPDF) { m.objs[7] = stream("/N 3", iccHeader("GRAY")) }},
+		{"catalog additional actions", "6.5.2", "additional actions on a Catalog", func(m *minimalPDF) {
+			m.objs[1] = strings.Replace(m.objs[1], "/Type /Catalog ", "/Type /Catalog /AA << >> ", 1)
+		}},
+		{"Movie annotation without Type", "6.3.1", "Movie", func(m *minimalPDF) {
+			m.objs[12] = "<< /Subtype /Movie /Rect [0 0 10 10] /F 4 >>"
+			m.addToPage("/Annots [12 0 R]")
+		}},
 		{"CMYK operator in a form XObject", "6.2.4.3", "object 12: 6.2.4.3: DeviceCMYK set by a content stream", func(m *minimalPDF) {
 			m.objs[12] = stream("/Type /XObject /Subtype /Form /BBox [0 0 10 10]", "0 0 0 1 k")
 		}},
@@ -136,6 +148,15 @@ func TestPDFAPasses(t *testing.T) {
 			m.objs[3] = strings.Replace(m.objs[3], "/Contents 4 0 R", "/Contents [4 0 R 12 0 R]", 1)
 			m.objs[13] = "<< >>"
 		}},
+		{"Type 3 font", func(m *minimalPDF) {
+			m.objs[12] = "<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1 1] /FontMatrix [1 0 0 1 0 0] /CharProcs << >> /Encoding << >> /FirstChar 97 /LastChar 97 /Widths [1] >>"
+			m.objs[3] = strings.Replace(m.objs[3], "/F1 8 0 R", "/F1 8 0 R /F2 12 0 R", 1)
+		}},
+		{"Type 0 font with an embedded descendant", func(m *minimalPDF) {
+			m.objs[12] = "<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [<< /Type /Font /Subtype /CIDFontType2 /BaseFont /X /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor 9 0 R >>] >>"
+			m.objs[3] = strings.Replace(m.objs[3], "/F1 8 0 R", "/F1 8 0 R /F2 12 0 R", 1)
+		}},
+		{"form XObject without Type", func(m *minimalPDF) { m.objs[12] = stream("/Subtype /Form /BBox [0 0 10 10]", "") }},
 		{"JavaScript 33 arrays deep", func(m *minimalPDF) { m.objs[12] = deep("[", "]", 33) }},
 		{"JavaScript 33 dictionaries deep", func(m *minimalPDF) { m.objs[12] = deep("<< /A ", " >>", 33) }},
 	} {
@@ -153,5 +174,22 @@ func TestPDFAPasses(t *testing.T) {
 	m.objs[12] = deep("[", "]", 32)
 	if p := PDFA(m.bytes()); len(p) != 1 || !strings.Contains(p[0], "6.5: JavaScript") {
 		t.Errorf("JavaScript 32 arrays deep: %q, want 6.5 alone", p)
+	}
+}
+
+// TestPDFAMalformedFonts: font dictionaries no writer should make are
+// answered, not a panic: a font without Subtype, a Type 0 font whose
+// DescendantFonts is empty or missing.
+func TestPDFAMalformedFonts(t *testing.T) {
+	t.Parallel()
+	for _, font := range []string{
+		"<< /Type /Font /BaseFont /Y >>",
+		"<< /Type /Font /Subtype /Type0 /BaseFont /Y /Encoding /Identity-H /DescendantFonts [] >>",
+		"<< /Type /Font /Subtype /Type0 /BaseFont /Y /Encoding /Identity-H >>",
+	} {
+		m := newMinimalPDF(t)
+		m.objs[12] = font
+		p := PDFA(m.bytes())
+		t.Logf("%s: %q", font, p)
 	}
 }
