@@ -214,20 +214,25 @@ func TestPDFAClauses(t *testing.T) {
 		}},
 		{"appearance states on a text annotation", "6.3.3", "dictionary of states", annot("/AP << /N << /On 13 0 R >> >>")},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newMinimalPDF(t)
-			tc.edit(m)
-			p := PDFA(m.bytes())
-			found := false
-			for _, why := range p {
-				if !strings.Contains(why, tc.clause+":") {
-					t.Errorf("another clause fails too: %q", why)
-				}
-				found = found || strings.Contains(why, tc.want)
-			}
-			if !found {
-				t.Errorf("clause %s (%q) does not fail: %q", tc.clause, tc.want, p)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { failsAlone(t, tc.edit, tc.clause, tc.want) })
+	}
+}
+
+// failsAlone checks that the minimal PDF changed by edit fails clause,
+// with a reason that says want, and no other clause.
+func failsAlone(t *testing.T, edit func(m *minimalPDF), clause, want string) {
+	t.Helper()
+	m := newMinimalPDF(t)
+	edit(m)
+	p := PDFA(m.bytes())
+	found := false
+	for _, why := range p {
+		if !strings.Contains(why, clause+":") {
+			t.Errorf("another clause fails too: %q", why)
+		}
+		found = found || strings.Contains(why, want)
+	}
+	if !found {
+		t.Errorf("clause %s (%q) does not fail: %q", clause, want, p)
 	}
 }

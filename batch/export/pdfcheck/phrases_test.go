@@ -13,6 +13,7 @@ func TestPhraseRecall(t *testing.T) {
 		{"trigrams stay within a line", "a b x y c d", "a b\nc d", 0, 0},
 		{"a word split", "a b c d", "a bc d", 0, 1},
 		{"whole words only", "xa b cx", "a b c", 0, 1},
+		{"a last word longer", "a b cd", "a b c", 0, 1},
 		{"a line break after a hyphen joins", "a b multi-\ntrack c", "a b multi-track c", 2, 2},
 		{"a hyphen that ends the artifact's line", "a b state-of-the-art c d", "a b state-of-the-\nart c d", 2, 2},
 		{"one word missing", "a b d e", "a b c d e", 0, 3},
