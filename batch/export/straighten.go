@@ -34,12 +34,24 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gen2brain/go-fitz"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	"github.com/refbatch/refbatch/ocr/result"
 )
+
+// PageRenderer draws the pages of one PDF, as MuPDF does (go-fitz's
+// Document is one).
+type PageRenderer interface {
+	ImageDPI(index int, dpi float64) (*image.RGBA, error)
+	Close() error
+}
+
+// OpenPages opens a PDF's bytes for rendering. Only a program that links
+// MuPDF sets it (refbatch, whose export child straightens): the read
+// side (handover, refbench) links no engine, and asks no page
+// straightened.
+var OpenPages func(src []byte) (PageRenderer, error)
 
 // straightens is whether --straighten redraws page p, whose frame is f:
 // an OCR'd page with words whose canvas is not its render as it is
@@ -73,7 +85,7 @@ type canvasImage struct {
 // renderCanvas renders page index (0-based) of doc at p's resolution and
 // maps the render onto p's canvas; false when the render is not the size
 // OCR's was.
-func renderCanvas(doc *fitz.Document, index int, p result.PageResult, f PageFrame) (*canvasImage, bool, error) {
+func renderCanvas(doc PageRenderer, index int, p result.PageResult, f PageFrame) (*canvasImage, bool, error) {
 	img, err := doc.ImageDPI(index, float64(p.DPI))
 	if err != nil {
 		return nil, false, fmt.Errorf("rendering page %d to straighten it: %w", index+1, err)
@@ -234,7 +246,7 @@ func hasAnnots(ctx *model.Context, n int) bool {
 // leaves.
 func (u *update) straighten(ctx *model.Context, src []byte, pages []result.PageResult, frames []PageFrame) (map[int]*straightPage, error) {
 	out := map[int]*straightPage{}
-	var doc *fitz.Document
+	var doc PageRenderer
 	defer func() {
 		if doc != nil {
 			doc.Close()
@@ -245,7 +257,10 @@ func (u *update) straighten(ctx *model.Context, src []byte, pages []result.PageR
 			continue
 		}
 		if doc == nil {
-			d, err := fitz.NewFromMemory(src)
+			if OpenPages == nil {
+				return nil, fmt.Errorf("straightening pages needs MuPDF, which this program does not link")
+			}
+			d, err := OpenPages(src)
 			if err != nil {
 				return nil, fmt.Errorf("opening the source to straighten its pages: %w", err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/gen2brain/go-fitz"
 	"github.com/urfave/cli/v2"
 
 	"github.com/refbatch/refbatch/batch/admit"
@@ -25,7 +26,18 @@ func workerMain() int { return ocr.ServeMain() }
 
 func admitMain() int { return admit.ServeMain() }
 
-func exportChildMain() int { return export.ServeMain() }
+// exportChildMain serves export's child, which straightens pages with
+// MuPDF when asked (export itself links no engine).
+func exportChildMain() int {
+	export.OpenPages = func(src []byte) (export.PageRenderer, error) {
+		doc, err := fitz.NewFromMemory(src)
+		if err != nil {
+			return nil, err
+		}
+		return doc, nil
+	}
+	return export.ServeMain()
+}
 
 func viewChildMain() int { return view.ServeMain() }
 
