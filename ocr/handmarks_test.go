@@ -21,11 +21,11 @@ func TestBaselineWanderDescenders(t *testing.T) {
 		print = append(print, [4]int{20 * i, bottom - 20, 20*i + 15, bottom})
 		hand = append(hand, [4]int{20 * i, 80 + []int{0, 3, -2, 4, -3}[i%5], 20*i + 15, 100 + []int{0, 3, -2, 4, -3}[i%5]})
 	}
-	if w := levelWander(print) / 20; w > 0.01 {
-		t.Errorf("print with descenders wanders %.3f of its height, want none", w)
+	if _, w := baselineWanders(print); w/20 > 0.01 {
+		t.Errorf("print with descenders wanders %.3f of its height, want none", w/20)
 	}
-	if w := levelWander(hand) / 20; w < capsWander {
-		t.Errorf("a hand's letters, each on its own baseline, wander %.3f, want %v or more", w, capsWander)
+	if _, w := baselineWanders(hand); w/20 < capsWander {
+		t.Errorf("a hand's letters, each on its own baseline, wander %.3f, want %v or more", w/20, capsWander)
 	}
 }
 

@@ -71,7 +71,7 @@ func (look *handLook) ruledFrame(r handRegion) bool {
 	cx, cy := float64(r.box[0]+r.box[2])/2/float64(f)-float64(x0), float64(r.box[1]+r.box[3])/2/float64(f)-float64(y0)
 	long, short := ruleLongInch*look.wdpi, ruleShortInch*look.wdpi
 	gap := max(2, int(ruleGapInch*look.wdpi))
-	reach := math.Hypot(max(cx, float64(x1-x0)-cx), max(cy, float64(y1-y0)-cy))
+	g := newRuleGrid(math.Hypot(max(cx, float64(x1-x0)-cx), max(cy, float64(y1-y0)-cy)))
 	for deg := -ruleMaxTurn; deg <= ruleMaxTurn; deg += ruleStep {
 		sin, cos := math.Sincos(float64(deg) * math.Pi / 180)
 		// Along the rows (u) and across them (v), centre at 0.
@@ -83,11 +83,11 @@ func (look *handLook) ruledFrame(r handRegion) bool {
 				alongU, acrossV = max(alongU, math.Abs(x*cos+y*sin)), max(acrossV, math.Abs(-x*sin+y*cos))
 			}
 		}
-		before, after := straightLines(pts, cx, cy, cos, sin, long, reach, acrossV+float64(m), gap)
+		before, after := g.straightLines(pts, cx, cy, cos, sin, long, acrossV+float64(m), gap)
 		if !before || !after {
 			continue
 		}
-		if left, right := straightLines(pts, cx, cy, -sin, cos, short, reach, alongU+float64(m), gap); left && right {
+		if left, right := g.straightLines(pts, cx, cy, -sin, cos, short, alongU+float64(m), gap); left && right {
 			return true
 		}
 	}
@@ -99,13 +99,13 @@ func (look *handLook) ruledFrame(r handRegion) bool {
 // pixels of it across the direction: ink over
 // ruleFill of its length, in a band three pixels thick (a scanned rule
 // is one to three thick, and a degree off the search's angle over an
-// inch drifts by two). reach is the farthest any point lies from (cx,
-// cy).
-func straightLines(pts [][2]float64, cx, cy, dx, dy, length, reach, within float64, maxGap int) (before, after bool) {
-	d := int(reach) + 1
-	n, words := 2*d+1, (2*d+64)/64
-	grid := make([]uint64, n*words) // row v+d, bit u+d
-	count := make([]int, n)
+// inch drifts by two). g's reach is the farthest any point lies from
+// (cx, cy).
+func (g *ruleGrid) straightLines(pts [][2]float64, cx, cy, dx, dy, length, within float64, maxGap int) (before, after bool) {
+	d, n, words := g.d, g.n, g.words
+	grid, count, band := g.grid, g.count, g.band
+	clear(grid)
+	clear(count)
 	for _, p := range pts {
 		x, y := p[0]-cx, p[1]-cy
 		u, v := int(math.Floor(x*dx+y*dy))+d, int(math.Floor(-x*dy+y*dx))+d
@@ -118,11 +118,10 @@ func straightLines(pts [][2]float64, cx, cy, dx, dy, length, reach, within float
 	need := int(math.Ceil(ruleFill * length))
 	row := func(v int) []uint64 {
 		if v < 0 || v >= n {
-			return make([]uint64, words)
+			return g.none
 		}
 		return grid[v*words : (v+1)*words]
 	}
-	band := make([]uint64, words)
 	for v := 0; v+2 < n; v++ {
 		side := v+1 < d // the band's middle row is above the centre
 		if (side && before) || (!side && after) || math.Abs(float64(v+1-d)) > within || count[v]+count[v+1]+count[v+2] < need {
@@ -140,6 +139,23 @@ func straightLines(pts [][2]float64, cx, cy, dx, dy, length, reach, within float
 		}
 	}
 	return before, after
+}
+
+// ruleGrid is the memory straightLines marks a window's ink in, made
+// once for every angle ruledFrame tries: d is its reach in pixels, rows
+// are n (v+d for v in -d..d), each words 64-bit words of bits (u+d).
+type ruleGrid struct {
+	d, n, words int
+	grid, band  []uint64
+	none        []uint64 // a row of no ink, beyond the grid's edge
+	count       []int
+}
+
+// newRuleGrid makes a ruleGrid for points up to reach from the centre.
+func newRuleGrid(reach float64) *ruleGrid {
+	d := int(reach) + 1
+	n, words := 2*d+1, (2*d+64)/64
+	return &ruleGrid{d: d, n: n, words: words, grid: make([]uint64, n*words), band: make([]uint64, words), none: make([]uint64, words), count: make([]int, n)}
 }
 
 // ruled reports whether some window of length bits of band holds need

@@ -31,33 +31,25 @@ func (look *handLook) evenLarge(l handLine) float64 {
 	return float64(n) / float64(len(hs))
 }
 
-// baselineWander is the mean distance of the boxes' bottoms from their
-// least-squares line, leaving out the lowest quarter (descenders).
-func baselineWander(boxes [][4]int) float64 {
+// baselineWanders returns the mean distance of the boxes' bottoms from
+// their least-squares line, leaving out the lowest quarter
+// (descenders): first as fitted through every bottom, and level with the
+// line fitted again without that quarter. Descenders pull a first fit
+// below the line the other letters stand on, and a line of print with a
+// "J", a "p" and a "y" then strays from it as a hand does; a hand's
+// letters each stand on their own, and stray from any line.
+func baselineWanders(boxes [][4]int) (first, level float64) {
 	if len(boxes) < 3 {
-		return 0
+		return 0, 0
 	}
 	pts := bottoms(boxes)
 	slope, icpt := fitLine(pts)
-	return trimmedWander(pts, slope, icpt)
-}
-
-// levelWander is baselineWander with the line fitted again without the
-// lowest quarter: descenders pull a first fit below the line the other
-// letters stand on, and a line of print with a "J", a "p" and a "y" then
-// strays from it as a hand does. A hand's letters each stand on their
-// own, and stray from any line.
-func levelWander(boxes [][4]int) float64 {
-	if len(boxes) < 3 {
-		return 0
-	}
-	pts := bottoms(boxes)
-	slope, icpt := fitLine(pts)
+	first = trimmedWander(pts, slope, icpt)
 	slices.SortFunc(pts, func(a, b [2]float64) int {
 		return cmp.Compare(a[1]-(slope*a[0]+icpt), b[1]-(slope*b[0]+icpt))
 	})
 	slope, icpt = fitLine(pts[:len(pts)-len(pts)/4])
-	return trimmedWander(pts, slope, icpt)
+	return first, trimmedWander(pts, slope, icpt)
 }
 
 // bottoms returns the boxes' bottom centres.

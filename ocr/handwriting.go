@@ -99,7 +99,7 @@ type handLook struct {
 type handFeatures struct {
 	joined  float64 // share of the ink in joined strokes
 	wander  float64 // the components' bottoms off their fitted baseline, in median heights
-	level   float64 // the same, the baseline fitted without descenders (see levelWander)
+	level   float64 // the same, the baseline fitted without descenders (see baselineWanders)
 	height  float64 // median height over the print's
 	covered float64 // share of the ink under credible words
 	// uniform: three or more separate glyphs of one height (the 80th
@@ -138,8 +138,8 @@ func (look *handLook) features(l handLine, cover []byte) handFeatures {
 	if look.printH > 0 {
 		ft.height = mh / look.printH
 	}
-	ft.wander = baselineWander(l.comps) / mh
-	ft.level = levelWander(l.comps) / mh
+	first, level := baselineWanders(l.comps)
+	ft.wander, ft.level = first/mh, level/mh
 	ft.even = look.evenLarge(l)
 	if len(heights) >= 3 && ft.joined < 0.2 {
 		// heights is sorted by median
