@@ -58,15 +58,20 @@ func TestRuledFrame(t *testing.T) {
 		name  string
 		turn  float64 // degrees
 		frame bool
+		right float64 // where the frame's right side stands, along the rows
+		sides bool    // whether the frame has its short sides
 		under bool
 		want  bool
 	}{
-		{"level ruled box, broken", 0, true, false, true},
-		{"ruled box turned 12°", 12, true, false, true},
-		{"ruled box turned -22°", -22, true, false, true},
-		{"ruled box turned 7°, between the angles looked at", 7, true, false, true},
-		{"letters alone", 8, false, false, false},
-		{"letters over a rule", 0, false, true, false},
+		{"level ruled box, broken", 0, true, 140, true, false, true},
+		{"ruled box turned 12°", 12, true, 140, true, false, true},
+		{"ruled box turned -22°", -22, true, 140, true, false, true},
+		{"ruled box turned 7°, between the angles looked at", 7, true, 140, true, false, true},
+		{"a wide box, the letters at one end", 4, true, 270, true, false, true},
+		{"a box run off the page", -6, true, 400, true, false, true},
+		{"rules above and below, no sides", 0, true, 140, false, false, false},
+		{"letters alone", 8, false, 0, false, false, false},
+		{"letters over a rule", 0, false, 0, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			img := newGrayImage(600, 400)
@@ -99,10 +104,12 @@ func TestRuledFrame(t *testing.T) {
 			}
 			if tc.frame {
 				for _, v := range []float64{-48, -15, 15, 48} { // the frame's sides and two inner rules
-					line(-140, v, 140, v)
+					line(-140, v, tc.right, v)
 				}
-				line(-140, -48, -140, 48)
-				line(140, -48, 140, 48)
+				if tc.sides {
+					line(-140, -48, -140, 48)
+					line(tc.right, -48, tc.right, 48)
+				}
 			}
 			if tc.under {
 				line(-140, 48, 140, 48)

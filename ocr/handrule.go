@@ -12,9 +12,11 @@ import (
 // horizontal runs to the rules the coverage step drops from its mask.
 // What is left to a person's eye is straight lines: two or more long
 // ones, parallel to the stamp's rows, and short ones across them, at
-// any angle. A hand draws no such lines round its own writing; a note
-// written in a form's printed box would sit in one, which a referral
-// letter does not have.
+// any angle, where the long ones end (a wide stamp's ends may lie
+// inches from the letters told as a note, or off the page). A hand
+// draws no such lines round its own writing; a note written in a
+// form's printed box would sit in one, which a referral letter does
+// not have.
 
 const (
 	// ruleLongInch is the least length of a frame's long side or inner
@@ -35,16 +37,24 @@ const (
 	// a stamp is struck at up to 25°.
 	ruleMaxTurn = 26
 	// ruleMargin is how far, in inches, round a region's letters its
-	// frame is looked for.
+	// frame's long lines are looked for.
 	ruleMargin = 0.75
+	// ruleFollowInch is how far a long line is followed to its end: a
+	// stamp's frame is up to five inches wide, and the letters told as a
+	// note may be one row of it, at one end, so its short sides lie
+	// beyond where the long lines were looked for, or off the page.
+	ruleFollowInch = 5
+	// ruleEndInch is how far from a long line's end the short side that
+	// closes it may stand (a scanned corner is not square).
+	ruleEndInch = 0.06
 )
 
 // ruledFrame reports whether region r's letters stand in a ruled frame:
 // at one angle within ruleMaxTurn degrees, two straight lines
-// ruleLongInch long or more, one above the letters' centre and one
-// below, and two ruleShortInch long or more across them, one left of
-// the centre and one right; the ink is the page's at full contrast (the
-// reduced page, not the mask the rules were dropped from).
+// ruleLongInch long or more along the letters, one above their centre
+// and one below, closed at both ends (see closed); the ink is the
+// page's at full contrast (the reduced page, not the mask the rules
+// were dropped from).
 func (look *handLook) ruledFrame(r handRegion) bool {
 	img, f := look.small, look.f
 	m := int(ruleMargin * look.wdpi)
@@ -72,6 +82,7 @@ func (look *handLook) ruledFrame(r handRegion) bool {
 	long, short := ruleLongInch*look.wdpi, ruleShortInch*look.wdpi
 	gap := max(2, int(ruleGapInch*look.wdpi))
 	g := newRuleGrid(math.Hypot(max(cx, float64(x1-x0)-cx), max(cy, float64(y1-y0)-cy)))
+	w := ruleWalk{img: img, x0: x0, y0: y0, cut: cut, gap: gap, reach: int(ruleFollowInch * look.wdpi), fill: ruleFill, end: max(2, int(ruleEndInch*look.wdpi))}
 	for deg := -ruleMaxTurn; deg <= ruleMaxTurn; deg += ruleStep {
 		sin, cos := math.Sincos(float64(deg) * math.Pi / 180)
 		// Along the rows (u) and across them (v), centre at 0.
@@ -83,25 +94,114 @@ func (look *handLook) ruledFrame(r handRegion) bool {
 				alongU, acrossV = max(alongU, math.Abs(x*cos+y*sin)), max(acrossV, math.Abs(-x*sin+y*cos))
 			}
 		}
-		before, after := g.straightLines(pts, cx, cy, cos, sin, long, acrossV+float64(m), gap)
-		if !before || !after {
-			continue
-		}
-		if left, right := g.straightLines(pts, cx, cy, -sin, cos, short, alongU+float64(m), gap); left && right {
+		above, below := g.straightLines(pts, cx, cy, cos, sin, long, acrossV+float64(m), alongU, gap)
+		if above.ok && below.ok && w.closed(above, below, cx, cy, cos, sin, short) {
 			return true
 		}
 	}
 	return false
 }
 
-// straightLines reports whether pts hold a straight line length long or
-// more in direction (dx, dy) on each side of the point (cx, cy), within
-// pixels of it across the direction: ink over
+// ruleWalk follows lines on the reduced page img, whose pixels darker
+// than cut are ink; the grid's points are offset by (x0, y0) from it.
+// A line is followed up to reach pixels and ends at a break longer
+// than gap; the short side that closes a long line stands within end
+// pixels of where it ends and covers fill of the way across.
+type ruleWalk struct {
+	img                          *grayImage
+	x0, y0, cut, gap, reach, end int
+	fill                         float64
+}
+
+// closed reports whether the long lines above and below the letters,
+// found in direction (dx, dy) from the point (cx, cy) of the grid, are
+// closed at both ends: at each, by a line across from one of them to
+// the other, standing where that one ends, or by the page's edge, which
+// one of them runs off. A row's edge or a rule of print has no such
+// ends.
+func (w ruleWalk) closed(above, below ruleLine, cx, cy, dx, dy, short float64) bool {
+	span := below.v - above.v
+	if span < short {
+		return false
+	}
+	for _, sign := range []float64{-1, 1} {
+		shut := false
+		for i, l := range []ruleLine{above, below} {
+			x := float64(w.x0) + cx + l.u*dx - l.v*dy
+			y := float64(w.y0) + cy + l.u*dy + l.v*dx
+			ex, ey, offPage := w.follow(x, y, sign*dx, sign*dy, w.reach)
+			if offPage {
+				shut = true
+				break
+			}
+			toward := 1.0 // from the line above down to the one below
+			if i == 1 {
+				toward = -1
+			}
+			for a := -w.end; a <= w.end && !shut; a++ {
+				sx, sy := ex+float64(a)*dx, ey+float64(a)*dy
+				fx, fy, _ := w.follow(sx, sy, -toward*dy, toward*dx, int(span)+w.gap)
+				shut = math.Hypot(fx-sx, fy-sy) >= w.fill*span
+			}
+			if shut {
+				break
+			}
+		}
+		if !shut {
+			return false
+		}
+	}
+	return true
+}
+
+// follow walks from (x, y) in direction (dx, dy) along a line of ink,
+// keeping to it as it drifts a pixel to either side, and returns where
+// its ink ends before a break longer than w.gap, or whether it runs off
+// the page first, within most pixels.
+func (w ruleWalk) follow(x, y, dx, dy float64, most int) (ex, ey float64, offPage bool) {
+	ink := func(x, y float64) (bool, bool) {
+		px, py := int(math.Round(x)), int(math.Round(y))
+		if px < 0 || py < 0 || px >= w.img.w || py >= w.img.h {
+			return false, true
+		}
+		return int(w.img.pix[py*w.img.w+px]) < w.cut, false
+	}
+	off, last := 0.0, 0
+	ex, ey = x, y
+	for t := 1; t <= most && t-last <= w.gap; t++ {
+		qx, qy := x+float64(t)*dx-off*dy, y+float64(t)*dy+off*dx
+		for _, k := range []float64{0, -1, 1} {
+			on, out := ink(qx-k*dy, qy+k*dx)
+			if out {
+				return ex, ey, true
+			}
+			if on {
+				if math.Abs(off+k) <= 3+float64(t)/20 {
+					off += k
+				}
+				last, ex, ey = t, qx-k*dy, qy+k*dx
+				break
+			}
+		}
+	}
+	return ex, ey, false
+}
+
+// A ruleLine is a straight line found by straightLines: a point on it,
+// u along the direction looked in and v across it, from the centre.
+type ruleLine struct {
+	ok   bool
+	u, v float64
+}
+
+// straightLines finds a straight line length long or more in direction
+// (dx, dy) on each side of the point (cx, cy), within pixels of it
+// across the direction, and passing within along of it: ink over
 // ruleFill of its length, in a band three pixels thick (a scanned rule
 // is one to three thick, and a degree off the search's angle over an
 // inch drifts by two). g's reach is the farthest any point lies from
 // (cx, cy).
-func (g *ruleGrid) straightLines(pts [][2]float64, cx, cy, dx, dy, length, within float64, maxGap int) (before, after bool) {
+func (g *ruleGrid) straightLines(pts [][2]float64, cx, cy, dx, dy, length, within, along float64, maxGap int) (before, after ruleLine) {
 	d, n, words := g.d, g.n, g.words
 	grid, count, band := g.grid, g.count, g.band
 	clear(grid)
@@ -122,19 +222,21 @@ func (g *ruleGrid) straightLines(pts [][2]float64, cx, cy, dx, dy, length, withi
 		}
 		return grid[v*words : (v+1)*words]
 	}
+	lo, hi := d-int(along), d+int(along)
 	for v := 0; v+2 < n; v++ {
 		side := v+1 < d // the band's middle row is above the centre
-		if (side && before) || (!side && after) || math.Abs(float64(v+1-d)) > within || count[v]+count[v+1]+count[v+2] < need {
+		if (side && before.ok) || (!side && after.ok) || math.Abs(float64(v+1-d)) > within || count[v]+count[v+1]+count[v+2] < need {
 			continue
 		}
 		for w := range band {
 			band[w] = grid[v*words+w] | grid[(v+1)*words+w] | grid[(v+2)*words+w]
 		}
-		if ruled(band, row(v-3), row(v+5), int(length), need, maxGap) {
+		if at := ruled(band, row(v-3), row(v+5), int(length), need, maxGap, lo, hi); at >= 0 {
+			l := ruleLine{ok: true, u: float64(at - int(length)/2 - d), v: float64(v + 1 - d)}
 			if side {
-				before = true
+				before = l
 			} else {
-				after = true
+				after = l
 			}
 		}
 	}
@@ -158,13 +260,14 @@ func newRuleGrid(reach float64) *ruleGrid {
 	return &ruleGrid{d: d, n: n, words: words, grid: make([]uint64, n*words), band: make([]uint64, words), none: make([]uint64, words), count: make([]int, n)}
 }
 
-// ruled reports whether some window of length bits of band holds need
-// bits set or more, with no gap in them longer than ruleGap of length,
-// and with above and below (rows two pixels clear of the band) each
-// under a quarter as full there: a rule, thin and nearly whole, where a band
+// ruled returns the end of the first window of length bits of band,
+// ending after from and starting before to, that holds need bits set
+// or more, with no gap in them longer than maxGap, and with above and
+// below (rows two pixels clear of the band) each under a quarter as
+// full there, or -1: a rule, thin and nearly whole, where a band
 // through a line of print, sharp or blurred, is broken by its word
 // spaces, and its letters fill the rows on one side of it at least.
-func ruled(band, above, below []uint64, length, need, maxGap int) bool {
+func ruled(band, above, below []uint64, length, need, maxGap, from, to int) int {
 	set, first, last := 0, -1, 0
 	for i, w := range band {
 		if w != 0 {
@@ -176,7 +279,7 @@ func ruled(band, above, below []uint64, length, need, maxGap int) bool {
 		}
 	}
 	if set < need {
-		return false
+		return -1
 	}
 	bit := func(b []uint64, i int) int { return int(b[i/64] >> (i % 64) & 1) }
 	lo, hi := first*64, (last+1)*64
@@ -198,9 +301,9 @@ func ruled(band, above, below []uint64, length, need, maxGap int) bool {
 		for len(gaps) > 0 && gaps[0] <= i-length {
 			gaps = gaps[1:]
 		}
-		if run >= need && len(gaps) == 0 && 4*up < need && 4*down < need {
-			return true
+		if run >= need && len(gaps) == 0 && 4*up < need && 4*down < need && i >= from && i-length < to {
+			return i
 		}
 	}
-	return false
+	return -1
 }
