@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,4 +205,56 @@ func printPage(b testing.TB, dpi int) (*grayImage, []string) {
 		body = append(body, coverBody...)
 	}
 	return toGray(drawPage(b, []block{{lines: body, pt: 11, grey: 0, x: 1, y: 1, leadPt: 16}}, 8.5, 11, dpi)), body
+}
+
+// TestVerdictsWordsRead: a note is read when four words in five are
+// read right, as far as their confidences tell. Four words read at 95
+// over the first 84% of each line are read beside one place of junk,
+// which the page's reading and the line's reading again both left (it
+// counts once: counted twice, it sent notes read at 80% to a person),
+// and not beside two places. Read at 85, where a hand's words are right
+// about two times in three, they are not read, even with no junk.
+func TestVerdictsWordsRead(t *testing.T) {
+	t.Parallel()
+	const dpi = 100
+	img := drawPage(t, []block{{lines: coverBody, pt: 11, grey: 0, x: 1, y: 0.8, leadPt: 16}}, 8.5, 6, dpi)
+	note := writeByHand(t, img, handFont, 20, 1, 2.6, dpi, 40, []string{"Patient takes warfarin,", "check INR before any biopsy"})
+	var words []Word
+	for i := range coverBody {
+		top := int((0.8 + float64(i)*16/72) * dpi)
+		words = append(words, Word{Text: "print", Conf: 95, Box: [4]int{dpi, top + 2, dpi * 15 / 2, top + 16*dpi/72 + 4}})
+	}
+	look := lookForHands(toGray(img), dpi)
+	var regions []handRegion
+	for _, r := range look.findHandwriting(words) {
+		if r.kind == KindNote {
+			regions = append(regions, r)
+		}
+	}
+	if len(regions) != 1 {
+		t.Fatalf("want the note %v as one region, got %v", note, regions)
+	}
+	r := regions[0].box
+	w, mid := r[2]-r[0], (r[1]+r[3])/2
+	end := func(y0, y1 int) [4]int { return [4]int{r[0] + w*84/100, y0, r[2], y1} }
+	for _, tc := range []struct {
+		name string
+		conf float64
+		junk [][4]int
+		want bool
+	}{
+		{"junk at one place, twice", 95, [][4]int{end(r[1], mid), end(r[1], mid)}, true},
+		{"junk at two places", 95, [][4]int{end(r[1], mid), end(mid, r[3])}, false},
+		{"words read at 85", 85, nil, false},
+	} {
+		read := slices.Clone(words)
+		for _, y := range [][2]int{{r[1], mid}, {mid, r[3]}} {
+			read = append(read, Word{Text: "word", Conf: tc.conf, Box: [4]int{r[0], y[0], r[0] + w*42/100, y[1]}},
+				Word{Text: "word", Conf: tc.conf, Box: [4]int{r[0] + w*42/100, y[0], r[0] + w*84/100, y[1]}})
+		}
+		regions[0].junk = tc.junk
+		if got := look.verdicts(regions, read)[0].Read; got != tc.want {
+			t.Errorf("%s: read = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
