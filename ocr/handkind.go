@@ -98,10 +98,13 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 	stamp := r.stamp
 	rows, strokes, crossed := look.rowsCrossed(r, cover)
 	regions[k].rows = rows
-	var others [][4]int // the other writing: a stamp is none
+	var others, near [][4]int // the other writing (a stamp is none); every other region
 	for i, o := range regions {
 		if i != k && !o.stamp {
 			others = append(others, o.box)
+		}
+		if i != k {
+			near = append(near, o.box)
 		}
 	}
 	signed := rows <= 1 && (crossed || signedOff(r.box, others, look.printLines(words), look.wdpi*float64(look.f), look.small.h*look.f, false))
@@ -120,7 +123,7 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 		}
 	case rows <= 1 && strokes <= signStrokes:
 		kind = KindSignature
-	case rows <= 1 && lastBelow(r.box, others, look.printLines(words), look.small.h*look.f) && !look.unreadNear(r.box, r.lines[0].ink, others, cover):
+	case rows <= 1 && lastBelow(r.box, others, look.printLines(words), look.small.h*look.f) && !look.unreadNear(r.box, r.lines[0].ink, near, look.printLines(words), cover):
 		kind = KindSignature
 	}
 	if kind == KindNote && look.ruledFrame(r) {
@@ -130,24 +133,6 @@ func (look *handLook) kindOf(k int, regions []handRegion, words []Word, cover []
 		handTrace(r, kind, rows, strokes, signed, stamp)
 	}
 	return kind
-}
-
-// onPrint reports whether region r is on the print or beside it: over a
-// credible word (a ring round it, a stroke through or under it), or in
-// the margin to the left or right of every credible word.
-func (look *handLook) onPrint(r handRegion, words []Word) bool {
-	x0, x1 := math.MaxInt, 0
-	for _, w := range words {
-		if w.Conf < handConf || w.Box[2] <= w.Box[0] {
-			continue
-		}
-		x0, x1 = min(x0, w.Box[0]), max(x1, w.Box[2])
-		b := w.Box
-		if b[0] < r.box[2] && b[2] > r.box[0] && b[1] < r.box[3] && b[3] > r.box[1] {
-			return true
-		}
-	}
-	return r.box[2] <= x0 || r.box[0] >= x1
 }
 
 // rows counts the rows of writing of region r that hold two word-like

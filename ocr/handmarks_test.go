@@ -130,6 +130,12 @@ func TestRuledFrame(t *testing.T) {
 func TestUnreadNearIgnoresLinesAndPrint(t *testing.T) {
 	const w, h = 600, 300
 	sig := [4]int{100, 100, 400, 140}
+	word := func(text string, conf float64, x int) Word {
+		return Word{Text: text, Conf: conf, Box: [4]int{x, 40, x + 50, 64}}
+	}
+	// A line of print above it, read credibly but for "relief." at 45.
+	printed := printLines([]Word{word("Thank", 96, 60), word("you", 96, 120), word("relief.", 45, 180), word("The", 96, 240)}, 100)
+	stamp := [4]int{300, 30, 420, 90}
 	for _, tc := range []struct {
 		name  string
 		piece [4]int
@@ -138,6 +144,9 @@ func TestUnreadNearIgnoresLinesAndPrint(t *testing.T) {
 		{"a flourish under it", [4]int{60, 150, 420, 162}, false},
 		{"a capital of the printed name", [4]int{80, 150, 97, 168}, false},
 		{"a written word", [4]int{150, 150, 210, 178}, true},
+		{"an ascender of a word of print read under the cut", [4]int{190, 42, 196, 64}, false},
+		{"a stamp's ring", [4]int{320, 60, 350, 88}, false},
+		{"a written word above it", [4]int{150, 70, 210, 98}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			look := &handLook{f: 1, wdpi: 100, small: &grayImage{w: w, h: h}, mask: make([]byte, w*h), printH: 14}
@@ -148,7 +157,7 @@ func TestUnreadNearIgnoresLinesAndPrint(t *testing.T) {
 				}
 			}
 			look.lines = []handLine{{box: b, comps: [][4]int{b}, inks: []int{(b[2] - b[0]) * (b[3] - b[1])}, ink: 1}}
-			if got := look.unreadNear(sig, 1, nil, make([]byte, w*h)); got != tc.want {
+			if got := look.unreadNear(sig, 1, [][4]int{stamp}, printed, make([]byte, w*h)); got != tc.want {
 				t.Errorf("unreadNear = %v, want %v", got, tc.want)
 			}
 		})

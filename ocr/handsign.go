@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -57,8 +58,10 @@ func lastBelow(b [4]int, others [][4]int, lines []printLine, pageH int) bool {
 // below it, apart from b and the boxes of others (page pixels): the rest
 // of a note whose other rows were partly read. A signature has print
 // above and below it, read; a note is written in one ink, so print left
-// unread under a blue signature is not the rest of a note.
-func (look *handLook) unreadNear(b [4]int, ink int, others [][4]int, cover []byte) bool {
+// unread under a blue signature is not the rest of a note, and neither
+// is a word of a line of print the page read credibly but for it (see
+// inPrint).
+func (look *handLook) unreadNear(b [4]int, ink int, others [][4]int, lines []printLine, cover []byte) bool {
 	f := look.f
 	h := (b[3] - b[1]) * 3 / 2
 	in := func(c [4]int, o [4]int) bool {
@@ -82,9 +85,35 @@ func (look *handLook) unreadNear(b [4]int, ink int, others [][4]int, cover []byt
 			} else if h <= handHeight*look.printH && float64(c[2]-c[0]) <= 2*printCap*look.printH {
 				continue // print's glyph: a printed name a signature left unread
 			}
-			if 2*look.coveredInk(c, cover) < l.inks[k] {
+			if 2*look.coveredInk(c, cover) < l.inks[k] && !inPrint(c, f, lines) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// inPrint reports whether piece c of the reduced page (by f) lies in a
+// line of print of lines read credibly but for a word or so: three
+// words or more, three in four of them credible. Its letters a word
+// read under the cut (an ascender is taller than print's median
+// glyph) are print, not the rest of a note: a hand's rows are taller
+// than print's, and a row of a note read in part has few credible
+// words.
+func inPrint(c [4]int, f int, lines []printLine) bool {
+	x, y := (c[0]+c[2])*f/2, (c[1]+c[3])*f/2
+	for _, l := range lines {
+		if x < l.box[0] || x >= l.box[2] || y < l.box[1] || y >= l.box[3] || len(l.words) < 3 {
+			continue
+		}
+		credible := 0
+		for _, w := range l.words {
+			if w.Conf >= handConf {
+				credible++
+			}
+		}
+		if 4*credible >= 3*len(l.words) {
+			return true
 		}
 	}
 	return false
@@ -255,4 +284,22 @@ func signedOff(b [4]int, others [][4]int, lines []printLine, dpi float64, pageH 
 		}
 	}
 	return false
+}
+
+// onPrint reports whether region r is on the print or beside it: over a
+// credible word (a ring round it, a stroke through or under it), or in
+// the margin to the left or right of every credible word.
+func (look *handLook) onPrint(r handRegion, words []Word) bool {
+	x0, x1 := math.MaxInt, 0
+	for _, w := range words {
+		if w.Conf < handConf || w.Box[2] <= w.Box[0] {
+			continue
+		}
+		x0, x1 = min(x0, w.Box[0]), max(x1, w.Box[2])
+		b := w.Box
+		if b[0] < r.box[2] && b[2] > r.box[0] && b[1] < r.box[3] && b[3] > r.box[1] {
+			return true
+		}
+	}
+	return r.box[2] <= x0 || r.box[0] >= x1
 }
