@@ -55,7 +55,8 @@ func lastBelow(b [4]int, others [][4]int, lines []printLine, pageH int) bool {
 
 // unreadNear reports whether there is unread writing of ink (its class,
 // see inks) within one and a half times box b's height above or
-// below it, apart from b and the boxes of others (page pixels): the rest
+// below it, apart from b and the boxes of others, every other region, a
+// stamp's too (page pixels): the rest
 // of a note whose other rows were partly read. A signature has print
 // above and below it, read; a note is written in one ink, so print left
 // unread under a blue signature is not the rest of a note, and neither
@@ -95,8 +96,8 @@ func (look *handLook) unreadNear(b [4]int, ink int, others [][4]int, lines []pri
 
 // inPrint reports whether piece c of the reduced page (by f) lies in a
 // line of print of lines read credibly but for a word or so: three
-// words or more, three in four of them credible. Its letters a word
-// read under the cut (an ascender is taller than print's median
+// words or more, three in four of them credible. The letters of a word
+// there read under the cut (an ascender is taller than print's median
 // glyph) are print, not the rest of a note: a hand's rows are taller
 // than print's, and a row of a note read in part has few credible
 // words.
