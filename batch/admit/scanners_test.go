@@ -110,3 +110,17 @@ func TestScanStreamEdges(t *testing.T) {
 		t.Errorf("a file cut in a dictionary: scanStreams found %d streams; want none", len(got))
 	}
 }
+
+// TestInlineImageBehindDeepValues: an inline image whose dictionary
+// holds values nested deeper than the lexer keeps is still sized.
+func TestInlineImageBehindDeepValues(t *testing.T) {
+	t.Parallel()
+	for _, nest := range []int{5, 6, 9} {
+		content := "BI /A " + strings.Repeat("[", nest) + "1" + strings.Repeat("]", nest) +
+			" /DP << /B << /C << /D << /E << /F [1] >> >> >> >> >> /W 90000 /H 90000 /CS /G ID x EI"
+		_, err := inspect(drawingPage("<< >>", content), DefaultLimits())
+		if r, ok := IsRejection(err); !ok || r.Reason != outcome.PageTooLarge {
+			t.Errorf("arrays nested %d deep: got %v; want page_too_large", nest, err)
+		}
+	}
+}
