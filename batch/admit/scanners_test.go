@@ -94,6 +94,10 @@ func TestScanStreamEdges(t *testing.T) {
 		{"text after the stream keyword", "1 0 obj\n<< >>\nstream abc\nendstream\nendobj\n", nil},
 		{"the file ends at the stream keyword", "1 0 obj\n<< >>\nstream", []string{"1:"}},
 		{"the file ends after spaces", "1 0 obj\n<< >>\nstream  ", []string{"1:"}},
+		{"no endstream", "1 0 obj\n<< >>\nstream\nabc", []string{"1:abc"}},
+		{"a /Length of 0", "1 0 obj\n<< /Length 0 >>\nstream\nabc\nendstream\nendobj\n", []string{"1:"}},
+		{"a /Length past the end", "1 0 obj\n<< /Length 99 >>\nstream\nabc\nendstream\nendobj\n", []string{"1:abc\n"}},
+		{"a negative /Length", "1 0 obj\n<< /Length -1 >>\nstream\nabc\nendstream\nendobj\n", []string{"1:abc\n"}},
 	} {
 		var got []string
 		for _, s := range scanStreams([]byte(c.data)) {
@@ -122,5 +126,16 @@ func TestInlineImageBehindDeepValues(t *testing.T) {
 		if r, ok := IsRejection(err); !ok || r.Reason != outcome.PageTooLarge {
 			t.Errorf("arrays nested %d deep: got %v; want page_too_large", nest, err)
 		}
+	}
+}
+
+// TestStartxrefOffsets: every startxref's offset is read, of any digits,
+// for pdfcpu falls back to the earlier ones.
+func TestStartxrefOffsets(t *testing.T) {
+	t.Parallel()
+	data := "startxref\n105\n%%EOF\nstartxref 0\nstartxref\nabc\nstartxref\n1234567890123456789\nstartxref\r\n90"
+	want := []int{105, 0, 123456789012345678, 90}
+	if got := startxrefOffsets([]byte(data)); !slices.Equal(got, want) {
+		t.Errorf("startxrefOffsets = %v; want %v", got, want)
 	}
 }
