@@ -124,3 +124,23 @@ func TestShownText(t *testing.T) {
 		t.Errorf("a byte over: %v; want a text bomb", err)
 	}
 }
+
+// TestInlineDataAfterID: a white-space character after ID is not data,
+// anything else is: the data's end, and so the next image, depend on it.
+func TestInlineDataAfterID(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, content string
+		want          []string
+	}{
+		{"data at once", "BI /W 2 /H 1 /CS /G ID(xEI BI /W 7 ID z EI EI BI /W 5 ID x EI",
+			[]string{"2x1 bpc 8 comps 1", "7x0 bpc 8 comps 0", "5x0 bpc 8 comps 0"}},
+		{"one space, then data", "BI /W 2 /H 1 /CS /G ID (xEI BI /W 7 ID z EI EI BI /W 5 ID x EI",
+			[]string{"2x1 bpc 8 comps 1", "7x0 bpc 8 comps 0", "5x0 bpc 8 comps 0"}},
+	} {
+		got, _, err := inlineSeen(c.content)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}
