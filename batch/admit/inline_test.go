@@ -2,6 +2,8 @@ package admit
 
 import (
 	"bufio"
+	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"maps"
@@ -53,6 +55,7 @@ func TestInlineDictionaries(t *testing.T) {
 		{"filters", "BI /F [/AHx /Fl] ID 78 EI BI /Filter /DCT ID x EI BI /F [5 /RL] ID x EI",
 			[]string{"0x0 bpc 8 comps 0 ASCIIHexDecode,FlateDecode", "0x0 bpc 8 comps 0 DCTDecode", "0x0 bpc 8 comps 0 RunLengthDecode"}},
 		{"the last filter entry counts", "BI /F /DCT /F /CCF ID x EI", []string{"0x0 bpc 8 comps 0 CCITTFaxDecode"}},
+		{"decode parameters that are not a dictionary", "BI /DP null /W 1 ID x EI BI /DP [1 2] /W 2 ID x EI", []string{"1x0 bpc 8 comps 0", "2x0 bpc 8 comps 0"}},
 		{"decode parameters", "BI /DP << /K -1 /Columns 90 /Rows x >> ID x EI", []string{"0x0 bpc 8 comps 0 Columns=90 K=-1 Rows=0"}},
 		{"the last decode parameters of an array", "BI /DecodeParms [null << /Columns 9 >>] ID x EI", []string{"0x0 bpc 8 comps 0 Columns=9"}},
 		{"sizes that are not numbers", "BI /W nan /H abc /BPC 2.9 ID x EI", []string{"0x0 bpc 2 comps 0"}},
@@ -75,16 +78,20 @@ func TestInlineDictionaries(t *testing.T) {
 // it holds, and lexing goes on after EI.
 func TestInlineData(t *testing.T) {
 	t.Parallel()
+	// The data of each image ends in trap: a walk that stops short of
+	// its end reads an image of 7 px wide in it.
+	const trap = " EI BI /W 7 ID zzzzz"
 	next := " BI /W 5 ID x EI"
+	fill := func(n int) string { return strings.Repeat("a", n) }
 	for _, c := range []struct{ name, content string }{
-		{"unfiltered, by its size", "BI /W 2 /H 2 /CS /G /BPC 8 ID BIEI" + " EI" + next},
-		{"rows rounded up to bytes", "BI /W 9 /H 2 /CS /G /BPC 1 ID BIEI EI" + next},
-		{"deep samples", "BI /W 1 /H 1 /CS /G /BPC 32 ID B EI EI" + next},
-		{"flate data, to its end", "BI /W 2 /H 2 /F /Fl ID " + string(deflate([]byte("EI BI /W 9"))) + " EI" + next},
+		{"unfiltered, by its size", "BI /W 20 /H 1 /CS /G /BPC 8 ID " + trap + " EI" + next},
+		{"rows rounded up to bytes", "BI /W 66 /H 10 /CS /G /BPC 1 ID " + fill(70) + trap + " EI" + next},
+		{"three components", "BI /W 4 /H 2 /CS /RGB /BPC 8 ID " + fill(4) + trap + " EI" + next},
+		{"deep samples", "BI /W 5 /H 1 /CS /G /BPC 32 ID " + trap + " EI" + next},
+		{"flate data, to its end", "BI /W 2 /H 2 /F /Fl ID " + string(stored([]byte(trap))) + " EI" + next},
 		{"EI before a delimiter", "BI /W 1 /H 1 /F /AHx ID 00> EI(x)" + next},
 		{"EI as a word only", "BI /W 1 /H 1 /F /AHx ID EIx 0EI EI/" + next},
 		{"EI at the end", "BI /W 1 /H 1 /F /AHx ID EI"},
-		{"ID followed by its data at once", "BI /W 1 /H 1 /CS /G ID" + "\x00 EI" + next},
 	} {
 		got, _, err := inlineSeen(c.content)
 		n := 2
@@ -95,6 +102,15 @@ func TestInlineData(t *testing.T) {
 			t.Errorf("%s: got %q, %v; want the image, then 5x0", c.name, got, err)
 		}
 	}
+}
+
+// stored is b in a zlib stream of stored blocks: its bytes as they are.
+func stored(b []byte) []byte {
+	var out bytes.Buffer
+	w, _ := zlib.NewWriterLevel(&out, zlib.NoCompression)
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return out.Bytes()
 }
 
 // TestShownText: the text a content stream shows is its strings' bytes,
