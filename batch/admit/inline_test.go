@@ -90,7 +90,8 @@ func TestInlineData(t *testing.T) {
 		{"deep samples", "BI /W 5 /H 1 /CS /G /BPC 32 ID " + trap + " EI" + next},
 		{"flate data, to its end", "BI /W 2 /H 2 /F /Fl ID " + string(stored([]byte(trap))) + " EI" + next},
 		{"EI before a delimiter", "BI /W 1 /H 1 /F /AHx ID 00> EI(x)" + next},
-		{"EI as a word only", "BI /W 1 /H 1 /F /AHx ID EIx 0EI EI/" + next},
+		{"EI as a word only", "BI /W 1 /H 1 /F /AHx ID 0EI EIx BI /W 7 ID zz EI/" + next},
+		{"E alone is data", "BI /W 1 /H 1 /F /AHx ID E  BI /W 7 ID zz EI" + next},
 		{"EI at the end", "BI /W 1 /H 1 /F /AHx ID EI"},
 	} {
 		got, _, err := inlineSeen(c.content)
