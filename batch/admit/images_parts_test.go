@@ -2,6 +2,7 @@ package admit
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -162,5 +163,32 @@ func TestTextCount(t *testing.T) {
 	err := c.add(1, 3)
 	if r, ok := IsRejection(err); !ok || r.Detail != "its content streams show more than 3 MiB of text, more than 2 MiB a page over 3 pages: a text bomb" {
 		t.Errorf("over the cap: %v", err)
+	}
+}
+
+// TestFileTextCap: a file's streams may show maxStreamText a page on
+// average, counting the streams no page draws.
+func TestFileTextCap(t *testing.T) {
+	t.Parallel()
+	text := stream("", []byte("BT ("+strings.Repeat("a", 1536<<10)+") Tj ET"))
+	doc := func(extra int) []byte {
+		objs := []string{
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /MediaBox [0 0 612 792] /Resources << >> >>",
+			"<< /Type /Page /Parent 2 0 R /Contents 5 0 R >>",
+			"<< /Type /Page /Parent 2 0 R /Contents 6 0 R >>",
+			text, text,
+		}
+		for range extra {
+			objs = append(objs, text)
+		}
+		return buildPDF(objs, "")
+	}
+	if _, err := inspect(doc(0), DefaultLimits()); err != nil {
+		t.Errorf("3 MiB of text over 2 pages: %v; want admitted", err)
+	}
+	_, err := inspect(doc(1), DefaultLimits())
+	if r, ok := IsRejection(err); !ok || !strings.Contains(r.Detail, "its content streams show more than 4 MiB of text") {
+		t.Errorf("4.5 MiB over 2 pages: %v; want a text bomb", err)
 	}
 }
