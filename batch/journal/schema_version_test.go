@@ -14,7 +14,7 @@ import (
 // journal as this build's would let this build write rows it does not
 // understand.
 func TestOpenRefusesOtherSchemaVersions(t *testing.T) {
-	for _, v := range []string{fmt.Sprint(schemaVersion + 1), "0", "seven"} {
+	for _, v := range []string{fmt.Sprint(schemaVersion + 1), "0"} {
 		path := filepath.Join(t.TempDir(), "journal.db")
 		j, err := Open(path)
 		if err != nil {
