@@ -62,6 +62,7 @@ func TestRedactSecretNames(t *testing.T) {
 		"postgres://u@h/db?password&sslmode=off": "postgres://u@h/db?password&sslmode=off",
 		"postgres://u@h/db?secretary=S":          "postgres://u@h/db?secretary=xxxxx",
 		"postgres://u@h/db?tokens":               "postgres://u@h/db?tokens",
+		"postgresql://u:pw@h/db?token=T":         "postgresql://u:xxxxx@h/db?token=xxxxx",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
