@@ -42,3 +42,29 @@ func TestDismissalsLatest(t *testing.T) {
 		}
 	}
 }
+
+// TestLineTrackerNow: an event's line follows only the moves recorded
+// after it, of its own manifest.
+func TestLineTrackerNow(t *testing.T) {
+	tr := lineTracker{moves: []moveEvent{
+		{id: 3, manifest: "m.csv", to: map[int]int{2: 5}},
+		{id: 6, manifest: "other.csv", to: map[int]int{5: 7}},
+		{id: 8, manifest: "m.csv", to: map[int]int{5: 9, 9: -1}},
+	}}
+	for _, c := range []struct {
+		id         int64
+		line, want int
+	}{
+		{1, 2, 9},  // moved twice since
+		{3, 2, 2},  // recorded with the first move: the row there then
+		{5, 2, 2},  // another row at line 2 since the first move
+		{5, 5, 9},  // the row moved to 5, then to 9
+		{7, 9, -1}, // withdrawn since
+		{8, 5, 5},  // recorded with the last move
+		{9, 5, 5},
+	} {
+		if got := tr.now(c.id, "m.csv", c.line); got != c.want {
+			t.Errorf("event %d at line %d: now at %d; want %d", c.id, c.line, got, c.want)
+		}
+	}
+}
