@@ -192,3 +192,36 @@ func TestFileTextCap(t *testing.T) {
 		t.Errorf("4.5 MiB over 2 pages: %v; want a text bomb", err)
 	}
 }
+
+// TestImageXObjectSizes: an image XObject is held to the cap by its
+// dictionary's size whatever its filter, and the header of a JPEG stored
+// as it is (its bytes in memory) is looked for to its end.
+func TestImageXObjectSizes(t *testing.T) {
+	t.Parallel()
+	image := func(dict string, data []byte) []byte {
+		return drawingPage("<< /XObject << /Im1 5 0 R >> >>", "q 612 0 0 792 0 0 cm /Im1 Do Q",
+			stream("/Type /XObject /Subtype /Image /ColorSpace /DeviceGray /BitsPerComponent 8 "+dict, data))
+	}
+	// A 100×100 JPEG whose frame header comes after 2 MB of APP1
+	// segments.
+	jpeg := []byte{0xff, 0xd8}
+	for n := 0; n < 2_000_000; n += 65533 {
+		jpeg = append(jpeg, 0xff, 0xe1, 0xff, 0xff)
+		jpeg = append(jpeg, make([]byte, 65533)...)
+	}
+	jpeg = append(jpeg, 0xff, 0xc0, 0, 11, 8, 0, 100, 0, 100, 1, 1, 0x11, 0, 0xff, 0xd9)
+	for _, c := range []struct {
+		name string
+		pdf  []byte
+		want string
+	}{
+		{"flate, too large", image("/Width 90000 /Height 90000 /Filter /FlateDecode", deflate(nil)), "page_too_large: image object 5 is 90000×90000 px"},
+		{"unfiltered, too large", image("/Width 90000 /Height 90000", nil), "page_too_large: image object 5 is 90000×90000 px"},
+		{"a JPEG's frame after 2 MB, unfiltered", image("/Width 100 /Height 100 /Filter /DCTDecode", jpeg), ""},
+	} {
+		_, err := inspect(c.pdf, DefaultLimits())
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: got %v; want …%s…", c.name, err, c.want)
+		}
+	}
+}
