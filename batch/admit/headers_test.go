@@ -83,6 +83,8 @@ func TestJPEGHeaderSizes(t *testing.T) {
 		{name: "frame within the window", data: jpeg(app, jpegSOF(0xc0, 300, 200)), limit: 2 + 18 + 9, want: []string{frame}},
 		{name: "frame past the window", data: jpeg(app, jpegSOF(0xc0, 300, 200)), limit: 2 + 18 + 8, err: errHeaderBeyond},
 		{name: "segment past the window", data: jpeg(app, jpegSOF(0xc0, 300, 200)), limit: 19, err: errHeaderBeyond},
+		{name: "segment past the window and the data", data: jpeg([]byte{0xff, 0xe1, 0xff, 0xff}, make([]byte, 20)), limit: 30, err: errHeaderBeyond},
+		{name: "segment past the data only", data: jpeg([]byte{0xff, 0xe1, 0xff, 0xff}, make([]byte, 20))},
 	}
 	runHeaderCases(t, jpegSizes, cases)
 }
