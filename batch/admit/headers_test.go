@@ -118,6 +118,7 @@ func TestJPEG2000HeaderSizes(t *testing.T) {
 		{name: "JP2", data: slices.Concat(sig, ftyp, jp2Box("jp2h", jpxIHDR(300, 200)...), jp2c), want: []string{ihdr, siz}},
 		{name: "JP2, an extended box length", data: slices.Concat(sig, xlFtyp, jp2Box("jp2h", jpxIHDR(300, 200)...), jp2c), want: []string{ihdr, siz}},
 		{name: "JP2, boxes after the image header", data: slices.Concat(sig, jp2Box("jp2h", slices.Concat(jpxIHDR(300, 200), jp2Box("colr", 1, 0, 0, 0, 16))...), jp2c), want: []string{ihdr, siz}},
+		{name: "a first box 81 bytes long", data: slices.Concat(jp2Box("free", make([]byte, 73)...), jp2Box("jp2h", jpxIHDR(300, 200)...)), want: []string{ihdr}},
 		{name: "a bare codestream", data: jpxSIZ(500, 400, 200, 200), want: []string{siz}},
 		{name: "an origin past the end", data: jpxSIZ(500, 400, 600, 0), want: []string{"JPEG 2000 SIZ marker 0×400"}},
 		{name: "the last box has length 0", data: slices.Concat(sig, []byte("\x00\x00\x00\x00free"), jp2Box("jp2h", jpxIHDR(300, 200)...))},
@@ -208,6 +209,8 @@ func TestJBIG2HeaderSizes(t *testing.T) {
 		{name: "cut in a long form", data: long[:8]},
 		{name: "page information past the window", data: slices.Concat(jbig2Seg(0, 0, 0, 0, make([]byte, 30)), page), limit: 11 + 30 + 11 + 18, err: errHeaderBeyond},
 		{name: "page information within the window", data: slices.Concat(jbig2Seg(0, 0, 0, 0, make([]byte, 30)), page), limit: 11 + 30 + 11 + 19, want: []string{pageWant}},
+		{name: "the window ends in a segment before the page", data: slices.Concat(jbig2Seg(0, 0, 0, 0, make([]byte, 30)), page), limit: 20, err: errHeaderBeyond},
+		{name: "the window ends in a header before the page", data: slices.Concat(jbig2Seg(0, 0, 0, 0, make([]byte, 30)), page), limit: 11 + 30 + 5, err: errHeaderBeyond},
 		{name: "the window ends after the page", data: slices.Concat(page, jbig2Seg(1, 0, 0, 0, make([]byte, 30))), limit: 30 + 11 + 10, want: []string{pageWant}},
 		{name: "the window ends in a segment after the page", data: slices.Concat(page, jbig2Seg(1, 0, 0, 0, make([]byte, 30))), limit: 30 + 11 + 20, want: []string{pageWant}},
 	}
