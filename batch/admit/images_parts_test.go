@@ -225,3 +225,22 @@ func TestImageXObjectSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawnThroughDictionaries: a stream an annotation's appearance
+// names through a dictionary of states is drawn, and so checked, even
+// dressed as an image.
+func TestDrawnThroughDictionaries(t *testing.T) {
+	t.Parallel()
+	pdf := buildPDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << >> /Contents 4 0 R /Annots [5 0 R] >>",
+		stream("", nil),
+		"<< /Type /Annot /Subtype /Widget /Rect [0 0 10 10] /AS /On /AP << /N << /On 6 0 R >> >> >>",
+		stream("/Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8", []byte("BI /W 9000 /H 9000 /CS /G ID \x00 EI")),
+	}, "")
+	_, err := inspect(pdf, DefaultLimits())
+	if err == nil || !strings.Contains(err.Error(), "page_too_large: stream object 6: an inline image is 9000×9000 px") {
+		t.Errorf("got %v; want the appearance's inline image page_too_large", err)
+	}
+}

@@ -22,7 +22,7 @@ func TestPageTextDrawnBy(t *testing.T) {
 	pdf := buildPDF([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R 4 0 R 2 0 R] /Count 2 /MediaBox [0 0 612 792] /Resources << /XObject << /Fm1 6 0 R >> >> >>",
-		"<< /Type /Page /Parent 2 0 R /Contents 5 0 R /Resources << /XObject << /Fm2 7 0 R /Im 8 0 R /X 99 >> >> >>",
+		"<< /Type /Page /Parent 2 0 R /Contents 5 0 R /Resources << /XObject << /Fm2 7 0 R /Im 8 0 R /X 99 /Cat 1 0 R >> >> >>",
 		"<< /Type /Page /Parent 2 0 R /Contents [5 0 R 9 0 R] >>",
 		stream("", nil),
 		form("<< /XObject << /Fm3 10 0 R >> >>"),
