@@ -268,6 +268,20 @@ func (l *contentLexer) value(depth int) (inlineValue, error) {
 		return inlineValue{text: t.text, name: t.kind == tokName}, nil
 	case tokOpen:
 		if depth > 4 {
+			// Too deep to keep, but read to its end: its rest read as entries
+			// ended the dictionary before /W and /H (8100 Mpx admitted).
+			for open := 1; open > 0; {
+				t, err := l.next()
+				if err != nil {
+					return inlineValue{}, err
+				}
+				switch t.kind {
+				case tokOpen:
+					open++
+				case tokClose:
+					open--
+				}
+			}
 			return inlineValue{}, nil
 		}
 		var v inlineValue

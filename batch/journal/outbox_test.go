@@ -245,3 +245,43 @@ func assertMigratedFrom3(t *testing.T, j *Journal) {
 		t.Errorf("CheckChain after migrating from 3 = %+v, %v", c, err)
 	}
 }
+
+// TestOutboxEntries: the outbox lists each event once, in order, with a
+// delivery per target tried, the last error kept only until delivered.
+func TestOutboxEntries(t *testing.T) { eachBackend(t, testOutboxEntries) }
+
+func testOutboxEntries(t *testing.T, be backend) {
+	j := be.open(t)
+	for run := range 2 {
+		if err := j.Notify(NoticeStalled, "b", map[string]int{"run": run}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _ := j.Pending("http://a#1")
+	if len(p) != 2 {
+		t.Fatalf("pending = %d events", len(p))
+	}
+	for _, a := range []struct {
+		target string
+		ok     bool
+		err    string
+	}{{"http://a#1", false, "HTTP 500"}, {"http://a#1", true, ""}, {"cmd#2", false, "exit 3"}} {
+		if err := j.RecordAttempt(p[0].ID, a.target, a.ok, a.err); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ob, err := j.Outbox()
+	if err != nil || len(ob) != 2 || ob[0].ID != p[0].ID || ob[1].ID != p[1].ID || len(ob[0].Deliveries) != 2 || len(ob[1].Deliveries) != 0 {
+		t.Fatalf("Outbox = %+v, %v; want two events, the first tried by two targets", ob, err)
+	}
+	byTarget := map[string]Delivery{}
+	for _, d := range ob[0].Deliveries {
+		byTarget[d.Target] = d
+	}
+	if d := byTarget["http://a#1"]; d.Attempts != 2 || d.Delivered.IsZero() || d.LastError != "" {
+		t.Errorf("the delivered target: %+v", d)
+	}
+	if d := byTarget["cmd#2"]; d.Attempts != 1 || !d.Delivered.IsZero() || d.LastError != "exit 3" {
+		t.Errorf("the failing target: %+v", d)
+	}
+}

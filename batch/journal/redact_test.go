@@ -49,3 +49,36 @@ func TestRedactErr(t *testing.T) {
 		t.Error("redactErr(nil) is not nil")
 	}
 }
+
+// TestRedactSecretNames: a parameter is masked when its name speaks of a
+// password, a secret or a token, whatever else it says; a key with no
+// value keeps its place.
+func TestRedactSecretNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u@h/db?client_secret=S&x=1":  "postgres://u@h/db?client_secret=xxxxx&x=1",
+		"postgres://u@h/db?auth_token=T":         "postgres://u@h/db?auth_token=xxxxx",
+		"postgres://u@h/db?MyPasswordFile=P":     "postgres://u@h/db?MyPasswordFile=xxxxx",
+		"postgres://u@h/db?passwd=P&pass=Q":      "postgres://u@h/db?passwd=xxxxx&pass=xxxxx",
+		"postgres://u@h/db?password&sslmode=off": "postgres://u@h/db?password&sslmode=off",
+		"postgres://u@h/db?secretary=S":          "postgres://u@h/db?secretary=xxxxx",
+		"postgres://u@h/db?tokens":               "postgres://u@h/db?tokens",
+		"postgresql://u:pw@h/db?token=T":         "postgresql://u:xxxxx@h/db?token=xxxxx",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRedactErrKeyValue: every secret of a key=value connection string
+// is scrubbed from a driver's message that quotes the values alone.
+func TestRedactErrKeyValue(t *testing.T) {
+	loc := "host=db password=Alpha1 sslpassword='Bravo 2' dbname=x"
+	err := redactErr(loc, errors.New("auth failed: Alpha1, then Bravo 2, on db"))
+	if got, want := err.Error(), "auth failed: xxxxx, then xxxxx, on db"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	if err := redactErr("/out/journal.db", errors.New("disk full")); err.Error() != "disk full" {
+		t.Errorf("a file's error became %q", err)
+	}
+}
