@@ -37,7 +37,7 @@ package export
 //     the line's start) and is stretched to its box's width with
 //     horizontal scaling (Tz); between two words a real space character,
 //     stretched to fill the gap, so that readers need no guess to put
-//     spaces back.
+//     spaces back; over a wide gap a bridge poppler keeps (pdfbridge.go).
 
 import (
 	"bytes"
@@ -386,8 +386,7 @@ func textLayer(lines []placedLine, names map[fontMetrics]string) []byte {
 			n := float64(len(w.text) / 2)
 			fmt.Fprintf(&b, "%s Tz\n<%X> Tj\n", num(100*w.width/(l.size*glyphAdvance*n)), w.text)
 			if k+1 < len(l.words) {
-				gap := max(l.words[k+1].start-w.start-w.width, minSpace*l.size)
-				fmt.Fprintf(&b, "%s Tz\n<0020> Tj\n", num(100*gap/(l.size*glyphAdvance)))
+				writeSpace(&b, l.words[k+1].start-w.start-w.width, l.size, l.level(k))
 			}
 		}
 		b.WriteString("ET\n")
