@@ -37,7 +37,7 @@ package export
 //     the line's start) and is stretched to its box's width with
 //     horizontal scaling (Tz); between two words a real space character,
 //     stretched to fill the gap, so that readers need no guess to put
-//     spaces back.
+//     spaces back; over a wide gap a bridge poppler keeps (pdfbridge.go).
 
 import (
 	"bytes"
@@ -146,10 +146,10 @@ const emScale = 1.2
 // own rule has two steps: 0.3 sizes (its minColSpacing1), and 1 size
 // (minColSpacing2) while at most three lines of the block have a word
 // there; 0.7 lies between them, and the figures in the searchable-pdf
-// topic were measured with it. A wider gap splits the line into blocks,
-// as a table's row is. Poppler then merges each cell with the cells above
-// and below of the same size into a column and reads the table column by
-// column, where the artifact reads it row by row.
+// topic were measured with it. A wider gap, a table's row's, is bridged
+// on a level line (pdfbridge.go); unbridged, on a skewed line, it splits
+// the line into blocks, which poppler merges with the cells above and
+// below of the same size into columns, read column by column.
 const colSpacing = 0.7
 
 // rowSizes are the sizes, as shares of their block's, that lines poppler
@@ -386,8 +386,7 @@ func textLayer(lines []placedLine, names map[fontMetrics]string) []byte {
 			n := float64(len(w.text) / 2)
 			fmt.Fprintf(&b, "%s Tz\n<%X> Tj\n", num(100*w.width/(l.size*glyphAdvance*n)), w.text)
 			if k+1 < len(l.words) {
-				gap := max(l.words[k+1].start-w.start-w.width, minSpace*l.size)
-				fmt.Fprintf(&b, "%s Tz\n<0020> Tj\n", num(100*gap/(l.size*glyphAdvance)))
+				writeSpace(&b, l.words[k+1].start-w.start-w.width, l.size, l.level(k))
 			}
 		}
 		b.WriteString("ET\n")

@@ -284,13 +284,16 @@ func run(ctx context.Context, name string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-var wordRe = regexp.MustCompile(`<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">`)
+var wordRe = regexp.MustCompile(`<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)</word>`)
 
 // wordsOnInk counts the words pdftotext -bbox finds on the OCR'd pages of
 // the PDF at path, and those whose box lies on ink in the source at orig
 // rendered by pdftoppm at InkDPI: at least 3% of the box's pixels ink, in
 // at least half of its rows and half of its columns, so that a box off by
-// half a line or half a word does not count.
+// half a line or half a word does not count. A word of white space only
+// is no word: the bridge the layer draws over a wide gap of a line
+// (batch/export's pdfbridge.go), which lies on the paper between two
+// words by design.
 func wordsOnInk(ctx context.Context, dir, path, orig string, pages []result.PageResult) (onInk, words int, err error) {
 	html, err := run(ctx, "pdftotext", "-bbox", path, "-")
 	if err != nil {
@@ -311,12 +314,7 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []result.Page
 		if err != nil {
 			return onInk, words, err
 		}
-		for _, m := range wordRe.FindAllStringSubmatch(chunk, -1) {
-			var b [4]float64
-			for k := range b {
-				b[k], _ = strconv.ParseFloat(m[k+1], 64)
-				b[k] *= InkDPI / 72.0
-			}
+		for _, b := range bboxWords(chunk, InkDPI/72.0) {
 			words++
 			if OnInkBox(img, b) {
 				onInk++
@@ -324,4 +322,22 @@ func wordsOnInk(ctx context.Context, dir, path, orig string, pages []result.Page
 		}
 	}
 	return onInk, words, nil
+}
+
+// bboxWords are the boxes of the words of a page of pdftotext -bbox's
+// output, times scale, those of white space only left out.
+func bboxWords(page string, scale float64) [][4]float64 {
+	var boxes [][4]float64
+	for _, m := range wordRe.FindAllStringSubmatch(page, -1) {
+		if strings.TrimSpace(m[5]) == "" {
+			continue
+		}
+		var b [4]float64
+		for k := range b {
+			b[k], _ = strconv.ParseFloat(m[k+1], 64)
+			b[k] *= scale
+		}
+		boxes = append(boxes, b)
+	}
+	return boxes
 }

@@ -3,6 +3,7 @@ package pdfcheck
 import (
 	"image"
 	"image/color"
+	"slices"
 	"testing"
 )
 
@@ -206,5 +207,18 @@ func TestOnInkShare(t *testing.T) {
 		if got := OnInkBox(img, [4]float64{100, 100, 200, 200}); got != tc.on {
 			t.Errorf("%s: on ink %v, want %v", tc.name, got, tc.on)
 		}
+	}
+}
+
+// TestBBoxWords: the words of pdftotext -bbox's page, scaled; the bridge
+// over a wide gap (a word of two spaces) is no word.
+func TestBBoxWords(t *testing.T) {
+	page := `<word xMin="10" yMin="20" xMax="30" yMax="28.5">Heart</word>
+<word xMin="33" yMin="20" xMax="80" yMax="28.5">  </word>
+<word xMin="83.5" yMin="20" xMax="90" yMax="28.5">72</word>`
+	got := bboxWords(page, 2)
+	want := [][4]float64{{20, 40, 60, 57}, {167, 40, 180, 57}}
+	if !slices.Equal(got, want) {
+		t.Errorf("bboxWords = %v, want %v", got, want)
 	}
 }

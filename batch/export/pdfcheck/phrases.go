@@ -87,23 +87,51 @@ func SortedWords(s string) string {
 // them, a line break after a hyphen taken as no break ("multi-\ntrack"
 // is "multi-track"). A line of want that ends in a hyphen (a word
 // broken over two lines) may run on into the next word in got, and its
-// next line's first word may be that word's end.
+// next line's first word may be that word's end; or the two halves may
+// be one word without the hyphen, as poppler's default mode joins them
+// ("wa-" and "ter" read "water").
 func PhraseRecall(got, want string) Recall {
 	text := " " + joinHyphens(got) + " "
 	var r Recall
-	for _, line := range strings.Split(want, "\n") {
+	lines := strings.Split(want, "\n")
+	for i, line := range lines {
 		ws := strings.Fields(line)
+		// joined is the word this line's broken end makes with the next
+		// line's start, and joinedFirst the one this line's start makes
+		// with the previous line's end ("" where none is broken).
+		joined, joinedFirst := brokenWord(lines, i), ""
+		if i > 0 {
+			joinedFirst = brokenWord(lines, i-1)
+		}
 		for k := 0; k+3 <= len(ws); k++ {
 			r.Of++
 			phrase := strings.Join(ws[k:k+3], " ")
 			if strings.Contains(text, " "+phrase+" ") ||
 				(k == 0 && strings.Contains(text, "-"+phrase+" ")) ||
-				(k+3 == len(ws) && strings.HasSuffix(phrase, "-") && strings.Contains(text, " "+phrase)) {
+				(k == 0 && joinedFirst != "" && strings.Contains(text, " "+joinedFirst+" "+strings.Join(ws[1:3], " ")+" ")) ||
+				(k+3 == len(ws) && strings.HasSuffix(phrase, "-") && strings.Contains(text, " "+phrase)) ||
+				(k+3 == len(ws) && joined != "" && strings.Contains(text, " "+strings.Join(ws[k:k+2], " ")+" "+joined+" ")) {
 				r.Found++
 			}
 		}
 	}
 	return r
+}
+
+// brokenWord is the word line i of lines ends in a hyphen and the next
+// line goes on with, the hyphen left out; "" when line i does not end in
+// a hyphen or no line follows.
+func brokenWord(lines []string, i int) string {
+	ws := strings.Fields(lines[i])
+	if len(ws) == 0 || i+1 >= len(lines) {
+		return ""
+	}
+	last := ws[len(ws)-1]
+	next := strings.Fields(lines[i+1])
+	if len(last) < 2 || !strings.HasSuffix(last, "-") || len(next) == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(last, "-") + next[0]
 }
 
 // joinHyphens is s with its white space collapsed to single spaces, as

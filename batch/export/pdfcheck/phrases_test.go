@@ -16,6 +16,8 @@ func TestPhraseRecall(t *testing.T) {
 		{"a last word longer", "a b cd", "a b c", 0, 1},
 		{"a line break after a hyphen joins", "a b multi-\ntrack c", "a b multi-track c", 2, 2},
 		{"a hyphen that ends the artifact's line", "a b state-of-the-art c d", "a b state-of-the-\nart c d", 2, 2},
+		{"a broken word joined without its hyphen", "x later kokend water 1 dag y", "x later kokend wa-\nter 1 dag", 3, 3},
+		{"a lone hyphen breaks no word", "a b c d e", "a b -\nd e f", 0, 2},
 		{"one word missing", "a b d e", "a b c d e", 0, 3},
 		{"short lines have none", "a b", "a b", 0, 0},
 	} {
