@@ -163,23 +163,3 @@ func TestUnreadNearIgnoresLinesAndPrint(t *testing.T) {
 		})
 	}
 }
-
-// TestLastBelowLooksPastLines: a signature is the letter's last row when
-// nothing but a line lies below it (a side of a stamp's frame, a rule
-// kept as a region); writing below it makes it no last row.
-func TestLastBelowLooksPastLines(t *testing.T) {
-	sig := [4]int{300, 1300, 1300, 1700}
-	body := printLine{box: [4]int{240, 1100, 2200, 1150}, words: make([]Word, 8)}
-	for _, tc := range []struct {
-		name  string
-		below [4]int
-		want  bool
-	}{
-		{"a line below it", [4]int{900, 2500, 1080, 2510}, true},
-		{"writing below it", [4]int{900, 2400, 1400, 2520}, false},
-	} {
-		if got := lastBelow(sig, [][4]int{tc.below}, []printLine{body}, 3508); got != tc.want {
-			t.Errorf("%s: lastBelow = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}

@@ -46,8 +46,8 @@ func lastBelow(b [4]int, others [][4]int, lines []printLine, pageH int) bool {
 		return false // in the bottom margin
 	}
 	for _, o := range others {
-		if o[1] >= b[3] && o[3] <= foot && o[2]-o[0] < flatStroke*(o[3]-o[1]) {
-			return false // more writing below it (a line is none: a rule, a frame's side)
+		if o[1] >= b[3] && o[3] <= foot {
+			return false // more writing below it
 		}
 	}
 	return true
