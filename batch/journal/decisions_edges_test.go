@@ -41,14 +41,8 @@ func TestEventArtifactSizes(t *testing.T) {
 	eachBackend(t, func(t *testing.T, be backend) {
 		j := be.open(t)
 		d := admit(t, j, 2, "R-1", "aaa")
-		l, err := j.Claim(d.DocID, "o", policy)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := j.Finish(l, Result{State: outcome.Review, Reason: outcome.LowConfidence, Artifact: "artifacts/R-1_a1.json", ArtifactSHA256: "s1", ArtifactSize: 1234}); err != nil {
-			t.Fatal(err)
-		}
-		err = j.Transcribe("R-1", Transcription{User: "u", Host: "h", Artifact: "artifacts/R-1_a1.json", ArtifactSHA256: "s1",
+		finishDoc(t, j, d, Result{State: outcome.Review, Reason: outcome.LowConfidence, Artifact: "artifacts/R-1_a1.json", ArtifactSHA256: "s1", ArtifactSize: 1234})
+		err := j.Transcribe("R-1", Transcription{User: "u", Host: "h", Artifact: "artifacts/R-1_a1.json", ArtifactSHA256: "s1",
 			NewArtifact: "artifacts/R-1_a1_t1.json", NewArtifactSHA256: "s2", NewArtifactSize: 300})
 		if err != nil {
 			t.Fatal(err)

@@ -78,18 +78,8 @@ func TestOnInkWindow(t *testing.T) {
 		{"bold print below", image.Rect(20, 56, 32, 68), false},
 		{"bold print two line heights away", image.Rect(120, 40, 132, 52), true},
 	} {
-		img := image.NewGray(image.Rect(0, 0, 200, 100))
-		for i := range img.Pix {
-			img.Pix[i] = 250
-		}
 		// Strokes 28 levels under the paper, in x 20..80, y 40..52.
-		for y := 40; y < 52; y++ {
-			for x := 20; x < 80; x++ {
-				if x%3 != 2 {
-					img.SetGray(x, y, color.Gray{222})
-				}
-			}
-		}
+		img := strokedPaper(200, 100, image.Rect(20, 40, 80, 52), 222)
 		for y := tc.bar.Min.Y; y < tc.bar.Max.Y; y++ {
 			for x := tc.bar.Min.X; x < tc.bar.Max.X; x++ {
 				img.SetGray(x, y, color.Gray{10})
@@ -155,17 +145,7 @@ func TestOnInkContrast(t *testing.T) {
 		ink uint8
 		on  bool
 	}{{250 - MinInkContrast, false}, {250 - MinInkContrast - 1, true}} {
-		img := image.NewGray(image.Rect(0, 0, 100, 60))
-		for i := range img.Pix {
-			img.Pix[i] = 250
-		}
-		for y := 20; y < 32; y++ {
-			for x := 20; x < 80; x++ {
-				if x%3 != 2 {
-					img.SetGray(x, y, color.Gray{tc.ink})
-				}
-			}
-		}
+		img := strokedPaper(100, 60, image.Rect(20, 20, 80, 32), tc.ink)
 		if got := OnInkBox(img, [4]float64{18, 18, 82, 34}); got != tc.on {
 			t.Errorf("strokes at %d on paper at 250: on ink %v, want %v", tc.ink, got, tc.on)
 		}
@@ -221,4 +201,21 @@ func TestBBoxWords(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("bboxWords = %v, want %v", got, want)
 	}
+}
+
+// strokedPaper is a w by h page of paper at 250 with vertical strokes of
+// ink in r: two columns in three.
+func strokedPaper(w, h int, r image.Rectangle, ink uint8) *image.Gray {
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = 250
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if x%3 != 2 {
+				img.SetGray(x, y, color.Gray{ink})
+			}
+		}
+	}
+	return img
 }
