@@ -229,6 +229,7 @@ func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool)
 		return placedLine{}, false
 	}
 	ax, ay := (rx-ox)/sa, (ry-oy)/sa
+	alongX, alongY := ax, ay // the canvas's x axis on the page
 	// The words' axes, square to the page.
 	wx, wy := math.Copysign(1, ax), 0.0
 	if math.Abs(ax) < math.Abs(ay) {
@@ -258,7 +259,20 @@ func placeLine(g lineGeom, em float64, m Matrix, square bool) (placedLine, bool)
 		}
 		l.words = append(l.words, lw)
 	}
+	starts := make([]float64, len(l.words))
+	for k, w := range l.words {
+		starts[k] = w.start
+	}
 	keepApart(l.words, l.size)
+	if l.perWord {
+		// A word keepApart starts later starts as much further along the
+		// line.
+		for k := range l.words {
+			d := l.words[k].start - starts[k]
+			l.words[k].origin[0] += alongX * d
+			l.words[k].origin[1] += alongY * d
+		}
+	}
 	return l, len(l.words) > 0
 }
 
@@ -268,41 +282,6 @@ func (l *placedLine) axes(k int) [4]float64 {
 		return [4]float64(l.matrix[:4])
 	}
 	return l.wordAxes
-}
-
-// rawSpace is the narrowest gap between two words' boxes, as a share of
-// the font size, that keeps them apart in every reader: pdftotext -raw
-// puts a space between two words only where the gap is over 0.15 sizes
-// (its minWordSpacing), whatever space characters the layer draws.
-const rawSpace = 0.17
-
-// keepApart narrows each word of a line, at the font size size, that
-// ends nearer its successor than rawSpace sizes, so that it ends rawSpace
-// sizes before it: the word's box then covers its ink but its end, and
-// readers that ignore the space characters still see two words. A word
-// is narrowed to a quarter of its width at most; one that would need
-// more (its successor starts in its first quarter, or before it) cannot
-// be kept apart, and is narrowed to half its width.
-//
-// Tesseract sometimes gives a word a box reaching over the next word's
-// ink ("brought" over "it", "Page" over "2"). At half its width at most
-// (the rule before), such a word still touched the next, and poppler
-// printed the two as one word ("broughtit"; 14 pairs on the eval corpus,
-// 4 after). Narrowed only part of the way, it would be worse than left
-// over the next: pdftotext -raw puts a line break between words that
-// overlap, but nothing between words under 0.15 sizes apart.
-func keepApart(ws []lineWord, size float64) {
-	for k := 0; k+1 < len(ws); k++ {
-		w, next := &ws[k], ws[k+1]
-		need := next.start - rawSpace*size - w.start
-		switch {
-		case need >= w.width:
-		case need >= w.width/4:
-			w.width = need
-		default:
-			w.width /= 2
-		}
-	}
 }
 
 // ascents are the glyphless font's ascents, in thousandths of an em,

@@ -31,19 +31,20 @@ func TestMeasureLineIgnoresTallWords(t *testing.T) {
 
 // TestKeepApart: words nearer than rawSpace sizes are narrowed from their
 // end to end rawSpace sizes before the next word, down to a quarter of
-// their width; those that would need more are narrowed to half their
-// width; the others are left as they are.
+// their width; one whose successor lies within it, or that cannot be cut
+// apart from it (TestKeepApartCuts), is narrowed to half its width; the
+// others are left as they are.
 func TestKeepApart(t *testing.T) {
 	ws := []lineWord{
 		{start: 0, width: 41},  // 1 before the next: narrowed to end rawSpace sizes before it
 		{start: 42, width: 20}, // reaches 12 over the next, which starts in its second quarter: the same
-		{start: 50, width: 20}, // the next starts 1 after it: to half its width
-		{start: 51, width: 20}, // the next starts before it: to half its width
-		{start: 50, width: 16}, // 10 before the next: kept
-		{start: 76, width: 20},
+		{start: 50, width: 20}, // the next starts 1 after it and ends within it: to half its width
+		{start: 51, width: 10}, // the same
+		{start: 52, width: 1},  // 20 before the next: kept
+		{start: 73, width: 20},
 	}
 	keepApart(ws, 10)
-	want := []float64{42 - rawSpace*10, 8 - rawSpace*10, 10, 10, 16, 20}
+	want := []float64{42 - rawSpace*10, 8 - rawSpace*10, 10, 5, 1, 20}
 	for k, w := range ws {
 		if !near(w.width, want[k]) {
 			t.Errorf("word %d: width %g, want %g", k, w.width, want[k])
