@@ -241,7 +241,8 @@ func TestParseFlags(t *testing.T) {
 
 func TestExportChecks(t *testing.T) {
 	r := &results{
-		Export:        &exportResult{Documents: 105, Exported: 105, WallS: 2, OCRWallS: 60, Share: 2.0 / 60, PeakRSS: 42 * mib},
+		Export: &exportResult{Documents: 105, Exported: 105, WallS: 2, OCRWallS: 60, Share: 2.0 / 60, PeakRSS: 42 * mib,
+			CPUS: 3, OCRCPUS: 100, CPUShare: 0.03},
 		DefaultResume: &runResult{PeakParentRSS: 40 * mib},
 		TinyExport:    &exportResult{Documents: 2400, Exported: 2400, WallS: 9, PeakRSS: 55 * mib},
 		Rows:          &rowsResult{SmallResume: &runResult{PeakParentRSS: 50 * mib}},
@@ -250,7 +251,7 @@ func TestExportChecks(t *testing.T) {
 	r.exportChecks(func(name string, v float64, target string, pass bool) {
 		got = append(got, check{Criterion: name, Value: v, Target: target, Pass: pass})
 	})
-	if len(got) != 3 || !got[0].Pass || !got[1].Pass || got[1].Value != 1.05 || !got[2].Pass || got[2].Value != 1.1 {
+	if len(got) != 4 || !got[0].Pass || !got[1].Pass || got[1].Value != 0.03 || !got[2].Pass || got[2].Value != 1.05 || !got[3].Pass || got[3].Value != 1.1 {
 		t.Errorf("checks: %+v", got)
 	}
 	s, err := lastSummary(strings.NewReader(`{"event":"exported"}` + "\n" + `{"event":"summary","documents":3,"exported":2,"files_written":7,"bytes":10}` + "\n"))
