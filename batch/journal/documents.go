@@ -243,7 +243,7 @@ func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, rea
 // 9000×9000 px, 81 Mpx, ..."), kept in the row_rejected event's data: it
 // must name no path and no participant ID.
 func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 string, reason outcome.Reason, key, detail string) error {
-	return j.appendTx(func(tx *sql.Tx) error {
+	return j.hotTx(func(tx *sql.Tx) error {
 		var oldSource string
 		var kind rowKind
 		var docID sql.NullInt64
@@ -295,7 +295,7 @@ func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 strin
 //     still queued whose bytes have since changed, that document is rejected
 //     as conflict.
 func (j *Journal) Admit(a Admission) (RowStatus, error) {
-	err := j.appendTx(func(tx *sql.Tx) error {
+	err := j.hotTx(func(tx *sql.Tx) error {
 		now := ms(j.now())
 		var oldSource string
 		var kind rowKind
