@@ -217,6 +217,10 @@ func recordEach(tx queryer, touched []touch) ([]custodyRecord, error) {
 // withCustody returns data (a JSON object, or empty) with the records of
 // the rows touched added under "custody".
 func (j *Journal) withCustody(tx queryer, data json.RawMessage, touched []touch) (json.RawMessage, error) {
+	records := recordEach
+	if j.pg {
+		records = recordAll
+	}
 	if len(touched) == 0 {
 		return data, nil
 	}
@@ -226,7 +230,7 @@ func (j *Journal) withCustody(tx queryer, data json.RawMessage, touched []touch)
 			return nil, fmt.Errorf("event data: %w", err)
 		}
 	}
-	recs, err := recordEach(tx, touched)
+	recs, err := records(tx, touched)
 	if err != nil {
 		return nil, err
 	}
