@@ -212,6 +212,9 @@ type Journal struct {
 	// locked, what the benchmarks report.
 	holds custodyHolds
 	held  atomic.Int64
+	// sealed counts the events its seals chained (seal.go): per hold of
+	// the lock, the batch the benchmarks report.
+	sealed atomic.Int64
 	// queued holds, on PostgreSQL, the transactions under way that
 	// queued events to be chained after their commit, each with its last
 	// seq (seal.go).

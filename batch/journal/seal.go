@@ -182,6 +182,7 @@ func (j *Journal) seal(own []int64) error {
 	}
 	if r.locked {
 		j.locked.Add(1)
+		j.sealed.Add(r.sealed)
 		held := r.ranFor
 		if r.sealed > 0 {
 			held = time.Since(start) - r.waited
