@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"slices"
 	"sync"
+	"time"
 )
 
 // This file is the seal a handle runs behind its hot writes: admission
@@ -11,9 +12,10 @@ import (
 // attempts (Finish, Fail, Release) return once they commit on
 // PostgreSQL, their events pending, and one goroutine of the handle
 // chains them (seal.go), one seal at a time, each for every event the
-// handle committed meanwhile. So a worker's next claim, and admission's
-// next row, do not wait for the custody lock and its disk sync; the
-// chain follows them by about one seal.
+// handle committed meanwhile, after gathering them for sealGather. So a
+// worker's next claim, and admission's next row, do not wait for the
+// custody lock and its disk sync; the chain follows them by about
+// sealGather and one seal.
 //
 // An event committed is the log's, chained or pending (CheckChain
 // replays both); the reads of the log a caller may make right after its
@@ -22,6 +24,13 @@ import (
 // before (settle), and Close does too. Every other write chains what is
 // pending before its own events (chainPending, and the transactions that
 // hold the custody lock), or seals after its commit before it returns.
+
+// sealGather is how long a handle's seal waits, once it has events to
+// chain, before it seals: the commits of that time, this handle's and
+// every other's, are chained by one hold of the custody lock, and the
+// seals of the other handles find theirs chained and take no lock. No
+// write waits for it; the chain follows the commits by about as much.
+const sealGather = 2 * time.Millisecond
 
 // sealer is a handle's seal behind its hot writes.
 type sealer struct {
@@ -67,6 +76,7 @@ func (j *Journal) sealLater(seq int64) {
 // for the next seal, this handle's or another's, to chain.
 func (j *Journal) sealLoop() {
 	s := &j.sealer
+	time.Sleep(sealGather)
 	s.mu.Lock()
 	for len(s.own) > 0 {
 		own := slices.Clone(s.own)
@@ -76,6 +86,11 @@ func (j *Journal) sealLoop() {
 		s.mu.Lock()
 		s.rounds++
 		s.caught.Broadcast()
+		if len(s.own) > 0 {
+			s.mu.Unlock()
+			time.Sleep(sealGather)
+			s.mu.Lock()
+		}
 	}
 	s.running = false
 	s.caught.Broadcast()
