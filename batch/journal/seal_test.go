@@ -3,9 +3,13 @@ package journal
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/refbatch/refbatch/batch/journal/journaltest"
 )
 
 // TestPendingEvents: on PostgreSQL an event committed and not yet chained
@@ -96,5 +100,56 @@ func TestPendingEvents(t *testing.T) {
 	start := time.Now()
 	if err := setup.seal(nil); err != nil || time.Since(start) > 10*time.Second {
 		t.Errorf("seal with nothing pending: %v after %s", err, time.Since(start))
+	}
+}
+
+// BenchmarkSeal is one hold of the custody lock chaining a batch of
+// pending events (a one-page document's admission event, as
+// BenchmarkWorkers queues them): it reports the hold as the client sees
+// it (ms/hold: the seal's statement and its commit, the lock free) and
+// as the database ran it (ran_ms, the commit and its sync left out), and
+// their share per event, for batches of 1 to 1,000. It runs on
+// PostgreSQL only (REFBATCH_TEST_POSTGRES; make bench-journal's cluster).
+func BenchmarkSeal(b *testing.B) {
+	for _, batch := range []int{1, 10, 100, 1000} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			j, err := Open(journaltest.Postgres(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer j.Close()
+			line := 2
+			var held, ran time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				err := j.within(func() (*sql.Tx, error) { return j.db.Begin() }, func(tx *sql.Tx) error {
+					for range batch {
+						a := benchAdmission(line)
+						line++
+						e := Event{Kind: EventRowAdmitted, Manifest: a.Manifest, Line: a.Line, SourceID: a.SourceID,
+							At: time.UnixMilli(ms(j.now())), Data: json.RawMessage(`{"custody":[]}`)}
+						if _, err := queueEvent(tx, e, sql.NullInt64{}); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				start := time.Now()
+				r, err := callSeal(b.Context(), j.db, nil)
+				held += time.Since(start) - r.waited
+				ran += r.ranFor
+				if err != nil || r.sealed != int64(batch) {
+					b.Fatalf("seal: %+v, %v; want %d events chained", r, err, batch)
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(held)/n/float64(time.Millisecond), "ms/hold")
+			b.ReportMetric(float64(ran)/n/float64(time.Millisecond), "ran_ms")
+			b.ReportMetric(float64(held)/n/float64(batch)/float64(time.Microsecond), "us/event")
+		})
 	}
 }
