@@ -122,8 +122,9 @@ func BenchmarkClaimCommit(b *testing.B) {
 // On PostgreSQL the live runs go through a proxy adding a round trip of
 // 0, 0.5 or 1 ms (journaltest.Delayed), as a LAN between the machines
 // and the database would, and report besides the share of the time the
-// custody lock was held, the round trip added as measured, and the
-// machine's CPU in use (both cores of a 2-core machine: 1), which says
+// custody lock was held, the events a seal chained per hold of it
+// (events/hold: the batches of seal.go), the round trip added as
+// measured, and the machine's CPU in use (both cores of a 2-core machine: 1), which says
 // when more workers stop helping because the CPU, not the journal, is
 // the limit.
 func BenchmarkWorkers(b *testing.B) {
@@ -185,6 +186,7 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt t
 	for _, j := range js {
 		j.locked.Store(0)
 		j.held.Store(0)
+		j.sealed.Store(0)
 	}
 	cpu := startCPU()
 	p := Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
@@ -209,10 +211,11 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt t
 	if n := claimed.Load(); n != int64(b.N) {
 		b.Fatalf("%d documents claimed, want %d", n, b.N)
 	}
-	var locked, held int64
+	var locked, held, sealed int64
 	for _, j := range js {
 		locked += j.locked.Load()
 		held += j.held.Load()
+		sealed += j.sealed.Load()
 	}
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(b.N)/secs, "docs/s")
@@ -221,6 +224,9 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt t
 	b.ReportMetric(float64(claims.Load())/float64(b.N), "claims/doc")
 	if be.name == "postgres" {
 		b.ReportMetric(float64(held)/float64(b.Elapsed()), "held")
+		if locked > 0 {
+			b.ReportMetric(float64(sealed)/float64(locked), "events/hold")
+		}
 	}
 	if live {
 		b.ReportMetric(float64(added)/float64(time.Millisecond), "rtt_ms")

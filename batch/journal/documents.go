@@ -243,7 +243,7 @@ func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, rea
 // 9000×9000 px, 81 Mpx, ..."), kept in the row_rejected event's data: it
 // must name no path and no participant ID.
 func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 string, reason outcome.Reason, key, detail string) error {
-	return j.appendTx(func(tx *sql.Tx) error {
+	return j.hotTx(func(tx *sql.Tx) error {
 		var oldSource string
 		var kind rowKind
 		var docID sql.NullInt64
@@ -295,7 +295,10 @@ func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 strin
 //     still queued whose bytes have since changed, that document is rejected
 //     as conflict.
 func (j *Journal) Admit(a Admission) (RowStatus, error) {
-	err := j.appendTx(func(tx *sql.Tx) error {
+	// fresh: a new document's row as written, read no more after the commit.
+	var fresh *RowStatus
+	err := j.hotTx(func(tx *sql.Tx) error {
+		fresh = nil
 		now := ms(j.now())
 		var oldSource string
 		var kind rowKind
@@ -341,6 +344,8 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 				return err
 			}
 			ev.DocID = id
+			fresh = &RowStatus{Manifest: a.Manifest, Line: a.Line, SourceID: a.SourceID, State: outcome.Queued, SHA256: a.SHA256,
+				DocID: id, Fields: a.Fields}
 			return j.appendEvent(tx, ev, docTouch(id), rowTouch(a.Manifest, a.Line))
 		case err != nil:
 			return err
@@ -364,6 +369,9 @@ func (j *Journal) Admit(a Admission) (RowStatus, error) {
 	})
 	if err != nil {
 		return RowStatus{}, fmt.Errorf("journal: admitting line %d: %w", a.Line, err)
+	}
+	if fresh != nil {
+		return *fresh, nil
 	}
 	st, _, err := j.Row(a.Manifest, a.Line)
 	return st, err
