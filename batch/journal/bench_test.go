@@ -114,10 +114,11 @@ func BenchmarkClaimCommit(b *testing.B) {
 // custody lock per document, and the claims made per document (those
 // that found nothing too). In the pages=P runs the documents are
 // admitted outside the timer; in the live runs one more handle admits
-// them while the workers claim (as a run's admission does), each row
-// waking one idle worker. A one-page document is the journal's worst
-// case: the admission, the claim and the verdict, which append to the
-// custody log, are spread over one page.
+// them while the workers claim (as a run's admission does), AdmitBatch
+// rows a transaction (AdmitMany), each row waking one idle worker. A
+// one-page document is the journal's worst case: the admission, the
+// claim and the verdict, which append to the custody log, are spread
+// over one page.
 //
 // On PostgreSQL the live runs go through a proxy adding a round trip of
 // 0, 0.5 or 1 ms (journaltest.Delayed), as a LAN between the machines
@@ -166,14 +167,20 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt t
 	admitter := js[workers]
 	wake, admitted := make(chan struct{}, workers), make(chan struct{})
 	admitAll := func() {
-		for i := range b.N {
-			if _, err := admitter.Admit(benchAdmission(i + 2)); err != nil {
+		for start := 0; start < b.N; start += AdmitBatch {
+			var as []Admission
+			for i := start; i < min(start+AdmitBatch, b.N); i++ {
+				as = append(as, benchAdmission(i+2))
+			}
+			if _, err := admitter.AdmitMany(as); err != nil {
 				b.Error(err)
 				return
 			}
-			select { // one idle worker per row admitted
-			case wake <- struct{}{}:
-			default:
+			for range as {
+				select { // one idle worker per row admitted
+				case wake <- struct{}{}:
+				default:
+				}
 			}
 		}
 	}
