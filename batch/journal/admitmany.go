@@ -126,10 +126,11 @@ func (j *Journal) admitNew(tx *sql.Tx, as []Admission, fresh []*RowStatus, wrote
 	for _, i := range owned {
 		a := as[i]
 		d, ok := docs[a.SourceID]
+		maker, madeHere := made[a.SourceID]
 		switch {
 		case !ok:
 			return fmt.Errorf("line %d: its document is in no table", a.Line)
-		case made[a.SourceID] == i:
+		case madeHere && maker == i:
 			decided = append(decided, admitted{i: i, kind: kindDoc, doc: d.id, newDoc: true})
 		case d.sha256 == a.SHA256:
 			decided = append(decided, admitted{i: i, kind: kindDuplicate, doc: d.id})

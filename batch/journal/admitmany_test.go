@@ -16,7 +16,9 @@ func admitManyRows() (before, batch []Admission) {
 			Path: "/archive/" + source + ".pdf", Size: 1000 + int64(line), Pages: 1 + line%3, Fields: fmt.Sprintf(`{"line":"%d"}`, line)}
 	}
 	before = []Admission{row(2, "S1", "a1"), row(3, "S2", "b2")}
-	batch = []Admission{row(3, "S2", "b2"), row(4, "S1", "a1"), row(5, "S2", "xx"), row(6, "S3", "c3"), row(7, "S3", "c3"),
+	// The first of the batch a duplicate: what is decided of a row is
+	// never taken from a zero value (its index 0).
+	batch = []Admission{row(4, "S1", "a1"), row(3, "S2", "b2"), row(5, "S2", "xx"), row(6, "S3", "c3"), row(7, "S3", "c3"),
 		row(8, "S4", "d4"), row(9, "S4", "yy"), row(10, "S5", "e5")}
 	return before, batch
 }
