@@ -38,6 +38,9 @@ type admitQueue struct {
 	// unrecorded counts the rows sent and not yet recorded: the
 	// throttle counts them in the window.
 	unrecorded atomic.Int64
+	// room is how many more rows the throttle lets through before it
+	// counts the window again (the reader's alone).
+	room int
 }
 
 // admitQueue starts the writer of a pass's checked rows.

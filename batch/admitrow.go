@@ -23,13 +23,24 @@ import (
 // throttle waits while the documents admitted and claimed by nobody,
 // with the rows q has yet to record, fill the admission window:
 // admission runs ahead of the engines, by the window and no more, so
-// that what it holds (admitted) stays bounded.
+// that what it holds (admitted) stays bounded. It counts in the journal
+// only once the room it found last is used up, a row at a time: claims
+// only make more room, and a round trip a row capped admission at a
+// thousand rows a second at half a millisecond.
 func (r *runner) throttle(ctx context.Context, q *admitQueue) error {
 	window := 2*r.o.Workers + 8
+	if q.room > 0 {
+		q.room--
+		return nil
+	}
 	for {
 		n, err := r.j.Unclaimed()
-		if err != nil || n+int(q.unrecorded.Load()) < window {
+		if err != nil {
 			return err
+		}
+		if used := n + int(q.unrecorded.Load()); used < window {
+			q.room = window - used - 1
+			return nil
 		}
 		select {
 		case <-ctx.Done():
