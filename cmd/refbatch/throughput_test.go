@@ -15,9 +15,12 @@ import (
 // ThroughputEnv, set to a number of documents, runs TestBatchThroughput;
 // ThroughputBeforeEnv names another build's refbatch binary to run beside
 // this one.
+// ThroughputWorkersEnv lists the worker counts ("2,8"; 2, 8 and 32 when
+// unset).
 const (
-	ThroughputEnv       = "REFBATCH_BENCH_BATCH"
-	ThroughputBeforeEnv = "REFBATCH_BENCH_BATCH_BEFORE"
+	ThroughputEnv        = "REFBATCH_BENCH_BATCH"
+	ThroughputBeforeEnv  = "REFBATCH_BENCH_BATCH_BEFORE"
+	ThroughputWorkersEnv = "REFBATCH_BENCH_BATCH_WORKERS"
 )
 
 // TestBatchThroughput is issue 52's batch: N one-page born-digital
@@ -50,7 +53,18 @@ func TestBatchThroughput(t *testing.T) {
 		builds = [][2]string{{"before", before}, {"after", binary}}
 	}
 	table := []string{"| workers | build | docs/s | seconds | load (1 min) |", "|---:|---|---:|---:|---:|"}
-	for _, w := range []int{2, 8, 32} {
+	workers := []int{2, 8, 32}
+	if v := os.Getenv(ThroughputWorkersEnv); v != "" {
+		workers = nil
+		for _, f := range strings.Split(v, ",") {
+			w, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || w <= 0 {
+				t.Fatalf("%s=%q: not a list of worker counts", ThroughputWorkersEnv, v)
+			}
+			workers = append(workers, w)
+		}
+	}
+	for _, w := range workers {
 		for _, bld := range builds {
 			t.Run(fmt.Sprintf("workers=%d/%s", w, bld[0]), func(t *testing.T) {
 				url := journaltest.Postgres(t)
