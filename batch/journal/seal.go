@@ -20,9 +20,8 @@ import (
 // Then, its commit made, it seals (seal): one statement, a function each
 // writing session has (sealFunction), that returns at once when another
 // session has chained its event already, and otherwise takes the custody
-// lock once it is free (while another seal holds it, it looks again every
-// sealPoll whether that seal chained its events), reads the chain's end,
-// and chains every committed pending event in the order of its seq, hashing in the database, moving it to events
+// lock, reads the chain's end, and chains every committed pending event
+// in the order of its seq, hashing in the database, moving it to events
 // and deleting it from pending; its commit and disk sync are the only
 // ones under the lock, and there is no round trip to the client under it.
 // While one session holds the lock and syncs, the events of the others
@@ -93,19 +92,11 @@ DECLARE
 	done bigint[] := '{}';
 BEGIN
 	sealed := 0; locked := false; waited := 0; ran := 0;
-	LOOP
-		IF cardinality(own) > 0 AND NOT EXISTS (SELECT 1 FROM pending p WHERE p.seq = ANY(own)) THEN
-			waited := extract(epoch FROM clock_timestamp() - t0);
-			RETURN NEXT;
-			RETURN;
-		END IF;
-		EXIT WHEN pg_try_advisory_xact_lock(%[1]d);
-		IF cardinality(own) = 0 THEN
-			PERFORM pg_advisory_xact_lock(%[1]d);
-			EXIT;
-		END IF;
-		PERFORM pg_sleep(%[3]g);
-	END LOOP;
+	IF cardinality(own) > 0 AND NOT EXISTS (SELECT 1 FROM pending p WHERE p.seq = ANY(own)) THEN
+		RETURN NEXT;
+		RETURN;
+	END IF;
+	PERFORM pg_advisory_xact_lock(%d);
 	t1 := clock_timestamp();
 	locked := true;
 	waited := extract(epoch FROM t1 - t0);
@@ -113,7 +104,7 @@ BEGIN
 		SELECT e.id, e.hash INTO n, h FROM events e ORDER BY e.id DESC LIMIT 1;
 		IF NOT FOUND THEN
 			n := 0;
-			h := '%[2]s';
+			h := '%s';
 		END IF;
 		FOR r IN SELECT p.* FROM pending p ORDER BY p.seq LOOP
 			n := n + 1;
@@ -129,15 +120,7 @@ BEGIN
 	ran := extract(epoch FROM clock_timestamp() - t1);
 	RETURN NEXT;
 END
-$f$`, int64(writeLockKey), ZeroHash, sealPoll.Seconds())
-
-// sealPoll is how long a seal with events of its own waits, when the
-// custody lock is held, before it looks again whether the holder chained
-// them, and takes the lock if it is free. It never queues for the lock:
-// in a queue of sessions each is granted the lock in turn, only to find
-// its events chained already, and the lock stays held through a wake-up
-// of each (on a loaded machine, a slice of the scheduler's each).
-const sealPoll = time.Millisecond
+$f$`, int64(writeLockKey), ZeroHash)
 
 // makeSealFunction makes the seal in a new writing session.
 func makeSealFunction(ctx context.Context, c *pgx.Conn) error {
