@@ -392,8 +392,13 @@ bench-desk:
 # measured and the machine's CPU in use (1: every core, other processes'
 # too). BENCH_JOURNAL_FSYNC=off leaves the disk's sync out, as the tests'
 # cluster does, to show what bounds the journal beside it.
-BENCH_JOURNAL_DOCS  ?= 2000
-BENCH_JOURNAL_FSYNC ?= on
+# BENCH_JOURNAL_BEFORE=REV (a git revision) runs each case for REV's
+# journal and then for this tree's, on one cluster, so that the two are
+# measured side by side under the same load (batch/journal/testdata/
+# bench-journal.sh).
+BENCH_JOURNAL_DOCS   ?= 2000
+BENCH_JOURNAL_FSYNC  ?= on
+BENCH_JOURNAL_BEFORE ?=
 bench-journal:
-	.ci/with-postgres --fsync $(BENCH_JOURNAL_FSYNC) $(GO) test ./batch/journal -run '^$$' -bench 'BenchmarkWorkers/postgres/live/' \
-	  -benchtime $(BENCH_JOURNAL_DOCS)x -count 1 -timeout 60m | awk -f batch/journal/testdata/bench-journal.awk
+	GO=$(GO) .ci/with-postgres --fsync $(BENCH_JOURNAL_FSYNC) batch/journal/testdata/bench-journal.sh $(BENCH_JOURNAL_DOCS) $(BENCH_JOURNAL_BEFORE) \
+	  | awk -f batch/journal/testdata/bench-journal.awk

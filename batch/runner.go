@@ -222,7 +222,7 @@ func (r *runner) admitManifest(ctx context.Context, m *manifestWork) error {
 // pass streams m once: each row not yet recorded is admitted, each row the
 // journal has seen is revisited under the rerun rules (rerun.go), and the
 // documents admitted are left to the workers' claims.
-func (r *runner) pass(ctx context.Context, m *manifestWork) error {
+func (r *runner) pass(ctx context.Context, m *manifestWork) (err error) {
 	path := m.o.Manifest
 	f, err := manifest.Open(path)
 	if err != nil {
@@ -233,6 +233,12 @@ func (r *runner) pass(ctx context.Context, m *manifestWork) error {
 	if err != nil {
 		return err
 	}
+	q := r.admitQueue()
+	defer func() {
+		if qerr := q.finish(); err == nil {
+			err = qerr
+		}
+	}()
 	for ctx.Err() == nil && !r.draining.Load() {
 		row, err := mr.Next()
 		if errors.Is(err, io.EOF) {
@@ -263,22 +269,23 @@ func (r *runner) pass(ctx context.Context, m *manifestWork) error {
 			// checks its file again before reading it (jobFor).
 			continue
 		}
-		if err := r.throttle(ctx); err != nil || ctx.Err() != nil {
+		if err := r.throttle(ctx, q); err != nil || ctx.Err() != nil {
 			return err
 		}
-		st, pageDPI, err := r.admit(ctx, row, m.o)
+		checked, st, err := r.admit(ctx, row, m.o)
 		if ctx.Err() != nil {
 			return nil // run() reports the interruption
 		}
 		if err != nil {
 			return err
 		}
-		if st.State.Final() {
-			r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: st.State, Reason: st.Reason})
+		if checked != nil {
+			if !q.send(*checked) {
+				return nil // finish returns the writer's error
+			}
 			continue
 		}
-		r.admitted.put(job{row: row, docID: st.DocID, pageDPI: pageDPI, o: m.o})
-		r.wake.notifyOne()
+		r.o.Progress.Event(Event{Kind: EventFinished, Time: time.Now(), Line: row.Line, SourceID: row.SourceID, State: st.State, Reason: st.Reason})
 	}
 	return nil
 }

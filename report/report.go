@@ -100,6 +100,9 @@ type Report struct {
 type Custody struct {
 	Root   string `json:"root"`
 	Events int64  `json:"events"`
+	// Pending is how many events were committed and not yet chained
+	// (a PostgreSQL journal: refbatch help scale-out), under no root yet.
+	Pending int64 `json:"pending,omitempty"`
 }
 
 // Notification is one event of the outbox: its ID (the receiver

@@ -32,7 +32,7 @@ func verifyCustody(j *journal.Journal, o VerifyOptions, res *VerifyResult, dbPat
 		}
 		return nil
 	}
-	res.Custody = &report.Custody{Root: chain.Root.Hash, Events: chain.Root.Events}
+	res.Custody = &report.Custody{Root: chain.Root.Hash, Events: chain.Root.Events, Pending: chain.Pending}
 	for _, p := range chain.Problems {
 		add(FindingJournalRewritten, dbPath, p.SourceID, p.Subject+": "+p.Detail)
 	}

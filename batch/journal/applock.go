@@ -11,40 +11,41 @@ import (
 )
 
 // This file is how, on PostgreSQL, the hot writes (admission, claims,
-// verdicts) hold the custody lock only for the append to the log, and
-// not for the reads and row writes before it.
+// verdicts) never hold the custody lock in their own transactions.
 //
 // A transaction run by appendTx begins without the lock. What it reads to
 // decide a write, it locks (forUpdate, skipLocked): two transactions
 // deciding about one row follow one another on that row's lock, and
 // admission's inserts meet on the unique keys of rows and documents.
-// appendEvent then takes the advisory lock just before it reads the
-// chain's end, and the transaction holds it through its commit: an event
-// is numbered and chained after every event committed before it, and the
-// rows it records are the rows its transaction wrote, which no other
-// transaction can change before it commits. So the log is the same one
-// chain, with the same hash inputs, as when the lock was held from the
-// start. A transaction that appends nothing (a claim that finds nothing
-// to claim) never takes the lock.
+// appendEvent then queues its event in the pending table, with the rows
+// it records as the transaction wrote them, which no other transaction
+// can change before it commits; after the commit a seal chains it, with
+// every other event pending, under one hold of the custody lock (seal.go).
+// So the log is the same one chain, with the same hash inputs, as when
+// each transaction appended under the lock. A transaction that appends
+// nothing (a claim that finds nothing to claim) never queues or seals.
 //
-// Every write transaction that appends takes its locks in that order:
-// its rows' first, then the custody lock. Those that hold the custody lock
+// Every write transaction that holds the custody lock takes its locks in
+// that order: its rows' first, then the custody lock. Those that hold it
 // from their start (begin: settings, runs, the outbox's notices, and
 // dismissals, which write no row but their events) must never wait for a
-// row lock a late transaction can hold, or the two would wait for each
-// other: they write only rows no late transaction locks (meta, runs,
-// outbox, deliveries) and events. Decisions, undos, transcriptions,
+// row lock a transaction of appendTx can hold, or the two could wait for
+// each other: they write only rows no such transaction locks (meta,
+// runs, outbox, deliveries) and events. A transaction of appendTx that
+// must read the log whole (a decision's check that its document did not
+// change: chainPending) takes the lock after its rows' locks. The seal
+// holds no row lock while it waits. Decisions, undos, transcriptions,
 // revalidations, reruns (Readmit, Requeue, backfills) and Rebind, which
 // write documents and manifest rows, run in appendTx like admission and
 // claims.
 //
-// A deadlock all the same (two late transactions locking rows in
-// opposite orders), a serialization failure, or a unique key another
-// admission took first rolls the transaction back; on PostgreSQL every
-// write transaction, of either kind, is then run again from its first
-// read (rerun), so that no caller sees such a conflict as an error. On
-// SQLite every write transaction is IMMEDIATE and holds the database from
-// its start: appendTx is tx.
+// A deadlock all the same (two transactions locking rows in opposite
+// orders), a serialization failure, or a unique key another admission
+// took first rolls the transaction back; on PostgreSQL every write
+// transaction, of either kind, is then run again from its first read
+// (rerun), so that no caller sees such a conflict as an error. On SQLite
+// every write transaction is IMMEDIATE and holds the database from its
+// start, and chains its events itself: appendTx is tx.
 
 // appendRetries is how many times a write transaction PostgreSQL rolled
 // back for a conflict with another (retryable) is run.
@@ -74,8 +75,8 @@ func (h *custodyHolds) end(tx *sql.Tx) time.Duration {
 }
 
 // appendTx runs fn in a write transaction that may append to the custody
-// log; on PostgreSQL it takes the custody lock at its first appendEvent,
-// not at its start (see above). fn must lock the rows it reads to decide
+// log; on PostgreSQL its events are queued and sealed after its commit,
+// before appendTx returns (see above). fn must lock the rows it reads to decide
 // what to write (forUpdate, skipLocked), must take every row lock it
 // needs before its first appendEvent, and must set what it returns
 // afresh on each run.
@@ -103,28 +104,6 @@ func (j *Journal) rerun(begin func() (*sql.Tx, error), fn func(*sql.Tx) error) e
 		err = j.within(begin, fn)
 	}
 	return err
-}
-
-// lockCustody takes the custody lock in tx if tx was begun by appendTx
-// and has not taken it yet; a transaction begun by begin holds it
-// already. A wait cut short by the journal's interruption returns
-// errLockWait.
-func (j *Journal) lockCustody(tx *sql.Tx) error {
-	since, late := j.holds.m.Load(tx)
-	if !late || !since.(time.Time).IsZero() {
-		return nil
-	}
-	ctx, hold := j.lockWait()
-	j.locked.Add(1)
-	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLockKey))
-	if ok := hold(); err == nil && !ok || err != nil && ctx.Err() != nil {
-		return errLockWait
-	}
-	if err != nil {
-		return err
-	}
-	j.holds.took(tx)
-	return nil
 }
 
 // retryable reports whether PostgreSQL rolled a transaction back for a

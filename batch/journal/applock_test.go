@@ -38,7 +38,8 @@ func holdCustodyLock(t *testing.T, url string) (release func()) {
 // TestEmptyClaimTakesNoCustodyLock: on PostgreSQL a claim that finds
 // nothing to claim takes no custody lock, so it returns while another
 // connection holds it; a claim that takes a document, and an admission,
-// wait for it (and give up once the journal's interruption comes).
+// commit without it, and their events wait in pending, replayed by
+// CheckChain, until the next seal chains them.
 func TestEmptyClaimTakesNoCustodyLock(t *testing.T) {
 	url := postgresSchema(t)
 	setup, err := Open(url)
@@ -71,22 +72,36 @@ func TestEmptyClaimTakesNoCustodyLock(t *testing.T) {
 	if err := ctx.Err(); err != nil {
 		t.Fatalf("the empty claim returned only after the deadline: %v", err)
 	}
-	// Admission and a claim that takes a document append: they wait.
-	if _, err := j.Admit(Admission{Manifest: "m.csv", Line: 3, SourceID: "R-2", SHA256: "bb", Path: "R-2.pdf", Size: 10, Pages: 1}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("admission while another holds the custody lock: %v, want the wait cut short", err)
+	// Admission and a claim that takes a document commit without the
+	// lock, their events pending; their seal waits for the lock, and
+	// gives up once the interruption comes, leaving them pending.
+	root, err := setup.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Admit(Admission{Manifest: "m.csv", Line: 3, SourceID: "R-2", SHA256: "bb", Path: "R-2.pdf", Size: 10, Pages: 1}); err != nil {
+		t.Fatalf("admission while another holds the custody lock: %v", err)
+	}
+	if _, d, err := j.ClaimNext(NewOwner(), policy, Claimable{}); err != nil || d.SourceID != "R-2" {
+		t.Fatalf("claim of a queued document while another holds the custody lock: %+v, %v", d, err)
+	}
+	c, err := setup.CheckChain()
+	if err != nil || len(c.Problems) != 0 || c.Pending != 2 || c.Root != root {
+		t.Fatalf("CheckChain with two events pending = %+v, %v; want them pending, the root %+v", c, err, root)
 	}
 	release()
-	admit(t, setup, 3, "R-2", "bb")
-	release = holdCustodyLock(t, url)
-	if _, _, err := j.ClaimNext(NewOwner(), policy, Claimable{}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("claim of a queued document while another holds the custody lock: %v, want the wait cut short", err)
+	// The next seal, any handle's, chains them in their order.
+	admit(t, setup, 4, "R-3", "cc")
+	c, err = setup.CheckChain()
+	if err != nil || len(c.Problems) != 0 || c.Pending != 0 || c.Root.Events != root.Events+3 {
+		t.Fatalf("CheckChain after the lock was given back = %+v, %v; want %d events, none pending", c, err, root.Events+3)
 	}
-	release()
-	if _, d, err := setup.ClaimNext(NewOwner(), policy, Claimable{}); err != nil || d.SourceID != "R-2" {
-		t.Fatalf("claim after the lock was given back: %+v, %v", d, err)
+	var kinds []EventKind
+	if err := setup.Events(func(e Event) error { kinds = append(kinds, e.Kind); return nil }); err != nil {
+		t.Fatal(err)
 	}
-	if c, err := setup.CheckChain(); err != nil || len(c.Problems) != 0 {
-		t.Fatalf("CheckChain = %+v, %v", c, err)
+	if got := kinds[len(kinds)-3:]; fmt.Sprint(got) != fmt.Sprint([]EventKind{EventRowAdmitted, EventAttemptClaimed, EventRowAdmitted}) {
+		t.Errorf("the last events are %v, want the admission, the claim, the next admission", got)
 	}
 }
 

@@ -114,16 +114,18 @@ func BenchmarkClaimCommit(b *testing.B) {
 // custody lock per document, and the claims made per document (those
 // that found nothing too). In the pages=P runs the documents are
 // admitted outside the timer; in the live runs one more handle admits
-// them while the workers claim (as a run's admission does), each row
-// waking one idle worker. A one-page document is the journal's worst
-// case: the admission, the claim and the verdict, which append to the
-// custody log, are spread over one page.
+// them while the workers claim (as a run's admission does), AdmitBatch
+// rows a transaction (AdmitMany), each row waking one idle worker. A
+// one-page document is the journal's worst case: the admission, the
+// claim and the verdict, which append to the custody log, are spread
+// over one page.
 //
 // On PostgreSQL the live runs go through a proxy adding a round trip of
 // 0, 0.5 or 1 ms (journaltest.Delayed), as a LAN between the machines
 // and the database would, and report besides the share of the time the
-// custody lock was held, the round trip added as measured, and the
-// machine's CPU in use (both cores of a 2-core machine: 1), which says
+// custody lock was held, the events a seal chained per hold of it
+// (events/hold: the batches of seal.go), the round trip added as
+// measured, and the machine's CPU in use (both cores of a 2-core machine: 1), which says
 // when more workers stop helping because the CPU, not the journal, is
 // the limit.
 func BenchmarkWorkers(b *testing.B) {
@@ -165,14 +167,20 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt t
 	admitter := js[workers]
 	wake, admitted := make(chan struct{}, workers), make(chan struct{})
 	admitAll := func() {
-		for i := range b.N {
-			if _, err := admitter.Admit(benchAdmission(i + 2)); err != nil {
+		for start := 0; start < b.N; start += AdmitBatch {
+			var as []Admission
+			for i := start; i < min(start+AdmitBatch, b.N); i++ {
+				as = append(as, benchAdmission(i+2))
+			}
+			if _, err := admitter.AdmitMany(as); err != nil {
 				b.Error(err)
 				return
 			}
-			select { // one idle worker per row admitted
-			case wake <- struct{}{}:
-			default:
+			for range as {
+				select { // one idle worker per row admitted
+				case wake <- struct{}{}:
+				default:
+				}
 			}
 		}
 	}
@@ -185,6 +193,7 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt t
 	for _, j := range js {
 		j.locked.Store(0)
 		j.held.Store(0)
+		j.sealed.Store(0)
 	}
 	cpu := startCPU()
 	p := Policy{MaxAttempts: 3, LeaseTTL: time.Minute}
@@ -209,10 +218,11 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt t
 	if n := claimed.Load(); n != int64(b.N) {
 		b.Fatalf("%d documents claimed, want %d", n, b.N)
 	}
-	var locked, held int64
+	var locked, held, sealed int64
 	for _, j := range js {
 		locked += j.locked.Load()
 		held += j.held.Load()
+		sealed += j.sealed.Load()
 	}
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(b.N)/secs, "docs/s")
@@ -221,6 +231,9 @@ func benchWorkers(b *testing.B, be backend, workers, pages int, live bool, rtt t
 	b.ReportMetric(float64(claims.Load())/float64(b.N), "claims/doc")
 	if be.name == "postgres" {
 		b.ReportMetric(float64(held)/float64(b.Elapsed()), "held")
+		if locked > 0 {
+			b.ReportMetric(float64(sealed)/float64(locked), "events/hold")
+		}
 	}
 	if live {
 		b.ReportMetric(float64(added)/float64(time.Millisecond), "rtt_ms")

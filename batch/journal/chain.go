@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -30,7 +31,12 @@ type Chain struct {
 	Root Root
 	// Legacy is true for a journal an earlier build wrote, read without
 	// migrating it: it has no custody log to check.
-	Legacy   bool
+	Legacy bool
+	// Pending is how many events were committed and not yet chained (on
+	// PostgreSQL: a process stopped between a commit and its seal, or
+	// one is under way): replayed after the chain, in the order they
+	// will be chained, and under no root until then.
+	Pending  int64
 	Problems []ChainProblem
 	roots    map[string]int64
 }
@@ -52,11 +58,24 @@ func (j *Journal) CheckChain() (*Chain, error) {
 		c.Legacy = true
 		return c, nil
 	}
+	j.settle()
 	derived := map[string]map[string]json.RawMessage{}
 	for _, tb := range custodyTables {
 		derived[tb.name] = map[string]json.RawMessage{}
 	}
-	rows, err := j.db.QueryContext(j.readContext(), `SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data, hash FROM events ORDER BY id`)
+	// On PostgreSQL the log, the events not yet chained and the tables
+	// are read in one snapshot, so that a seal or a write under way
+	// meanwhile shows in all or none of them.
+	var q snapshot = j.db
+	if j.pg {
+		tx, err := j.readTx()
+		if err != nil {
+			return nil, fmt.Errorf("journal: reading the custody log: %w", err)
+		}
+		defer tx.Rollback()
+		q = tx
+	}
+	rows, err := q.QueryContext(j.readContext(), `SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data, hash FROM events ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("journal: reading the custody log: %w", err)
 	}
@@ -91,24 +110,7 @@ func (j *Journal) CheckChain() (*Chain, error) {
 		prev, last = e.Hash, e.ID
 		c.roots[root] = e.ID
 		c.Root = Root{Hash: root, Events: e.ID}
-		var d struct {
-			Custody []custodyRecord `json:"custody"`
-		}
-		if json.Unmarshal(e.Data, &d) != nil {
-			c.Problems = append(c.Problems, ChainProblem{Subject: e.subject(), SourceID: e.SourceID, Detail: "its data is not a JSON object"})
-			continue
-		}
-		for _, r := range d.Custody {
-			t, ok := derived[r.Table]
-			if !ok {
-				continue
-			}
-			if string(r.Row) == "null" {
-				delete(t, string(r.Key))
-			} else {
-				t[string(r.Key)] = r.Row
-			}
-		}
+		replay(e, derived, c)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("journal: reading the custody log: %w", err)
@@ -117,20 +119,81 @@ func (j *Journal) CheckChain() (*Chain, error) {
 	if last == 0 {
 		c.Root = Root{Hash: ZeroHash}
 	}
+	if err := j.replayPending(q, derived, c); err != nil {
+		return nil, err
+	}
 	for i := range custodyTables {
-		if err := j.compareTable(&custodyTables[i], derived[custodyTables[i].name], c); err != nil {
+		if err := j.compareTable(q, &custodyTables[i], derived[custodyTables[i].name], c); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
+// snapshot is what CheckChain reads through: the database, or on
+// PostgreSQL a repeatable read transaction.
+type snapshot interface {
+	queryer
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
+// replay applies the custody records of e to the rows derived so far.
+func replay(e Event, derived map[string]map[string]json.RawMessage, c *Chain) {
+	var d struct {
+		Custody []custodyRecord `json:"custody"`
+	}
+	if json.Unmarshal(e.Data, &d) != nil {
+		c.Problems = append(c.Problems, ChainProblem{Subject: e.subject(), SourceID: e.SourceID, Detail: "its data is not a JSON object"})
+		return
+	}
+	for _, r := range d.Custody {
+		t, ok := derived[r.Table]
+		if !ok {
+			continue
+		}
+		if string(r.Row) == "null" {
+			delete(t, string(r.Key))
+		} else {
+			t[string(r.Key)] = r.Row
+		}
+	}
+}
+
+// replayPending replays, after the chain, the events of a PostgreSQL
+// journal committed and not yet chained (seal.go), in the order they
+// will be chained, and counts them in c.Pending.
+func (j *Journal) replayPending(q snapshot, derived map[string]map[string]json.RawMessage, c *Chain) error {
+	if !j.pg || j.noPending {
+		return nil
+	}
+	rows, err := q.QueryContext(j.readContext(), `SELECT at, kind, manifest, line, COALESCE(document_id,0), source_id, data FROM pending ORDER BY seq`)
+	if err != nil {
+		return fmt.Errorf("journal: reading the events not yet chained: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e Event
+		var at sql.NullInt64
+		var data string
+		if err := rows.Scan(&at, &e.Kind, &e.Manifest, &e.Line, &e.DocID, &e.SourceID, &data); err != nil {
+			return fmt.Errorf("journal: reading the events not yet chained: %w", err)
+		}
+		e.At, e.Data = fromMS(at), json.RawMessage(data)
+		c.Pending++
+		replay(e, derived, c)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("journal: reading the events not yet chained: %w", err)
+	}
+	return nil
+}
+
 // compareTable compares tb's rows with those the log derived (which it
 // empties), adding a problem for each row edited, inserted or deleted
 // behind the log.
-func (j *Journal) compareTable(tb *custodyTable, derived map[string]json.RawMessage, c *Chain) error {
+func (j *Journal) compareTable(q snapshot, tb *custodyTable, derived map[string]json.RawMessage, c *Chain) error {
 	ctx := j.readContext()
-	err := readRows(j.db, tb, "", nil, j.sizeless, func(row map[string]any) error {
+	err := readRows(q, tb, "", nil, j.sizeless, func(row map[string]any) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

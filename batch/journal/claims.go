@@ -97,7 +97,7 @@ func (j *Journal) ClaimNext(owner Owner, p Policy, c Claimable) (Lease, Doc, err
 	var l Lease
 	var d Doc
 	found := false
-	err := j.appendTx(func(tx *sql.Tx) error {
+	err := j.hotTx(func(tx *sql.Tx) error {
 		found = false
 		now := ms(j.now())
 		// Fresh work first, in manifest order along the queue's index;

@@ -200,9 +200,27 @@ func record(tx queryer, t touch) (custodyRecord, error) {
 	return r, err
 }
 
+// recordEach reads the rows touched as they stand in tx, one statement
+// each.
+func recordEach(tx queryer, touched []touch) ([]custodyRecord, error) {
+	recs := make([]custodyRecord, 0, len(touched))
+	for _, t := range touched {
+		r, err := record(tx, t)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s for the custody log: %w", t.table, err)
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
 // withCustody returns data (a JSON object, or empty) with the records of
 // the rows touched added under "custody".
-func withCustody(tx queryer, data json.RawMessage, touched []touch) (json.RawMessage, error) {
+func (j *Journal) withCustody(tx queryer, data json.RawMessage, touched []touch) (json.RawMessage, error) {
+	records := recordEach
+	if j.pg {
+		records = recordAll
+	}
 	if len(touched) == 0 {
 		return data, nil
 	}
@@ -212,13 +230,9 @@ func withCustody(tx queryer, data json.RawMessage, touched []touch) (json.RawMes
 			return nil, fmt.Errorf("event data: %w", err)
 		}
 	}
-	recs := make([]custodyRecord, 0, len(touched))
-	for _, t := range touched {
-		r, err := record(tx, t)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s for the custody log: %w", t.table, err)
-		}
-		recs = append(recs, r)
+	recs, err := records(tx, touched)
+	if err != nil {
+		return nil, err
 	}
 	b, err := json.Marshal(recs)
 	if err != nil {
@@ -255,6 +269,7 @@ func (j *Journal) Root() (Root, error) {
 	if j.legacy {
 		return Root{}, nil
 	}
+	j.settle()
 	id, hash, err := lastEvent(j.db)
 	if err != nil {
 		return Root{}, fmt.Errorf("journal: reading the batch root: %w", err)

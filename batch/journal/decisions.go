@@ -149,7 +149,7 @@ func (j *Journal) Decide(sourceID string, d Decision, retryPolicy string) (Decis
 		if err != nil {
 			return err
 		}
-		if err := unchangedSince(tx, id, d.Since, sourceID, state, reason); err != nil {
+		if err := j.unchangedSince(tx, id, d.Since, sourceID, state, reason); err != nil {
 			return err
 		}
 		if state != outcome.Review {
@@ -314,10 +314,14 @@ func (j *Journal) EventArtifacts() ([]EventArtifact, error) {
 }
 
 // unchangedSince refuses a decision taken on document id as it was at
-// event since (0: as it is now) when a later event has changed it.
-func unchangedSince(tx *sql.Tx, id, since int64, sourceID string, state outcome.State, reason outcome.Reason) error {
+// event since (0: as it is now) when a later event has changed it: one
+// committed and still pending is chained first (chainPending).
+func (j *Journal) unchangedSince(tx *sql.Tx, id, since int64, sourceID string, state outcome.State, reason outcome.Reason) error {
 	if since == 0 {
 		return nil
+	}
+	if err := j.chainPending(tx); err != nil {
+		return err
 	}
 	var latest int64
 	if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE document_id=?`, id).Scan(&latest); err != nil {

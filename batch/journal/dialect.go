@@ -15,7 +15,7 @@ import (
 // PostgreSQL it first waits for the journal's custody lock, an advisory
 // lock, so that it follows every other writer of the log as on SQLite.
 // The transactions whose every read that decides a write locks its rows
-// (appendTx) take the lock later, for the append alone.
+// (appendTx) queue their events for a seal instead (seal.go).
 func (j *Journal) begin() (*sql.Tx, error) {
 	var lock func(context.Context, *sql.Tx) error
 	if j.pg {

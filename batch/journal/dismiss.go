@@ -66,6 +66,9 @@ func (j *Journal) Dismiss(sourceID string, d Decision) ([]Decision, error) {
 			return err
 		}
 		if d.Since != 0 {
+			if err := j.chainPending(tx); err != nil {
+				return err
+			}
 			var latest int64
 			if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE source_id=?`, sourceID).Scan(&latest); err != nil {
 				return err
@@ -271,6 +274,7 @@ func openRows(q queryer, manifest string) (map[outcome.Reason]int, error) {
 // SourceVersions returns each source_id's latest event: the version a
 // dismissal's Decision.Since is checked against.
 func (j *Journal) SourceVersions() (map[string]int64, error) {
+	j.settle()
 	rows, err := j.db.Query(`SELECT source_id, MAX(id) FROM events WHERE source_id <> '' GROUP BY source_id`)
 	if err != nil {
 		return nil, fmt.Errorf("journal: reading the rows' versions: %w", err)

@@ -243,7 +243,7 @@ func (j *Journal) Reject(manifest string, line int, sourceID, sha256 string, rea
 // 9000×9000 px, 81 Mpx, ..."), kept in the row_rejected event's data: it
 // must name no path and no participant ID.
 func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 string, reason outcome.Reason, key, detail string) error {
-	return j.appendTx(func(tx *sql.Tx) error {
+	return j.hotTx(func(tx *sql.Tx) error {
 		var oldSource string
 		var kind rowKind
 		var docID sql.NullInt64
@@ -282,91 +282,6 @@ func (j *Journal) RejectDetail(manifest string, line int, sourceID, sha256 strin
 		}
 		return nil
 	})
-}
-
-// Admit records a row whose file passed admission and returns its status:
-//
-//   - a new source_id creates a queued document owned by this row;
-//   - the same source_id with the same bytes as an earlier row's document
-//     makes this row a duplicate of it (no second OCR);
-//   - the same source_id with different bytes rejects this row as conflict;
-//     the first document is never overwritten;
-//   - a row seen before returns its recorded status. If it owns a document
-//     still queued whose bytes have since changed, that document is rejected
-//     as conflict.
-func (j *Journal) Admit(a Admission) (RowStatus, error) {
-	err := j.appendTx(func(tx *sql.Tx) error {
-		now := ms(j.now())
-		var oldSource string
-		var kind rowKind
-		var docID sql.NullInt64
-		err := tx.QueryRow(`SELECT source_id, kind, document_id FROM rows WHERE manifest=? AND line=?`+j.forUpdate(), a.Manifest, a.Line).
-			Scan(&oldSource, &kind, &docID)
-		if err == nil {
-			if oldSource != a.SourceID {
-				return fmt.Errorf("line %d: journal has source_id %q: %w", a.Line, oldSource, ErrManifestChanged)
-			}
-			if kind != kindDoc {
-				return nil
-			}
-			res, err := tx.Exec(`UPDATE documents SET state=?, reason=?, lease_owner=NULL, lease_token=NULL, lease_expires=NULL, finished_at=?
-				WHERE id=? AND state=? AND sha256<>?`, outcome.Rejected, outcome.Conflict, now, docID.Int64, outcome.Queued, a.SHA256)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n != 1 {
-				return nil
-			}
-			return j.appendEvent(tx, Event{Kind: EventRowRejected, Manifest: a.Manifest, Line: a.Line, DocID: docID.Int64, SourceID: a.SourceID},
-				docTouch(docID.Int64), rowTouch(a.Manifest, a.Line))
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		ev := Event{Kind: EventRowAdmitted, Manifest: a.Manifest, Line: a.Line, SourceID: a.SourceID}
-		var existing int64
-		var existingSHA string
-		err = tx.QueryRow(`SELECT id, sha256 FROM documents WHERE source_id=?`, a.SourceID).Scan(&existing, &existingSHA)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			var id int64
-			err := tx.QueryRow(`INSERT INTO documents(source_id, sha256, path, manifest_line, size, pages, state, trace_id, admitted_at)
-				VALUES(?,?,?,?,?,?,?,?,?) RETURNING id`, a.SourceID, a.SHA256, a.Path, a.Line, a.Size, a.Pages, outcome.Queued, NewToken(), now).Scan(&id)
-			if err != nil {
-				return err
-			}
-			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at, fields) VALUES(?,?,?,?,?,?,?,?)`,
-				a.Manifest, a.Line, a.SourceID, kindDoc, a.SHA256, id, now, a.Fields)
-			if err != nil {
-				return err
-			}
-			ev.DocID = id
-			return j.appendEvent(tx, ev, docTouch(id), rowTouch(a.Manifest, a.Line))
-		case err != nil:
-			return err
-		case existingSHA == a.SHA256:
-			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, sha256, document_id, recorded_at, fields) VALUES(?,?,?,?,?,?,?,?)`,
-				a.Manifest, a.Line, a.SourceID, kindDuplicate, a.SHA256, existing, now, a.Fields)
-			if err != nil {
-				return err
-			}
-			ev.DocID = existing
-			return j.appendEvent(tx, ev, rowTouch(a.Manifest, a.Line))
-		default:
-			_, err = tx.Exec(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at) VALUES(?,?,?,?,?,?,?)`,
-				a.Manifest, a.Line, a.SourceID, kindRejected, outcome.Conflict, a.SHA256, now)
-			if err != nil {
-				return err
-			}
-			ev.Kind = EventRowRejected
-			return j.appendEvent(tx, ev, rowTouch(a.Manifest, a.Line))
-		}
-	})
-	if err != nil {
-		return RowStatus{}, fmt.Errorf("journal: admitting line %d: %w", a.Line, err)
-	}
-	st, _, err := j.Row(a.Manifest, a.Line)
-	return st, err
 }
 
 // Unfinished returns how many documents are not yet in a final state, and

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -73,17 +74,12 @@ type Event struct {
 // time, with the rows touched as they now stand (see custody.go); its ID
 // and At are ignored. It is the log's only writer.
 func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
-	data, err := withCustody(tx, e.Data, touched)
+	data, err := j.withCustody(tx, e.Data, touched)
 	if err != nil {
 		return fmt.Errorf("recording %s event: %w", e.Kind, err)
 	}
 	if len(data) == 0 {
 		data = json.RawMessage("{}")
-	}
-	// The custody lock, as late as it can be: just before the chain's
-	// end is read (a no-op in a transaction that holds it already).
-	if err := j.lockCustody(tx); err != nil {
-		return fmt.Errorf("recording %s event: %w", e.Kind, err)
 	}
 	e.At, e.Data = time.UnixMilli(ms(j.now())), data
 	var doc sql.NullInt64
@@ -91,7 +87,14 @@ func (j *Journal) appendEvent(tx *sql.Tx, e Event, touched ...touch) error {
 		doc = sql.NullInt64{Int64: e.DocID, Valid: true}
 	}
 	if j.pg {
-		err = insertEventHashed(tx, e, doc)
+		// Into pending, chained by the seal after the commit, or now
+		// when tx holds the custody lock (seal.go).
+		var seq int64
+		if seq, err = queueEvent(tx, e, doc); err == nil && j.holdsCustody(tx) {
+			_, err = callSeal(context.Background(), tx, nil)
+		} else if err == nil {
+			j.queued.Store(tx, seq)
+		}
 	} else {
 		var last int64
 		var prev string
@@ -148,6 +151,7 @@ func (j *Journal) DocumentEvents(docID int64, fn func(Event) error) error {
 // events calls fn for the events the condition where selects, held at
 // once, in order.
 func (j *Journal) events(where string, args []any, fn func(Event) error) error {
+	j.settle()
 	query := `SELECT id, at, kind, manifest, line, COALESCE(document_id,0), source_id, data, hash FROM events`
 	rows, err := j.db.Query(query+where+` ORDER BY id`, args...)
 	if err != nil {

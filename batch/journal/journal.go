@@ -19,37 +19,40 @@
 // follow one another. On SQLite every write transaction is IMMEDIATE and
 // holds the whole database from its start. On PostgreSQL the appends
 // follow one another on the custody lock, a transaction-scoped advisory
-// lock:
+// lock, and are made in batches (group commit, seal.go):
 //
-//   - admission (Admit, Reject), claims (ClaimNext, Claim) and the ends of
-//     attempts (Finish, Fail, Release) take it as late as they can: just
-//     before they read the chain's end, in appendEvent, holding it
-//     through their commit (applock.go). Before that they lock what they
-//     read to decide a write: the manifest row (FOR UPDATE), the document
-//     claimed (FOR UPDATE SKIP LOCKED: a claim passes over what another
-//     holds) or whose lease is checked (FOR UPDATE); two admissions of
-//     one row or source_id meet on the unique keys, and the one that
-//     comes second runs again and finds the first's row. A claim that
-//     finds nothing appends nothing and never takes the lock;
+//   - admission (Admit, RejectDetail), claims (ClaimNext, Claim) and the
+//     ends of attempts (Finish, Fail, Release) never take it in their
+//     own transactions: they lock what they read to decide a write (the
+//     manifest row FOR UPDATE, the document claimed FOR UPDATE SKIP
+//     LOCKED, the document whose lease is checked FOR UPDATE; two
+//     admissions of one row or source_id meet on the unique keys, and the
+//     one that comes second runs again and finds the first's row), queue
+//     their events in the pending table and commit. The handle's seal
+//     then chains them, with every event pending from any process, in
+//     one statement under one hold of the lock (sealer.go). A claim that
+//     finds nothing appends nothing;
 //   - the writes of people and reruns that change documents or manifest
 //     rows (decisions, undos, transcriptions, revalidations, Readmit,
-//     Requeue, backfills, Rebind) do the same: their reads lock their
-//     rows first, so every transaction takes its row locks before the
-//     custody lock and none waits for a row while holding it;
+//     Requeue, backfills, Rebind) do the same, and seal before they
+//     return; those that check a document's latest event first chain
+//     what is pending (chainPending), after their rows' locks;
 //   - the writes that change neither (settings, recipients, runs,
 //     notices, dismissals, which add only their events) take it when they
-//     begin and hold it to their commit: they never wait for a row lock
-//     a late one can hold;
+//     begin, chain what is pending and their own events, and hold it to
+//     their commit: they never wait for a row lock another can hold;
 //   - a transaction PostgreSQL rolls back for a conflict all the same (a
 //     deadlock, a serialization failure) is run again, whichever it is,
 //     so no caller sees the conflict;
 //   - page records, lease renewals and heartbeats append nothing and lock
 //     only their row; reads take no lock.
 //
-// So the events are one chain, numbered without gaps in the order their
-// transactions committed, and the rows each records are those its
-// transaction wrote and held locked until then: verify and CheckChain
-// recompute it as they always did.
+// So the events are one chain, numbered without gaps; events of
+// transactions that wrote a common row are chained in the order those
+// committed, and the rows each records are those its transaction wrote
+// and held locked until then: verify and CheckChain recompute it as they
+// always did, replaying after it the events committed and not yet
+// chained.
 //
 // The model:
 //
@@ -80,6 +83,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -183,6 +187,9 @@ type Journal struct {
 	// sizeless: a journal of a schema before version 6 read as it is
 	// (OpenReadOnly): its documents have no artifact_size, read as NULL.
 	sizeless bool
+	// noPending: a PostgreSQL journal of a schema before version 8 read
+	// as it is (OpenReadOnly), which has no pending table (seal.go).
+	noPending bool
 	// release frees what a read-only journal was read from, once db is
 	// closed (openSQLiteRO), when not nil.
 	release func() error
@@ -205,10 +212,22 @@ type Journal struct {
 	// locked, what the benchmarks report.
 	holds custodyHolds
 	held  atomic.Int64
+	// sealed counts the events its seals chained (seal.go): per hold of
+	// the lock, the batch the benchmarks report.
+	sealed atomic.Int64
+	// queued holds, on PostgreSQL, the transactions under way that
+	// queued events to be chained after their commit, each with its last
+	// seq (seal.go).
+	queued sync.Map
+	// deferred holds the transactions of hotTx under way: their events
+	// are chained by sealer once they commit (sealer.go).
+	deferred sync.Map
+	sealer   sealer
 }
 
 // Close closes the journal.
 func (j *Journal) Close() error {
+	j.settle()
 	err := j.db.Close()
 	if j.release != nil {
 		err = errors.Join(err, j.release())
@@ -234,12 +253,24 @@ func (j *Journal) within(begin func() (*sql.Tx, error), fn func(*sql.Tx) error) 
 		return fmt.Errorf("journal: %w", classify(notJournal(err)))
 	}
 	defer func() { j.held.Add(int64(j.holds.end(tx))) }()
+	defer j.deferred.Delete(tx)
 	if err := fn(tx); err != nil {
+		j.queued.Delete(tx)
 		tx.Rollback()
 		return classify(notJournal(err))
 	}
+	seq, queued := j.queued.LoadAndDelete(tx)
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("journal commit: %w", classify(err))
+	}
+	_, deferred := j.deferred.Load(tx)
+	switch {
+	case queued && deferred:
+		j.sealLater(seq.(int64))
+	case queued:
+		// Committed: its events are the log's now, chained by this seal
+		// or, should it fail, by the next one (seal.go).
+		j.seal([]int64{seq.(int64)})
 	}
 	return nil
 }

@@ -104,7 +104,7 @@ func (j *Journal) Claim(docID int64, owner Owner, p Policy) (Lease, error) {
 	// Some refusals still write (taking over a dead lease, moving an
 	// exhausted document to review), so they commit and report afterwards.
 	claimed := false
-	err := j.appendTx(func(tx *sql.Tx) error {
+	err := j.hotTx(func(tx *sql.Tx) error {
 		var err error
 		l, claimed, err = j.claimIn(tx, docID, owner, p)
 		return err
@@ -196,7 +196,7 @@ func (j *Journal) claimIn(tx *sql.Tx, docID int64, owner Owner, p Policy) (l Lea
 // current runs fn in a transaction only if l is still the document's
 // lease, the document's row locked (on PostgreSQL) until it commits.
 func (j *Journal) current(l Lease, fn func(tx *sql.Tx, now time.Time) error) error {
-	return j.appendTx(func(tx *sql.Tx) error {
+	return j.hotTx(func(tx *sql.Tx) error {
 		var id int64
 		err := tx.QueryRow(`SELECT id FROM documents WHERE id=? AND lease_token=? AND state=?`+j.forUpdate(), l.DocID, l.Token, outcome.Queued).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {

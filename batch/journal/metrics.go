@@ -48,6 +48,7 @@ type ReportRow struct {
 // streamed from one query, never held, so fn runs while the query is open
 // and must not use the journal (it has one connection).
 func (j *Journal) ReportRows(manifest string, fn func(ReportRow) error) error {
+	j.settle()
 	// A rejected row with no document has its dismissal (if any) as its
 	// decision: read them first, as fn runs while the query is open.
 	ds, err := readDismissals(j.db)

@@ -41,10 +41,13 @@ func WithClock(clock func() time.Time) Option {
 // for an artifact published before it: a reader then bounds it by its
 // pages, layout.MaxArtifactBytes). Version 7 added the index of the rows
 // by document (rowsDocumentIndex), without which every claim read every
-// row. An earlier journal is migrated by Open
+// row. Version 8 added, on PostgreSQL, the pending table: the events
+// committed and not yet chained, which one hold of the custody lock
+// chains by the batch (seal.go); SQLite's schema is version 7's. An
+// earlier journal is migrated by Open
 // (which seals one before version 3: see sealLegacy) and read as it is by
 // OpenReadOnly.
-const schemaVersion = 7
+const schemaVersion = 8
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -173,6 +176,7 @@ var migrations = map[int][]string{
 	4: {`ALTER TABLE runs ADD COLUMN heartbeat_at INTEGER`, admittersTable, queueIndex},
 	5: {`ALTER TABLE documents ADD COLUMN artifact_size INTEGER`},
 	6: {rowsDocumentIndex},
+	// 7: PostgreSQL's pending table, which its schema() creates.
 }
 
 // Open opens (creating if needed) the journal at path. The file is created

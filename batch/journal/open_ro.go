@@ -105,6 +105,8 @@ func OpenReadOnly(path string) (*Journal, error) {
 		// view needed.
 	case v == "6":
 		// Only the index of rows by document is missing: read as it is.
+	case v == "7":
+		// Read as it is: version 8 changed only PostgreSQL's schema.
 	case v != fmt.Sprint(schemaVersion):
 		err = fmt.Errorf("journal schema version %s, this refbatch reads 1 to %d", v, schemaVersion)
 	}
@@ -115,7 +117,7 @@ func OpenReadOnly(path string) (*Journal, error) {
 		}
 		return nil, err
 	}
-	return &Journal{db: db, path: path, clock: time.Now, legacy: v == "1" || v == "2", sizeless: v != "6" && v != fmt.Sprint(schemaVersion), release: release}, nil
+	return &Journal{db: db, path: path, clock: time.Now, legacy: v == "1" || v == "2", sizeless: v != "6" && v != "7" && v != fmt.Sprint(schemaVersion), release: release}, nil
 }
 
 // openSQLiteRO opens the SQLite journal at path to read it, in the one of

@@ -31,12 +31,14 @@ import (
 // appends to the custody log follow one another on one
 // transaction-scoped advisory lock, the custody lock: the log demands it,
 // since each appends the event that follows the last one and chains its
-// hash. Admission, claims and verdicts take it only for the append
-// (appendTx, applock.go), their reads locking their rows; the other
-// writes that append take it as they begin (begin). The writes that
-// append no event (leaseTx) take only their rows' locks, and a claim
-// passes over documents another transaction holds (skipLocked). Reads
-// take no lock. See the package's locking contract.
+// hash. Admission, claims and verdicts never hold it in their own
+// transactions: they queue their events, and a seal chains the events of
+// many transactions under one hold (seal.go, applock.go), their reads
+// locking their rows; the other writes that append take it as they begin
+// (begin). The writes that append no event (leaseTx) take only their
+// rows' locks, and a claim passes over documents another transaction
+// holds (skipLocked). Reads take no lock. See the package's locking
+// contract.
 
 // IsURL reports whether location names a PostgreSQL journal
 // (postgres://... or postgresql://...) rather than a SQLite file.
@@ -68,7 +70,13 @@ func openPostgres(location string, readOnly bool, opts ...Option) (*Journal, err
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 5 * time.Second}
 	}
-	db := sql.OpenDB(rebinder{stdlib.GetConnector(*cfg)})
+	// A writing session makes the seal it chains pending events with
+	// (seal.go).
+	var connOpts []stdlib.OptionOpenDB
+	if !readOnly {
+		connOpts = append(connOpts, stdlib.OptionAfterConnect(makeSealFunction))
+	}
+	db := sql.OpenDB(rebinder{stdlib.GetConnector(*cfg, connOpts...)})
 	// A few connections: writes wait for the advisory lock in the
 	// database, and a read need not wait behind them.
 	db.SetMaxOpenConns(4)
@@ -110,9 +118,13 @@ func (j *Journal) checkVersion() error {
 		j.sizeless = true
 	case v == "6":
 		// Read as it is: only the index of rows by document is missing.
+	case v == "7":
+		// Read as it is, with no pending table (below).
 	case v != fmt.Sprint(schemaVersion):
 		return fmt.Errorf("journal schema version %s, this refbatch reads 5 to %d on PostgreSQL", v, schemaVersion)
 	}
+	// Before version 8 no event was ever pending (seal.go).
+	j.noPending = v != fmt.Sprint(schemaVersion)
 	return nil
 }
 
@@ -149,11 +161,11 @@ var pgTypes = strings.NewReplacer(
 // starts at the current schema version; one made at version 3 or later
 // takes the migrations from there (migrate).
 func pgSchema() []string {
-	out := make([]string, len(schema))
+	out := make([]string, len(schema), len(schema)+1)
 	for i, s := range schema {
 		out[i] = pgTypes.Replace(s)
 	}
-	return out
+	return append(out, pendingTable)
 }
 
 // pgClassify marks PostgreSQL's disk_full (53100) as ErrDiskFull, and a
@@ -230,23 +242,4 @@ func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver
 
 func (c rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	return c.Conn.QueryContext(ctx, rebind(query), args)
-}
-
-// insertEventHashed appends e (its At and Data set; its ID ignored) to
-// the custody log in tx, which holds the custody lock, in one statement
-// that reads the chain's end and hashes in the database: EventHash's
-// encoding with PostgreSQL's sha256, the part after the id (eventTail)
-// encoded here. It spares the round trip of reading the end first, which
-// would be spent holding the custody lock. The statement's snapshot is
-// taken after the lock was granted, so it reads the end as the last
-// holder committed it.
-func insertEventHashed(tx *sql.Tx, e Event, doc sql.NullInt64) error {
-	_, err := tx.Exec(`INSERT INTO events(id, at, kind, manifest, line, document_id, source_id, data, hash)
-		SELECT n.id+1, ?, ?, ?, ?, ?, ?, ?, encode(sha256(convert_to('16:refbatch-event-1,'
-			|| octet_length(p.hash)::text || ':' || p.hash || ','
-			|| octet_length((n.id+1)::text)::text || ':' || (n.id+1)::text || ',', 'UTF8') || ?::bytea), 'hex')
-		FROM (SELECT COALESCE(MAX(id),0) AS id FROM events) n
-		CROSS JOIN LATERAL (SELECT COALESCE((SELECT hash FROM events WHERE id=n.id), ?) AS hash) p`,
-		ms(e.At), e.Kind, e.Manifest, e.Line, doc, e.SourceID, string(e.Data), eventTail(e), ZeroHash)
-	return err
 }

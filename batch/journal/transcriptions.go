@@ -113,6 +113,9 @@ func (j *Journal) replaceArtifact(sourceID string, kind EventKind, since int64, 
 		if err != nil {
 			return err
 		}
+		if err := j.chainPending(tx); err != nil {
+			return err
+		}
 		var latest int64
 		if err := tx.QueryRow(`SELECT COALESCE(MAX(id),0) FROM events WHERE document_id=?`, id).Scan(&latest); err != nil {
 			return err

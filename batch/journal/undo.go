@@ -56,7 +56,7 @@ func (j *Journal) UndoDecision(sourceID string, d Decision) (Decision, error) {
 		if err != nil {
 			return err
 		}
-		if err := unchangedSince(tx, id, d.Since, sourceID, state, reason); err != nil {
+		if err := j.unchangedSince(tx, id, d.Since, sourceID, state, reason); err != nil {
 			return err
 		}
 		last, ok, err := latestDecision(tx, id)

@@ -230,6 +230,9 @@ func printRoot(w io.Writer, o verifyOptions, res *audit.VerifyResult) {
 		return
 	}
 	fmt.Fprintf(w, "batch root %s after %d event%s\n", res.Custody.Root, res.Custody.Events, plural(int(res.Custody.Events)))
+	if n := res.Custody.Pending; n > 0 {
+		fmt.Fprintf(w, "%d event%s committed and not yet chained, checked after it: the next write chains them\n", n, plural(int(n)))
+	}
 	if res.PinnedAt == 0 {
 		return
 	}
