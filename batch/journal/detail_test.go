@@ -3,6 +3,7 @@ package journal
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/refbatch/refbatch/report/outcome"
 )
@@ -62,4 +63,39 @@ func TestReviewDetail(t *testing.T) {
 		must(err)
 		check("", nil, nil)
 	})
+}
+
+// TestReviewDetailOfAnotherReason: a document sent back to the queue by
+// a person and then out of attempts is in review for attempts_exhausted,
+// with no new verdict event: its row does not show the handwriting
+// detail of the verdict before the retry.
+func TestReviewDetailOfAnotherReason(t *testing.T) {
+	j := backends[0].open(t)
+	doc := admit(t, j, 2, "R-1", "aaa").DocID
+	l, err := j.Claim(doc, "o", policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Finish(l, Result{State: outcome.Review, Reason: outcome.Handwriting, Band: outcome.BandMedium,
+		Artifact: "artifacts/a.json", ArtifactSHA256: "s1", Detail: "a handwritten note on page 2 was not transcribed", DetailPages: []int{2}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Decide("R-1", Decision{Action: Retry, User: "u", Host: "h"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Claim(doc, "o", Policy{MaxAttempts: 0, LeaseTTL: time.Minute}); err == nil {
+		t.Fatal("claimed a document out of attempts")
+	}
+	err = j.ReportRows("m.csv", func(r ReportRow) error {
+		if r.State != outcome.Review || r.Reason != outcome.AttemptsExhausted {
+			t.Errorf("row %d: %s %s, want review %s", r.Line, r.State, r.Reason, outcome.AttemptsExhausted)
+		}
+		if r.Detail != "" || r.DetailPages != nil {
+			t.Errorf("row %d: detail %q pages %v of the verdict before the retry", r.Line, r.Detail, r.DetailPages)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
