@@ -23,8 +23,9 @@ type inlineImage struct {
 	parms   map[string]float64 // the last filter's, when a dictionary
 }
 
-// maxInlineDict bounds the tokens of one inline image dictionary; real
-// ones have a handful.
+// maxInlineDict bounds the items kept of an array or a dictionary in an
+// inline image's dictionary (real ones have a handful); the rest are
+// read and dropped.
 const maxInlineDict = 256
 
 type tokKind int
@@ -225,11 +226,11 @@ func budgetOnly(err error) error {
 }
 
 // inlineDict reads the key-value pairs after BI up to ID. A dictionary
-// that is not one (no ID within maxInlineDict tokens, a key that is not a
-// name) is not an image: ok is false and lexing goes on.
+// that is not one (a key that is not a name before
+// ID) is not an image: ok is false and lexing goes on.
 func (l *contentLexer) inlineDict() (img inlineImage, ok bool, err error) {
 	img.bpc = 8
-	for range maxInlineDict {
+	for {
 		t, err := l.next()
 		if err != nil {
 			return img, false, err
@@ -247,7 +248,6 @@ func (l *contentLexer) inlineDict() (img inlineImage, ok bool, err error) {
 		}
 		img.set(key, v)
 	}
-	return img, false, nil
 }
 
 // inlineValue is a parsed value: a word or name, or the items of an
@@ -290,10 +290,13 @@ func (l *contentLexer) value(depth int) (inlineValue, error) {
 		}
 		var v inlineValue
 		var key string
-		for range maxInlineDict {
+		for {
 			item, err := l.value(depth + 1)
 			if err != nil || item.end {
 				break
+			}
+			if len(v.items) == maxInlineDict {
+				continue // read to its end, as the renderer does; kept no further
 			}
 			// Pairs make the dictionary, items the array: the caller
 			// reads whichever the key expects.

@@ -62,7 +62,7 @@ func TestInlineDictionaries(t *testing.T) {
 		{"a #xx escape", "BI /#57 7 /H#20 3 /#4 9 ID x EI", []string{"7x0 bpc 8 comps 0"}},
 		{"a key longer than a token keeps", "BI /W" + strings.Repeat("x", 70) + " 7 ID x EI", []string{"0x0 bpc 8 comps 0"}},
 		{"a key that is not a name", "BI 5 /W 7 ID x EI BI /W 2 ID x EI", []string{"2x0 bpc 8 comps 0"}},
-		{"no ID within the dictionary's bound", "BI " + strings.Repeat("/A 1 ", 256) + "ID x EI BI /W 3 ID x EI", []string{"3x0 bpc 8 comps 0"}},
+		{"more entries than an array keeps", "BI " + strings.Repeat("/A 1 ", 256) + "ID x EI BI /W 3 ID x EI", []string{"0x0 bpc 8 comps 0", "3x0 bpc 8 comps 0"}},
 		{"the most entries", "BI " + strings.Repeat("/A 1 ", 255) + "ID x EI BI " + strings.Repeat("/A 1 ", 254) + "/W 4 ID x EI", []string{"0x0 bpc 8 comps 0", "4x0 bpc 8 comps 0"}},
 		{"BI in a comment, a string or a name", "% BI /W 9 ID x EI\r(BI /W 9 ID x EI) /BI <4249> BI /W 1 ID x EI", []string{"1x0 bpc 8 comps 0"}},
 		{"a stray delimiter", ") } ] > BI /W 1 ID x EI", []string{"1x0 bpc 8 comps 0"}},

@@ -166,3 +166,29 @@ func TestInlineImageAfterStrayBracket(t *testing.T) {
 		t.Errorf("got %v; want page_too_large", err)
 	}
 }
+
+// TestInlineImageBehindLongArray: an array of more items than are kept
+// (maxInlineDict), or a dictionary of more entries, before /W and /H
+// does not hide the inline image: the renderer reads them all, and so
+// does admission.
+func TestInlineImageBehindLongArray(t *testing.T) {
+	t.Parallel()
+	for _, nest := range []int{1, 4, 5} {
+		arr := strings.Repeat("[", nest) + strings.Repeat("1 ", 300) + strings.Repeat("]", nest)
+		content := "BI /A " + arr + " /W 90000 /H 90000 /CS /G ID x EI"
+		_, err := inspect(drawingPage("<< >>", content), DefaultLimits())
+		if !isRejection(err, outcome.PageTooLarge) {
+			t.Errorf("300 items nested %d deep: got %v; want page_too_large", nest, err)
+		}
+	}
+	content := "BI " + strings.Repeat("/A 1 ", 300) + "/W 90000 /H 90000 /CS /G ID x EI"
+	if _, err := inspect(drawingPage("<< >>", content), DefaultLimits()); !isRejection(err, outcome.PageTooLarge) {
+		t.Errorf("300 entries before /W and /H: got %v; want page_too_large", err)
+	}
+}
+
+// isRejection says whether err is a rejection for reason.
+func isRejection(err error, reason outcome.Reason) bool {
+	r, ok := IsRejection(err)
+	return ok && r.Reason == reason
+}
