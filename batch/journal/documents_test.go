@@ -9,7 +9,8 @@ import (
 )
 
 // TestDocumentsInOrder: Documents visits every document in manifest
-// order, QueuedDocuments and QueuedOf those not final; an error of fn
+// order, QueuedDocuments and QueuedOf those not final (a document never
+// claimed has no next attempt's time and no lease's); an error of fn
 // ends the walk and is returned.
 func TestDocumentsInOrder(t *testing.T) {
 	j := backends[0].open(t)
@@ -25,6 +26,14 @@ func TestDocumentsInOrder(t *testing.T) {
 		}
 	}
 	walk("Documents", j.Documents, []string{"R-2", "R-3", "R-4"})
+	if err := j.QueuedDocuments(func(d Doc) error {
+		if !d.NextAttemptAt.IsZero() || !d.LeaseExpires.IsZero() {
+			t.Errorf("%s, never claimed: next attempt at %v, lease expires %v; want neither", d.SourceID, d.NextAttemptAt, d.LeaseExpires)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	walk("QueuedDocuments", j.QueuedDocuments, []string{"R-3", "R-4"})
 	walk("QueuedOf", func(fn func(Doc) error) error { return j.QueuedOf([]string{"m.csv"}, fn) }, []string{"R-3", "R-4"})
 	stop := errors.New("stop")
