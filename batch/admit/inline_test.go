@@ -88,6 +88,7 @@ func TestInlineData(t *testing.T) {
 		{"rows rounded up to bytes", "BI /W 66 /H 10 /CS /G /BPC 1 ID " + fill(70) + trap + " EI" + next},
 		{"three components", "BI /W 4 /H 2 /CS /RGB /BPC 8 ID " + fill(4) + trap + " EI" + next},
 		{"deep samples", "BI /W 5 /H 1 /CS /G /BPC 32 ID " + trap + " EI" + next},
+		{"data longer than its size, then to EI", "BI /W 1 /H 1 /CS /G /BPC 8 ID xx BI /W 7 ID zz EI" + next},
 		{"flate data, to its end", "BI /W 2 /H 2 /F /Fl ID " + string(stored([]byte(trap))) + " EI" + next},
 		{"EI before a delimiter", "BI /W 1 /H 1 /F /AHx ID 00> EI(x)" + next},
 		{"EI as a word only", "BI /W 1 /H 1 /F /AHx ID 0EI EIx BI /W 7 ID zz EI/" + next},
