@@ -99,3 +99,24 @@ func TestReviewDetailOfAnotherReason(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReviewDetailNotOnDuplicates: a row that repeats a document's bytes
+// (a duplicate) does not show that document's review detail: the
+// person acts on the document's own row.
+func TestReviewDetailNotOnDuplicates(t *testing.T) {
+	j := backends[0].open(t)
+	st := admit(t, j, 2, "R-1", "aaa")
+	if dup := admit(t, j, 3, "R-1", "aaa"); dup.State != outcome.Duplicate {
+		t.Fatalf("row 3: %s, want a duplicate", dup.State)
+	}
+	const detail = "a handwritten note on page 1 was not transcribed"
+	finishDoc(t, j, st, Result{State: outcome.Review, Reason: outcome.Handwriting, Band: outcome.BandMedium,
+		Artifact: "artifacts/a.json", ArtifactSHA256: "s1", Detail: detail, DetailPages: []int{1}})
+	got := map[int]string{}
+	if err := j.ReportRows("m.csv", func(r ReportRow) error { got[r.Line] = r.Detail; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got[2] != detail || got[3] != "" {
+		t.Errorf("details %q, want row 2's and none on row 3", got)
+	}
+}
