@@ -117,6 +117,6 @@ func TestReviewDetailNotOnDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got[2] != detail || got[3] != "" {
-		t.Errorf("details %q, want row 2's and none on row 3", got)
+		t.Errorf("details %v, want row 2's and none on row 3", got)
 	}
 }

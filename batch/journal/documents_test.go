@@ -59,6 +59,6 @@ func TestRejectionDetail(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got[2] != detail || got[3] != "" {
-		t.Errorf("details %q, want line 2's %q and none on line 3", got, detail)
+		t.Errorf("details %v, want line 2's %q and none on line 3", got, detail)
 	}
 }
