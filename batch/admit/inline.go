@@ -2,14 +2,11 @@ package admit
 
 import (
 	"bufio"
-	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
-
-	"github.com/pdfcpu/pdfcpu/pkg/filter"
 )
 
 // This file finds the inline images (BI ... ID ... EI) of a decoded
@@ -26,8 +23,9 @@ type inlineImage struct {
 	parms   map[string]float64 // the last filter's, when a dictionary
 }
 
-// maxInlineDict bounds the tokens of one inline image dictionary; real
-// ones have a handful.
+// maxInlineDict bounds the items kept of an array or a dictionary in an
+// inline image's dictionary (real ones have a handful); the rest are
+// read and dropped.
 const maxInlineDict = 256
 
 type tokKind int
@@ -44,12 +42,14 @@ const (
 type token struct {
 	kind tokKind
 	text string // names without the slash, #xx decoded; words; capped
+	long bool   // text was capped: it lost characters
 }
 
 // contentLexer splits a content stream into PDF tokens (ISO 32000 7.2).
 type contentLexer struct {
 	br   *bufio.Reader
 	text []byte
+	long bool // the last regular token was longer than maxTokenText
 	// strings counts the bytes of the strings read, which in a content
 	// stream are the text it shows (maxStreamText).
 	strings int64
@@ -63,7 +63,9 @@ type contentLexer struct {
 const maxStreamText = 2 << 20
 
 // maxTokenText caps the text kept of one token; the rest is read and
-// dropped.
+// dropped, and the token marked long: a number of more characters
+// (leading zeros, which the renderer reads through) is not read as the
+// smaller number its first characters make.
 const maxTokenText = 64
 
 func (l *contentLexer) next() (token, error) {
@@ -107,17 +109,17 @@ func (l *contentLexer) next() (token, error) {
 		case c == ')':
 			return token{kind: tokOther}, nil
 		case c == '/':
-			return token{kind: tokName, text: l.regular(true)}, nil
+			return token{kind: tokName, text: l.regular(true), long: l.long}, nil
 		default:
 			_ = l.br.UnreadByte()
-			return token{kind: tokWord, text: l.regular(false)}, nil
+			return token{kind: tokWord, text: l.regular(false), long: l.long}, nil
 		}
 	}
 }
 
 // regular reads a run of regular characters, decoding #xx in names.
 func (l *contentLexer) regular(name bool) string {
-	l.text = l.text[:0]
+	l.text, l.long = l.text[:0], false
 	for {
 		c, err := l.br.ReadByte()
 		if err != nil {
@@ -137,6 +139,8 @@ func (l *contentLexer) regular(name bool) string {
 		}
 		if len(l.text) < maxTokenText {
 			l.text = append(l.text, c)
+		} else {
+			l.long = true
 		}
 	}
 	return string(l.text)
@@ -222,11 +226,11 @@ func budgetOnly(err error) error {
 }
 
 // inlineDict reads the key-value pairs after BI up to ID. A dictionary
-// that is not one (no ID within maxInlineDict tokens, a key that is not a
-// name) is not an image: ok is false and lexing goes on.
+// that is not one (a key that is not a name before
+// ID) is not an image: ok is false and lexing goes on.
 func (l *contentLexer) inlineDict() (img inlineImage, ok bool, err error) {
 	img.bpc = 8
-	for range maxInlineDict {
+	for {
 		t, err := l.next()
 		if err != nil {
 			return img, false, err
@@ -244,7 +248,6 @@ func (l *contentLexer) inlineDict() (img inlineImage, ok bool, err error) {
 		}
 		img.set(key, v)
 	}
-	return img, false, nil
 }
 
 // inlineValue is a parsed value: a word or name, or the items of an
@@ -252,6 +255,7 @@ func (l *contentLexer) inlineDict() (img inlineImage, ok bool, err error) {
 type inlineValue struct {
 	text  string
 	name  bool
+	long  bool // text was capped (token's long)
 	end   bool // the end of the enclosing array or dictionary
 	items []inlineValue
 	dict  map[string]inlineValue
@@ -265,7 +269,7 @@ func (l *contentLexer) value(depth int) (inlineValue, error) {
 	}
 	switch t.kind {
 	case tokName, tokWord:
-		return inlineValue{text: t.text, name: t.kind == tokName}, nil
+		return inlineValue{text: t.text, name: t.kind == tokName, long: t.long}, nil
 	case tokOpen:
 		if depth > 4 {
 			// Too deep to keep, but read to its end: its rest read as entries
@@ -286,10 +290,13 @@ func (l *contentLexer) value(depth int) (inlineValue, error) {
 		}
 		var v inlineValue
 		var key string
-		for range maxInlineDict {
+		for {
 			item, err := l.value(depth + 1)
 			if err != nil || item.end {
 				break
+			}
+			if len(v.items) == maxInlineDict {
+				continue // read to its end, as the renderer does; kept no further
 			}
 			// Pairs make the dictionary, items the array: the caller
 			// reads whichever the key expects.
@@ -314,6 +321,9 @@ func (l *contentLexer) value(depth int) (inlineValue, error) {
 // abbreviations and full names).
 func (img *inlineImage) set(key string, v inlineValue) {
 	num := func(v inlineValue) float64 {
+		if v.long {
+			return 1 << 53 // more digits than kept: larger than any limit
+		}
 		f, err := strconv.ParseFloat(v.text, 64)
 		if err != nil || math.IsNaN(f) {
 			return 0
@@ -359,41 +369,5 @@ func (img *inlineImage) set(key string, v inlineValue) {
 		for k, x := range d {
 			img.parms[k] = num(x)
 		}
-	}
-}
-
-// skipInlineData reads past an inline image's data: exactly its size when
-// it is unfiltered and the size is known, to the end of the Flate data
-// when that is its one filter, and then to the EI operator.
-func skipInlineData(br *bufio.Reader, img inlineImage) error {
-	switch {
-	case len(img.filters) == 0 && img.comps > 0 && img.bpc > 0 && img.bpc <= 32 &&
-		img.w >= 1 && img.h >= 1 && img.w*img.h <= 1<<40:
-		row := (int64(img.w)*img.comps*img.bpc + 7) / 8
-		if _, err := br.Discard(int(min(row*int64(img.h), 1<<40))); err != nil {
-			return err
-		}
-	case len(img.filters) == 1 && img.filters[0] == filter.Flate:
-		// flate reads a ByteReader byte by byte, so it stops where its
-		// data does.
-		if zr, err := zlib.NewReader(br); err == nil {
-			if _, err := io.Copy(io.Discard, zr); errors.Is(err, errOverBudget) {
-				return err
-			}
-		}
-	}
-	prevSpace := true
-	for {
-		c, err := br.ReadByte()
-		if err != nil {
-			return err
-		}
-		if prevSpace && c == 'E' {
-			if b, _ := br.Peek(2); len(b) >= 1 && b[0] == 'I' && (len(b) == 1 || isSpace(b[1]) || isDelimiter(b[1])) {
-				_, _ = br.ReadByte()
-				return nil
-			}
-		}
-		prevSpace = isSpace(c)
 	}
 }

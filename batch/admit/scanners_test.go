@@ -139,3 +139,56 @@ func TestStartxrefOffsets(t *testing.T) {
 		t.Errorf("startxrefOffsets = %v; want %v", got, want)
 	}
 }
+
+// TestInlineImageSizeOfManyDigits: an inline image's width and height
+// written with more digits than a token keeps (leading zeros, which the
+// renderer reads through) are not read as a smaller number: the 90000 by
+// 90000 image is refused as the page too large, not let through as 9 by 9.
+func TestInlineImageSizeOfManyDigits(t *testing.T) {
+	t.Parallel()
+	for _, zeros := range []int{maxTokenText - 2, maxTokenText - 1, maxTokenText, 200} {
+		n := strings.Repeat("0", zeros) + "90000"
+		content := "BI /W " + n + " /H " + n + " /CS /G ID x EI"
+		_, err := inspect(drawingPage("<< >>", content), DefaultLimits())
+		if r, ok := IsRejection(err); !ok || r.Reason != outcome.PageTooLarge {
+			t.Errorf("90000 after %d zeros: got %v; want page_too_large", zeros, err)
+		}
+	}
+}
+
+// TestInlineImageAfterStrayBracket: a lone '>' (no hex string's end, no
+// dictionary's) right before BI does not swallow the operator's first
+// letter: the 90000 by 90000 inline image after it is still found.
+func TestInlineImageAfterStrayBracket(t *testing.T) {
+	t.Parallel()
+	_, err := inspect(drawingPage("<< >>", "q >BI /W 90000 /H 90000 /CS /G ID x EI Q"), DefaultLimits())
+	if r, ok := IsRejection(err); !ok || r.Reason != outcome.PageTooLarge {
+		t.Errorf("got %v; want page_too_large", err)
+	}
+}
+
+// TestInlineImageBehindLongArray: an array of more items than are kept
+// (maxInlineDict), or a dictionary of more entries, before /W and /H
+// does not hide the inline image: the renderer reads them all, and so
+// does admission.
+func TestInlineImageBehindLongArray(t *testing.T) {
+	t.Parallel()
+	for _, nest := range []int{1, 4, 5} {
+		arr := strings.Repeat("[", nest) + strings.Repeat("1 ", 300) + strings.Repeat("]", nest)
+		content := "BI /A " + arr + " /W 90000 /H 90000 /CS /G ID x EI"
+		_, err := inspect(drawingPage("<< >>", content), DefaultLimits())
+		if !isRejection(err, outcome.PageTooLarge) {
+			t.Errorf("300 items nested %d deep: got %v; want page_too_large", nest, err)
+		}
+	}
+	content := "BI " + strings.Repeat("/A 1 ", 300) + "/W 90000 /H 90000 /CS /G ID x EI"
+	if _, err := inspect(drawingPage("<< >>", content), DefaultLimits()); !isRejection(err, outcome.PageTooLarge) {
+		t.Errorf("300 entries before /W and /H: got %v; want page_too_large", err)
+	}
+}
+
+// isRejection says whether err is a rejection for reason.
+func isRejection(err error, reason outcome.Reason) bool {
+	r, ok := IsRejection(err)
+	return ok && r.Reason == reason
+}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/refbatch/refbatch/report/outcome"
 )
 
@@ -263,5 +264,55 @@ func checkConcurrentEnd(t *testing.T, j *Journal, lines, sources int) {
 	// another's claim would leave that claim's attempt open.
 	if err := j.db.QueryRow(`SELECT COUNT(*) FROM attempts WHERE ended_at IS NULL`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d attempts not ended (%v), want none", n, err)
+	}
+}
+
+// TestRerunRetriesConflicts: a write transaction PostgreSQL rolled back
+// for a conflict with another is run again, up to appendRetries runs in
+// all, and a deadlock among them is counted; an error that is no
+// conflict, a success, and any error on SQLite end it at once. rerun's
+// own loop is run on a SQLite journal marked PostgreSQL, fn failing as
+// PostgreSQL would.
+func TestRerunRetriesConflicts(t *testing.T) {
+	tests := []struct {
+		name      string
+		pg        bool
+		code      string
+		fails     int // runs that fail with code before one succeeds
+		wantRuns  int
+		wantErr   bool
+		wantDeads int64
+	}{
+		{"conflict then success", true, "40001", 2, 3, false, 0},
+		{"deadlock then success", true, "40P01", 1, 2, false, 1},
+		{"duplicate key then success", true, "23505", 1, 2, false, 0},
+		{"conflicts past the limit", true, "40001", 20, appendRetries, true, 0},
+		{"not a conflict", true, "23502", 1, 1, true, 0},
+		{"success", true, "", 0, 1, false, 0},
+		{"on SQLite", false, "40001", 1, 1, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := backends[0].open(t)
+			j.pg = tt.pg
+			runs := 0
+			err := j.rerun(func() (*sql.Tx, error) { return j.db.Begin() }, func(*sql.Tx) error {
+				runs++
+				if runs <= tt.fails {
+					return &pgconn.PgError{Code: tt.code}
+				}
+				return nil
+			})
+			j.pg = false
+			if runs != tt.wantRuns || (err != nil) != tt.wantErr {
+				t.Errorf("%d runs, error %v; want %d runs, error %v", runs, err, tt.wantRuns, tt.wantErr)
+			}
+			if want := int64(tt.wantRuns - 1); j.reruns.Load() != want {
+				t.Errorf("%d reruns counted, want %d", j.reruns.Load(), want)
+			}
+			if j.deadlocks.Load() != tt.wantDeads {
+				t.Errorf("%d deadlocks counted, want %d", j.deadlocks.Load(), tt.wantDeads)
+			}
+		})
 	}
 }

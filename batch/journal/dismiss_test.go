@@ -45,3 +45,35 @@ func TestDismissSince(t *testing.T) {
 		}
 	})
 }
+
+// TestDismissedRowsNeedNoPerson: a rejected row a person dismissed no
+// longer counts among the rows that need a person (OpenRows, behind
+// run's exit 4), and dismissing it again is refused with ErrDismissed;
+// a row of another source still counts.
+func TestDismissedRowsNeedNoPerson(t *testing.T) {
+	j := backends[0].open(t)
+	for _, r := range []struct {
+		line   int
+		source string
+	}{{2, "R-1"}, {3, "R-2"}} {
+		if err := j.RejectDetail("m.csv", r.line, r.source, "", outcome.BadDate, "key-"+r.source, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open := func(want int) {
+		t.Helper()
+		got, err := j.OpenRows("m.csv")
+		if err != nil || got[outcome.BadDate] != want {
+			t.Errorf("open rows %v %v, want %d %s", got, err, want, outcome.BadDate)
+		}
+	}
+	open(2)
+	if _, err := j.Dismiss("R-1", Decision{User: "alice", Host: "desk"}); err != nil {
+		t.Fatal(err)
+	}
+	open(1)
+	if _, err := j.Dismiss("R-1", Decision{User: "alice", Host: "desk"}); !errors.Is(err, ErrDismissed) {
+		t.Errorf("second dismissal: %v, want ErrDismissed", err)
+	}
+	open(1)
+}

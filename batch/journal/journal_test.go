@@ -95,6 +95,10 @@ func TestLeaseLifecycle(t *testing.T) {
 		if err != nil || tm.Pages != 1 {
 			t.Errorf("timings %+v %v, want 1 page", tm, err)
 		}
+		// The page took 1 ms to render and 1 s to read.
+		if len(tm.PageOCR) != 1 || tm.PageOCR[0] < 1 || tm.PageOCR[0] > 1.01 || tm.PageSecondsTotal != tm.PageOCR[0] {
+			t.Errorf("page seconds %v, total %v; want one page of about 1 s, and it the total", tm.PageOCR, tm.PageSecondsTotal)
+		}
 	})
 }
 

@@ -285,3 +285,27 @@ func testOutboxEntries(t *testing.T, be backend) {
 		t.Errorf("the failing target: %+v", d)
 	}
 }
+
+// TestRunEndNoticesPerManifest: a run over two manifests writes each
+// one's batch_finished, in the order given.
+func TestRunEndNoticesPerManifest(t *testing.T) {
+	j := backends[0].open(t)
+	admit(t, j, 2, "R-1", "aa")
+	run, err := j.StartRun(NewOwner(), "{}", "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.EndRun(run, "complete", 1, 0, RunEnd{BatchID: "refbatch-x", Manifest: "m.csv", Finished: true},
+		RunEnd{BatchID: "refbatch-y", Manifest: "n.csv", Finished: true}); err != nil {
+		t.Fatal(err)
+	}
+	var batches []string
+	for _, n := range outboxNotices(t, j) {
+		if n.Type == NoticeFinished {
+			batches = append(batches, n.BatchID)
+		}
+	}
+	if len(batches) != 2 || batches[0] != "refbatch-x" || batches[1] != "refbatch-y" {
+		t.Errorf("batch_finished of %v, want refbatch-x then refbatch-y", batches)
+	}
+}
