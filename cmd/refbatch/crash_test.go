@@ -198,25 +198,14 @@ func testKillLoop(t *testing.T, be journaltest.Backend) {
 		t.Fatalf("final run: exit %d\n%s", r.code, r.stderr)
 	}
 	got := rowStates(t, out)
-	lost, duplicated := 0, 0
+	lost := 0
 	for id, w := range want {
 		if got[id] != w {
 			lost++
 			t.Errorf("%s: %s after the kill loop, %s uninterrupted", id, got[id], w)
 		}
 	}
-	finished := successfulAttemptsIn(t, b.journalLocation())
-	for doc, n := range finished {
-		if n != 1 {
-			duplicated++
-			t.Errorf("document %s: %d successful attempts, want 1", doc, n)
-		}
-	}
-	// One artifact per finished document: no orphan of a killed attempt.
-	arts, _ := filepath.Glob(filepath.Join(out, "artifacts", "*"))
-	if len(arts) != len(finished) {
-		t.Errorf("%d artifacts for %d finished documents", len(arts), len(finished))
-	}
+	duplicated := finishedOnce(t, b.journalLocation(), out)
 	leftovers := assertNoTemp(t, out, tmp)
 	t.Logf("kill loop: %d kills (documents finished by each: %v), %d rows, lost %d, duplicated %d, leftover files %d",
 		kills, finishedPerRun, len(want), lost, duplicated, leftovers)

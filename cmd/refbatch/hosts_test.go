@@ -140,16 +140,7 @@ func TestThreeHosts(t *testing.T) {
 	if err != nil || len(ms) != 1 || ms[0].Rows != 24+4 {
 		t.Errorf("manifests recorded: %+v, %v; want 28 rows of one", ms, err)
 	}
-	finished := successfulAttemptsIn(t, base)
-	for doc, n := range finished {
-		if n != 1 {
-			t.Errorf("document %s: %d successful attempts, want exactly 1", doc, n)
-		}
-	}
-	arts, _ := filepath.Glob(filepath.Join(out, "artifacts", "*"))
-	if len(arts) != len(finished) {
-		t.Errorf("%d artifacts for %d finished documents", len(arts), len(finished))
-	}
+	finishedOnce(t, base, out)
 	states := rowStates(t, out)
 	for id, s := range states {
 		if strings.HasPrefix(id, "K-") && s != string(outcome.Done)+"/" {

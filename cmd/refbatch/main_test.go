@@ -512,6 +512,26 @@ func successfulAttempts(t *testing.T, out string) map[string]int {
 	return successfulAttemptsIn(t, filepath.Join(out, "journal.db"))
 }
 
+// finishedOnce checks that each document the journal at location
+// finished was finished by one successful attempt, and that out holds
+// one artifact for each: nothing repeated, no orphan of a killed
+// attempt. It returns how many documents were finished more than once.
+func finishedOnce(t *testing.T, location, out string) (repeated int) {
+	t.Helper()
+	finished := successfulAttemptsIn(t, location)
+	for doc, n := range finished {
+		if n != 1 {
+			repeated++
+			t.Errorf("document %s: %d successful attempts, want 1", doc, n)
+		}
+	}
+	arts, _ := filepath.Glob(filepath.Join(out, "artifacts", "*"))
+	if len(arts) != len(finished) {
+		t.Errorf("%d artifacts for %d finished documents", len(arts), len(finished))
+	}
+	return repeated
+}
+
 // successfulAttemptsIn is successfulAttempts of the journal at location:
 // a journal.db, or a PostgreSQL URL.
 func successfulAttemptsIn(t *testing.T, location string) map[string]int {

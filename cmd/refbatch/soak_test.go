@@ -133,16 +133,7 @@ func checkSoak(t *testing.T, url, out string, want map[string]string) {
 			t.Errorf("%s: %s after the soak, %s uninterrupted (lost)", id, got[id], w)
 		}
 	}
-	finished := successfulAttemptsIn(t, url)
-	for doc, n := range finished {
-		if n != 1 {
-			t.Errorf("document %s: %d successful attempts, want 1 (repeated)", doc, n)
-		}
-	}
-	arts, _ := filepath.Glob(filepath.Join(out, "artifacts", "*"))
-	if len(arts) != len(finished) {
-		t.Errorf("%d artifacts for %d finished documents", len(arts), len(finished))
-	}
+	finishedOnce(t, url, out)
 	if r := refbatch(t, nil, "verify", "--journal", url); r.code != 0 {
 		t.Errorf("verify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
