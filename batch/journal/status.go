@@ -28,8 +28,10 @@ type ManifestRows struct {
 
 // Manifests lists the manifests the journal has rows of, the one whose
 // rows were recorded most recently last.
-func (j *Journal) Manifests() ([]ManifestRows, error) {
-	rows, err := j.db.Query(`SELECT manifest, COALESCE(SUM(CASE WHEN line > 0 THEN 1 ELSE 0 END),0), MAX(line), MAX(recorded_at)
+func (j *Journal) Manifests() ([]ManifestRows, error) { return manifestsIn(j.db) }
+
+func manifestsIn(q queryer) ([]ManifestRows, error) {
+	rows, err := q.Query(`SELECT manifest, COALESCE(SUM(CASE WHEN line > 0 THEN 1 ELSE 0 END),0), MAX(line), MAX(recorded_at)
 		FROM rows GROUP BY manifest ORDER BY MAX(recorded_at), manifest`)
 	if err != nil {
 		return nil, fmt.Errorf("journal: listing manifests: %w", err)
@@ -90,6 +92,9 @@ type Snapshot struct {
 	// may still run (Owner.MayRun): on another host, one that holds a
 	// live lease or beat its heartbeat within HeartbeatTTL.
 	LiveRuns int
+	// Manifests are the manifests' rows recorded, read with the counts
+	// above: a row recorded between two reads would count in one only.
+	Manifests []ManifestRows
 }
 
 // Snapshot reads the batch's state at now, counting the pages recognised
@@ -106,6 +111,9 @@ func (j *Journal) Snapshot(now time.Time, window time.Duration) (Snapshot, error
 	defer tx.Rollback()
 
 	if err := s.countRows(tx); err != nil {
+		return s, wrap(err)
+	}
+	if s.Manifests, err = manifestsIn(tx); err != nil {
 		return s, wrap(err)
 	}
 	var first sql.NullInt64

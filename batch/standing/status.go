@@ -117,10 +117,7 @@ func ReadStatus(p layout.Place, now time.Time) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms, err := j.Manifests()
-	if err != nil {
-		return nil, err
-	}
+	ms := snap.Manifests
 	st := &Status{Out: p.Out, Now: now, Rows: map[outcome.State]int{}, Leases: []LeaseStatus{}, Manifests: []ManifestStatus{},
 		Running: snap.Running, Waiting: snap.Waiting, LiveRuns: snap.LiveRuns, LastPage: snap.LastPage, ETASeconds: -1}
 	if p.Shared() {
