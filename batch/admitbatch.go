@@ -79,13 +79,12 @@ func (q *admitQueue) finish() error {
 // recordAdmissions records the rows sent, by the batch, until the queue
 // is closed.
 func (r *runner) recordAdmissions(q *admitQueue) error {
-	rows := q.rows
-	for c := range rows {
+	for c := range q.rows {
 		batch := []checkedRow{c}
 	gather:
 		for len(batch) < journal.AdmitBatch {
 			select {
-			case c, ok := <-rows:
+			case c, ok := <-q.rows:
 				if !ok {
 					break gather
 				}
