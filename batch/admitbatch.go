@@ -79,12 +79,13 @@ func (q *admitQueue) finish() error {
 // recordAdmissions records the rows sent, by the batch, until the queue
 // is closed.
 func (r *runner) recordAdmissions(q *admitQueue) error {
-	for c := range q.rows {
+	rows := q.rows
+	for c := range rows {
 		batch := []checkedRow{c}
 	gather:
 		for len(batch) < journal.AdmitBatch {
 			select {
-			case c, ok := <-q.rows:
+			case c, ok := <-rows:
 				if !ok {
 					break gather
 				}

@@ -165,9 +165,8 @@ func (j *Journal) insertRows(tx *sql.Tx, as []Admission, now int64) ([]int, erro
 	at := make(map[string]int, n)
 	for i, a := range as {
 		mans[i], lines[i], srcs[i], shas[i], fields[i] = a.Manifest, int64(a.Line), a.SourceID, a.SHA256, a.Fields
-		k := lineKey(a.Manifest, lines[i])
-		if _, dup := at[k]; !dup {
-			at[k] = i
+		if _, dup := at[lineKey(a.Manifest, lines[i])]; !dup {
+			at[lineKey(a.Manifest, lines[i])] = i
 		}
 	}
 	rows, err := tx.Query(`INSERT INTO rows(manifest, line, source_id, kind, reason, sha256, recorded_at, fields)
